@@ -1,0 +1,36 @@
+import 'reflect-metadata';
+import type { INestApplication, ModuleMetadata } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { Logger as Pino } from 'pino';
+import { AppModule } from './app.module.js';
+import type { RampartConfig } from './config/config.types.js';
+import { createHttpAdapter, setupHttp } from './http/http-setup.js';
+import { PinoNestLogger, createPino } from './logging/logger.js';
+
+export interface CreateAppOptions {
+  /** Extra modules (tests). */
+  imports?: NonNullable<ModuleMetadata['imports']>;
+  /** Log destination (tests pass a sink). */
+  logger?: Pino;
+}
+
+/** Builds the whole Rampart app (not yet listening) from a loaded configuration. */
+export async function createApp(config: RampartConfig, opts: CreateAppOptions = {}): Promise<INestApplication> {
+  const log = opts.logger ?? createPino(config.logLevel);
+  const app = await NestFactory.create(AppModule.forRoot(config, opts.imports), createHttpAdapter(config), {
+    rawBody: true,
+    logger: new PinoNestLogger(log),
+    abortOnError: false,
+  });
+  setupHttp(app, config, log);
+  app.enableShutdownHooks();
+  const doc = new DocumentBuilder()
+    .setTitle('Rampart')
+    .setDescription('Search and inference APIs behind four locks: signature, rate limit, cache shield, circuit breaker.')
+    .setVersion('0.1.0')
+    .addBearerAuth({ type: 'http', scheme: 'bearer' }, 'admin')
+    .build();
+  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc), { jsonDocumentUrl: 'docs/openapi.json' });
+  return app;
+}

@@ -1,0 +1,42 @@
+import { DynamicModule, Module, ModuleMetadata, ValidationPipe } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ChainModule } from './chain/chain.module.js';
+import { ProblemFilter } from './common/problem.filter.js';
+import { ConfigModule } from './config/config.module.js';
+import type { RampartConfig } from './config/config.types.js';
+import { HealthModule } from './health/health.module.js';
+import { InferenceModule } from './inference/inference.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
+import { RedisModule } from './redis/redis.module.js';
+import { SearchModule } from './search/search.module.js';
+
+/** Modules of the lock chain, in no particular order: the order lives in chain/lock-order.ts. */
+export const LOCK_MODULES: NonNullable<ModuleMetadata['imports']> = [];
+
+@Module({})
+export class AppModule {
+  /** `extra` lets tests add modules (e.g. test locks) to a real app. */
+  static forRoot(config: RampartConfig, extra: NonNullable<ModuleMetadata['imports']> = []): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        MetricsModule,
+        RedisModule,
+        ChainModule,
+        ...LOCK_MODULES,
+        HealthModule,
+        SearchModule,
+        InferenceModule,
+        ...extra,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: ProblemFilter },
+        {
+          provide: APP_PIPE,
+          useValue: new ValidationPipe({ whitelist: true, transform: true, forbidUnknownValues: true, stopAtFirstError: false }),
+        },
+      ],
+    };
+  }
+}

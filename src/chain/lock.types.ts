@@ -1,0 +1,58 @@
+import type { AnyReply, AnyRequest } from '../http/http-context.js';
+import type { RequestState } from '../http/request-state.js';
+import type { LockName } from './lock-order.js';
+import type { LockMode, LockSlice, RoutePolicy } from './policy.types.js';
+
+/** What a lock sees of the request it decides on. */
+export interface LockContext {
+  readonly req: AnyRequest;
+  readonly reply: AnyReply;
+  readonly state: RequestState;
+  /** Name of the route policy, e.g. `search`. */
+  readonly policyName: string;
+  readonly policy: RoutePolicy;
+  /** Route template, e.g. `/v1/search/items/:id`. */
+  readonly route: string;
+  /** Effective mode of this lock on this request (time-boxed overrides applied). */
+  readonly mode: Exclude<LockMode, 'off'>;
+}
+
+interface LockBase<S extends LockSlice> {
+  readonly name: LockName;
+  /**
+   * Checks the lock's slice of a route policy; returns one message per problem
+   * (empty = valid). `path` is the slice's location, for messages.
+   * Used at boot and by the admin API before a change applies.
+   */
+  validateSlice(slice: LockSlice, path: string): string[];
+  /** Optional hook: the policy set changed (e.g. a breaker re-reads its options). */
+  onPolicies?(policies: Record<string, RoutePolicy>, version: number): void;
+  /** Type witness only. */
+  readonly _slice?: S;
+}
+
+/** A lock that decides before the handler runs (Nest guard stage). */
+export interface GuardLock<S extends LockSlice = LockSlice> extends LockBase<S> {
+  readonly stage: 'guard';
+  /**
+   * Resolves to allow; throws a ProblemException to reject. In shadow mode the
+   * chain records the rejection and lets the request through.
+   */
+  check(ctx: LockContext, slice: S): void | Promise<void>;
+}
+
+/** A lock that wraps the handler (Nest interceptor stage). */
+export interface InterceptorLock<S extends LockSlice = LockSlice> extends LockBase<S> {
+  readonly stage: 'interceptor';
+  /**
+   * Calls `next()` to go on to the next lock / the handler, or answers itself
+   * (short circuit). Shadow mode is the lock's own business here: it must
+   * observe, count, and still call `next()`.
+   */
+  around(ctx: LockContext, slice: S, next: () => Promise<unknown>): Promise<unknown>;
+}
+
+export type Lock = GuardLock | InterceptorLock;
+
+/** Outcome of one lock on one request, as counted by LockStats. */
+export type LockOutcome = 'allowed' | 'rejected' | 'shadow_rejected' | 'short_circuited' | 'skipped';

@@ -1,0 +1,55 @@
+import { HttpException } from '@nestjs/common';
+
+/** Fields of an RFC 9457 problem+json body, plus our stable `error` code. */
+export interface ProblemBody {
+  /** URI of the problem type; we use `https://rampart.dev/problems/<error>`. */
+  type: string;
+  title: string;
+  status: number;
+  /** Stable machine-readable code, e.g. `rate_limited`, `bad_signature`. */
+  error: string;
+  detail?: string;
+  [extension: string]: unknown;
+}
+
+export const PROBLEM_TYPE_BASE = 'https://rampart.dev/problems/';
+
+/**
+ * The one error type the service throws for a client-visible failure. It
+ * carries the problem body and any response headers (Retry-After,
+ * WWW-Authenticate…). Built without a stack trace: reject paths are hot.
+ */
+export class ProblemException extends HttpException {
+  readonly problem: ProblemBody;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    status: number,
+    error: string,
+    title: string,
+    extra: { detail?: string; headers?: Record<string, string>; [k: string]: unknown } = {},
+  ) {
+    const { detail, headers, ...extensions } = extra;
+    const problem: ProblemBody = { type: PROBLEM_TYPE_BASE + error, title, status, error, ...extensions };
+    if (detail !== undefined) problem.detail = detail;
+    super(problem, status);
+    this.problem = problem;
+    this.headers = headers ?? {};
+  }
+
+  /** Same as `new`, without capturing a stack trace (about 10 µs saved per rejection). */
+  static fast(
+    status: number,
+    error: string,
+    title: string,
+    extra?: { detail?: string; headers?: Record<string, string>; [k: string]: unknown },
+  ): ProblemException {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      return new ProblemException(status, error, title, extra);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import type { ServerResponse } from 'node:http';
+import type { AnyReply } from '../http/http-context.js';
+import type { ProblemBody } from './problem.exception.js';
+
+/** Writes a problem+json answer on either adapter (or on a raw Node response). */
+export function sendProblem(reply: AnyReply, problem: ProblemBody, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify(problem);
+  const fastify = reply as unknown as {
+    code?: (n: number) => unknown;
+    header: (n: string, v: string) => unknown;
+    send: (b: string) => unknown;
+    sent?: boolean;
+  };
+  if (typeof fastify.code === 'function' && typeof fastify.send === 'function') {
+    if (fastify.sent) return;
+    fastify.code(problem.status);
+    for (const [k, v] of Object.entries(headers)) fastify.header(k, v);
+    fastify.header('content-type', 'application/problem+json; charset=utf-8');
+    fastify.send(body);
+    return;
+  }
+  const res = reply as unknown as ServerResponse;
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.statusCode = problem.status;
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.setHeader('content-type', 'application/problem+json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
+}

@@ -1,0 +1,71 @@
+import type { RoutePolicy } from '../chain/policy.types.js';
+
+export type HttpAdapterName = 'express' | 'fastify';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type SearchBackendName = 'sqlite' | 'postgres';
+
+/** A host and port of one Redis Cluster seed node. */
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
+export interface RedisConfig {
+  /** Standalone Redis URL (`redis://` or `rediss://`); unset with no cluster nodes = memory stores. */
+  url?: string;
+  /** Redis Cluster seed nodes; wins over `url` when set. */
+  clusterNodes: RedisNode[];
+  /** Milliseconds a single command may take before it fails with a typed error. */
+  commandTimeoutMs: number;
+  /** Milliseconds a (re)connect attempt may take. */
+  connectTimeoutMs: number;
+  /** Maximum delay between reconnect attempts, in milliseconds (reconnects never stop, they back off). */
+  maxReconnectDelayMs: number;
+}
+
+export interface SearchConfig {
+  backend: SearchBackendName;
+  /** PostgreSQL connection string, required when backend is `postgres`. Treated as a secret when printed. */
+  databaseUrl?: string;
+  /** SQLite file of the embedded backend. */
+  sqlitePath: string;
+}
+
+export interface InferenceConfig {
+  /** Base URL of an OpenAI-compatible server; unset = the built-in demo model. */
+  upstreamUrl?: string;
+  /** Bearer token sent to the upstream. Secret. */
+  upstreamApiKey?: string;
+  /** Milliseconds before an upstream call is abandoned (502/504 mapping happens in the inference module). */
+  upstreamTimeoutMs: number;
+}
+
+export interface RampartConfig {
+  /** Deployment environment name; part of every Redis key (`rl:{<env>:<service>}:…`). */
+  env: string;
+  /** Service name; part of every Redis key. */
+  service: string;
+  port: number;
+  host: string;
+  httpAdapter: HttpAdapterName;
+  logLevel: LogLevel;
+  redis: RedisConfig;
+  /** Bearer token for the admin API. Secret. */
+  adminToken?: string;
+  inference: InferenceConfig;
+  search: SearchConfig;
+  /** CIDRs of reverse proxies whose X-Forwarded-For is trusted. */
+  trustedProxies: string[];
+  /** Origins allowed by CORS; empty = CORS off. */
+  corsOrigins: string[];
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** File holding API client apps and their secrets (JSON or YAML). */
+  appsFile?: string;
+  /** File holding route policies and other settings (JSON or YAML). */
+  configFile?: string;
+  /** Route policies by name (defaults merged with CONFIG_FILE). */
+  policies: Record<string, RoutePolicy>;
+  /** Settings of individual locks and modules, by section name, from CONFIG_FILE; each module validates its own section. */
+  sections: Record<string, unknown>;
+}

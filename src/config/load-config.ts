@@ -1,0 +1,228 @@
+import { readFileSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { LockSlice, RoutePolicy } from '../chain/policy.types.js';
+import { LOCK_MODES } from '../chain/policy.types.js';
+import { DEFAULT_POLICIES } from '../chain/default-policies.js';
+import type {
+  HttpAdapterName,
+  LogLevel,
+  RampartConfig,
+  RedisNode,
+  SearchBackendName,
+} from './config.types.js';
+import { ConfigError } from './config.error.js';
+import { isValidCidr } from '../http/cidr.js';
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const ADAPTERS: readonly HttpAdapterName[] = ['express', 'fastify'];
+const SEARCH_BACKENDS: readonly SearchBackendName[] = ['sqlite', 'postgres'];
+
+/** Collects every problem instead of stopping at the first one. */
+class Problems {
+  readonly list: string[] = [];
+  add(message: string): void {
+    this.list.push(message);
+  }
+}
+
+function int(env: Env, name: string, fallback: number, p: Problems, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    p.add(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+    return fallback;
+  }
+  return n;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T, p: Problems): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.toLowerCase() as T;
+  if (!allowed.includes(v)) {
+    p.add(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+    return fallback;
+  }
+  return v;
+}
+
+function list(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (!raw) return [];
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+function url(env: Env, name: string, protocols: readonly string[], p: Problems): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    const u = new URL(raw);
+    if (!protocols.includes(u.protocol)) {
+      p.add(`${name} must use ${protocols.join(' or ')} (got "${u.protocol}")`);
+      return undefined;
+    }
+    return raw;
+  } catch {
+    p.add(`${name} is not a valid URL`);
+    return undefined;
+  }
+}
+
+function clusterNodes(env: Env, p: Problems): RedisNode[] {
+  return list(env, 'REDIS_CLUSTER_NODES').flatMap((entry) => {
+    const m = /^([^:]+):(\d{1,5})$/.exec(entry);
+    if (!m || Number(m[2]) > 65535) {
+      p.add(`REDIS_CLUSTER_NODES entries must be host:port (got "${entry}")`);
+      return [];
+    }
+    return [{ host: m[1]!, port: Number(m[2]) }];
+  });
+}
+
+/** Reads a JSON or YAML file into a plain value; problems are collected, never thrown. */
+export function readDataFile(path: string, what: string, p: { add(m: string): void }): unknown {
+  let text: string;
+  try {
+    text = readFileSync(resolve(path), 'utf8');
+  } catch (e) {
+    p.add(`${what} "${path}" cannot be read: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+    return undefined;
+  }
+  try {
+    return extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (e) {
+    p.add(`${what} "${path}" is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`);
+    return undefined;
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Merges policies from the config file over the defaults: per policy, per lock slice, option by option. */
+function mergePolicies(
+  base: Record<string, RoutePolicy>,
+  override: unknown,
+  p: Problems,
+): Record<string, RoutePolicy> {
+  const out: Record<string, RoutePolicy> = structuredClone(base);
+  if (override === undefined) return out;
+  if (!isRecord(override)) {
+    p.add('CONFIG_FILE: "policies" must be a map of policy name to policy');
+    return out;
+  }
+  for (const [name, raw] of Object.entries(override)) {
+    if (!/^[a-z][a-z0-9-]{0,62}$/.test(name)) {
+      p.add(`CONFIG_FILE: policy name "${name}" must match [a-z][a-z0-9-]*`);
+      continue;
+    }
+    if (!isRecord(raw)) {
+      p.add(`CONFIG_FILE: policy "${name}" must be an object`);
+      continue;
+    }
+    const target: RoutePolicy = out[name] ?? { locks: {} };
+    if (raw.description !== undefined) target.description = String(raw.description);
+    if (raw.critical !== undefined) {
+      if (typeof raw.critical !== 'boolean') p.add(`CONFIG_FILE: policies.${name}.critical must be true or false`);
+      else target.critical = raw.critical;
+    }
+    if (raw.locks !== undefined) {
+      if (!isRecord(raw.locks)) {
+        p.add(`CONFIG_FILE: policies.${name}.locks must be a map of lock name to options`);
+      } else {
+        for (const [lock, slice] of Object.entries(raw.locks)) {
+          if (!isRecord(slice)) {
+            p.add(`CONFIG_FILE: policies.${name}.locks.${lock} must be an object`);
+            continue;
+          }
+          const merged = { ...(target.locks[lock] ?? { mode: 'off' }), ...slice } as LockSlice;
+          if (!LOCK_MODES.includes(merged.mode)) {
+            p.add(`CONFIG_FILE: policies.${name}.locks.${lock}.mode must be one of ${LOCK_MODES.join(', ')}`);
+          }
+          target.locks[lock] = merged;
+        }
+      }
+    }
+    out[name] = target;
+  }
+  return out;
+}
+
+/**
+ * Loads and validates the whole configuration once, from the environment and
+ * the optional CONFIG_FILE. Throws a ConfigError that lists every problem.
+ */
+export function loadConfig(env: Env = process.env): RampartConfig {
+  const p = new Problems();
+  const configFile = env.CONFIG_FILE || undefined;
+  const file = configFile ? readDataFile(configFile, 'CONFIG_FILE', p) : undefined;
+  if (file !== undefined && !isRecord(file)) p.add('CONFIG_FILE must hold an object at the top level');
+  const fileObj = isRecord(file) ? file : {};
+  const { policies: filePolicies, ...sections } = fileObj;
+
+  const trustedProxies = list(env, 'TRUSTED_PROXIES');
+  for (const cidr of trustedProxies) {
+    if (!isValidCidr(cidr)) p.add(`TRUSTED_PROXIES: "${cidr}" is not an IP address or CIDR`);
+  }
+  const corsOrigins = list(env, 'CORS_ORIGINS');
+  for (const o of corsOrigins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(o)) p.add(`CORS_ORIGINS: "${o}" must be an origin such as https://app.example.com`);
+  }
+
+  const backend = oneOf(env, 'SEARCH_BACKEND', SEARCH_BACKENDS, 'sqlite', p);
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], p);
+  if (backend === 'postgres' && !databaseUrl) p.add('SEARCH_BACKEND=postgres needs DATABASE_URL');
+
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) p.add('ADMIN_TOKEN must be at least 16 characters');
+
+  const env_ = env.RAMPART_ENV || (env.NODE_ENV === 'production' ? 'prod' : 'dev');
+  const service = env.RAMPART_SERVICE || 'rampart';
+  for (const [name, v] of [['RAMPART_ENV', env_], ['RAMPART_SERVICE', service]] as const) {
+    if (!/^[A-Za-z0-9_.-]{1,32}$/.test(v)) p.add(`${name} must be 1-32 characters of [A-Za-z0-9_.-]`);
+  }
+
+  const config: RampartConfig = {
+    env: env_,
+    service,
+    port: int(env, 'PORT', 3000, p, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    httpAdapter: oneOf(env, 'HTTP_ADAPTER', ADAPTERS, 'express', p),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info', p),
+    redis: {
+      url: url(env, 'REDIS_URL', ['redis:', 'rediss:'], p),
+      clusterNodes: clusterNodes(env, p),
+      commandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 50, p, 1, 60_000),
+      connectTimeoutMs: int(env, 'REDIS_CONNECT_TIMEOUT_MS', 500, p, 1, 60_000),
+      maxReconnectDelayMs: int(env, 'REDIS_MAX_RECONNECT_DELAY_MS', 2_000, p, 10, 60_000),
+    },
+    adminToken,
+    inference: {
+      upstreamUrl: url(env, 'INFERENCE_UPSTREAM_URL', ['http:', 'https:'], p),
+      upstreamApiKey: env.INFERENCE_UPSTREAM_API_KEY || undefined,
+      upstreamTimeoutMs: int(env, 'INFERENCE_UPSTREAM_TIMEOUT_MS', 30_000, p, 1, 600_000),
+    },
+    search: {
+      backend,
+      databaseUrl,
+      sqlitePath: env.SEARCH_SQLITE_PATH || 'data/search.sqlite',
+    },
+    trustedProxies,
+    corsOrigins,
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, p, 1, 1_073_741_824),
+    appsFile: env.APPS_FILE || undefined,
+    configFile,
+    policies: mergePolicies(DEFAULT_POLICIES, filePolicies, p),
+    sections,
+  };
+  if (p.list.length > 0) throw new ConfigError(p.list);
+  return config;
+}

@@ -1,0 +1,28 @@
+import { Global, Module, OnModuleInit } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import { RedisService } from '../redis/redis.service.js';
+import { HealthController } from './health.controller.js';
+import { HealthRegistry } from './health-registry.service.js';
+
+@Global()
+@Module({
+  imports: [TerminusModule.forRoot({ logger: false })],
+  controllers: [HealthController],
+  providers: [HealthRegistry],
+  exports: [HealthRegistry],
+})
+export class HealthModule implements OnModuleInit {
+  constructor(
+    private readonly registry: HealthRegistry,
+    private readonly redis: RedisService,
+  ) {}
+
+  onModuleInit(): void {
+    if (!this.redis.enabled) return;
+    this.registry.register('redis', async () => {
+      const t0 = performance.now();
+      await this.redis.script('ping', [], ['health']);
+      return { mode: this.redis.client && 'nodes' in this.redis.client ? 'cluster' : 'standalone', pingMs: Math.round((performance.now() - t0) * 100) / 100 };
+    });
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The one adapter-neutral helper: everything the locks and controllers need
+ * from a request or reply, on both platform-express and platform-fastify.
+ * Nothing else in the code base may touch an adapter-specific API.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
+import { CidrSet, normalizeIp } from './cidr.js';
+import type { RequestState } from './request-state.js';
+
+/** The request object of either adapter (express Request or FastifyRequest). */
+export interface AnyRequest {
+  headers: IncomingHttpHeaders;
+  method: string;
+  /** express: url relative to the mount point; fastify: the raw url. Use `rawUrl()`. */
+  url: string;
+  originalUrl?: string;
+  raw?: { url?: string; socket?: Socket; [key: symbol]: unknown };
+  socket?: Socket;
+  rawBody?: Buffer;
+  body?: unknown;
+  [key: symbol]: unknown;
+}
+
+/** The reply object of either adapter (express Response or FastifyReply). */
+export interface AnyReply {
+  header?: (name: string, value: string) => unknown;
+  setHeader?: (name: string, value: string | number | readonly string[]) => unknown;
+  raw?: NodeJS.WritableStream & { setHeader(name: string, value: string | number | readonly string[]): unknown };
+}
+
+const STATE = Symbol.for('rampart.state');
+
+/** Per-request state that the locks share (identity, client address, route policy…). */
+export function requestState(req: AnyRequest): RequestState {
+  // fastify wraps the Node request; keep the state on the Node request so raw hooks see it too.
+  const target = (req.raw ?? req) as AnyRequest;
+  let s = target[STATE] as RequestState | undefined;
+  if (s === undefined) {
+    s = {};
+    target[STATE] = s;
+  }
+  return s;
+}
+
+/** One header value (first one when repeated), or undefined. */
+export function header(req: AnyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The request target exactly as sent on the wire: path and query, not decoded, not normalised. */
+export function rawUrl(req: AnyRequest): string {
+  return req.originalUrl ?? req.raw?.url ?? req.url;
+}
+
+/** The body bytes exactly as received (empty buffer when there was no body). */
+export function rawBody(req: AnyRequest): Buffer {
+  return req.rawBody ?? EMPTY;
+}
+const EMPTY = Buffer.alloc(0);
+
+/** The TCP peer address of the request. */
+export function peerAddress(req: AnyRequest): string {
+  const sock = req.socket ?? req.raw?.socket;
+  return normalizeIp(sock?.remoteAddress ?? '');
+}
+
+/**
+ * The client address: the socket peer, or — only when the peer is a trusted
+ * proxy — the right-most X-Forwarded-For entry that is not itself trusted.
+ */
+export function clientAddress(req: AnyRequest, trusted: CidrSet): string {
+  const peer = peerAddress(req);
+  if (trusted.size === 0 || !trusted.has(peer)) return peer;
+  const xff = req.headers['x-forwarded-for'];
+  if (!xff) return peer;
+  const hops = (Array.isArray(xff) ? xff.join(',') : xff).split(',');
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = normalizeIp(hops[i]!.trim());
+    if (hop === '') continue;
+    if (!trusted.has(hop)) return hop;
+  }
+  return normalizeIp(hops[0]!.trim()) || peer;
+}
+
+/** Sets a response header on either adapter. */
+export function setReplyHeader(reply: AnyReply, name: string, value: string): void {
+  if (typeof reply.header === 'function') reply.header(name, value);
+  else if (typeof reply.setHeader === 'function') reply.setHeader(name, value);
+  else reply.raw?.setHeader(name, value);
+}
+
+/** The underlying Node response stream (for server-sent events). */
+export function rawResponse(reply: AnyReply): import('node:http').ServerResponse {
+  return (reply.raw ?? reply) as unknown as import('node:http').ServerResponse;
+}

@@ -1,0 +1,86 @@
+import type { INestApplication } from '@nestjs/common';
+import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import helmet from 'helmet';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger as Pino } from 'pino';
+import type { RampartConfig } from '../config/config.types.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { toProblem } from '../common/problem.filter.js';
+import { sendProblem } from '../common/send-problem.js';
+import { AnyRequest, requestState } from './http-context.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** The Nest HTTP adapter for the configured platform. */
+export function createHttpAdapter(config: RampartConfig): ExpressAdapter | FastifyAdapter {
+  if (config.httpAdapter === 'fastify') {
+    return new FastifyAdapter({ bodyLimit: config.bodyLimitBytes, trustProxy: false, return503OnClosing: true });
+  }
+  return new ExpressAdapter();
+}
+
+/**
+ * Everything that happens at the HTTP level, before the router: request id,
+ * access log and request histogram, security headers, CORS, body parsing
+ * with a size cap and the raw bytes kept for the signature lock, and
+ * problem+json for parser errors. The one place with adapter-specific code.
+ */
+export function setupHttp(app: INestApplication, config: RampartConfig, log: Pino): void {
+  const metrics = app.get(MetricsService);
+  const observe = (req: IncomingMessage, res: ServerResponse, route: () => string | undefined): void => {
+    const state = requestState(req as unknown as AnyRequest);
+    const incoming = req.headers['x-request-id'];
+    state.requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    state.startedAt = performance.now();
+    res.setHeader('x-request-id', state.requestId);
+    res.once('finish', () => {
+      const seconds = (performance.now() - state.startedAt!) / 1000;
+      const template = state.route ?? route() ?? 'unmatched';
+      metrics.httpDuration.observe({ method: req.method ?? 'GET', route: template, status: String(res.statusCode) }, seconds);
+      if (log.isLevelEnabled('info')) {
+        log.info({ reqId: state.requestId, method: req.method, route: template, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10, policy: state.policy, app: state.appId }, 'request');
+      }
+    });
+  };
+
+  const cors = config.corsOrigins.length > 0
+    ? { origin: config.corsOrigins, methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], allowedHeaders: ['content-type', 'authorization', 'x-app-id', 'x-timestamp', 'x-nonce', 'x-signature', 'x-key-id', 'x-request-id', 'signature', 'signature-input', 'content-digest', 'x-user-id'], exposedHeaders: ['retry-after', 'ratelimit', 'ratelimit-policy', 'x-request-id', 'rampart-shield', 'rampart-breaker'], maxAge: 600 }
+    : undefined;
+  const securityHeaders = helmet({ contentSecurityPolicy: false });
+
+  if (config.httpAdapter === 'fastify') {
+    const fastify = (app as NestFastifyApplication).getHttpAdapter().getInstance();
+    fastify.addHook('onRequest', (request, reply, done) => {
+      observe(request.raw, reply.raw, () => request.routeOptions.url);
+      done();
+    });
+    // Keep the bytes of any content type the built-in parsers do not handle (signatures hash them).
+    fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+      (request as unknown as { rawBody: Buffer }).rawBody = body as Buffer;
+      done(null, body);
+    });
+    fastify.setErrorHandler((err, request, reply) => {
+      const { problem, headers } = toProblem(err);
+      const id = requestState(request as unknown as AnyRequest).requestId;
+      if (id) problem.request_id = id;
+      sendProblem(reply as never, problem, headers);
+    });
+    app.use(securityHeaders);
+    if (cors) app.enableCors(cors);
+    return;
+  }
+
+  const express = app as NestExpressApplication;
+  express.use((req: IncomingMessage & { route?: { path?: string } }, res: ServerResponse, next: () => void) => {
+    observe(req, res, () => req.route?.path);
+    next();
+  });
+  express.use(securityHeaders);
+  if (cors) express.enableCors(cors);
+  express.useBodyParser('json', { limit: config.bodyLimitBytes });
+  express.useBodyParser('urlencoded', { limit: config.bodyLimitBytes, extended: true });
+  express.useBodyParser('raw', { limit: config.bodyLimitBytes, type: () => true });
+  express.disable('x-powered-by');
+}

@@ -1,0 +1,27 @@
+/** What the locks learn about a request, shared along the chain. */
+export interface RequestState {
+  /** Request id (from X-Request-Id when well formed, else generated). */
+  requestId?: string;
+  /** Route template, e.g. `/v1/search/items/:id`. */
+  route?: string;
+  /** Name of the route policy (`@Protect('<policy>')`). */
+  policy?: string;
+  /** Verified API client app (lock 1). */
+  appId?: string;
+  /** Tier of the verified app or user (lock 1), e.g. `free`, `pro`. */
+  tier?: string;
+  /** Verified end-user identity, when known. */
+  userId?: string;
+  /** Client address resolved once (trusted proxies applied). */
+  clientIp?: string;
+  /** Telegram dimensions, set by the webhook ingress. */
+  telegram?: { botId?: string; chatId?: string; userId?: string; command?: string };
+  /** Request cost in tokens for the rate limiter (≥ 1), when a route computes it. */
+  cost?: number;
+  /** Aborted when the circuit breaker gives up on the call (timeout). */
+  signal?: AbortSignal;
+  /** Set by the rate limiter when the global soft threshold is exceeded: serve cached answers, shed expensive work. */
+  degraded?: boolean;
+  /** Start of the request, from performance.now(). */
+  startedAt?: number;
+}

@@ -1,0 +1,129 @@
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { InjectConfig } from '../config/config.module.js';
+import type { RampartConfig } from '../config/config.types.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { RedisClient, createRedisClient } from './redis.client.js';
+import { RedisScriptError, RedisUnavailableError, isUnavailable } from './redis.errors.js';
+import { LuaScript, loadLuaScripts } from './lua-scripts.js';
+
+type ScriptFn = (numKeys: number, ...args: (string | number | Buffer)[]) => Promise<unknown>;
+
+/**
+ * The one Redis connection of the service (standalone or Cluster) and the
+ * Lua scripts under `lua/`. With no Redis configured, `enabled` is false and
+ * every lock uses its memory store.
+ */
+@Injectable()
+export class RedisService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Redis');
+  readonly client: RedisClient | undefined;
+  readonly scripts = new Map<string, LuaScript>();
+  private readonly subscribers: RedisClient[] = [];
+  private readonly scriptErrors;
+  private readonly latency;
+
+  constructor(
+    @InjectConfig() private readonly config: RampartConfig,
+    metrics: MetricsService,
+  ) {
+    this.client = createRedisClient(config.redis, `${config.service}:${config.env}`);
+    this.scriptErrors = metrics.counter('rampart_redis_errors_total', 'Redis command failures by script and kind', ['script', 'kind']);
+    this.latency = metrics.histogram('rampart_redis_script_seconds', 'Lua script latency seen by the app', ['script'], [0.0002, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1]);
+  }
+
+  /** True when Redis is configured (whether or not it is reachable right now). */
+  get enabled(): boolean {
+    return this.client !== undefined;
+  }
+
+  /** True when the connection is up and ready for commands. */
+  get ready(): boolean {
+    return this.client?.status === 'ready';
+  }
+
+  /** Key prefix part `{<env>:<service>}`: the hash tag that keeps one request's keys in one Cluster slot. */
+  get tag(): string {
+    return `{${this.config.env}:${this.config.service}}`;
+  }
+
+  async onModuleInit(): Promise<void> {
+    for (const s of loadLuaScripts()) {
+      this.scripts.set(s.name, s);
+      this.client?.defineCommand(s.name, { lua: s.source });
+    }
+    if (!this.client) {
+      this.logger.warn('no REDIS_URL / REDIS_CLUSTER_NODES: running on in-process memory stores; state is NOT shared between instances');
+      return;
+    }
+    this.client.on('error', (err: Error) => this.logger.warn(`redis error: ${err.message}`));
+    try {
+      await this.client.connect();
+      await this.preload();
+      this.logger.log(`connected (${this.config.redis.clusterNodes.length > 0 ? 'cluster' : 'standalone'}), ${this.scripts.size} lua scripts`);
+    } catch (err) {
+      // Boot goes on: each lock has a written decision for an unreachable Redis, and ioredis keeps reconnecting.
+      this.logger.warn(`redis not reachable at boot (${(err as Error).message}); locks apply their failure modes until it is`);
+    }
+  }
+
+  /** SCRIPT LOAD on every master so the first calls are EVALSHA. */
+  private async preload(): Promise<void> {
+    const nodes = 'nodes' in this.client! ? this.client.nodes('master') : [this.client!];
+    await Promise.all(nodes.flatMap((n) => [...this.scripts.values()].map((s) => n.script('LOAD', s.source))));
+  }
+
+  /**
+   * Runs a Lua script by name (EVALSHA; ioredis reloads it on NOSCRIPT).
+   * Availability problems become RedisUnavailableError, anything else a
+   * RedisScriptError naming the script.
+   */
+  async script<T = unknown>(name: string, keys: readonly string[], args: readonly (string | number)[]): Promise<T> {
+    const fn = this.client ? ((this.client as unknown as Record<string, ScriptFn>)[name]) : undefined;
+    if (!this.client) throw new RedisUnavailableError(name, 'redis is not configured');
+    if (typeof fn !== 'function') throw new RedisScriptError(name, 'no such script under lua/');
+    const t0 = performance.now();
+    try {
+      const out = (await fn.call(this.client, keys.length, ...keys, ...args)) as T;
+      this.latency.observe({ script: name }, (performance.now() - t0) / 1000);
+      return out;
+    } catch (err) {
+      throw this.wrap(name, err);
+    }
+  }
+
+  /** Runs any client call with the same error mapping as `script`. */
+  async run<T>(operation: string, fn: (client: RedisClient) => Promise<T>): Promise<T> {
+    if (!this.client) throw new RedisUnavailableError(operation, 'redis is not configured');
+    try {
+      return await fn(this.client);
+    } catch (err) {
+      throw this.wrap(operation, err);
+    }
+  }
+
+  private wrap(name: string, err: unknown): Error {
+    if (isUnavailable(err)) {
+      this.scriptErrors.inc({ script: name, kind: 'unavailable' });
+      return err instanceof RedisUnavailableError ? err : new RedisUnavailableError(name, (err as Error).message);
+    }
+    this.scriptErrors.inc({ script: name, kind: 'error' });
+    return new RedisScriptError(name, (err as Error).message);
+  }
+
+  /** A separate connection for SUBSCRIBE (pub/sub cannot share the command connection). */
+  subscriber(): RedisClient | undefined {
+    if (!this.client) return undefined;
+    // Subscriptions may be queued until connected and are re-established after a reconnect (ioredis autoResubscribe).
+    const sub =
+      'nodes' in this.client
+        ? this.client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: false })
+        : this.client.duplicate({ enableOfflineQueue: true, lazyConnect: false, maxRetriesPerRequest: null });
+    sub.on('error', (err: Error) => this.logger.warn(`redis subscriber error: ${err.message}`));
+    this.subscribers.push(sub);
+    return sub;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.subscribers, ...(this.client ? [this.client] : [])].map((c) => c.quit().catch(() => c.disconnect())));
+  }
+}

@@ -1,0 +1,31 @@
+import type { INestApplication, ModuleMetadata } from '@nestjs/common';
+import { createApp } from '../../src/app.factory.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import type { HttpAdapterName, RampartConfig } from '../../src/config/config.types.js';
+import { createPino } from '../../src/logging/logger.js';
+
+export const ADAPTERS: HttpAdapterName[] = ['express', 'fastify'];
+
+export interface RunningApp {
+  app: INestApplication;
+  config: RampartConfig;
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the whole Rampart app on a free port with the given environment
+ * (merged over a quiet test default: no Redis, silent logs).
+ */
+export async function startApp(
+  env: Record<string, string | undefined> = {},
+  opts: { imports?: NonNullable<ModuleMetadata['imports']>; config?: (c: RampartConfig) => RampartConfig } = {},
+): Promise<RunningApp> {
+  let config = loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', HOST: '127.0.0.1', PORT: '0', ...env });
+  if (opts.config) config = opts.config(config);
+  const app = await createApp(config, { imports: opts.imports, logger: createPino(config.logLevel, process.stderr) });
+  await app.listen(0, '127.0.0.1');
+  const addr = app.getHttpServer().address() as { port: number };
+  return { app, config, url: `http://127.0.0.1:${addr.port}`, close: () => app.close() };
+}

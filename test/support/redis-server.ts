@@ -1,0 +1,157 @@
+/**
+ * Starts private redis-server processes on free ports for tests that kill,
+ * slow or flush Redis (never the machine's shared one), including a small
+ * Redis Cluster. Every process is killed when the test run ends.
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export function redisServerAvailable(): boolean {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A free TCP port on 127.0.0.1 (bound then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPing(port: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const out = execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      if (out.trim() === 'PONG') return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export class RedisProcess {
+  private proc: ChildProcess | undefined;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'rampart-redis-'));
+
+  constructor(
+    readonly port: number,
+    private readonly extraArgs: string[] = [],
+  ) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<this> {
+    this.proc = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir, ...this.extraArgs],
+      { stdio: 'ignore' },
+    );
+    this.proc.unref();
+    processes.add(this);
+    await waitForPing(this.port);
+    return this;
+  }
+
+  /** SIGKILL: the connection drops as in a crash. */
+  async kill(): Promise<void> {
+    const p = this.proc;
+    if (!p || p.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      p.once('exit', () => resolve());
+      p.kill('SIGKILL');
+    });
+    this.proc = undefined;
+  }
+
+  /** Suspends the process (SIGSTOP): connections stay open but nothing answers — a hung Redis. */
+  pause(): void {
+    this.proc?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.proc?.kill('SIGCONT');
+  }
+
+  async restart(): Promise<void> {
+    await this.kill();
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    this.resume();
+    await this.kill();
+    processes.delete(this);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+const processes = new Set<RedisProcess>();
+process.once('exit', () => {
+  for (const p of processes) {
+    try {
+      p.resume();
+      void p.kill();
+    } catch {
+      /* ignore */
+    }
+  }
+});
+
+export async function startRedis(extraArgs: string[] = []): Promise<RedisProcess> {
+  return new RedisProcess(await freePort(), extraArgs).start();
+}
+
+export interface RedisClusterProcess {
+  nodes: { host: string; port: number }[];
+  processes: RedisProcess[];
+  stop(): Promise<void>;
+}
+
+/** A real Redis Cluster of `masters` masters (no replicas), created with `redis-cli --cluster create`. */
+export async function startRedisCluster(masters = 3): Promise<RedisClusterProcess> {
+  const procs: RedisProcess[] = [];
+  for (let i = 0; i < masters; i++) {
+    const port = await freePort();
+    procs.push(await new RedisProcess(port, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000']).start());
+  }
+  execFileSync('redis-cli', ['--cluster', 'create', ...procs.map((p) => `127.0.0.1:${p.port}`), '--cluster-replicas', '0', '--cluster-yes'], { stdio: 'ignore' });
+  // Wait until every node agrees that all slots are served.
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const ok = procs.every((p) => {
+      try {
+        return /cluster_state:ok/.test(execFileSync('redis-cli', ['-p', String(p.port), 'cluster', 'info'], { encoding: 'utf8' }));
+      } catch {
+        return false;
+      }
+    });
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error('redis cluster did not reach cluster_state:ok');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    nodes: procs.map((p) => ({ host: '127.0.0.1', port: p.port })),
+    processes: procs,
+    stop: async () => {
+      await Promise.all(procs.map((p) => p.stop()));
+    },
+  };
+}

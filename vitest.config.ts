@@ -1,0 +1,31 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Three rings:
+ *  - unit:        src/**\/*.spec.ts — beside the code, no network
+ *  - integration: test/integration/**\/*.spec.ts — against a real redis-server / PostgreSQL
+ *  - e2e:         test/e2e/**\/*.e2e.spec.ts — the whole app over HTTP, on both adapters
+ * test/support/global-setup.ts provides a Redis URL (REDIS_URL, or a redis-server it starts).
+ */
+export default defineConfig({
+  test: {
+    globalSetup: ['test/support/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    reporters: process.env.CI ? ['default'] : ['default'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['src/**/*.spec.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/integration/**/*.spec.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'e2e', include: ['test/e2e/**/*.e2e.spec.ts'] },
+      },
+    ],
+  },
+});
