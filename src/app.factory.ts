@@ -11,6 +11,8 @@ import { PinoNestLogger, createPino } from './logging/logger.js';
 export interface CreateAppOptions {
   /** Extra modules (tests). */
   imports?: NonNullable<ModuleMetadata['imports']>;
+  /** Replaces the lock modules (tests of the chain itself). */
+  locks?: NonNullable<ModuleMetadata['imports']>;
   /** Log destination (tests pass a sink). */
   logger?: Pino;
 }
@@ -18,7 +20,7 @@ export interface CreateAppOptions {
 /** Builds the whole Rampart app (not yet listening) from a loaded configuration. */
 export async function createApp(config: RampartConfig, opts: CreateAppOptions = {}): Promise<INestApplication> {
   const log = opts.logger ?? createPino(config.logLevel);
-  const app = await NestFactory.create(AppModule.forRoot(config, opts.imports), createHttpAdapter(config), {
+  const app = await NestFactory.create(AppModule.forRoot(config, opts.imports, opts.locks), createHttpAdapter(config), {
     rawBody: true,
     logger: new PinoNestLogger(log),
     abortOnError: false,

@@ -15,8 +15,15 @@ export const LOCK_MODULES: NonNullable<ModuleMetadata['imports']> = [];
 
 @Module({})
 export class AppModule {
-  /** `extra` lets tests add modules (e.g. test locks) to a real app. */
-  static forRoot(config: RampartConfig, extra: NonNullable<ModuleMetadata['imports']> = []): DynamicModule {
+  /**
+   * `extra` lets tests add modules to a real app; `locks` replaces the lock
+   * modules (tests of the chain itself install small test locks instead).
+   */
+  static forRoot(
+    config: RampartConfig,
+    extra: NonNullable<ModuleMetadata['imports']> = [],
+    locks: NonNullable<ModuleMetadata['imports']> = LOCK_MODULES,
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -24,7 +31,7 @@ export class AppModule {
         MetricsModule,
         RedisModule,
         ChainModule,
-        ...LOCK_MODULES,
+        ...locks,
         HealthModule,
         SearchModule,
         InferenceModule,

@@ -1,45 +1,33 @@
-import type { RoutePolicy } from './policy.types.js';
+import type { LockSlice, RoutePolicy } from './policy.types.js';
+import { LOCK_NAMES, LockName } from './lock-order.js';
+import { SIGNATURE_DEFAULTS } from '../locks/signature/signature.defaults.js';
+import { RATE_LIMIT_DEFAULTS } from '../locks/rate-limit/rate-limit.defaults.js';
+import { CACHE_SHIELD_DEFAULTS } from '../locks/cache-shield/cache-shield.defaults.js';
+import { CIRCUIT_BREAKER_DEFAULTS } from '../locks/circuit-breaker/circuit-breaker.defaults.js';
+
+/** Each lock owns its shipped slices (in its own `*.defaults.ts`). */
+const SLICES: Record<LockName, Record<string, LockSlice>> = {
+  signature: SIGNATURE_DEFAULTS,
+  rateLimit: RATE_LIMIT_DEFAULTS,
+  cacheShield: CACHE_SHIELD_DEFAULTS,
+  circuitBreaker: CIRCUIT_BREAKER_DEFAULTS,
+};
+
+/** The route policies shipped with the service, by name. */
+const POLICIES: Record<string, Omit<RoutePolicy, 'locks'>> = {
+  search: { description: 'GET /v1/search — full-text search, callable from browsers (signature optional)' },
+  'search-item': { description: 'GET /v1/search/items/:id — one item by id' },
+  inference: { description: 'POST /v1/inference — chat completions (signature required)' },
+  admin: { description: 'Admin API — has its own bearer-token guard; rate limited', critical: true },
+};
 
 /**
  * Policies shipped with the service. CONFIG_FILE may override any option;
  * the admin API changes them at run time. Each lock documents its own options.
  */
-export const DEFAULT_POLICIES: Record<string, RoutePolicy> = {
-  search: {
-    description: 'GET /v1/search — full-text search, callable from browsers (signature optional)',
-    locks: {
-      signature: { mode: 'off' },
-      rateLimit: { mode: 'off' },
-      cacheShield: { mode: 'off' },
-      circuitBreaker: { mode: 'off' },
-    },
-  },
-  'search-item': {
-    description: 'GET /v1/search/items/:id — one item by id',
-    locks: {
-      signature: { mode: 'off' },
-      rateLimit: { mode: 'off' },
-      cacheShield: { mode: 'off' },
-      circuitBreaker: { mode: 'off' },
-    },
-  },
-  inference: {
-    description: 'POST /v1/inference — chat completions (signature required)',
-    locks: {
-      signature: { mode: 'off' },
-      rateLimit: { mode: 'off' },
-      cacheShield: { mode: 'off' },
-      circuitBreaker: { mode: 'off' },
-    },
-  },
-  admin: {
-    description: 'Admin API — own bearer-token guard; rate limited',
-    critical: true,
-    locks: {
-      signature: { mode: 'off' },
-      rateLimit: { mode: 'off' },
-      cacheShield: { mode: 'off' },
-      circuitBreaker: { mode: 'off' },
-    },
-  },
-};
+export const DEFAULT_POLICIES: Record<string, RoutePolicy> = Object.fromEntries(
+  Object.entries(POLICIES).map(([name, p]) => [
+    name,
+    { ...p, locks: Object.fromEntries(LOCK_NAMES.map((l) => [l, structuredClone(SLICES[l][name] ?? { mode: 'off' })])) },
+  ]),
+);

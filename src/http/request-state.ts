@@ -22,6 +22,13 @@ export interface RequestState {
   signal?: AbortSignal;
   /** Set by the rate limiter when the global soft threshold is exceeded: serve cached answers, shed expensive work. */
   degraded?: boolean;
+  /**
+   * Set by the cache shield before it calls on: returns the last cached answer
+   * for this request even if expired (undefined when none), so the circuit
+   * breaker can serve a stale result while a backend is open — without the
+   * locks importing each other.
+   */
+  staleResult?: () => Promise<unknown>;
   /** Start of the request, from performance.now(). */
   startedAt?: number;
 }
