@@ -55,21 +55,42 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
       this.logger.warn('no REDIS_URL / REDIS_CLUSTER_NODES: running on in-process memory stores; state is NOT shared between instances');
       return;
     }
-    this.client.on('error', (err: Error) => this.logger.warn(`redis error: ${err.message}`));
+    // During an outage ioredis reports an error per reconnect attempt: log transitions, not every attempt.
+    let down = false;
+    this.client.on('error', (err: Error) => {
+      if (!down) this.logger.warn(`redis error: ${err.message}`);
+      down = true;
+    });
+    this.client.on('ready', () => {
+      if (down) this.logger.log('redis connection is back');
+      down = false;
+    });
     try {
       await this.client.connect();
-      await this.preload();
-      this.logger.log(`connected (${this.config.redis.clusterNodes.length > 0 ? 'cluster' : 'standalone'}), ${this.scripts.size} lua scripts`);
     } catch (err) {
       // Boot goes on: each lock has a written decision for an unreachable Redis, and ioredis keeps reconnecting.
       this.logger.warn(`redis not reachable at boot (${(err as Error).message}); locks apply their failure modes until it is`);
+      return;
     }
+    await this.preload();
+    this.logger.log(`connected (${this.config.redis.clusterNodes.length > 0 ? 'cluster' : 'standalone'}), ${this.scripts.size} lua scripts loaded`);
   }
 
-  /** SCRIPT LOAD on every master so the first calls are EVALSHA. */
+  /** SCRIPT LOAD on every master, so the first calls are EVALSHA and a broken script stops the boot, named. */
   private async preload(): Promise<void> {
-    const nodes = 'nodes' in this.client! ? this.client.nodes('master') : [this.client!];
-    await Promise.all(nodes.flatMap((n) => [...this.scripts.values()].map((s) => n.script('LOAD', s.source))));
+    const client = this.client!;
+    const nodes = 'nodes' in client ? client.nodes('master') : [client];
+    for (const s of this.scripts.values()) {
+      try {
+        await Promise.all(nodes.map((n) => n.script('LOAD', s.source)));
+      } catch (err) {
+        if (isUnavailable(err)) {
+          this.logger.warn(`could not preload lua/${s.name}.lua (${(err as Error).message}); it loads on first use`);
+          continue;
+        }
+        throw new RedisScriptError(s.name, (err as Error).message);
+      }
+    }
   }
 
   /**
