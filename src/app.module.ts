@@ -7,6 +7,7 @@ import type { RampartConfig } from './config/config.types.js';
 import { HealthModule } from './health/health.module.js';
 import { InferenceModule } from './inference/inference.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { ProbeModule } from './probe/probe.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { SearchModule } from './search/search.module.js';
 
@@ -35,6 +36,7 @@ export class AppModule {
         HealthModule,
         SearchModule,
         InferenceModule,
+        ProbeModule,
         ...extra,
       ],
       providers: [

@@ -18,6 +18,7 @@ const POLICIES: Record<string, Omit<RoutePolicy, 'locks'>> = {
   search: { description: 'GET /v1/search — full-text search, callable from browsers (signature optional)' },
   'search-item': { description: 'GET /v1/search/items/:id — one item by id' },
   inference: { description: 'POST /v1/inference — chat completions (signature required)' },
+  whoami: { description: 'GET /v1/whoami — the identity the locks give a request (test your signing)' },
   admin: { description: 'Admin API — has its own bearer-token guard; rate limited', critical: true },
 };
 

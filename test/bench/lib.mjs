@@ -1,0 +1,143 @@
+// Shared helpers for the benchmarks: start the built app (dist/) as a child
+// process, run autocannon against it, start private redis-servers, print tables.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** Seconds per autocannon run; BENCH_SECONDS overrides (e.g. 3 for a quick look). */
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Writes a JSON config file to a temp dir and returns its path. */
+export function writeConfig(obj, name = 'rampart.json') {
+  const dir = mkdtempSync(join(tmpdir(), 'rampart-bench-'));
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(obj, null, 2));
+  return file;
+}
+
+/** Starts `node dist/src/main.js` with env; resolves when /health/live answers. */
+export async function startApp(env = {}) {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}`);
+    try {
+      const r = await fetch(`${url}/health/live`);
+      if (r.ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error('app did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    pid: child.pid,
+    async stop() {
+      if (child.exitCode !== null) return;
+      await new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      });
+    },
+  };
+}
+
+/** CPU time (user + system) of a process in microseconds, from /proc. */
+export function cpuMicros(pid) {
+  try {
+    const stat = execFileSync('cat', [`/proc/${pid}/stat`], { encoding: 'utf8' });
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1e6) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Starts a private redis-server on a free port (never the machine's shared one). */
+export async function startRedis() {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'rampart-bench-redis-'));
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  for (let i = 0; i < 200; i++) {
+    try {
+      if (execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).trim() === 'PONG') break;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const cli = (...args) => execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
+  return {
+    port,
+    pid: child.pid,
+    url: `redis://127.0.0.1:${port}`,
+    cli,
+    /** { command: { calls, usec } } from INFO commandstats. */
+    commandstats() {
+      const out = {};
+      for (const line of cli('INFO', 'commandstats').split('\n')) {
+        const m = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line.trim());
+        if (m) out[m[1]] = { calls: Number(m[2]), usec: Number(m[3]) };
+      }
+      return out;
+    },
+    async stop() {
+      await new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGKILL');
+      });
+    },
+  };
+}
+
+/** Runs autocannon; `opts` are passed through (url, headers, requests, setupRequest…). */
+export function cannon(opts) {
+  return new Promise((resolve, reject) => {
+    autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts }, (err, res) => (err ? reject(err) : resolve(res)));
+  });
+}
+
+/** Warm-up (discarded) then a measured run. */
+export async function measure(opts, warmSeconds = Math.min(3, SECONDS)) {
+  await cannon({ ...opts, duration: warmSeconds });
+  return cannon(opts);
+}
+
+export function summary(res) {
+  return {
+    reqPerSec: Math.round(res.requests.average),
+    p50: res.latency.p50,
+    p99: res.latency.p99,
+    non2xx: res.non2xx,
+    errors: res.errors + res.timeouts,
+  };
+}
+
+export function table(rows) {
+  console.table(rows);
+}
