@@ -1,0 +1,95 @@
+import { parseDuration, parseRate } from './rate-parse.js';
+import type { BucketKind, BucketSpec } from './rate-limit.store.js';
+import type { CostFunctionName, DegradeConfig, Dimension, FailMode, RateLimitSlice } from './rate-limit.types.js';
+
+/** A rule ready to decide: parsed, defaults applied. */
+export interface CompiledRule {
+  name: string;
+  /** Name in headers, metrics and problem bodies: `<policy>.<rule>`. */
+  id: string;
+  dimension: Dimension;
+  kind: BucketKind;
+  capacity: number;
+  /** Tokens per second. */
+  rate: number;
+  shadow: boolean;
+  /** Fixed cost of this rule, overriding the request's. */
+  cost?: number;
+  action: string;
+  scope: 'service' | 'subject';
+  penalty?: BucketSpec['penalty'];
+  /** Tier multipliers apply (app and user dimensions). */
+  tiered: boolean;
+}
+
+export interface CompiledPolicy {
+  policyName: string;
+  rules: CompiledRule[];
+  failMode: FailMode;
+  cost: number | CostFunctionName;
+  tiers: Record<string, number>;
+  degrade?: DegradeConfig;
+  headers: boolean;
+}
+
+/** Turns a validated slice into rules with numbers (cached per slice object by the caller). */
+export function compileSlice(slice: RateLimitSlice, policyName: string): CompiledPolicy {
+  return {
+    policyName,
+    failMode: slice.failMode ?? 'local',
+    cost: slice.cost ?? 1,
+    tiers: slice.tiers ?? {},
+    degrade: slice.degrade,
+    headers: slice.headers ?? true,
+    rules: (slice.rules ?? []).map((r) => ({
+      name: r.name,
+      id: `${policyName}.${r.name}`,
+      dimension: r.dimension,
+      kind: r.algorithm === 'token-bucket' ? 't' : 'g',
+      capacity: r.capacity,
+      rate: parseRate(r.rate)!,
+      shadow: r.mode === 'shadow',
+      cost: r.cost,
+      action: r.action ?? `${policyName}.${r.name}`,
+      scope: r.scope ?? 'service',
+      penalty: r.penalty && {
+        threshold: r.penalty.threshold,
+        factor: r.penalty.factor,
+        decayUs: parseDuration(r.penalty.decay)! * 1000,
+        floor: r.penalty.floor ?? 0.1,
+      },
+      tiered: r.dimension === 'app' || r.dimension === 'user',
+    })),
+  };
+}
+
+/**
+ * The bucket of one rule for one request: `multiplier` (tier × 1/live
+ * instances in failMode local) scales capacity and rate.
+ */
+export function bucketFor(
+  rule: CompiledRule,
+  at: { key: string; group: string },
+  cost: number,
+  multiplier: number,
+  degrade: boolean,
+): BucketSpec {
+  return {
+    key: at.key,
+    penaltyKey: rule.penalty ? `${at.key}:p` : undefined,
+    kind: rule.kind,
+    capacity: rule.capacity * multiplier,
+    intervalUs: 1e6 / (rule.rate * multiplier),
+    cost: rule.cost ?? cost,
+    shadow: rule.shadow,
+    soft: degrade && rule.dimension === 'global',
+    degradable: degrade && rule.dimension !== 'global',
+    penalty: rule.penalty,
+    group: at.group,
+  };
+}
+
+/** The emergency fuse as a bucket: a fixed window of `limit` requests per `windowMs`. */
+export function fuseBucket(at: { key: string; group: string }, limit: number, windowMs: number): BucketSpec {
+  return { key: at.key, kind: 'f', capacity: limit, intervalUs: windowMs * 1000, cost: 1, shadow: false, soft: false, degradable: false, group: at.group };
+}

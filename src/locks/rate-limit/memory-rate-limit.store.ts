@@ -1,0 +1,66 @@
+import { Stored, decideBuckets } from './bucket-math.js';
+import { Clock, systemClock } from './clock.js';
+import type { Decision, DecideRequest, RateLimitStore } from './rate-limit.store.js';
+
+interface Entry {
+  value: Stored;
+  /** Epoch ms when the entry expires (every entry has one). */
+  expiresAt: number;
+}
+
+const SWEEP_EVERY = 4_096;
+
+/**
+ * The rate-limit algorithm in process memory: the store of a service without
+ * Redis, and the fallback of failMode `local`. Same decisions as the Lua
+ * script; every entry expires like its Redis key would.
+ */
+export class MemoryRateLimitStore implements RateLimitStore {
+  private readonly entries = new Map<string, Entry>();
+  private writesSinceSweep = 0;
+
+  constructor(private readonly clock: Clock = systemClock) {}
+
+  decide(req: DecideRequest): Promise<Decision> {
+    return Promise.resolve(this.decideSync(req));
+  }
+
+  decideSync(req: DecideRequest): Decision {
+    const nowMs = this.clock.now();
+    const read = (key: string): Stored | undefined => {
+      const e = this.entries.get(key);
+      if (e === undefined) return undefined;
+      if (e.expiresAt <= nowMs) {
+        this.entries.delete(key);
+        return undefined;
+      }
+      return e.value;
+    };
+    const { decision, writes } = decideBuckets(req, read, nowMs * 1000);
+    for (const w of writes) this.entries.set(w.key, { value: w.value, expiresAt: nowMs + w.ttlMs });
+    this.writesSinceSweep += writes.length;
+    if (this.writesSinceSweep >= SWEEP_EVERY) this.sweep(nowMs);
+    return decision;
+  }
+
+  /** Milliseconds to live of a key: -2 when absent or expired (as Redis PTTL). */
+  ttl(key: string): number {
+    const e = this.entries.get(key);
+    const now = this.clock.now();
+    return e === undefined || e.expiresAt <= now ? -2 : Math.ceil(e.expiresAt - now);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Drops every expired entry (amortised over writes, so memory stays bounded by live buckets). */
+  sweep(nowMs = this.clock.now()): void {
+    this.writesSinceSweep = 0;
+    for (const [k, e] of this.entries) if (e.expiresAt <= nowMs) this.entries.delete(k);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The state behind the rate-limit lock: one interface, a Redis store (one Lua
+ * call per slot) and a memory store (same algorithm in TypeScript). Both pass
+ * the shared scenario table in rate-limit.store.table.ts.
+ */
+
+/** `g` GCRA, `t` token bucket (tokens + timestamp), `f` fixed window (the emergency fuse). */
+export type BucketKind = 'g' | 't' | 'f';
+
+/** One bucket to decide, with every multiplier the app knows already applied. */
+export interface BucketSpec {
+  /** Full Redis key, e.g. `rl:{prod:rampart}:ip:Xb3…:search.per-ip`. */
+  key: string;
+  /** Key of the progressive-penalty strikes (same hash tag as `key`), when the rule has a penalty. */
+  penaltyKey?: string;
+  kind: BucketKind;
+  /** Burst in tokens (> 0, may be fractional after multipliers); the limit per window for `f`. */
+  capacity: number;
+  /** Microseconds per token (`g`, `t`: 1e6 / tokens per second); the window length for `f`. */
+  intervalUs: number;
+  /** Tokens this request takes from this bucket (integer ≥ 1). */
+  cost: number;
+  /** Decided and reported but never blocks. */
+  shadow: boolean;
+  /** A global bucket whose fill level drives degrade-before-reject. */
+  soft: boolean;
+  /** Capacity and rate × degrade factor while degraded. */
+  degradable: boolean;
+  penalty?: { threshold: number; factor: number; decayUs: number; floor: number };
+  /** Hash-tag group: buckets of one group share a Redis Cluster slot and are decided in one call. */
+  group: string;
+}
+
+export interface DecideRequest {
+  buckets: BucketSpec[];
+  /** Fill fraction of a soft bucket from which the request is degraded; 0 = no degrade. */
+  degradeAt: number;
+  degradeFactor: number;
+  /** Degraded already known (another slot's global bucket said so). */
+  degradedHint: boolean;
+}
+
+export interface BucketOutcome {
+  allowed: boolean;
+  /** Whole tokens left after this request (or now, when refused). */
+  remaining: number;
+  /** Milliseconds until this request's cost would fit (0 when allowed). */
+  retryAfterMs: number;
+  /** Milliseconds until the bucket is full again. */
+  resetMs: number;
+  /** Capacity in force for this request (after degrade and penalty), whole tokens. */
+  limit: number;
+  /** What was charged, to refund it (µs of TAT for `g`, tokens for `t` and `f`); 0 when nothing was. */
+  charged: number;
+}
+
+export interface Decision {
+  /** True when no enforced bucket refused (every bucket that fits was charged, or none was). */
+  allowed: boolean;
+  /** Index of the enforced bucket with the longest retry among those that refused; -1 when allowed. */
+  blocker: number;
+  degraded: boolean;
+  /** The clock the decision used (Redis TIME, or the app's), epoch milliseconds. */
+  nowMs: number;
+  buckets: BucketOutcome[];
+}
+
+export interface RateLimitStore {
+  /** All buckets decided at once: every bucket is charged, or none is. */
+  decide(req: DecideRequest): Promise<Decision>;
+}
+
+/** Milliseconds added to every key's TTL beyond its full refill time. */
+export const TTL_MARGIN_MS = 1_000;

@@ -1,0 +1,98 @@
+import type { LockMode } from '../../chain/policy.types.js';
+
+/** Where a rule finds its subject (see subject-resolver.ts). */
+export const DIMENSIONS = ['app', 'user', 'ip', 'route', 'command', 'chat', 'bot', 'global'] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+
+/** `gcra`: one theoretical arrival time per key (default); `token-bucket`: the classic tokens + timestamp pair. */
+export const ALGORITHMS = ['gcra', 'token-bucket'] as const;
+export type Algorithm = (typeof ALGORITHMS)[number];
+
+/** What a policy does when Redis cannot answer within its command timeout. */
+export const FAIL_MODES = ['open', 'closed', 'local'] as const;
+export type FailMode = (typeof FAIL_MODES)[number];
+
+/** Named per-request cost functions a slice may use as `cost`. */
+export const COST_FUNCTIONS = ['inference'] as const;
+export type CostFunctionName = (typeof COST_FUNCTIONS)[number];
+
+/** Progressive penalty: repeated rejections shrink the rule's quota, which then decays back. */
+export interface PenaltyConfig {
+  /** Rejections (strikes still alive) before the quota starts to shrink. Integer ≥ 1. */
+  threshold: number;
+  /** Quota multiplier per strike from `threshold` on, 0 < factor < 1 (0.5 halves capacity and rate per strike). */
+  factor: number;
+  /** How long one strike lives: milliseconds, or a duration such as `1m`, `30s`. */
+  decay: number | string;
+  /** Smallest multiplier a penalty can reach (default 0.1). */
+  floor?: number;
+}
+
+/** One limit of a route policy. */
+export interface RuleConfig {
+  /** Unique in its policy; `[a-z0-9-]`, shown in headers (`<policy>.<name>`) and metrics. */
+  name: string;
+  dimension: Dimension;
+  /** Default `gcra`. */
+  algorithm?: Algorithm;
+  /** Burst size in tokens (integer ≥ 1). */
+  capacity: number;
+  /** Refill rate: tokens per second, or sugar `6/min`, `10/s`, `1000/h`, `100/d`. */
+  rate: number | string;
+  /** `shadow` rules are decided and counted ("would have blocked") but never block. Default `enforce`. */
+  mode?: 'enforce' | 'shadow';
+  /** Fixed cost this rule charges per request, overriding the request's cost (integer ≥ 1). */
+  cost?: number;
+  /** Bucket name in the key; rules of several policies with the same action share one bucket. Default `<policy>.<rule>`. */
+  action?: string;
+  /**
+   * Redis Cluster hash-tag scope. `service` (default): every key of the service shares `{<env>:<service>}`,
+   * so a request is ONE atomic call. `subject`: the key gets its own slot (spreads load over masters);
+   * such rules are decided per slot with reserve + refund.
+   */
+  scope?: 'service' | 'subject';
+  penalty?: PenaltyConfig;
+}
+
+/** Degrade before reject: the global soft threshold. */
+export interface DegradeConfig {
+  /** Fraction of a `global` rule's capacity in use (0 < at < 1) from which the request is degraded. */
+  at: number;
+  /** Multiplier of capacity and rate of the policy's non-global rules while degraded (0 < factor ≤ 1). */
+  factor: number;
+}
+
+/** The rateLimit slice of a route policy. */
+export interface RateLimitSlice {
+  mode: LockMode;
+  /** Redis unreachable: `open` lets through (counted), `closed` answers 503, `local` limits in-process at limit ÷ live instances. Default `local`. */
+  failMode?: FailMode;
+  rules: RuleConfig[];
+  /** Tokens per request: integer ≥ 1 or a cost function (`inference`: by `max_tokens` bands). Default 1; a route's `state.cost` wins. */
+  cost?: number | CostFunctionName;
+  /** Tier multipliers of capacity and rate for `app` and `user` rules, e.g. `{ free: 1, pro: 5 }` (unknown tier = 1). */
+  tiers?: Record<string, number>;
+  degrade?: DegradeConfig;
+  /** Send `RateLimit` / `RateLimit-Policy` on allowed responses (default true). */
+  headers?: boolean;
+  override?: unknown;
+  [option: string]: unknown;
+}
+
+/** Module settings from CONFIG_FILE `rateLimit:` (validated by validateSettings). */
+export interface RateLimitSettings {
+  /** Header carrying the end-user id for the `user` dimension; trusted only when set. Lower case. */
+  userHeader?: string;
+  /** `redis`: clock from Redis TIME (falls back to app time where TIME is forbidden); `app`: always the app clock. */
+  clock: 'redis' | 'app';
+  /** Emergency fuse: at most `limit` requests per `windowMs` over every non-critical policy. */
+  fuse?: { limit: number; windowMs: number };
+  /** Entries of the local deny cache (0 turns it off). */
+  denyCacheSize: number;
+  /** Milliseconds between instance heartbeats (live-instance count for failMode `local`). */
+  heartbeatMs: number;
+  /** Retry-After seconds of the 503 answered by failMode `closed`. */
+  closedRetryAfterS: number;
+  /** Milliseconds Redis is left alone after it failed, before the next request probes it. */
+  probeAfterMs: number;
+}

@@ -1,0 +1,131 @@
+import { Clock, systemClock } from './clock.js';
+import type { BucketOutcome, BucketSpec, Decision, DecideRequest, RateLimitStore } from './rate-limit.store.js';
+
+/** What the store needs of RedisService (a narrow seam, so tests can pass the real service or a cluster one). */
+export interface ScriptRunner {
+  script<T = unknown>(name: string, keys: readonly string[], args: readonly (string | number)[]): Promise<T>;
+}
+
+export interface RedisStoreOptions {
+  /** `redis`: Redis TIME (falling back to the app clock where TIME is refused); `app`: the app clock. */
+  clock: 'redis' | 'app';
+  /** Redis Cluster: buckets of different hash-tag groups go to separate calls (reserve + refund). */
+  cluster: boolean;
+  appClock?: Clock;
+  /** Called once per refund call (metrics). */
+  onRefund?: (keys: number) => void;
+}
+
+const FLAG_SHADOW = 1;
+const FLAG_SOFT = 2;
+const FLAG_DEGRADABLE = 4;
+const FLAG_PENALTY = 8;
+
+/**
+ * Rate-limit state in Redis: ONE `ratelimit_decide` call per request when
+ * every key shares a hash slot (the default `{<env>:<service>}` tag). Under
+ * Redis Cluster, buckets of other slots (`scope: subject`) are decided per
+ * slot in parallel and each slot reserves its charge; when any slot refuses,
+ * the slots that charged are refunded (`ratelimit_refund`). Bound on error:
+ * the refund never over-admits; between reserve and refund (one round trip)
+ * other requests may see up to the reserved tokens missing, and if the refund
+ * itself fails those tokens come back only by refill (cost × interval).
+ */
+export class RedisRateLimitStore implements RateLimitStore {
+  private readonly appClock: Clock;
+
+  constructor(
+    private readonly redis: ScriptRunner,
+    private readonly opts: RedisStoreOptions,
+  ) {
+    this.appClock = opts.appClock ?? systemClock;
+  }
+
+  async decide(req: DecideRequest): Promise<Decision> {
+    const groups = this.opts.cluster ? groupBy(req.buckets) : [req.buckets.map((_, i) => i)];
+    if (groups.length === 1) return this.call(req, groups[0]!);
+    const settled = await Promise.allSettled(groups.map((idx) => this.call(req, idx)));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) {
+      // Give back what the slots that answered reserved, then report the failure (the policy's failMode decides).
+      const ok = settled.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+      await this.refund(req, groups, ok);
+      throw failed.reason;
+    }
+    const parts = settled.map((s) => (s as PromiseFulfilledResult<Decision>).value);
+    const buckets: BucketOutcome[] = new Array(req.buckets.length);
+    let allowed = true;
+    let degraded = false;
+    parts.forEach((d, g) => {
+      groups[g]!.forEach((bi, j) => (buckets[bi] = d.buckets[j]!));
+      allowed &&= d.allowed;
+      degraded ||= d.degraded;
+    });
+    let blocker = -1;
+    if (!allowed) {
+      await this.refund(req, groups, parts);
+      for (const o of buckets) o.charged = 0;
+      buckets.forEach((o, i) => {
+        if (!o.allowed && !req.buckets[i]!.shadow && (blocker < 0 || o.retryAfterMs > buckets[blocker]!.retryAfterMs)) blocker = i;
+      });
+    }
+    return { allowed, blocker, degraded, nowMs: Math.max(...parts.map((p) => p.nowMs)), buckets };
+  }
+
+  private async call(req: DecideRequest, idx: number[]): Promise<Decision> {
+    const keys: string[] = [];
+    const penaltyKeys: string[] = [];
+    const args: (string | number)[] = [Math.round(this.appClock.now() * 1000), this.opts.clock === 'redis' ? 'r' : 'a', req.degradeAt, req.degradeFactor, req.degradedHint ? '1' : '0', idx.length];
+    const penaltyArgs: number[] = [];
+    for (const i of idx) {
+      const b = req.buckets[i]!;
+      keys.push(b.key);
+      let flags = (b.shadow ? FLAG_SHADOW : 0) | (b.soft ? FLAG_SOFT : 0) | (b.degradable ? FLAG_DEGRADABLE : 0);
+      if (b.penaltyKey && b.penalty) {
+        flags |= FLAG_PENALTY;
+        penaltyKeys.push(b.penaltyKey);
+        penaltyArgs.push(b.penalty.threshold, b.penalty.factor, b.penalty.decayUs, b.penalty.floor);
+      }
+      args.push(b.kind, b.capacity, b.intervalUs, b.cost, flags);
+    }
+    const out = await this.redis.script<number[]>('ratelimit_decide', [...keys, ...penaltyKeys], [...args, ...penaltyArgs]);
+    const buckets: BucketOutcome[] = idx.map((_, j) => {
+      const o = 4 + j * 6;
+      return { allowed: out[o] === 1, remaining: out[o + 1]!, retryAfterMs: out[o + 2]!, resetMs: out[o + 3]!, limit: out[o + 4]!, charged: out[o + 5]! };
+    });
+    const local = out[1]!;
+    return { allowed: out[0] === 1, blocker: local >= 0 ? idx[local]! : -1, degraded: out[2] === 1, nowMs: out[3]!, buckets };
+  }
+
+  private async refund(req: DecideRequest, groups: number[][], parts: (Decision | undefined)[]): Promise<void> {
+    await Promise.all(
+      parts.map(async (d, g) => {
+        if (!d?.allowed) return;
+        const keys: string[] = [];
+        const args: (string | number)[] = [Math.round(this.appClock.now() * 1000), this.opts.clock === 'redis' ? 'r' : 'a'];
+        groups[g]!.forEach((bi, j) => {
+          const o = d.buckets[j]!;
+          if (o.charged <= 0) return;
+          const b = req.buckets[bi]!;
+          keys.push(b.key);
+          args.push(b.kind, o.charged, b.capacity);
+        });
+        if (keys.length === 0) return;
+        this.opts.onRefund?.(keys.length);
+        // A failed refund is not retried: the tokens come back by refill (see the class comment).
+        await this.redis.script('ratelimit_refund', keys, args).catch(() => undefined);
+      }),
+    );
+  }
+}
+
+/** Bucket indexes grouped by hash tag (the part in braces), in first-seen order. */
+function groupBy(buckets: BucketSpec[]): number[][] {
+  const byTag = new Map<string, number[]>();
+  buckets.forEach((b, i) => {
+    const list = byTag.get(b.group);
+    if (list) list.push(i);
+    else byTag.set(b.group, [i]);
+  });
+  return [...byTag.values()];
+}

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { ManualClock, systemClock } from '../../src/locks/rate-limit/clock.js';
+import { RedisRateLimitStore } from '../../src/locks/rate-limit/redis-rate-limit.store.js';
+import type { BucketSpec } from '../../src/locks/rate-limit/rate-limit.store.js';
+import { MetricsService } from '../../src/metrics/metrics.service.js';
+import { RedisService } from '../../src/redis/redis.service.js';
+import { runStoreScenarios } from '../support/rate-limit-scenarios.js';
+import { redisUrl, uniqueEnv } from '../support/redis-env.js';
+
+const gcra = (key: string, capacity: number, perSec: number): BucketSpec => ({
+  key, kind: 'g', capacity, intervalUs: 1e6 / perSec, cost: 1, shadow: false, soft: false, degradable: false, group: 'x',
+});
+
+describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
+  let redis: RedisService;
+
+  beforeAll(async () => {
+    redis = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl(), REDIS_COMMAND_TIMEOUT_MS: '1000' }), new MetricsService());
+    await redis.onModuleInit();
+  });
+  afterAll(() => redis?.onApplicationShutdown());
+
+  describe('scenario table (app clock passed in, so both stores see the same time)', () => {
+    runStoreScenarios(async () => {
+      const clock = new ManualClock();
+      const store = new RedisRateLimitStore(redis, { clock: 'app', cluster: false, appClock: clock });
+      return { store, clock, ttl: (k) => redis.run('pttl', (c) => c.pttl(k)), prefix: `rl:{${uniqueEnv()}:rampart}` };
+    });
+  });
+
+  it('should take the time from Redis TIME and ignore a skewed app clock', async () => {
+    const skewed = new ManualClock(Date.now() - 3_600_000);
+    const store = new RedisRateLimitStore(redis, { clock: 'redis', cluster: false, appClock: skewed });
+    const key = `rl:{${uniqueEnv()}:rampart}:user:s:a`;
+    const d = await store.decide({ buckets: [gcra(key, 2, 1)], degradeAt: 0, degradeFactor: 1, degradedHint: false });
+    expect(Math.abs(d.nowMs - systemClock.now())).toBeLessThan(5_000);
+    const tat = Number(await redis.run('get', (c) => c.get(key)));
+    expect(Math.abs(tat / 1000 - systemClock.now() - 1000)).toBeLessThan(5_000);
+  });
+
+  it('should never move a stored time backwards when an app clock lags behind', async () => {
+    const clock = new ManualClock(Date.now());
+    const store = new RedisRateLimitStore(redis, { clock: 'app', cluster: false, appClock: clock });
+    const key = `rl:{${uniqueEnv()}:rampart}:user:s:tb`;
+    const tb: BucketSpec = { ...gcra(key, 2, 1), kind: 't' };
+    await store.decide({ buckets: [tb], degradeAt: 0, degradeFactor: 1, degradedHint: false });
+    const ts1 = Number(await redis.run('hget', (c) => c.hget(key, 'ts')));
+    clock.advance(-10_000);
+    await store.decide({ buckets: [tb], degradeAt: 0, degradeFactor: 1, degradedHint: false });
+    const ts2 = Number(await redis.run('hget', (c) => c.hget(key, 'ts')));
+    expect(ts2).toBe(ts1);
+  });
+});
