@@ -10,9 +10,10 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { ProbeModule } from './probe/probe.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { SearchModule } from './search/search.module.js';
+import { RateLimitModule } from './locks/rate-limit/rate-limit.module.js';
 
 /** Modules of the lock chain, in no particular order: the order lives in chain/lock-order.ts. */
-export const LOCK_MODULES: NonNullable<ModuleMetadata['imports']> = [];
+export const LOCK_MODULES: NonNullable<ModuleMetadata['imports']> = [RateLimitModule];
 
 @Module({})
 export class AppModule {

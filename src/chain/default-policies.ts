@@ -20,6 +20,7 @@ const POLICIES: Record<string, Omit<RoutePolicy, 'locks'>> = {
   inference: { description: 'POST /v1/inference — chat completions (signature required)' },
   whoami: { description: 'GET /v1/whoami — the identity the locks give a request (test your signing)' },
   admin: { description: 'Admin API — has its own bearer-token guard; rate limited', critical: true },
+  notifications: { description: 'Outbound Telegram notifications, rate limited per app (no HTTP route yet)' },
 };
 
 /**

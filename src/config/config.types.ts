@@ -54,6 +54,8 @@ export interface RampartConfig {
   adminToken?: string;
   inference: InferenceConfig;
   search: SearchConfig;
+  /** Key for hashing IPs and user ids in rate-limit keys (RATE_LIMIT_KEY_SECRET); unset = a random key shared through Redis. Secret. */
+  rateLimitKeySecret?: string;
   /** CIDRs of reverse proxies whose X-Forwarded-For is trusted. */
   trustedProxies: string[];
   /** Origins allowed by CORS; empty = CORS off. */

@@ -168,6 +168,8 @@ export function loadConfig(env: Env = process.env): RampartConfig {
   const fileObj = isRecord(file) ? file : {};
   const { policies: filePolicies, ...sections } = fileObj;
 
+  const rateLimitKeySecret = env.RATE_LIMIT_KEY_SECRET || undefined;
+  if (rateLimitKeySecret !== undefined && rateLimitKeySecret.length < 16) p.add('RATE_LIMIT_KEY_SECRET must be at least 16 characters');
   const trustedProxies = list(env, 'TRUSTED_PROXIES');
   for (const cidr of trustedProxies) {
     if (!isValidCidr(cidr)) p.add(`TRUSTED_PROXIES: "${cidr}" is not an IP address or CIDR`);
@@ -215,6 +217,7 @@ export function loadConfig(env: Env = process.env): RampartConfig {
       databaseUrl,
       sqlitePath: env.SEARCH_SQLITE_PATH || 'data/search.sqlite',
     },
+    rateLimitKeySecret,
     trustedProxies,
     corsOrigins,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, p, 1, 1_073_741_824),

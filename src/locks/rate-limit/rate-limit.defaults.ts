@@ -1,9 +1,56 @@
 import type { LockSlice } from '../../chain/policy.types.js';
+import type { RateLimitSlice } from './rate-limit.types.js';
 
-/** Shipped rateLimit slices per route policy (CONFIG_FILE and the admin API override them). */
-export const RATE_LIMIT_DEFAULTS: Record<string, LockSlice> = {
-  search: { mode: 'off' },
-  'search-item': { mode: 'off' },
-  inference: { mode: 'off' },
-  admin: { mode: 'off' },
+/**
+ * Shipped rateLimit slices per route policy (CONFIG_FILE and the admin API
+ * override them). Rates are tokens per second or `<n>/<unit>`; capacity is
+ * the burst. Options: see RateLimitSlice in rate-limit.types.ts.
+ */
+const SLICES: Record<string, RateLimitSlice> = {
+  // Per client address and global; a busy service degrades (search answers from cache) before it rejects.
+  search: {
+    mode: 'enforce',
+    failMode: 'local',
+    cost: 1,
+    rules: [
+      { name: 'per-ip', dimension: 'ip', capacity: 60, rate: '10/s' },
+      { name: 'global', dimension: 'global', capacity: 4000, rate: '2000/s' },
+    ],
+    degrade: { at: 0.8, factor: 1 },
+  },
+  'search-item': {
+    mode: 'enforce',
+    failMode: 'local',
+    rules: [
+      { name: 'per-ip', dimension: 'ip', capacity: 120, rate: '20/s' },
+      { name: 'global', dimension: 'global', capacity: 8000, rate: '4000/s' },
+    ],
+  },
+  // Per app, per user and global; cost by max_tokens bands (1, 2, 4, 8); the pro tier gets 5×.
+  inference: {
+    mode: 'enforce',
+    failMode: 'local',
+    cost: 'inference',
+    tiers: { free: 1, pro: 5 },
+    rules: [
+      { name: 'per-app', dimension: 'app', capacity: 120, rate: '20/s' },
+      { name: 'per-user', dimension: 'user', capacity: 30, rate: '60/min', penalty: { threshold: 5, factor: 0.5, decay: '1m' } },
+      { name: 'global', dimension: 'global', capacity: 1000, rate: '200/s' },
+    ],
+    degrade: { at: 0.8, factor: 0.5 },
+  },
+  // Critical: exempt from global shedding; per client address only. Fails open so operators are never locked out.
+  admin: {
+    mode: 'enforce',
+    failMode: 'open',
+    rules: [{ name: 'per-ip', dimension: 'ip', capacity: 60, rate: '2/s' }],
+  },
+  // Outbound Telegram notifications: per app.
+  notifications: {
+    mode: 'enforce',
+    failMode: 'local',
+    rules: [{ name: 'per-app', dimension: 'app', capacity: 60, rate: '20/s' }],
+  },
 };
+
+export const RATE_LIMIT_DEFAULTS: Record<string, LockSlice> = SLICES;

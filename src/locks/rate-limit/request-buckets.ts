@@ -1,0 +1,79 @@
+import type { LockContext } from '../../chain/lock.types.js';
+import { inferenceCost } from '../../inference/inference-cost.js';
+import { CompiledPolicy, CompiledRule, bucketFor, fuseBucket } from './compile-policy.js';
+import type { BucketSpec } from './rate-limit.store.js';
+import type { QuotaState } from './rate-limit-headers.js';
+import type { RateLimitSettings } from './rate-limit.types.js';
+import { KeyHasher, Subject, SubjectResolver } from './subject-resolver.js';
+
+/** A rule that applies to this request, with its subject. */
+export interface ActiveRule {
+  rule: CompiledRule;
+  subject: Subject;
+}
+
+/** What the request's buckets describe for headers: name and window per bucket. */
+export interface BucketMeta {
+  id: string;
+  rule: string;
+  windowS: number;
+}
+
+export const FUSE_RULE = 'fuse';
+
+/** Tokens the request costs: the route's `state.cost`, else the policy's number or cost function. Integer ≥ 1. */
+export function requestCost(policy: CompiledPolicy, ctx: Pick<LockContext, 'req' | 'state'>): number {
+  const c = ctx.state.cost ?? (policy.cost === 'inference' ? inferenceCost(ctx.req.body) : policy.cost);
+  return Number.isFinite(c) && c >= 1 ? Math.ceil(c) : 1;
+}
+
+/** The rules of a policy that apply to this request; the others are reported through `skip`. */
+export function activeRules(
+  policy: CompiledPolicy,
+  ctx: Pick<LockContext, 'req' | 'state' | 'route' | 'policy'>,
+  subjects: SubjectResolver,
+  skip: (rule: CompiledRule) => void,
+): ActiveRule[] {
+  const out: ActiveRule[] = [];
+  for (const rule of policy.rules) {
+    // Critical routes (admin, health, webhooks) are exempt from global shedding.
+    const subject = rule.dimension === 'global' && ctx.policy.critical ? undefined : subjects.resolve(rule.dimension, ctx);
+    if (subject === undefined) skip(rule);
+    else out.push({ rule, subject });
+  }
+  return out;
+}
+
+/**
+ * Key of a rule's bucket: `rl:{<env>:<service>}:<dimension>:<subject>:<action>`;
+ * with `scope: subject` the whole key is its own hash tag
+ * (`rl:{<env>:<service>:<dimension>:<subject>:<action>}`), i.e. its own Cluster slot.
+ */
+export function bucketKey(tag: string, a: ActiveRule, hasher: KeyHasher): { key: string; group: string } {
+  const tail = `${a.rule.dimension}:${hasher.part(a.rule.dimension, a.subject)}:${a.rule.action}`;
+  if (a.rule.scope === 'service') return { key: `rl:${tag}:${tail}`, group: tag };
+  const own = `{${tag.slice(1, -1)}:${tail}}`;
+  return { key: `rl:${own}`, group: own };
+}
+
+/** The buckets of one request: its rules (× tier where tiered, × `scale`) and the emergency fuse. */
+export function buildBuckets(
+  policy: CompiledPolicy,
+  active: ActiveRule[],
+  opts: { tag: string; hasher: KeyHasher; cost: number; tier?: string; scale: number; fuse?: RateLimitSettings['fuse']; critical: boolean },
+): { buckets: BucketSpec[]; meta: BucketMeta[] } {
+  const tierMult = opts.tier !== undefined ? (policy.tiers[opts.tier] ?? 1) : 1;
+  const degrade = policy.degrade !== undefined;
+  const buckets = active.map((a) => bucketFor(a.rule, bucketKey(opts.tag, a, opts.hasher), opts.cost, opts.scale * (a.rule.tiered ? tierMult : 1), degrade));
+  const meta = active.map((a) => ({ id: a.rule.id, rule: a.rule.name, windowS: a.rule.capacity / a.rule.rate }));
+  if (opts.fuse && !opts.critical) {
+    buckets.push(fuseBucket({ key: `rl:${opts.tag}:global:-:${FUSE_RULE}`, group: opts.tag }, Math.max(1, opts.fuse.limit * opts.scale), opts.fuse.windowMs));
+    meta.push({ id: FUSE_RULE, rule: FUSE_RULE, windowS: opts.fuse.windowMs / 1000 });
+  }
+  return { buckets, meta };
+}
+
+/** Quota of bucket `i` for the headers. */
+export function quotaOf(meta: BucketMeta, o: { limit: number; remaining: number; resetMs: number }): QuotaState {
+  return { name: meta.id, limit: o.limit, windowS: meta.windowS, remaining: o.remaining, resetS: o.resetMs / 1000 };
+}
