@@ -11,9 +11,10 @@ import { ProbeModule } from './probe/probe.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { SearchModule } from './search/search.module.js';
 import { RateLimitModule } from './locks/rate-limit/rate-limit.module.js';
+import { SignatureModule } from './locks/signature/signature.module.js';
 
 /** Modules of the lock chain, in no particular order: the order lives in chain/lock-order.ts. */
-export const LOCK_MODULES: NonNullable<ModuleMetadata['imports']> = [RateLimitModule];
+export const LOCK_MODULES: NonNullable<ModuleMetadata['imports']> = [RateLimitModule, SignatureModule];
 
 @Module({})
 export class AppModule {

@@ -95,3 +95,22 @@ export function setReplyHeader(reply: AnyReply, name: string, value: string): vo
 export function rawResponse(reply: AnyReply): import('node:http').ServerResponse {
   return (reply.raw ?? reply) as unknown as import('node:http').ServerResponse;
 }
+
+/**
+ * Takes the reply over from the framework so the caller writes the raw Node
+ * response itself (server-sent events). Headers already set on the framework
+ * reply (CORS, rate-limit headers…) are carried over; the framework sends
+ * nothing more for this request (fastify: `reply.hijack()`; express writes
+ * straight to the Node response anyway).
+ */
+export function takeOverReply(reply: AnyReply): import('node:http').ServerResponse {
+  const res = rawResponse(reply);
+  const fastify = reply as { hijack?: () => unknown; getHeaders?: () => Record<string, string | number | string[] | undefined> };
+  if (typeof fastify.hijack === 'function') {
+    for (const [name, value] of Object.entries(fastify.getHeaders?.() ?? {})) {
+      if (value !== undefined) res.setHeader(name, value);
+    }
+    fastify.hijack();
+  }
+  return res;
+}

@@ -8,6 +8,7 @@ import type { Logger as Pino } from 'pino';
 import type { RampartConfig } from '../config/config.types.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { toProblem } from '../common/problem.filter.js';
+import { ProblemException } from '../common/problem.exception.js';
 import { sendProblem } from '../common/send-problem.js';
 import { AnyRequest, requestState } from './http-context.js';
 
@@ -44,6 +45,8 @@ export function setupHttp(app: INestApplication, config: RampartConfig, log: Pin
       }
     });
   };
+
+  mapParserErrors(app);
 
   const cors = config.corsOrigins.length > 0
     ? { origin: config.corsOrigins, methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], allowedHeaders: ['content-type', 'authorization', 'x-app-id', 'x-timestamp', 'x-nonce', 'x-signature', 'x-key-id', 'x-request-id', 'signature', 'signature-input', 'content-digest', 'x-user-id'], exposedHeaders: ['retry-after', 'ratelimit', 'ratelimit-policy', 'x-request-id', 'rampart-shield', 'rampart-breaker'], maxAge: 600 }
@@ -83,4 +86,26 @@ export function setupHttp(app: INestApplication, config: RampartConfig, log: Pin
   express.useBodyParser('urlencoded', { limit: config.bodyLimitBytes, extended: true });
   express.useBodyParser('raw', { limit: config.bodyLimitBytes, type: () => true });
   express.disable('x-powered-by');
+}
+
+/** Body-parser errors for a body that is not valid JSON (express: body-parser; fastify: its JSON parser). */
+function isMalformedBody(err: unknown): boolean {
+  const e = err as { type?: unknown; code?: unknown; status?: unknown } | null;
+  return (
+    (err instanceof SyntaxError && e?.status === 400) ||
+    e?.type === 'entity.parse.failed' ||
+    e?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    e?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+  );
+}
+
+/**
+ * Both adapters hand parser errors to Nest's exception layer as a generic
+ * 400 HttpException; answer them as `malformed_body` instead, on both.
+ */
+function mapParserErrors(app: INestApplication): void {
+  const adapter = app.getHttpAdapter() as unknown as { mapException(err: unknown): unknown };
+  const map = adapter.mapException.bind(adapter);
+  adapter.mapException = (err: unknown) =>
+    isMalformedBody(err) ? ProblemException.fast(400, 'malformed_body', 'Request body could not be parsed', { detail: 'the body is not valid JSON' }) : map(err);
 }

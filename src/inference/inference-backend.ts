@@ -1,0 +1,47 @@
+import type { ChatCompletionRequestDto } from './dto/chat-completion-request.dto.js';
+import type { ChatCompletion } from './openai.types.js';
+
+/** Injection token of the configured InferenceBackend. */
+export const INFERENCE_BACKEND = Symbol('InferenceBackend');
+
+/** What one call carries besides the request body. */
+export interface InferenceCall {
+  /** Aborted when the call must stop: the client went away, or the circuit breaker gave up. */
+  readonly signal: AbortSignal;
+  /** Aborted only when the client went away (tells a client disconnect from a breaker abort). */
+  readonly clientGone: AbortSignal;
+  /** Request id, passed on to an upstream as X-Request-Id. */
+  readonly requestId?: string;
+}
+
+/** Where a streamed answer goes: a server-sent events response. */
+export interface SseSink {
+  /** Takes the reply over and sends `200` with the event-stream headers at once. */
+  open(): void;
+  readonly opened: boolean;
+  /** Writes bytes that are already SSE-framed; waits while the client reads slowly. */
+  write(data: string | Uint8Array): Promise<void>;
+  /** Writes one `data: <json>` event. */
+  event(data: unknown): Promise<void>;
+  /** Ends the stream; resolves once everything is handed to the socket. */
+  end(): Promise<void>;
+}
+
+/** A chat-completions backend: the built-in demo model or an OpenAI-compatible upstream. */
+export interface InferenceBackend {
+  /** `local` or `upstream`, for logs, metrics and health. */
+  readonly kind: 'local' | 'upstream';
+  /** One whole chat.completion. Throws an InferenceError on failure. */
+  complete(body: ChatCompletionRequestDto, call: InferenceCall): Promise<ChatCompletion>;
+  /**
+   * Streams chat.completion.chunk events ending with `data: [DONE]` into
+   * `sink`; resolves when the stream has ended. Failures before the first
+   * byte throw an InferenceError (answered as problem+json); failures after
+   * it end the stream with an error event, then throw.
+   */
+  stream(body: ChatCompletionRequestDto, call: InferenceCall, sink: SseSink): Promise<void>;
+  /** Readiness details; throws when the backend cannot serve. */
+  health(signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** Releases connections and timers at shutdown. */
+  close?(): Promise<void>;
+}

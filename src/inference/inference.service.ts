@@ -1,0 +1,48 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Histogram } from 'prom-client';
+import { AnyReply, AnyRequest } from '../http/http-context.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import type { ChatCompletionRequestDto } from './dto/chat-completion-request.dto.js';
+import { InferenceError } from './inference.errors.js';
+import { INFERENCE_BACKEND, InferenceBackend } from './inference-backend.js';
+import { openInferenceCall } from './inference-call.js';
+import type { ChatCompletion } from './openai.types.js';
+import { SseResponse } from './sse-response.js';
+
+/** Runs one inference request on the configured backend and records its outcome. */
+@Injectable()
+export class InferenceService {
+  private readonly duration: Histogram<'backend' | 'mode' | 'outcome'>;
+
+  constructor(
+    @Inject(INFERENCE_BACKEND) readonly backend: InferenceBackend,
+    metrics: MetricsService,
+  ) {
+    this.duration = metrics.histogram(
+      'rampart_inference_duration_seconds',
+      'Inference calls by backend (local, upstream), mode (json, stream) and outcome (ok, rejected, failed, timeout, client_closed, error)',
+      ['backend', 'mode', 'outcome'],
+      [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    );
+  }
+
+  /**
+   * A JSON chat.completion, or — with `stream: true` — server-sent events
+   * written straight to the response, resolving (to undefined) once the
+   * stream has ended so interceptors see the call's whole duration.
+   */
+  async handle(body: ChatCompletionRequestDto, req: AnyRequest, reply: AnyReply): Promise<ChatCompletion | undefined> {
+    const call = openInferenceCall(req, reply);
+    const end = this.duration.startTimer({ backend: this.backend.kind, mode: body.stream ? 'stream' : 'json' });
+    try {
+      const result = body.stream ? await this.backend.stream(body, call, new SseResponse(reply, call.clientGone)) : await this.backend.complete(body, call);
+      end({ outcome: call.clientGone.aborted ? 'client_closed' : 'ok' });
+      return result ?? undefined;
+    } catch (err) {
+      end({ outcome: err instanceof InferenceError ? err.kind : 'error' });
+      throw err;
+    } finally {
+      call.dispose();
+    }
+  }
+}

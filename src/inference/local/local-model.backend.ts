@@ -1,0 +1,99 @@
+import type { ChatCompletionRequestDto } from '../dto/chat-completion-request.dto.js';
+import { abortedCall, InferenceError } from '../inference.errors.js';
+import type { InferenceBackend, InferenceCall, SseSink } from '../inference-backend.js';
+import { ChatCompletion, ChatCompletionChunk, completionId, FinishReason, usage } from '../openai.types.js';
+import { endWithError } from '../sse-response.js';
+import { composeReply } from './compose-reply.js';
+import { analyzeText, loadLanguageModel } from './text-analysis.js';
+import { countTokens, tokenPieces } from './token-pieces.js';
+
+/** The model name the demo model answers with (whatever model was asked for). */
+export const LOCAL_MODEL_NAME = 'rampart-local-demo';
+/** Chunks written between two yields to the event loop while streaming. */
+const CHUNKS_PER_YIELD = 16;
+
+interface Generated {
+  pieces: string[];
+  finish: FinishReason;
+  promptTokens: number;
+}
+
+/**
+ * The built-in demo model, used when no INFERENCE_UPSTREAM_URL is set. It is
+ * not a language model: it reads the last user message with wink-nlp
+ * (sentiment, named entities, tokens, key words) and answers with what it
+ * found, in the exact OpenAI chat.completion / chat.completion.chunk shapes.
+ * Deterministic: sampling fields (temperature, top_p…) do not change it;
+ * `max_tokens` and `stop` do.
+ */
+export class LocalModelBackend implements InferenceBackend {
+  readonly kind = 'local';
+
+  constructor(private readonly now: () => number = Date.now) {
+    loadLanguageModel();
+  }
+
+  complete(body: ChatCompletionRequestDto, call: InferenceCall): Promise<ChatCompletion> {
+    if (call.signal.aborted) return Promise.reject(abortedCall(call.clientGone, 'the demo model call was aborted'));
+    const g = generate(body);
+    return Promise.resolve({
+      id: completionId(),
+      object: 'chat.completion',
+      created: Math.floor(this.now() / 1000),
+      model: LOCAL_MODEL_NAME,
+      choices: [{ index: 0, message: { role: 'assistant', content: g.pieces.join('') }, finish_reason: g.finish, logprobs: null }],
+      usage: usage(g.promptTokens, g.pieces.length),
+    });
+  }
+
+  async stream(body: ChatCompletionRequestDto, call: InferenceCall, sink: SseSink): Promise<void> {
+    if (call.signal.aborted) throw abortedCall(call.clientGone, 'the demo model call was aborted');
+    const g = generate(body);
+    const base = { id: completionId(), object: 'chat.completion.chunk' as const, created: Math.floor(this.now() / 1000), model: LOCAL_MODEL_NAME };
+    const chunk = (delta: ChatCompletionChunk['choices'][0]['delta'], finish: FinishReason | null): ChatCompletionChunk => ({
+      ...base,
+      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+    });
+    sink.open();
+    await sink.event(chunk({ role: 'assistant', content: '' }, null));
+    for (let i = 0; i < g.pieces.length; i++) {
+      if (call.signal.aborted) return this.stopped(call, sink);
+      await sink.event(chunk({ content: g.pieces[i] }, null));
+      if (i % CHUNKS_PER_YIELD === CHUNKS_PER_YIELD - 1) await new Promise<void>((r) => setImmediate(r));
+    }
+    if (call.signal.aborted) return this.stopped(call, sink);
+    await sink.event(chunk({}, g.finish));
+    if (body.stream_options?.include_usage) await sink.event({ ...base, choices: [], usage: usage(g.promptTokens, g.pieces.length) });
+    await sink.write('data: [DONE]\n\n');
+    await sink.end();
+  }
+
+  health(): Promise<Record<string, unknown>> {
+    return Promise.resolve({ backend: this.kind, model: LOCAL_MODEL_NAME });
+  }
+
+  /** A client that left gets nothing more; a breaker abort ends the stream with an error event and fails the call. */
+  private async stopped(call: InferenceCall, sink: SseSink): Promise<void> {
+    const err: InferenceError = abortedCall(call.clientGone, 'the demo model stream was aborted');
+    if (err.kind === 'client_closed') return sink.end();
+    await endWithError(sink, err);
+    throw err;
+  }
+}
+
+/** The whole answer to a request: analysis of the last user message, cut at `stop` and at `max_tokens`. */
+export function generate(body: ChatCompletionRequestDto): Generated {
+  const lastUser = body.messages.findLast((m) => m.role === 'user')?.content ?? '';
+  let text = composeReply(analyzeText(lastUser));
+  let finish: FinishReason = 'stop';
+  const stops = body.stop === undefined ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
+  const cut = Math.min(...stops.map((s) => text.indexOf(s)).filter((i) => i >= 0));
+  if (Number.isFinite(cut)) text = text.slice(0, cut);
+  let pieces = tokenPieces(text);
+  if (pieces.length > body.max_tokens) {
+    pieces = pieces.slice(0, body.max_tokens);
+    finish = 'length';
+  }
+  const promptTokens = body.messages.reduce((n, m) => n + countTokens(m.content), 0);
+  return { pieces, finish, promptTokens };
+}

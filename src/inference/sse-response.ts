@@ -1,0 +1,71 @@
+import type { ServerResponse } from 'node:http';
+import { AnyReply, rawResponse, takeOverReply } from '../http/http-context.js';
+import type { SseSink } from './inference-backend.js';
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  // Tells nginx-style proxies in front of Rampart not to buffer the stream.
+  'x-accel-buffering': 'no',
+};
+
+/** A server-sent events answer written straight to the Node response, on either adapter. */
+export class SseResponse implements SseSink {
+  private res?: ServerResponse;
+
+  constructor(
+    private readonly reply: AnyReply,
+    private readonly clientGone: AbortSignal,
+  ) {}
+
+  get opened(): boolean {
+    return this.res !== undefined;
+  }
+
+  open(): void {
+    if (this.res) return;
+    const res = takeOverReply(this.reply);
+    res.writeHead(200, SSE_HEADERS);
+    res.flushHeaders();
+    this.res = res;
+  }
+
+  async write(data: string | Uint8Array): Promise<void> {
+    const res = this.res;
+    if (!res) throw new Error('SseResponse.write before open');
+    if (this.clientGone.aborted || res.destroyed) return;
+    if (res.write(data)) return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  }
+
+  event(data: unknown): Promise<void> {
+    return this.write(`data: ${JSON.stringify(data)}\n\n`);
+  }
+
+  end(): Promise<void> {
+    const res = this.res ?? rawResponse(this.reply);
+    if (res.writableEnded || res.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      res.once('close', () => resolve());
+      res.end(() => resolve());
+    });
+  }
+}
+
+/**
+ * Ends a stream that already sent its headers after a failure: one OpenAI-style
+ * error event (OpenAI's SDKs raise it as an APIError), then the end of the stream.
+ */
+export async function endWithError(sink: SseSink, err: { problem: { error: string; title: string; detail?: string } }): Promise<void> {
+  const { error, title, detail } = err.problem;
+  await sink.event({ error: { message: detail ?? title, type: error, code: error } });
+  await sink.end();
+}

@@ -1,0 +1,56 @@
+import type { KeyObject } from 'node:crypto';
+
+/** One signing secret of an app. */
+export interface AppSecret {
+  /** Key id (`X-Key-Id`, or the part after `:` in an RFC 9421 keyid). */
+  id: string;
+  /** The HMAC key: the secret string's UTF-8 bytes. A KeyObject never prints its material. */
+  key: KeyObject;
+  /** Epoch milliseconds after which the secret stops working; undefined = no end. */
+  notAfter?: number;
+}
+
+/** An API client app as the signature lock sees it. */
+export interface ClientApp {
+  id: string;
+  /** Quota tier for the rate limiter, e.g. `free`, `pro`. */
+  tier: string;
+  /** An inactive app is refused like an unknown one. */
+  active: boolean;
+  secrets: AppSecret[];
+  /** Allowed clock difference in seconds (both ways); undefined = the service default. */
+  skewSeconds?: number;
+  /** When true, a `bad_signature` answer includes the server's string to sign. */
+  debug: boolean;
+}
+
+/** An app without its secret material, for listings and the admin API. */
+export interface ClientAppView {
+  id: string;
+  tier: string;
+  active: boolean;
+  skewSeconds?: number;
+  debug: boolean;
+  secrets: { id: string; notAfter?: string; expired: boolean }[];
+}
+
+/** Secrets of an app that still work at `now`. */
+export function activeSecrets(app: ClientApp, now: number): AppSecret[] {
+  return app.secrets.filter((s) => s.notAfter === undefined || now < s.notAfter);
+}
+
+export function viewOf(app: ClientApp, now: number): ClientAppView {
+  const view: ClientAppView = {
+    id: app.id,
+    tier: app.tier,
+    active: app.active,
+    debug: app.debug,
+    secrets: app.secrets.map((s) => ({
+      id: s.id,
+      ...(s.notAfter !== undefined ? { notAfter: new Date(s.notAfter).toISOString() } : {}),
+      expired: s.notAfter !== undefined && now >= s.notAfter,
+    })),
+  };
+  if (app.skewSeconds !== undefined) view.skewSeconds = app.skewSeconds;
+  return view;
+}

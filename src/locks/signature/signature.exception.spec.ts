@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { fail } from './signature-codes.js';
+import { signatureProblem } from './signature.exception.js';
+
+describe(signatureProblem.name, () => {
+  it('should answer 401 with the scheme challenge and the error code', () => {
+    const e = signatureProblem(fail('replayed_nonce', 'hmac', 'x'));
+    expect(e.getStatus()).toBe(401);
+    expect(e.problem.error).toBe('replayed_nonce');
+    expect(e.headers['www-authenticate']).toBe('Rampart-HMAC-SHA256 realm="rampart", error="replayed_nonce"');
+    expect(signatureProblem(fail('bad_signature', 'rfc9421', 'x')).headers['www-authenticate']).toBe('Signature realm="rampart", error="bad_signature"');
+    expect(signatureProblem(fail('missing_header', 'none', 'x')).headers['www-authenticate']).toMatch(/^Rampart-HMAC-SHA256 .*, Signature realm="rampart"/);
+  });
+
+  it('should add the server time to clock_skew', () => {
+    expect(signatureProblem(fail('clock_skew', 'hmac', 'x', { serverTime: 42 })).problem.server_time).toBe(42);
+  });
+
+  it('should show the string to sign only for debug apps', () => {
+    expect(signatureProblem(fail('bad_signature', 'hmac', 'x', { stringToSign: 's', debug: false })).problem.string_to_sign).toBeUndefined();
+    expect(signatureProblem(fail('bad_signature', 'hmac', 'x', { stringToSign: 's', debug: true })).problem.string_to_sign).toBe('s');
+  });
+
+  it('should answer 503 with Retry-After when the nonce store is down', () => {
+    const e = signatureProblem(fail('nonce_store_unavailable', 'hmac', 'x'));
+    expect(e.getStatus()).toBe(503);
+    expect(e.headers['retry-after']).toBe('1');
+    expect(e.headers['www-authenticate']).toBeUndefined();
+  });
+});

@@ -1,0 +1,51 @@
+import { ProblemException } from '../../common/problem.exception.js';
+import type { SignatureErrorCode, SignatureFailure } from './signature-codes.js';
+
+const REALM = 'realm="rampart"';
+
+function title(code: SignatureErrorCode): string {
+  switch (code) {
+    case 'missing_header':
+      return 'Request signature headers are missing';
+    case 'malformed_header':
+      return 'Request signature headers are malformed';
+    case 'clock_skew':
+      return 'Request timestamp is outside the allowed clock skew';
+    case 'unknown_app':
+      return 'Unknown or inactive app';
+    case 'bad_signature':
+      return 'Request signature does not match';
+    case 'replayed_nonce':
+      return 'Nonce was already used';
+    case 'nonce_store_unavailable':
+      return 'Replay protection is unavailable; try again shortly';
+  }
+}
+
+/** The WWW-Authenticate challenge(s): the scheme the client used, or both when it used none. */
+function challenge(f: SignatureFailure): string {
+  const err = `error="${f.code}"`;
+  switch (f.scheme) {
+    case 'hmac':
+      return `Rampart-HMAC-SHA256 ${REALM}, ${err}`;
+    case 'rfc9421':
+      return `Signature ${REALM}, ${err}`;
+    case 'none':
+      return `Rampart-HMAC-SHA256 ${REALM}, ${err}, Signature ${REALM}, ${err}`;
+  }
+}
+
+/**
+ * The answer for a refused request: problem+json with the stable `error`
+ * code, 401 + WWW-Authenticate (503 + Retry-After when the nonce store is
+ * down). The server's string to sign is included only for `debug` apps.
+ */
+export function signatureProblem(f: SignatureFailure): ProblemException {
+  if (f.code === 'nonce_store_unavailable') {
+    return ProblemException.fast(503, f.code, title(f.code), { detail: f.detail, headers: { 'retry-after': '1' } });
+  }
+  const extra: Record<string, unknown> = {};
+  if (f.code === 'clock_skew' && f.serverTime !== undefined) extra.server_time = f.serverTime;
+  if (f.code === 'bad_signature' && f.debug && f.stringToSign !== undefined) extra.string_to_sign = f.stringToSign;
+  return ProblemException.fast(401, f.code, title(f.code), { detail: f.detail, headers: { 'www-authenticate': challenge(f) }, ...extra });
+}

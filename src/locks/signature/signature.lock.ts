@@ -1,0 +1,82 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import type { GuardLock, LockContext } from '../../chain/lock.types.js';
+import type { LockSlice } from '../../chain/policy.types.js';
+import type { ProblemException } from '../../common/problem.exception.js';
+import { AnyRequest, rawBody, rawUrl } from '../../http/http-context.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
+import { AppRegistry } from './app-registry.js';
+import { NonceStore, NonceStoreUnavailableError } from './nonce-store.js';
+import { SignatureFailure, fail } from './signature-codes.js';
+import { InjectSignatureSettings } from './signature.constants.js';
+import type { SignatureSlice } from './signature.defaults.js';
+import { signatureProblem } from './signature.exception.js';
+import type { SignatureSettings } from './signature.settings.js';
+import { validateSignatureSlice } from './signature-slice.js';
+import { verifyRequest } from './verify-request.js';
+import type { SignedRequestView } from './verify.types.js';
+
+/**
+ * Lock 1: verifies the request signature (Rampart-HMAC-SHA256 or RFC 9421),
+ * then claims the nonce — state last, only after the MAC matched. On
+ * success the verified app id and tier go into the request state.
+ */
+@Injectable()
+export class SignatureLock implements GuardLock<SignatureSlice> {
+  readonly name = 'signature' as const;
+  readonly stage = 'guard' as const;
+  /** Epoch milliseconds; replaced in tests. */
+  clock: () => number = Date.now;
+  private readonly logger = new Logger('SignatureLock');
+  private readonly failures;
+
+  constructor(
+    private readonly apps: AppRegistry,
+    @Inject(NonceStore) private readonly nonces: NonceStore,
+    @InjectSignatureSettings() private readonly settings: SignatureSettings,
+    metrics: MetricsService,
+  ) {
+    this.failures = metrics.counter('rampart_signature_failures_total', 'Requests refused by the signature lock, by error code and scheme', ['code', 'scheme']);
+  }
+
+  validateSlice(slice: LockSlice, path: string): string[] {
+    return validateSignatureSlice(slice, path);
+  }
+
+  check(ctx: LockContext, slice: SignatureSlice): void | Promise<void> {
+    const result = verifyRequest(requestView(ctx.req), this.apps, { now: this.clock(), defaultSkewSeconds: this.settings.skewSeconds });
+    if ('unsigned' in result) {
+      if (slice.signed === 'optional') return; // anonymous: limited by IP / user downstream
+      throw this.reject(fail('missing_header', 'none', 'this route requires a signed request (X-App-Id, X-Timestamp, X-Nonce, X-Signature, or RFC 9421 Signature-Input/Signature)'), ctx);
+    }
+    if (!result.ok) throw this.reject(result, ctx);
+    const { app, nonce, nonceTtlMs, scheme } = result;
+    return this.nonces.claim(app.id, nonce, nonceTtlMs).then(
+      (fresh) => {
+        if (!fresh) throw this.reject(fail('replayed_nonce', scheme, 'this nonce was already used', { appId: app.id }), ctx);
+        ctx.state.appId = app.id;
+        ctx.state.tier = app.tier;
+      },
+      (err: unknown) => {
+        if (!(err instanceof NonceStoreUnavailableError)) throw err;
+        this.logger.warn({ msg: 'nonce store unavailable: refusing signed requests (fail closed)', reason: err.message });
+        throw this.reject(fail('nonce_store_unavailable', scheme, 'replay protection is unavailable'), ctx);
+      },
+    );
+  }
+
+  private reject(f: SignatureFailure, ctx: LockContext): ProblemException {
+    this.failures.inc({ code: f.code, scheme: f.scheme });
+    if (f.code === 'bad_signature' && f.stringToSign !== undefined) {
+      // The hash lets an operator compare with the client's string to sign; never the secret or the signature.
+      const stsSha256 = createHash('sha256').update(f.stringToSign).digest('hex');
+      this.logger.warn({ msg: 'bad signature', app: f.appId, scheme: f.scheme, policy: ctx.policyName, reqId: ctx.state.requestId, stringToSignSha256: stsSha256 });
+    }
+    return signatureProblem(f);
+  }
+}
+
+function requestView(req: AnyRequest): SignedRequestView {
+  const socket = (req.socket ?? req.raw?.socket) as { encrypted?: boolean } | undefined;
+  return { method: req.method, target: rawUrl(req), headers: req.headers, body: rawBody(req), scheme: socket?.encrypted ? 'https' : 'http' };
+}

@@ -1,0 +1,47 @@
+import { Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { LockChain } from '../../chain/lock-chain.service.js';
+import { RAMPART_CONFIG } from '../../config/config.constants.js';
+import { RedisService } from '../../redis/redis.service.js';
+import { AppRegistry } from './app-registry.js';
+import { createAppRegistry } from './app-registry.provider.js';
+import { MemoryNonceStore } from './memory-nonce.store.js';
+import { NonceStore } from './nonce-store.js';
+import { RedisNonceStore } from './redis-nonce.store.js';
+import { SIGNATURE_SETTINGS } from './signature.constants.js';
+import { SignatureLock } from './signature.lock.js';
+import { SignatureSettings, signatureSettings } from './signature.settings.js';
+
+/**
+ * Lock 1 (request signatures). Registers the `signature` guard lock with the
+ * chain; exports the AppRegistry for the admin API. Nonces live in Redis
+ * when it is configured (fail closed when it is down), else in memory.
+ */
+@Module({
+  providers: [
+    { provide: SIGNATURE_SETTINGS, useFactory: signatureSettings, inject: [RAMPART_CONFIG] },
+    { provide: AppRegistry, useFactory: createAppRegistry, inject: [RAMPART_CONFIG] },
+    {
+      provide: NonceStore,
+      useFactory: (redis: RedisService, settings: SignatureSettings): NonceStore =>
+        redis.enabled ? new RedisNonceStore(redis) : new MemoryNonceStore({ maxEntries: settings.memoryNonceMaxEntries }),
+      inject: [RedisService, SIGNATURE_SETTINGS],
+    },
+    SignatureLock,
+  ],
+  exports: [AppRegistry, SignatureLock],
+})
+export class SignatureModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly chain: LockChain,
+    private readonly lock: SignatureLock,
+    @Inject(NonceStore) private readonly nonces: NonceStore,
+  ) {}
+
+  onModuleInit(): void {
+    this.chain.register(this.lock);
+  }
+
+  onApplicationShutdown(): void {
+    this.nonces.close?.();
+  }
+}

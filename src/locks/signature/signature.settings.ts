@@ -1,0 +1,38 @@
+import { ConfigError } from '../../config/config.error.js';
+import type { RampartConfig } from '../../config/config.types.js';
+import { MAX_SKEW_SECONDS } from './app-definition.js';
+
+/** The `signature:` section of CONFIG_FILE. */
+export interface SignatureSettings {
+  /** Allowed clock difference in seconds, both ways, for apps without their own `skewSeconds` (default 180). */
+  skewSeconds: number;
+  /** Most nonces the in-process store holds when no Redis is configured (default 500000, ~150 bytes each). */
+  memoryNonceMaxEntries: number;
+}
+
+export const SIGNATURE_SETTINGS_DEFAULTS: SignatureSettings = { skewSeconds: 180, memoryNonceMaxEntries: 500_000 };
+
+/** Reads and validates `config.sections.signature`; throws ConfigError listing every problem. */
+export function signatureSettings(config: RampartConfig): SignatureSettings {
+  const raw = config.sections.signature;
+  if (raw === undefined) return { ...SIGNATURE_SETTINGS_DEFAULTS };
+  const problems: string[] = [];
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(['CONFIG_FILE: signature must be an object']);
+  const out = { ...SIGNATURE_SETTINGS_DEFAULTS };
+  for (const [k, v] of Object.entries(raw)) {
+    switch (k) {
+      case 'skewSeconds':
+        if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > MAX_SKEW_SECONDS) problems.push(`CONFIG_FILE: signature.skewSeconds must be an integer between 1 and ${MAX_SKEW_SECONDS}`);
+        else out.skewSeconds = v as number;
+        break;
+      case 'memoryNonceMaxEntries':
+        if (!Number.isInteger(v) || (v as number) < 1000) problems.push('CONFIG_FILE: signature.memoryNonceMaxEntries must be an integer ≥ 1000');
+        else out.memoryNonceMaxEntries = v as number;
+        break;
+      default:
+        problems.push(`CONFIG_FILE: signature.${k} is not a known option (skewSeconds, memoryNonceMaxEntries)`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return out;
+}

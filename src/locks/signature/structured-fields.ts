@@ -1,0 +1,215 @@
+/**
+ * The part of RFC 8941 (Structured Field Values) that RFC 9421 and RFC 9530
+ * need: parsing dictionaries of items / inner lists with parameters, and
+ * serialising an inner list (the `@signature-params` line). Parse errors are
+ * thrown as SfParseError and nothing else.
+ */
+
+export class SfToken {
+  constructor(readonly value: string) {}
+}
+export class SfBytes {
+  constructor(readonly bytes: Buffer) {}
+}
+export type BareItem = number | string | boolean | SfToken | SfBytes;
+export type Params = Map<string, BareItem>;
+export interface Item {
+  value: BareItem;
+  params: Params;
+}
+export interface InnerList {
+  items: Item[];
+  params: Params;
+}
+export type Member = Item | InnerList;
+export type Dictionary = Map<string, Member>;
+
+export class SfParseError extends Error {
+  override readonly name = 'SfParseError';
+}
+
+export function isInnerList(m: Member): m is InnerList {
+  return 'items' in m;
+}
+
+const KEY_START = /[a-z*]/;
+const KEY_CHAR = /[a-z0-9_\-.*]/;
+const TOKEN_START = /[A-Za-z*]/;
+const TOKEN_CHAR = /[!#$%&'*+\-.^_`|~0-9A-Za-z:/]/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+class Parser {
+  i = 0;
+  constructor(readonly s: string) {}
+
+  fail(what: string): never {
+    throw new SfParseError(`${what} at position ${this.i}`);
+  }
+  peek(): string {
+    return this.s[this.i] ?? '';
+  }
+  skipSp(): void {
+    while (this.s[this.i] === ' ') this.i++;
+  }
+  skipOws(): void {
+    while (this.s[this.i] === ' ' || this.s[this.i] === '\t') this.i++;
+  }
+
+  dictionary(): Dictionary {
+    const dict: Dictionary = new Map();
+    this.skipSp();
+    while (this.i < this.s.length) {
+      const key = this.key();
+      let member: Member;
+      if (this.peek() === '=') {
+        this.i++;
+        member = this.peek() === '(' ? this.innerList() : this.item();
+      } else {
+        member = { value: true, params: this.params() };
+      }
+      dict.set(key, member);
+      this.skipOws();
+      if (this.i >= this.s.length) return dict;
+      if (this.peek() !== ',') this.fail('expected ","');
+      this.i++;
+      this.skipOws();
+      if (this.i >= this.s.length) this.fail('trailing ","');
+    }
+    return dict;
+  }
+
+  innerList(): InnerList {
+    if (this.peek() !== '(') this.fail('expected "("');
+    this.i++;
+    const items: Item[] = [];
+    for (;;) {
+      this.skipSp();
+      if (this.peek() === ')') {
+        this.i++;
+        return { items, params: this.params() };
+      }
+      if (this.i >= this.s.length) this.fail('unterminated inner list');
+      items.push(this.item());
+      const c = this.peek();
+      if (c !== ' ' && c !== ')') this.fail('expected " " or ")"');
+    }
+  }
+
+  item(): Item {
+    const value = this.bareItem();
+    return { value, params: this.params() };
+  }
+
+  params(): Params {
+    const params: Params = new Map();
+    while (this.peek() === ';') {
+      this.i++;
+      this.skipSp();
+      const key = this.key();
+      let value: BareItem = true;
+      if (this.peek() === '=') {
+        this.i++;
+        value = this.bareItem();
+      }
+      params.set(key, value);
+    }
+    return params;
+  }
+
+  key(): string {
+    if (!KEY_START.test(this.peek())) this.fail('expected a key');
+    const start = this.i;
+    while (this.i < this.s.length && KEY_CHAR.test(this.s[this.i]!)) this.i++;
+    return this.s.slice(start, this.i);
+  }
+
+  bareItem(): BareItem {
+    const c = this.peek();
+    if (c === '-' || (c >= '0' && c <= '9')) return this.number();
+    if (c === '"') return this.string();
+    if (c === ':') return this.bytes();
+    if (c === '?') return this.boolean();
+    if (TOKEN_START.test(c)) return this.token();
+    return this.fail('expected an item');
+  }
+
+  number(): number {
+    const m = /^-?(\d{1,15})(\.\d{1,3})?/.exec(this.s.slice(this.i, this.i + 20));
+    if (!m) this.fail('bad number');
+    if (m[2] !== undefined && m[1]!.length > 12) this.fail('decimal too long');
+    this.i += m[0].length;
+    const next = this.peek();
+    if (next >= '0' && next <= '9') this.fail('number too long');
+    if (next === '.') this.fail('bad decimal');
+    return Number(m[0]);
+  }
+
+  string(): string {
+    this.i++;
+    let out = '';
+    for (;;) {
+      if (this.i >= this.s.length) this.fail('unterminated string');
+      const c = this.s[this.i++]!;
+      if (c === '\\') {
+        const n = this.s[this.i++];
+        if (n !== '"' && n !== '\\') this.fail('bad escape');
+        out += n;
+      } else if (c === '"') {
+        return out;
+      } else {
+        const code = c.charCodeAt(0);
+        if (code < 0x20 || code > 0x7e) this.fail('bad character in string');
+        out += c;
+      }
+    }
+  }
+
+  token(): SfToken {
+    const start = this.i;
+    this.i++;
+    while (this.i < this.s.length && TOKEN_CHAR.test(this.s[this.i]!)) this.i++;
+    return new SfToken(this.s.slice(start, this.i));
+  }
+
+  bytes(): SfBytes {
+    this.i++;
+    const end = this.s.indexOf(':', this.i);
+    if (end < 0) this.fail('unterminated byte sequence');
+    const b64 = this.s.slice(this.i, end);
+    if (!BASE64.test(b64)) this.fail('bad base64');
+    this.i = end + 1;
+    return new SfBytes(Buffer.from(b64, 'base64'));
+  }
+
+  boolean(): boolean {
+    const v = this.s[this.i + 1];
+    if (v !== '0' && v !== '1') this.fail('bad boolean');
+    this.i += 2;
+    return v === '1';
+  }
+}
+
+/** Parses a Dictionary field value (e.g. Signature-Input, Signature, Content-Digest). */
+export function parseDictionary(value: string): Dictionary {
+  const p = new Parser(value.replace(/^ +| +$/g, ''));
+  return p.dictionary();
+}
+
+export function serializeBareItem(v: BareItem): string {
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
+  if (typeof v === 'string') return `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+  if (typeof v === 'boolean') return v ? '?1' : '?0';
+  if (v instanceof SfToken) return v.value;
+  return `:${v.bytes.toString('base64')}:`;
+}
+
+export function serializeParams(params: Params): string {
+  let out = '';
+  for (const [k, v] of params) out += v === true ? `;${k}` : `;${k}=${serializeBareItem(v)}`;
+  return out;
+}
+
+/** Canonical serialisation of an inner list with its parameters. */
+export function serializeInnerList(list: InnerList): string {
+  return `(${list.items.map((it) => serializeBareItem(it.value) + serializeParams(it.params)).join(' ')})${serializeParams(list.params)}`;
+}

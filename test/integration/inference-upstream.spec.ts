@@ -1,0 +1,148 @@
+import { plainToInstance } from 'class-transformer';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ChatCompletionRequestDto } from '../../src/inference/dto/chat-completion-request.dto.js';
+import type { InferenceCall, SseSink } from '../../src/inference/inference-backend.js';
+import { InferenceError, isBackendFailure } from '../../src/inference/inference.errors.js';
+import { UpstreamBackend } from '../../src/inference/upstream/upstream.backend.js';
+import { FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
+
+const TIMEOUT_MS = 400;
+
+function body(extra: Record<string, unknown> = {}): ChatCompletionRequestDto {
+  return plainToInstance(ChatCompletionRequestDto, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], ...extra });
+}
+
+function call(): InferenceCall & { gone: AbortController; breaker: AbortController } {
+  const gone = new AbortController();
+  const breaker = new AbortController();
+  return { gone, breaker, clientGone: gone.signal, signal: AbortSignal.any([gone.signal, breaker.signal]) };
+}
+
+/** Records each write as it happens. */
+class RecordingSink implements SseSink {
+  opened = false;
+  readonly writes: string[] = [];
+  open(): void {
+    this.opened = true;
+  }
+  write(d: string | Uint8Array): Promise<void> {
+    this.writes.push(Buffer.from(d).toString('utf8'));
+    return Promise.resolve();
+  }
+  event(d: unknown): Promise<void> {
+    return this.write(`data: ${JSON.stringify(d)}\n\n`);
+  }
+  end(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+async function failure(p: Promise<unknown>): Promise<InferenceError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(InferenceError);
+  return e as InferenceError;
+}
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 5_000;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe(UpstreamBackend.name, () => {
+  let fake: FakeOpenAI;
+  let backend: UpstreamBackend;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    backend = new UpstreamBackend({ upstreamUrl: `${fake.url}/`, upstreamApiKey: 'sk-int-test', upstreamTimeoutMs: TIMEOUT_MS });
+  });
+  afterEach(() => fake.reset());
+  afterAll(async () => {
+    await backend?.close();
+    await fake?.close();
+  });
+
+  it('should reuse one keep-alive connection for calls in a row', async () => {
+    const before = fake.connections;
+    for (let i = 0; i < 10; i++) expect((await backend.complete(body(), call())).object).toBe('chat.completion');
+    // undici may open a second socket while the first is being released; never one per call
+    expect(fake.connections - before).toBeLessThanOrEqual(2);
+  });
+
+  it('should answer a slow upstream within the timeout, and time out a slower one', async () => {
+    fake.setLatency(TIMEOUT_MS / 4);
+    expect((await backend.complete(body(), call())).choices).toHaveLength(1);
+    fake.setLatency(TIMEOUT_MS * 5);
+    const before = fake.aborted;
+    const e = await failure(backend.complete(body(), call()));
+    expect(e.kind).toBe('timeout');
+    expect(isBackendFailure(e)).toBe(true);
+    await until(() => fake.aborted > before, 'the upstream to see the abort');
+  });
+
+  it("should abort the upstream call at once when the breaker's signal fires (a timeout, a failure)", async () => {
+    fake.setHang(true);
+    const c = call();
+    const before = fake.aborted;
+    const pending = failure(backend.complete(body(), c));
+    await until(() => fake.inFlight === 1, 'the call to reach the upstream');
+    c.breaker.abort();
+    const e = await pending;
+    expect(e.kind).toBe('timeout');
+    expect(isBackendFailure(e)).toBe(true);
+    await until(() => fake.aborted > before && fake.inFlight === 0, 'the upstream to see the abort');
+  });
+
+  it('should call a client that went away client_closed, not a failure', async () => {
+    fake.setHang(true);
+    const c = call();
+    const pending = failure(backend.complete(body(), c));
+    await until(() => fake.inFlight === 1, 'the call to reach the upstream');
+    c.gone.abort();
+    const e = await pending;
+    expect(e.kind).toBe('client_closed');
+    expect(isBackendFailure(e)).toBe(false);
+  });
+
+  it('should tell failures from rejections as the error rate changes', async () => {
+    fake.setErrorRate(1);
+    expect(isBackendFailure(await failure(backend.complete(body(), call())))).toBe(true);
+    fake.setErrorRate(0);
+    fake.setStatus(422);
+    expect(isBackendFailure(await failure(backend.complete(body(), call())))).toBe(false);
+    fake.setStatus(undefined);
+    expect((await backend.complete(body(), call())).model).toBe('fake-gpt');
+  });
+
+  it('should write the upstream chunks through as they come', async () => {
+    const sink = new RecordingSink();
+    await backend.stream(body({ stream: true, max_tokens: 4 }), call(), sink);
+    const text = sink.writes.join('');
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(text.match(/^data: /gm)).toHaveLength(1 + 4 + 1 + 1);
+    expect(sink.writes.length).toBeGreaterThanOrEqual(4); // chunks 5 ms apart arrive as separate writes, not one buffer
+  });
+
+  it('should fail a stream before its first byte as a plain error (the caller answers problem+json)', async () => {
+    fake.setStatus(503);
+    const sink = new RecordingSink();
+    const e = await failure(backend.stream(body({ stream: true }), call(), sink));
+    expect(e.problem.status).toBe(502);
+    expect(sink.opened).toBe(false);
+  });
+
+  it('should check readiness with GET /models', async () => {
+    const before = fake.modelRequests;
+    expect(await backend.health(AbortSignal.timeout(1_000))).toMatchObject({ backend: 'upstream', upstream: new URL(fake.url).origin });
+    expect(fake.modelRequests).toBe(before + 1);
+    expect(fake.lastRequest?.headers.authorization).toBe('Bearer sk-int-test');
+    fake.setStatus(500);
+    await expect(backend.health(AbortSignal.timeout(1_000))).rejects.toThrow('upstream GET /models answered 500');
+  });
+});

@@ -1,0 +1,278 @@
+/**
+ * A fake OpenAI-compatible upstream for tests and benchmarks: a real
+ * `node:http` server whose behaviour is switched at run time.
+ *
+ *   const fake = await startFakeOpenAI();
+ *   startApp({ INFERENCE_UPSTREAM_URL: fake.url });   // url ends in /v1
+ *   fake.setLatency(200);      // wait 200 ms before answering
+ *   fake.setErrorRate(0.5);    // half of the calls answer 500
+ *   fake.setHang(true);        // accept calls and never answer
+ *   fake.setStatus(429);       // answer every call with 429 (+ OpenAI error body)
+ *   fake.requests, fake.inFlight, fake.aborted   // what reached it
+ *
+ * Endpoints:
+ *   POST /v1/chat/completions — a chat.completion (JSON), or with `stream: true`
+ *     server-sent chat.completion.chunk events (one word per chunk, `chunkDelayMs`
+ *     apart) ending in `data: [DONE]`. The answer has min(max_tokens, 8) words.
+ *   GET /v1/models — `{object: 'list', data: [{id: 'fake-gpt'}]}`.
+ * Switches apply to both endpoints, in this order: hang, latency, status,
+ * error rate, bad JSON. Anything else answers 404.
+ *
+ * Counters: `requests` = chat-completion calls received (`modelRequests` for
+ * GET /v1/models); `inFlight` = calls not yet finished; `aborted` = calls
+ * whose client went away before the answer was complete; `connections` =
+ * TCP connections accepted. `reset()` restores the switches, not the counters.
+ */
+import { once } from 'node:events';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const FAKE_MODEL = 'fake-gpt';
+const WORDS = ['This', ' is', ' a', ' fake', ' answer', ' from', ' the', ' upstream'];
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Record<string, unknown> | undefined;
+}
+
+export interface FakeOpenAI {
+  /** Base URL to use as INFERENCE_UPSTREAM_URL, e.g. `http://127.0.0.1:43210/v1`. */
+  readonly url: string;
+  /** Milliseconds to wait before answering (0 = none). */
+  setLatency(ms: number): void;
+  /** Fraction (0..1) of calls answered with 500. */
+  setErrorRate(rate: number): void;
+  /** When true, calls are accepted and never answered (until the client gives up). */
+  setHang(on: boolean): void;
+  /** Answer every call with this status and an OpenAI error body (undefined = normal answers). */
+  setStatus(code: number | undefined): void;
+  /** Milliseconds between two streamed chunks (default 5). */
+  setChunkDelay(ms: number): void;
+  /** When true, answer 200 with a body that is not valid JSON. */
+  setBadJson(on: boolean): void;
+  /** Streams stop after their first content chunk until resumeStreams() (to observe relaying). */
+  pauseStreams(): void;
+  resumeStreams(): void;
+  /** Back to normal answers; counters are kept. */
+  reset(): void;
+  /** Chat-completion calls received. */
+  readonly requests: number;
+  /** GET /v1/models calls received. */
+  readonly modelRequests: number;
+  /** Calls received and not finished yet. */
+  readonly inFlight: number;
+  /** Calls whose client went away before the answer was complete. */
+  readonly aborted: number;
+  /** TCP connections accepted so far (keep-alive reuse shows as fewer connections than calls). */
+  readonly connections: number;
+  /** The last chat-completion call (headers and parsed body). */
+  readonly lastRequest: FakeRequest | undefined;
+  close(): Promise<void>;
+}
+
+interface Settings {
+  latencyMs: number;
+  errorRate: number;
+  hang: boolean;
+  status: number | undefined;
+  chunkDelayMs: number;
+  badJson: boolean;
+}
+const DEFAULTS: Settings = { latencyMs: 0, errorRate: 0, hang: false, status: undefined, chunkDelayMs: 5, badJson: false };
+
+export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+  const s: Settings = { ...DEFAULTS };
+  const counts = { requests: 0, modelRequests: 0, inFlight: 0, aborted: 0, connections: 0 };
+  let lastRequest: FakeRequest | undefined;
+  let gate: { promise: Promise<void>; open: () => void } | undefined;
+
+  const server = createServer((req, res) => {
+    counts.inFlight++;
+    res.once('close', () => {
+      counts.inFlight--;
+      if (!res.writableFinished) counts.aborted++;
+    });
+    handle(req, res).catch(() => res.destroy());
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '').split('?')[0];
+    const raw = await readBody(req);
+    if (req.method === 'POST' && path === '/v1/chat/completions') {
+      counts.requests++;
+      lastRequest = { method: req.method, path, headers: req.headers, body: parseJson(raw) };
+    } else if (req.method === 'GET' && path === '/v1/models') {
+      counts.modelRequests++;
+    } else {
+      return json(res, 404, { error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' } });
+    }
+    if (s.hang) return; // never answered; 'close' counts the abort
+    if (s.latencyMs > 0 && !(await sleep(s.latencyMs, res))) return;
+    if (s.status !== undefined) return errorAnswer(res, s.status);
+    if (s.errorRate > 0 && Math.random() < s.errorRate) return errorAnswer(res, 500);
+    if (s.badJson) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end('{"id": "chatcmpl-broken", "choices": [');
+    }
+    if (path === '/v1/models') return json(res, 200, { object: 'list', data: [{ id: FAKE_MODEL, object: 'model', created: 0, owned_by: 'rampart-tests' }] });
+    const body = lastRequest?.body ?? {};
+    const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16;
+    const words = WORDS.slice(0, Math.max(1, Math.min(maxTokens, WORDS.length)));
+    if (body.stream === true) return stream(res, words);
+    json(res, 200, {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: FAKE_MODEL,
+      choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: 'stop', logprobs: null }],
+      usage: { prompt_tokens: 5, completion_tokens: words.length, total_tokens: 5 + words.length },
+    });
+  }
+
+  async function stream(res: ServerResponse, words: string[]): Promise<void> {
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    res.flushHeaders();
+    const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: FAKE_MODEL };
+    const send = (delta: object, finish: string | null): boolean =>
+      res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`);
+    send({ role: 'assistant', content: '' }, null);
+    for (let i = 0; i < words.length; i++) {
+      if (res.destroyed) return;
+      send({ content: words[i] }, null);
+      if (i === 0 && gate) await Promise.race([gate.promise, once(res, 'close')]);
+      if (!(await sleep(s.chunkDelayMs, res))) return;
+    }
+    send({}, 'stop');
+    res.end('data: [DONE]\n\n');
+  }
+
+  server.on('connection', () => counts.connections++);
+
+  function resumeStreams(): void {
+    gate?.open();
+    gate = undefined;
+  }
+
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    setLatency: (ms) => void (s.latencyMs = ms),
+    setErrorRate: (rate) => void (s.errorRate = rate),
+    setHang: (on) => void (s.hang = on),
+    setStatus: (code) => void (s.status = code),
+    setChunkDelay: (ms) => void (s.chunkDelayMs = ms),
+    setBadJson: (on) => void (s.badJson = on),
+    pauseStreams() {
+      if (gate) return;
+      let open!: () => void;
+      const promise = new Promise<void>((r) => (open = r));
+      gate = { promise, open };
+    },
+    resumeStreams,
+    reset() {
+      Object.assign(s, DEFAULTS);
+      resumeStreams();
+    },
+    get requests() {
+      return counts.requests;
+    },
+    get modelRequests() {
+      return counts.modelRequests;
+    },
+    get inFlight() {
+      return counts.inFlight;
+    },
+    get aborted() {
+      return counts.aborted;
+    },
+    get connections() {
+      return counts.connections;
+    },
+    get lastRequest() {
+      return lastRequest;
+    },
+    async close() {
+      gate?.open();
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+function errorAnswer(res: ServerResponse, status: number): void {
+  const type = status >= 500 ? 'server_error' : status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error';
+  if (status === 429) res.setHeader('retry-after', '1');
+  json(res, status, { error: { message: `fake upstream answered ${status}`, type, code: type } });
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of req) parts.push(chunk as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function parseJson(text: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits `ms`; resolves false (early) when the client went away meanwhile. */
+function sleep(ms: number, res: ServerResponse): Promise<boolean> {
+  if (ms <= 0) return Promise.resolve(!res.destroyed);
+  return new Promise((resolve) => {
+    const onClose = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      res.off('close', onClose);
+      resolve(!res.destroyed);
+    }, ms);
+    res.once('close', onClose);
+  });
+}
+
+/**
+ * The client side of the same protocol: yields the `data:` payload of each
+ * server-sent event of a fetch Response as it arrives (`[DONE]` included).
+ */
+export async function* sseData(res: Response): AsyncGenerator<string> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buf = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = buf.indexOf('\n\n')) >= 0) {
+        const event = buf.slice(0, end);
+        buf = buf.slice(end + 2);
+        const data = event
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trimStart())
+          .join('\n');
+        if (data) yield data;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
