@@ -44,7 +44,12 @@ export class RedisRateLimitStore implements RateLimitStore {
   async decide(req: DecideRequest): Promise<Decision> {
     const groups = this.opts.cluster ? groupBy(req.buckets) : [req.buckets.map((_, i) => i)];
     if (groups.length === 1) return this.call(req, groups[0]!);
-    const settled = await Promise.allSettled(groups.map((idx) => this.call(req, idx)));
+    // The slot holding the global soft bucket goes first, so the others know whether the request is degraded.
+    const soft = req.degradeAt > 0 ? groups.findIndex((g) => g.some((i) => req.buckets[i]!.soft)) : -1;
+    const first = soft >= 0 ? await Promise.allSettled([this.call(req, groups[soft]!)]) : [];
+    const hint = first[0]?.status === 'fulfilled' ? { ...req, degradedHint: first[0].value.degraded } : req;
+    const rest = await Promise.allSettled(groups.map((idx, g) => (g === soft ? undefined : this.call(hint, idx))));
+    const settled = rest.map((r, g) => (g === soft ? first[0]! : r)) as PromiseSettledResult<Decision>[];
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) {
       // Give back what the slots that answered reserved, then report the failure (the policy's failMode decides).

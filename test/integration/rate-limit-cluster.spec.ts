@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { ManualClock } from '../../src/locks/rate-limit/clock.js';
+import { RedisRateLimitStore } from '../../src/locks/rate-limit/redis-rate-limit.store.js';
+import type { BucketSpec, DecideRequest } from '../../src/locks/rate-limit/rate-limit.store.js';
+import { MetricsService } from '../../src/metrics/metrics.service.js';
+import { RedisService } from '../../src/redis/redis.service.js';
+import { RunningApp, startApp } from '../support/app.js';
+import { RateLimitRoutesModule, withRateLimitPolicies } from '../support/rate-limit-routes.js';
+import { canStartRedis, uniqueEnv } from '../support/redis-env.js';
+import { RedisClusterProcess, startRedisCluster } from '../support/redis-server.js';
+
+const bucket = (key: string, capacity: number, group: string): BucketSpec => ({
+  key, kind: 'g', capacity, intervalUs: 1e6, cost: 1, shadow: false, soft: false, degradable: false, group,
+});
+const req = (buckets: BucketSpec[]): DecideRequest => ({ buckets, degradeAt: 0, degradeFactor: 1, degradedHint: false });
+const tagOf = (key: string): string => /\{[^}]*\}/.exec(key)![0];
+
+describe.skipIf(!canStartRedis())(`${RedisRateLimitStore.name} on a 3-master Redis Cluster`, () => {
+  let cluster: RedisClusterProcess;
+  let redis: RedisService;
+  const nodes = (): string => cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',');
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster(3);
+    redis = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_CLUSTER_NODES: nodes(), REDIS_COMMAND_TIMEOUT_MS: '1000' }), new MetricsService());
+    await redis.onModuleInit();
+  }, 60_000);
+  afterAll(async () => {
+    await redis?.onApplicationShutdown();
+    await cluster?.stop();
+  });
+
+  const slot = (key: string): Promise<number> => redis.run('keyslot', (c) => c.call('CLUSTER', 'KEYSLOT', key) as Promise<number>);
+
+  it('should decide buckets that share the service hash tag in one call, all or nothing', async () => {
+    const env = uniqueEnv();
+    const clock = new ManualClock();
+    const store = new RedisRateLimitStore(redis, { clock: 'app', cluster: true, appClock: clock });
+    const a = bucket(`rl:{${env}:rampart}:ip:x:a`, 5, `{${env}:rampart}`);
+    const b = bucket(`rl:{${env}:rampart}:user:y:b`, 1, `{${env}:rampart}`);
+    expect((await store.decide(req([a, b]))).allowed).toBe(true);
+    const refused = await store.decide(req([a, b]));
+    expect(refused.allowed).toBe(false);
+    expect(refused.buckets[0]!.remaining).toBe(3);
+    expect((await store.decide(req([a]))).buckets[0]!.remaining).toBe(3);
+  });
+
+  it('should reserve per slot and refund the slots that charged when another slot refuses', async () => {
+    const env = uniqueEnv();
+    const clock = new ManualClock();
+    let refunds = 0;
+    const store = new RedisRateLimitStore(redis, { clock: 'app', cluster: true, appClock: clock, onRefund: (n) => (refunds += n) });
+    // Find two own-slot keys on different slots (and, with 3 masters, usually different nodes).
+    const keys: string[] = [];
+    for (let i = 0; keys.length < 2; i++) {
+      const k = `rl:{${env}:rampart:user:u${i}:a}`;
+      if (keys.length === 0 || (await slot(k)) !== (await slot(keys[0]!))) keys.push(k);
+    }
+    const a = bucket(keys[0]!, 5, tagOf(keys[0]!));
+    const b = bucket(keys[1]!, 1, tagOf(keys[1]!));
+    expect((await store.decide(req([a, b]))).allowed).toBe(true);
+    const tatBefore = await redis.run('get', (c) => c.get(a.key));
+    const refused = await store.decide(req([a, b]));
+    expect(refused.allowed).toBe(false);
+    expect(refused.blocker).toBe(1);
+    expect(refunds).toBe(1);
+    expect(await redis.run('get', (c) => c.get(a.key))).toBe(tatBefore);
+    expect(await redis.run('pttl', (c) => c.pttl(a.key))).toBeGreaterThan(0);
+    expect((await store.decide(req([a]))).buckets[0]!.remaining).toBe(3);
+  });
+
+  describe('through the app (REDIS_CLUSTER_NODES)', () => {
+    let app: RunningApp;
+    beforeAll(async () => {
+      app = await startApp(
+        { REDIS_CLUSTER_NODES: nodes(), RAMPART_ENV: uniqueEnv('rlc'), REDIS_COMMAND_TIMEOUT_MS: '1000' },
+        {
+          imports: [RateLimitRoutesModule],
+          config: withRateLimitPolicies({
+            plain: {
+              mode: 'enforce',
+              failMode: 'closed',
+              rules: [
+                { name: 'per-ip', dimension: 'ip', capacity: 3, rate: '1/h' },
+                { name: 'global', dimension: 'global', capacity: 100, rate: '1/h' },
+                { name: 'own-slot', dimension: 'route', capacity: 50, rate: '1/h', scope: 'subject' },
+              ],
+            },
+          }),
+        },
+      );
+    }, 60_000);
+    afterAll(() => app?.close());
+
+    it('should never let a CROSSSLOT error reach a client and refuse exactly past capacity', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await fetch(`${app.url}/rl-test/plain`)).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    });
+  });
+});
