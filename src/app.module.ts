@@ -1,5 +1,6 @@
 import { DynamicModule, Module, ModuleMetadata, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AdminModule } from './admin/admin.module.js';
 import { ChainModule } from './chain/chain.module.js';
 import { ProblemFilter } from './common/problem.filter.js';
 import { ConfigModule } from './config/config.module.js';
@@ -39,6 +40,7 @@ export class AppModule {
         SearchModule,
         InferenceModule,
         ProbeModule,
+        AdminModule,
         ...extra,
       ],
       providers: [

@@ -1,4 +1,5 @@
 import type { RoutePolicy } from '../chain/policy.types.js';
+import type { AdminTokenHash } from './admin-tokens-file.js';
 
 export type HttpAdapterName = 'express' | 'fastify';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -50,8 +51,12 @@ export interface RampartConfig {
   httpAdapter: HttpAdapterName;
   logLevel: LogLevel;
   redis: RedisConfig;
-  /** Bearer token for the admin API. Secret. */
+  /** Bearer token for the admin API (actor id `env`). Secret. */
   adminToken?: string;
+  /** File of hashed admin tokens (ADMIN_TOKENS_FILE, JSON or YAML list of `{ id, sha256 }`). */
+  adminTokensFile?: string;
+  /** Admin tokens from ADMIN_TOKENS_FILE, as SHA-256 hashes (masked when printed). */
+  adminTokens: AdminTokenHash[];
   inference: InferenceConfig;
   search: SearchConfig;
   /** Key for hashing IPs and user ids in rate-limit keys (RATE_LIMIT_KEY_SECRET); unset = a random key shared through Redis. Secret. */

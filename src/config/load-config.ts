@@ -13,6 +13,7 @@ import type {
 } from './config.types.js';
 import { ConfigError } from './config.error.js';
 import { isValidCidr } from '../http/cidr.js';
+import { loadAdminTokensFile } from './admin-tokens-file.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -185,6 +186,9 @@ export function loadConfig(env: Env = process.env): RampartConfig {
 
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16) p.add('ADMIN_TOKEN must be at least 16 characters');
+  const adminTokensFile = env.ADMIN_TOKENS_FILE || undefined;
+  const adminTokens = adminTokensFile ? loadAdminTokensFile(adminTokensFile, p) : [];
+  if (adminToken !== undefined && adminTokens.some((t) => t.id === 'env')) p.add('ADMIN_TOKENS_FILE: token id "env" is reserved for ADMIN_TOKEN');
 
   const env_ = env.RAMPART_ENV || (env.NODE_ENV === 'production' ? 'prod' : 'dev');
   const service = env.RAMPART_SERVICE || 'rampart';
@@ -207,6 +211,8 @@ export function loadConfig(env: Env = process.env): RampartConfig {
       maxReconnectDelayMs: int(env, 'REDIS_MAX_RECONNECT_DELAY_MS', 2_000, p, 10, 60_000),
     },
     adminToken,
+    adminTokensFile,
+    adminTokens,
     inference: {
       upstreamUrl: url(env, 'INFERENCE_UPSTREAM_URL', ['http:', 'https:'], p),
       upstreamApiKey: env.INFERENCE_UPSTREAM_API_KEY || undefined,

@@ -1,6 +1,6 @@
 import type { RampartConfig } from './config.types.js';
 
-const SECRET_KEY = /(secret|token|password|apikey|api_key|authorization|credential)/i;
+const SECRET_KEY = /(secret|token|password|apikey|api_key|authorization|credential|sha256)/i;
 
 /** Masks the password part of a URL: `redis://:s3cret@h:6379` → `redis://:***@h:6379`. */
 export function maskUrl(raw: string | undefined): string | undefined {

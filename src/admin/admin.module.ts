@@ -1,0 +1,89 @@
+import { Module } from '@nestjs/common';
+import { RAMPART_CONFIG } from '../config/config.constants.js';
+import { RedisService } from '../redis/redis.service.js';
+import { AdminBus } from './admin-bus.js';
+import { AdminMetrics } from './admin-metrics.js';
+import { ADMIN_SETTINGS, AdminSettings, adminSettings } from './admin-settings.js';
+import { APP_STORE } from './apps/app-store.js';
+import { AppsAdmin } from './apps/apps-admin.service.js';
+import { AppsSync } from './apps/apps-sync.service.js';
+import { MemoryAppStore } from './apps/memory-app.store.js';
+import { RedisAppStore } from './apps/redis-app.store.js';
+import { AUDIT_LOG } from './audit/audit-log.js';
+import { AuditRecorder } from './audit/audit-recorder.service.js';
+import { MemoryAuditLog } from './audit/memory-audit.log.js';
+import { RedisAuditLog } from './audit/redis-audit.log.js';
+import { AdminAuthGuard } from './auth/admin-auth.guard.js';
+import { AdminTokens } from './auth/admin-tokens.js';
+import { AdminAppsController } from './controllers/admin-apps.controller.js';
+import { AdminAuditController } from './controllers/admin-audit.controller.js';
+import { AdminBloomController } from './controllers/admin-bloom.controller.js';
+import { AdminBreakersController } from './controllers/admin-breakers.controller.js';
+import { AdminConfigController } from './controllers/admin-config.controller.js';
+import { AdminPoliciesController } from './controllers/admin-policies.controller.js';
+import { AdminPolicyEditController } from './controllers/admin-policy-edit.controller.js';
+import { AdminStatusController } from './controllers/admin-status.controller.js';
+import { InstalledParts } from './installed-parts.service.js';
+import { MemoryPolicyStore } from './policies/memory-policy.store.js';
+import { PolicyChanges } from './policies/policy-changes.service.js';
+import { POLICY_STORE } from './policies/policy-store.js';
+import { PolicySync } from './policies/policy-sync.service.js';
+import { RedisPolicyStore } from './policies/redis-policy.store.js';
+import { AdminStatus } from './status/admin-status.service.js';
+import { MemoryStatsStore } from './status/memory-stats.store.js';
+import { RedisStatsStore } from './status/redis-stats.store.js';
+import { STATS_STORE } from './status/stats-store.js';
+
+/**
+ * The admin API under /admin: read the configuration, change route
+ * policies (lock modes, options, rollbacks), apps, Bloom filters and
+ * breakers at run time on every instance, with bearer-token auth and an
+ * audit log. State is in Redis when configured, else in memory (one instance).
+ */
+@Module({
+  controllers: [
+    AdminConfigController,
+    AdminPoliciesController,
+    AdminPolicyEditController,
+    AdminAppsController,
+    AdminBloomController,
+    AdminBreakersController,
+    AdminStatusController,
+    AdminAuditController,
+  ],
+  providers: [
+    { provide: ADMIN_SETTINGS, useFactory: adminSettings, inject: [RAMPART_CONFIG] },
+    { provide: AdminTokens, useFactory: AdminTokens.fromConfig, inject: [RAMPART_CONFIG] },
+    {
+      provide: POLICY_STORE,
+      useFactory: (redis: RedisService, bus: AdminBus, s: AdminSettings) => (redis.enabled ? new RedisPolicyStore(redis, bus, s.historyLimit) : new MemoryPolicyStore(s.historyLimit)),
+      inject: [RedisService, AdminBus, ADMIN_SETTINGS],
+    },
+    {
+      provide: APP_STORE,
+      useFactory: (redis: RedisService, bus: AdminBus) => (redis.enabled ? new RedisAppStore(redis, bus) : new MemoryAppStore()),
+      inject: [RedisService, AdminBus],
+    },
+    {
+      provide: AUDIT_LOG,
+      useFactory: (redis: RedisService, s: AdminSettings) => (redis.enabled ? new RedisAuditLog(redis, s.auditMaxLen) : new MemoryAuditLog(s.auditMaxLen)),
+      inject: [RedisService, ADMIN_SETTINGS],
+    },
+    {
+      provide: STATS_STORE,
+      useFactory: (redis: RedisService, s: AdminSettings) => (redis.enabled ? new RedisStatsStore(redis, 10 * s.statsIntervalMs) : new MemoryStatsStore()),
+      inject: [RedisService, ADMIN_SETTINGS],
+    },
+    AdminMetrics,
+    AdminBus,
+    AdminAuthGuard,
+    AuditRecorder,
+    InstalledParts,
+    PolicySync,
+    PolicyChanges,
+    AppsSync,
+    AppsAdmin,
+    AdminStatus,
+  ],
+})
+export class AdminModule {}

@@ -1,0 +1,27 @@
+import type { RedisService } from '../../redis/redis.service.js';
+import type { AuditEntry, AuditLog, AuditPage } from './audit-log.js';
+
+/** The audit log as a Redis stream `cfg:{<env>:<service>}:audit` (XADD … MAXLEN ~ maxLen), one JSON field per entry. */
+export class RedisAuditLog implements AuditLog {
+  readonly kind = 'redis';
+  private readonly key: string;
+
+  constructor(
+    private readonly redis: RedisService,
+    private readonly maxLen: number,
+  ) {
+    this.key = `cfg:${redis.tag}:audit`;
+  }
+
+  async append(entry: Omit<AuditEntry, 'id'>): Promise<string> {
+    const id = await this.redis.run('admin.audit.append', (c) => c.xadd(this.key, 'MAXLEN', '~', this.maxLen, '*', 'e', JSON.stringify(entry)));
+    return String(id);
+  }
+
+  async page(limit: number, before?: string): Promise<AuditPage> {
+    // Fetch one more than asked to know whether an older page exists.
+    const rows = await this.redis.run('admin.audit.page', (c) => c.xrevrange(this.key, before ? `(${before}` : '+', '-', 'COUNT', limit + 1));
+    const entries = rows.slice(0, limit).map(([id, fields]) => ({ id, ...(JSON.parse(fields[1] ?? '{}') as Omit<AuditEntry, 'id'>) }));
+    return rows.length > limit ? { entries, next: entries[entries.length - 1]!.id } : { entries };
+  }
+}

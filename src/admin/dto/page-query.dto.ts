@@ -1,0 +1,31 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { AUDIT_ID } from '../audit/audit-log.js';
+
+/** Query of `GET /admin/audit`. */
+export class AuditQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'Cursor: the `next` of the previous page (entries older than this id)' })
+  @IsOptional()
+  @Matches(AUDIT_ID, { message: 'before must be an entry id such as 1700000000000-0' })
+  before?: string;
+}
+
+/** Query of `GET /admin/policies/versions`. */
+export class VersionsQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  limit?: number;
+}

@@ -1,0 +1,65 @@
+import { Inject, Injectable, Optional, Type } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { AppRegistry } from '../locks/signature/app-registry.js';
+import { BLOOM_ADMIN, BREAKER_ADMIN, BloomAdminPort, BreakerAdminPort } from './admin-ports.js';
+import { lockNotInstalled } from './admin-problems.js';
+
+/**
+ * Finds the parts other lock modules provide for the admin API, wherever
+ * they are declared: the signature lock's AppRegistry and the cache-shield
+ * and circuit-breaker ports. Absent parts make their endpoints answer 404
+ * `lock_not_installed`; the admin API works with any set of locks.
+ */
+@Injectable()
+export class InstalledParts {
+  private readonly found = new Map<unknown, unknown>();
+
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    @Optional() @Inject(BLOOM_ADMIN) bloom?: BloomAdminPort,
+    @Optional() @Inject(BREAKER_ADMIN) breaker?: BreakerAdminPort,
+  ) {
+    if (bloom) this.found.set(BLOOM_ADMIN, bloom);
+    if (breaker) this.found.set(BREAKER_ADMIN, breaker);
+  }
+
+  appRegistry(): AppRegistry | undefined {
+    return this.find(AppRegistry);
+  }
+
+  bloom(): BloomAdminPort | undefined {
+    return this.find<BloomAdminPort>(BLOOM_ADMIN);
+  }
+
+  breaker(): BreakerAdminPort | undefined {
+    return this.find<BreakerAdminPort>(BREAKER_ADMIN);
+  }
+
+  /** The AppRegistry, or a 404 `lock_not_installed` naming the signature lock. */
+  requireAppRegistry(): AppRegistry {
+    return this.appRegistry() ?? throwNotInstalled('signature');
+  }
+
+  requireBloom(): BloomAdminPort {
+    return this.bloom() ?? throwNotInstalled('cacheShield');
+  }
+
+  requireBreaker(): BreakerAdminPort {
+    return this.breaker() ?? throwNotInstalled('circuitBreaker');
+  }
+
+  private find<T>(token: Type<T> | symbol): T | undefined {
+    if (this.found.has(token)) return this.found.get(token) as T;
+    try {
+      const part = this.moduleRef.get<T>(token, { strict: false });
+      this.found.set(token, part);
+      return part;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function throwNotInstalled(lock: string): never {
+  throw lockNotInstalled(lock);
+}

@@ -1,0 +1,100 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { LockChain } from '../../chain/lock-chain.service.js';
+import { HealthRegistry } from '../../health/health-registry.service.js';
+import { RedisUnavailableError } from '../../redis/redis.errors.js';
+import { AdminMetrics } from '../admin-metrics.js';
+import { ADMIN_SETTINGS, AdminSettings } from '../admin-settings.js';
+import { POLICY_STORE, PolicyStore, PolicyVersion } from './policy-store.js';
+
+/**
+ * Keeps this instance on the active policy version: loads it at boot (over
+ * the shipped defaults), follows announcements (pub/sub) and checks the
+ * active version every `syncIntervalMs` in case one was lost. Pulls and
+ * local changes run one at a time (`serial`), so an older version can never
+ * overwrite a newer one on this instance.
+ */
+@Injectable()
+export class PolicySync implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('PolicySync');
+  private queue: Promise<unknown> = Promise.resolve();
+  private pullQueued = false;
+  private timer: NodeJS.Timeout | undefined;
+  private unwatch: (() => void) | undefined;
+  /** A stored version this instance refused (its locks reject it): reported by health, not retried. */
+  private refused: { version: number; problems: string[] } | undefined;
+  private lastError: string | undefined;
+
+  constructor(
+    @Inject(POLICY_STORE) private readonly store: PolicyStore,
+    private readonly chain: LockChain,
+    private readonly metrics: AdminMetrics,
+    @Inject(ADMIN_SETTINGS) private readonly settings: AdminSettings,
+    private readonly health: HealthRegistry,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.metrics.policyVersion.set(this.chain.current().version);
+    this.chain.onChange((set) => this.metrics.policyVersion.set(set.version));
+    if (this.store.kind === 'memory') return;
+    this.unwatch = this.store.watch(() => void this.pull());
+    await this.pull();
+    this.timer = setInterval(() => void this.pull(), this.settings.syncIntervalMs);
+    this.timer.unref();
+    this.health.register('admin-policies', () => this.check(), { optional: true });
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+    this.unwatch?.();
+  }
+
+  /** Runs `fn` after every earlier pull or change of this instance, one at a time. */
+  serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Applies the active stored version if this instance runs another one (coalesced: at most one pull waits). */
+  pull(): Promise<void> {
+    if (this.pullQueued) return Promise.resolve();
+    this.pullQueued = true;
+    return this.serial(async () => {
+      this.pullQueued = false;
+      try {
+        const active = await this.store.activeVersion();
+        if (active === 0 || active === this.chain.current().version || active === this.refused?.version) return;
+        const version = await this.store.get(active);
+        if (version) this.apply(version);
+        this.lastError = undefined;
+      } catch (err) {
+        const message = (err as Error).message;
+        if (message !== this.lastError) this.logger.warn(`policy sync failed: ${message}`);
+        this.lastError = message;
+        if (!(err instanceof RedisUnavailableError)) throw err;
+      }
+    }).catch(() => undefined);
+  }
+
+  private apply(v: PolicyVersion): void {
+    const problems = this.chain.validate(v.policies);
+    if (problems.length > 0) {
+      this.refused = { version: v.version, problems };
+      this.metrics.syncFailures.inc();
+      this.logger.error(`policy version ${v.version} cannot run on this instance, keeping version ${this.chain.current().version}: ${problems.join('; ')}`);
+      return;
+    }
+    this.refused = undefined;
+    this.chain.replace(v.policies, v.version, v.at);
+    this.logger.log(`policy version ${v.version} applied (${v.actor}: ${v.summary})`);
+  }
+
+  private async check(): Promise<Record<string, unknown>> {
+    const active = await this.store.activeVersion();
+    const running = this.chain.current().version;
+    if (this.refused && this.refused.version === active) {
+      throw new Error(`active policy version ${active} refused here (running ${running}): ${this.refused.problems.join('; ')}`);
+    }
+    return { store: this.store.kind, running, active };
+  }
+}

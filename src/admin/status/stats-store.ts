@@ -1,0 +1,23 @@
+import type { LockOutcome } from '../../chain/lock.types.js';
+
+export type OutcomeCounts = Record<LockOutcome, number>;
+/** `{ lock: { policy: counts } }`, as LockStats.snapshot() returns it. */
+export type LockCounts = Record<string, Record<string, OutcomeCounts>>;
+
+/** One instance's counters since it started. */
+export interface InstanceCounts {
+  instance: string;
+  /** Epoch milliseconds of the snapshot. */
+  at: number;
+  counts: LockCounts;
+}
+
+/** Where each instance leaves its lock counters so `/admin/status` can sum them. */
+export interface StatsStore {
+  readonly kind: 'redis' | 'memory';
+  publish(snapshot: InstanceCounts): Promise<void>;
+  /** Snapshots of the instances that published within `maxAgeMs`. */
+  collect(maxAgeMs: number): Promise<InstanceCounts[]>;
+}
+
+export const STATS_STORE = Symbol('StatsStore');
