@@ -64,6 +64,12 @@ export function setupHttp(app: INestApplication, config: RampartConfig, log: Pin
       (request as unknown as { rawBody: Buffer }).rawBody = body as Buffer;
       done(null, body);
     });
+    // fastify's built-in text/plain parser keeps no bytes: replace it with one that does (the body stays a string).
+    fastify.removeContentTypeParser('text/plain');
+    fastify.addContentTypeParser('text/plain', { parseAs: 'buffer' }, (request, body, done) => {
+      (request as unknown as { rawBody: Buffer }).rawBody = body as Buffer;
+      done(null, (body as Buffer).toString('utf8'));
+    });
     fastify.setErrorHandler((err, request, reply) => {
       const { problem, headers } = toProblem(err);
       const id = requestState(request as unknown as AnyRequest).requestId;
