@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CidrSet, isValidCidr } from './cidr.js';
-import { AnyRequest, clientAddress, rawUrl, requestState } from './http-context.js';
+import { AnyReply, AnyRequest, clientAddress, rawUrl, requestState, takeOverReply } from './http-context.js';
 
 function req(peer: string, xff?: string): AnyRequest {
   return { headers: xff ? { 'x-forwarded-for': xff } : {}, method: 'GET', url: '/', socket: { remoteAddress: peer } as never };
@@ -49,5 +49,25 @@ describe(requestState.name, () => {
     const wrapped = { headers: {}, method: 'GET', url: '/', raw } as AnyRequest;
     requestState(wrapped).appId = 'app-1';
     expect(requestState(raw).appId).toBe('app-1');
+  });
+});
+
+describe(takeOverReply.name, () => {
+  it('should carry a fastify reply\'s headers over to the raw response and hijack it', () => {
+    const raw = new Map<string, unknown>();
+    let hijacked = false;
+    const reply = {
+      raw: { setHeader: (n: string, v: unknown) => raw.set(n, v) },
+      getHeaders: () => ({ ratelimit: 'limit=10, remaining=9', 'access-control-allow-origin': 'https://a.example', skipped: undefined }),
+      hijack: () => (hijacked = true),
+    } as unknown as AnyReply;
+    expect(takeOverReply(reply)).toBe(reply.raw);
+    expect(hijacked).toBe(true);
+    expect(Object.fromEntries(raw)).toEqual({ ratelimit: 'limit=10, remaining=9', 'access-control-allow-origin': 'https://a.example' });
+  });
+
+  it('should hand back an express response as it is', () => {
+    const res = { setHeader: () => undefined } as unknown as AnyReply;
+    expect(takeOverReply(res)).toBe(res);
   });
 });

@@ -189,6 +189,21 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
     expect(fake.requests).toBe(before);
   });
 
+  it('should count upstream outcomes apart in /metrics', async () => {
+    const text = await (await fetch(`${app.url}/metrics`)).text();
+    for (const outcome of ['ok', 'rejected', 'failed']) {
+      expect(text).toMatch(new RegExp(`rampart_inference_duration_seconds_count\\{backend="upstream",mode="json",outcome="${outcome}"\\} [1-9]`));
+    }
+    const fastText = await (await fetch(`${fast.url}/metrics`)).text();
+    expect(fastText).toMatch(/rampart_inference_duration_seconds_count\{backend="upstream",mode="stream",outcome="timeout"\} [1-9]/);
+  });
+
+  it('should list the route with its request schema in the OpenAPI document', async () => {
+    const doc = (await (await fetch(`${app.url}/docs/openapi.json`)).json()) as { paths: Record<string, { post?: unknown }>; components: { schemas: Record<string, { required?: string[] }> } };
+    expect(doc.paths['/v1/inference']?.post).toBeDefined();
+    expect(doc.components.schemas.ChatCompletionRequestDto?.required).toEqual(expect.arrayContaining(['model', 'messages']));
+  });
+
   it('should report the upstream in /health/ready, degraded (not down) when it fails', async () => {
     let body = (await (await fetch(`${app.url}/health/ready`)).json()) as { status: string; details: Record<string, Record<string, unknown>> };
     expect(body.details.inference).toMatchObject({ status: 'up', backend: 'upstream', upstream: new URL(fake.url).origin });

@@ -23,6 +23,7 @@ function withTestLocks(c: RampartConfig): RampartConfig {
   };
 }
 
+const ORIGIN = 'https://app.example.com';
 const HAPPY = 'I love this wonderful city, the people are great and the food is amazing!';
 const ANGRY = 'This is terrible. I hate the awful service and the horrible food.';
 
@@ -51,7 +52,7 @@ describe.each(ADAPTERS)('POST /v1/inference, local demo model (%s)', (adapter) =
   let app: RunningApp;
 
   beforeAll(async () => {
-    app = await startApp({ HTTP_ADAPTER: adapter }, { locks: [TestLocksModule], config: withTestLocks });
+    app = await startApp({ HTTP_ADAPTER: adapter, CORS_ORIGINS: ORIGIN }, { locks: [TestLocksModule], config: withTestLocks });
   });
   afterAll(() => app?.close());
 
@@ -113,6 +114,22 @@ describe.each(ADAPTERS)('POST /v1/inference, local demo model (%s)', (adapter) =
     const text = chunks.flatMap((c) => c.choices.map((ch) => ch.delta.content ?? '')).join('');
     expect(text).toBe(json.choices[0]!.message.content);
     expect(chunks.length).toBe(json.usage.completion_tokens + 3);
+  });
+
+  it('should keep the headers set before the stream took the reply over (request id, security, CORS)', async () => {
+    const res = await post(app, chat(HAPPY, { stream: true }), { origin: ORIGIN, 'x-request-id': 'sse-req-1' });
+    for await (const _ of sseData(res)) void _;
+    expect(res.headers.get('x-request-id')).toBe('sse-req-1');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(res.headers.get('cache-control')).toContain('no-cache');
+  });
+
+  it('should count calls by backend, mode and outcome in /metrics', async () => {
+    await (await post(app, chat(HAPPY))).text();
+    const text = await (await fetch(`${app.url}/metrics`)).text();
+    expect(text).toMatch(/rampart_inference_duration_seconds_count\{backend="local",mode="json",outcome="ok"\} [1-9]/);
+    expect(text).toMatch(/rampart_inference_duration_seconds_count\{backend="local",mode="stream",outcome="ok"\} [1-9]/);
   });
 
   it('should run the whole lock chain before answering, streamed or not', async () => {

@@ -75,8 +75,10 @@ export class UpstreamBackend implements InferenceBackend {
       deadline.touch();
       sink.open();
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        deadline.touch();
+        // The clock runs while we wait for the upstream, not while a slow client reads.
+        deadline.pause();
         await sink.write(chunk);
+        deadline.touch();
       }
       await sink.end();
     } catch (err) {
