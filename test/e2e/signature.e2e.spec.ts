@@ -195,6 +195,20 @@ describe.each(ADAPTERS)('signature lock over HTTP (%s, memory nonce store)', (ad
     expect(await res.json()).toEqual({ app: 'app-e2e', tier: 'pro' });
   });
 
+  it('property: random paths, queries and bodies signed with the SDK verify over real HTTP', async () => {
+    const signedFetch = createSignedFetch(creds);
+    const segment = fc.webSegment().filter((s) => s !== '' && s !== '.' && s !== '..');
+    const cases = fc.sample(fc.tuple(segment, fc.webQueryParameters(), fc.uint8Array({ maxLength: 200 })), 60);
+    for (const [id, query, body] of cases) {
+      const get = await signedFetch(`${url}/sig-test/items/${id}?${query}`);
+      expect(get.status, `GET ${id}?${query}`).toBe(200);
+      await get.arrayBuffer();
+      const res = await signedFetch(`${url}/sig-test/echo?${query}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body });
+      expect(res.status, `POST ?${query}`).toBe(200);
+      await res.arrayBuffer();
+    }
+  });
+
   it('should never answer 5xx to random signature headers (fuzz over HTTP)', async () => {
     const token = fc.stringMatching(/^[\x20-\x7e]{0,90}$/);
     const headers = fc.record(
