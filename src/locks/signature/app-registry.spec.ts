@@ -67,6 +67,16 @@ describe(loadAppsFile.name, () => {
     }
   });
 
+  it('should accept the example apps file shipped for local use', () => {
+    const { apps, problems } = loadAppsFile(new URL('../../../test/fixtures/apps.example.yaml', import.meta.url).pathname, NOW);
+    expect(problems).toEqual([]);
+    expect(apps.map((a) => [a.id, a.tier, a.active])).toEqual([
+      ['demo-app', 'free', true],
+      ['demo-pro', 'pro', true],
+      ['demo-retired', 'free', false],
+    ]);
+  });
+
   it('should report an unreadable or invalid file', () => {
     expect(loadAppsFile('/nonexistent/apps.yaml', NOW).problems[0]).toMatch(/cannot be read/);
     expect(loadAppsFile(tmpFile('apps.json', '{oops'), NOW).problems[0]).toMatch(/not valid JSON/);
