@@ -38,8 +38,12 @@ const ADMIN_VALIDATION = new ValidationPipe({
 });
 
 // A custom parameter decorator, so the global (stripping) ValidationPipe leaves
-// the body alone and the strict pipe above sees the unknown fields.
-const RequestBody = createParamDecorator((_: unknown, ctx: ExecutionContext): unknown => ctx.switchToHttp().getRequest<AnyRequest>().body);
+// the body alone and the strict pipe above sees the unknown fields. No body
+// at all (express' raw parser gives an empty Buffer) is "no fields".
+const RequestBody = createParamDecorator((_: unknown, ctx: ExecutionContext): unknown => {
+  const body = ctx.switchToHttp().getRequest<AnyRequest>().body;
+  return Buffer.isBuffer(body) && body.length === 0 ? undefined : body;
+});
 
 /** The request body, validated strictly against the parameter's DTO class. */
 export const AdminBody = (): ParameterDecorator => RequestBody(undefined, ADMIN_VALIDATION);

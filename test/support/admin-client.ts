@@ -19,12 +19,13 @@ export class AdminClient {
   /** Every admin response body seen by this client, in order. */
   readonly bodies: string[] = [];
 
+  /** `token` null = send no Authorization header. */
   constructor(
     readonly app: RunningApp,
-    private readonly token: string | undefined = ADMIN_TOKEN,
+    private readonly token: string | null = ADMIN_TOKEN,
   ) {}
 
-  withToken(token: string | undefined): AdminClient {
+  withToken(token: string | null): AdminClient {
     const c = new AdminClient(this.app, token);
     // Share the record so one scan covers every client of a test.
     (c as { bodies: string[] }).bodies = this.bodies;
