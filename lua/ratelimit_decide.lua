@@ -19,74 +19,88 @@ if ARGV[2] == 'r' then
 else
   now = tonumber(ARGV[1])
 end
-local EPS = 1e-9
-local MARGIN = 1000
+local EPS, MARGIN = 1e-9, 1000
 local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
 local n = tonumber(ARGV[6])
 local degradeAt, dfactor = tonumber(ARGV[3]), tonumber(ARGV[4])
 local degraded = ARGV[5] == '1'
-local kind, cap, T, cost, shadow, dgr, val, strikes, ptat, pen, pkey = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+-- Flat per-bucket state (fewer tables = less Lua overhead): V value, X second value (ts / window end),
+-- S strikes, P penalty TAT, F flags; penalty parameters stay in ARGV.
+local V, X, S, P, F, PB = {}, {}, {}, {}, {}, {}
+local gk, gi = {}, {}
+for i = 1, n do
+  if ARGV[2 + i * 5] == 'g' then
+    gk[#gk + 1] = KEYS[i]
+    gi[#gi + 1] = i
+  end
+end
+if #gk > 0 then
+  local vals = redis.call('MGET', unpack(gk))
+  for j = 1, #gi do V[gi[j]] = tonumber(vals[j]) end
+end
 local pj = 0
 for i = 1, n do
-  local b = 6 + (i - 1) * 5
-  local k = ARGV[b + 1]
-  kind[i] = k
-  cap[i] = tonumber(ARGV[b + 2])
-  T[i] = tonumber(ARGV[b + 3])
-  cost[i] = tonumber(ARGV[b + 4])
-  local fl = tonumber(ARGV[b + 5])
-  shadow[i] = bit.band(fl, 1) ~= 0
-  dgr[i] = bit.band(fl, 4) ~= 0
-  if k == 'g' then
-    val[i] = tonumber(redis.call('GET', KEYS[i]))
-  elseif k == 't' then
+  local b = 2 + i * 5
+  local k, fl = ARGV[b], tonumber(ARGV[b + 4])
+  F[i] = fl
+  if k == 't' then
     local h = redis.call('HMGET', KEYS[i], 't', 'ts')
-    if h[1] then val[i] = { tonumber(h[1]), tonumber(h[2]) } end
-  else
+    if h[1] then V[i], X[i] = tonumber(h[1]), tonumber(h[2]) end
+  elseif k == 'f' then
     local h = redis.call('HMGET', KEYS[i], 'c', 'e')
-    if h[1] and tonumber(h[2]) > now then val[i] = { tonumber(h[1]), tonumber(h[2]) } end
+    if h[1] and tonumber(h[2]) > now then V[i], X[i] = tonumber(h[1]), tonumber(h[2]) end
   end
-  strikes[i] = 0
-  if bit.band(fl, 8) ~= 0 then
+  S[i] = 0
+  if fl >= 8 then
     pj = pj + 1
     local pb = 6 + n * 5 + (pj - 1) * 4
-    local p = { tonumber(ARGV[pb + 1]), tonumber(ARGV[pb + 2]), tonumber(ARGV[pb + 3]), tonumber(ARGV[pb + 4]) }
-    pen[i] = p
-    pkey[i] = KEYS[n + pj]
-    local pt = tonumber(redis.call('GET', pkey[i]))
-    ptat[i] = pt
-    if pt and pt > now then strikes[i] = ceil((pt - now) / p[3]) end
+    PB[i] = pb
+    local pt = tonumber(redis.call('GET', KEYS[n + pj]))
+    P[i] = pt
+    if pt and pt > now then S[i] = ceil((pt - now) / tonumber(ARGV[pb + 3])) end
   end
-  if degradeAt > 0 and bit.band(fl, 2) ~= 0 and not degraded then
-    local v, u = val[i], 0
-    if v then
-      if k == 'g' then u = max(0, v - now) / (cap[i] * T[i])
-      elseif k == 't' then u = 1 - min(cap[i], v[1] + max(0, now - v[2]) / T[i]) / cap[i]
-      else u = v[1] / cap[i] end
-    end
+  if degradeAt > 0 and not degraded and fl % 4 >= 2 and V[i] then
+    local cap, T, v, u = tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), V[i], 0
+    if k == 'g' then u = max(0, v - now) / (cap * T)
+    elseif k == 't' then u = 1 - min(cap, v + max(0, now - X[i]) / T) / cap
+    else u = v / cap end
     if u >= degradeAt then degraded = true end
   end
 end
 local out = { 1, -1, 0, floor(now / 1000) }
 local allowed, blocker, worst = true, -1, -1
-local writes = {}
+-- W: value to write per allowed bucket (TAT, tokens or count), TT: its TTL (ms), TS: ts / window end
+local W, TT, TS = {}, {}, {}
 for i = 1, n do
+  local b = 2 + i * 5
+  local k, q, fl = ARGV[b], tonumber(ARGV[b + 3]), F[i]
   local m = 1
-  local p = pen[i]
-  if p and strikes[i] >= p[1] then m = max(p[4], p[2] ^ (strikes[i] - p[1] + 1)) end
-  if degraded and dgr[i] then m = m * dfactor end
-  local c = cap[i] * m
-  local k, v, q = kind[i], val[i], cost[i]
-  local t = T[i]
+  local pb = PB[i]
+  if pb then
+    local th = tonumber(ARGV[pb + 1])
+    if S[i] >= th then m = max(tonumber(ARGV[pb + 4]), tonumber(ARGV[pb + 2]) ^ (S[i] - th + 1)) end
+  end
+  if degraded and fl % 8 >= 4 then m = m * dfactor end
+  local c = tonumber(ARGV[b + 1]) * m
+  local t = tonumber(ARGV[b + 2])
   if k ~= 'f' then t = t / m end
+  local v = V[i]
   local ok, rem, retry, reset, charged
   if k == 'g' then
     local tau = c * t
-    local tat = max(v or now, now)
+    local tat = v
+    if not tat or tat < now then tat = now end
     local nxt = tat + q * t
-    if nxt - now <= tau + EPS then
-      ok, rem, retry, reset, charged = 1, floor((tau - (nxt - now)) / t + EPS), 0, ceil((nxt - now) / 1000), floor(q * t)
-      writes[#writes + 1] = { 'g', KEYS[i], nxt, ceil((nxt - now) / 1000) + MARGIN }
+    local d = nxt - now
+    if d <= tau + EPS then
+      -- hot path: floor / ceil inlined (x - x % 1), no C calls
+      local r = (tau - d) / t + EPS
+      local rs = d / 1000
+      local rf = rs - rs % 1
+      if rf < rs then rf = rf + 1 end
+      local ch = q * t
+      ok, rem, retry, reset, charged = 1, r - r % 1, 0, rf, ch - ch % 1
+      W[i], TT[i] = nxt, rf + MARGIN
     else
       local r
       if q * t > tau + EPS then r = max(tat - now, 1000000) else r = nxt - tau - now end
@@ -95,14 +109,14 @@ for i = 1, n do
   elseif k == 't' then
     local ts, tokens = now, c
     if v then
-      ts = max(v[2], now)
-      tokens = min(c, v[1] + max(0, now - v[2]) / t)
+      ts = max(X[i], now)
+      tokens = min(c, v + max(0, now - X[i]) / t)
     end
     if tokens + EPS >= q then
       local left = tokens - q
-      local rs = (c - left) * t
-      ok, rem, retry, reset, charged = 1, floor(left + EPS), 0, ceil(rs / 1000), q
-      writes[#writes + 1] = { 't', KEYS[i], left, ceil(rs / 1000) + MARGIN, ts }
+      local rs = ceil((c - left) * t / 1000)
+      ok, rem, retry, reset, charged = 1, floor(left + EPS), 0, rs, q
+      W[i], TT[i], TS[i] = left, rs + MARGIN, ts
     else
       local r
       if q > c + EPS then r = max((c - tokens) * t, 1000000) else r = (q - tokens) * t end
@@ -110,41 +124,49 @@ for i = 1, n do
     end
   else
     local count, exp = 0, now + t
-    if v then count, exp = v[1], v[2] end
+    if v then count, exp = v, X[i] end
     local left = max(0, ceil((exp - now) / 1000))
     if count + q <= c + EPS then
       ok, rem, retry, reset, charged = 1, floor(c - count - q + EPS), 0, left, q
-      writes[#writes + 1] = { 'f', KEYS[i], count + q, left + MARGIN, exp }
+      W[i], TT[i], TS[i] = count + q, left + MARGIN, exp
     else
       ok, rem, retry, reset, charged = 0, max(0, floor(c - count + EPS)), max(1, left), left, 0
     end
   end
-  if ok == 0 and not shadow[i] then
+  if ok == 0 and fl % 2 == 0 then
     allowed = false
     if retry > worst then worst, blocker = retry, i - 1 end
   end
-  local o = #out
-  out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5], out[o + 6] = ok, rem, retry, reset, floor(c + EPS), charged
+  local o = i * 6 - 2
+  local lim = c + EPS
+  out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5], out[o + 6] = ok, rem, retry, reset, lim - lim % 1, charged
 end
 if allowed then
-  for _, w in ipairs(writes) do
-    if w[1] == 'g' then
-      redis.call('SET', w[2], string.format('%.17g', w[3]), 'PX', w[4])
-    elseif w[1] == 't' then
-      redis.call('HSET', w[2], 't', string.format('%.17g', w[3]), 'ts', string.format('%.17g', w[5]))
-      redis.call('PEXPIRE', w[2], w[4])
-    else
-      redis.call('HSET', w[2], 'c', w[3], 'e', string.format('%.17g', w[5]))
-      redis.call('PEXPIRE', w[2], w[4])
+  -- Numbers passed to redis.call are written with %.17g: exact round trip of the doubles.
+  for i = 1, n do
+    local w = W[i]
+    if w then
+      local k = ARGV[2 + i * 5]
+      if k == 'g' then
+        redis.call('SET', KEYS[i], w, 'PX', TT[i])
+      elseif k == 't' then
+        redis.call('HSET', KEYS[i], 't', w, 'ts', TS[i])
+        redis.call('PEXPIRE', KEYS[i], TT[i])
+      else
+        redis.call('HSET', KEYS[i], 'c', w, 'e', TS[i])
+        redis.call('PEXPIRE', KEYS[i], TT[i])
+      end
     end
   end
 else
   out[1], out[2] = 0, blocker
   for i = 1, n do
-    out[4 + (i - 1) * 6 + 6] = 0
-    if pen[i] and not shadow[i] and out[4 + (i - 1) * 6 + 1] == 0 then
-      local pt = max(ptat[i] or now, now) + pen[i][3]
-      redis.call('SET', pkey[i], string.format('%.17g', pt), 'PX', ceil((pt - now) / 1000) + MARGIN)
+    local o = i * 6 - 2
+    out[o + 6] = 0
+    local pb = PB[i]
+    if pb and F[i] % 2 == 0 and out[o + 1] == 0 then
+      local pt = max(P[i] or now, now) + tonumber(ARGV[pb + 3])
+      redis.call('SET', KEYS[n + (pb - 6 - n * 5) / 4 + 1], pt, 'PX', ceil((pt - now) / 1000) + MARGIN)
     end
   end
 end

@@ -3,37 +3,53 @@ interface Entry {
   until: number;
   /** Cost of the refused request: a request of at least this cost is refused too. */
   cost: number;
-  /** Effective limit and window, for the headers of a local refusal. */
+  /** Effective limit, for the headers of a local refusal. */
   limit: number;
+  /** One request is asking Redis whether the bucket refilled; the others wait for its answer. */
+  probing: boolean;
 }
+
+/** How long a probe may take before another request probes again. */
+const PROBE_MS = 1_000;
 
 /**
  * Buckets known to refuse, so a flood from one subject is answered in-process
  * until its retry time, without a Redis call. Sound because a bucket only
  * refills with time: a request costing at least as much as the refused one
- * cannot pass before `until`. Bounded: oldest entries go first.
+ * cannot pass before `until`. When that time comes, ONE request probes Redis
+ * (single flight) while the others keep being refused: at `until` exactly one
+ * such request's worth has refilled. Bounded: oldest entries go first.
  */
 export class DenyCache {
   private readonly entries = new Map<string, Entry>();
 
   constructor(private readonly maxEntries: number) {}
 
-  /** Milliseconds the key still refuses a request of `cost`, or 0. */
+  /** The refusal in force for a request of `cost` on `key`, or undefined (ask the store). */
   refusing(key: string, cost: number, now: number): { retryMs: number; limit: number } | undefined {
     const e = this.entries.get(key);
-    if (e === undefined) return undefined;
-    if (e.until <= now) {
+    if (e === undefined || cost < e.cost) return undefined;
+    if (now < e.until) return { retryMs: e.until - now, limit: e.limit };
+    if (e.probing) {
       this.entries.delete(key);
       return undefined;
     }
-    return cost >= e.cost ? { retryMs: e.until - now, limit: e.limit } : undefined;
+    // This request probes; the others are refused until it answers (or PROBE_MS passes).
+    e.probing = true;
+    e.until = now + PROBE_MS;
+    return undefined;
   }
 
   add(key: string, until: number, cost: number, limit: number): void {
     if (this.maxEntries <= 0) return;
     this.entries.delete(key);
-    this.entries.set(key, { until, cost, limit });
+    this.entries.set(key, { until, cost, limit, probing: false });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  /** The bucket admitted a request: no refusal stands. */
+  forget(key: string): void {
+    this.entries.delete(key);
   }
 
   clear(): void {

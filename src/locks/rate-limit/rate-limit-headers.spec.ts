@@ -19,13 +19,29 @@ describe('RateLimit fields', () => {
 });
 
 describe(DenyCache.name, () => {
-  it('should refuse a request at least as costly until the retry time, then forget', () => {
+  it('should refuse a request at least as costly until the retry time', () => {
     const c = new DenyCache(10);
     c.add('k', 1_000, 4, 10);
     expect(c.refusing('k', 4, 500)).toEqual({ retryMs: 500, limit: 10 });
     expect(c.refusing('k', 8, 500)).toBeDefined();
     expect(c.refusing('k', 1, 500)).toBeUndefined();
-    expect(c.refusing('k', 4, 1_000)).toBeUndefined();
+  });
+
+  it('should let one request probe at the retry time and refuse the others until it answers', () => {
+    const c = new DenyCache(10);
+    c.add('k', 1_000, 1, 10);
+    expect(c.refusing('k', 1, 1_000)).toBeUndefined();
+    expect(c.refusing('k', 1, 1_001)).toBeDefined();
+    c.forget('k');
+    expect(c.refusing('k', 1, 1_002)).toBeUndefined();
+    expect(c.size).toBe(0);
+  });
+
+  it('should let another request probe when a probe never answers', () => {
+    const c = new DenyCache(10);
+    c.add('k', 1_000, 1, 10);
+    expect(c.refusing('k', 1, 1_000)).toBeUndefined();
+    expect(c.refusing('k', 1, 2_000)).toBeUndefined();
     expect(c.size).toBe(0);
   });
 

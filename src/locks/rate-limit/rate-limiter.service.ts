@@ -140,6 +140,9 @@ export class RateLimiter {
       ctx.state.degraded = true;
       this.m.degraded.inc({ policy: name });
     }
+    if (cache && this.denies.size > 0) {
+      d.buckets.forEach((o, i) => o.allowed && this.denies.forget(buckets[i]!.key));
+    }
     if (!d.allowed) {
       const now = Date.now();
       if (cache) {
