@@ -86,6 +86,17 @@ export function withSignaturePolicies(sections: Record<string, unknown> = {}): (
   });
 }
 
+/** Turns every lock but the signature lock off in every policy (for apps started with `locks: [SignatureModule]`). */
+export function signatureOnly(c: RampartConfig): RampartConfig {
+  const policies = Object.fromEntries(
+    Object.entries(c.policies).map(([name, p]) => [
+      name,
+      { ...p, locks: Object.fromEntries(Object.entries(p.locks).map(([lock, slice]) => [lock, lock === 'signature' ? slice : { mode: 'off' as const }])) },
+    ]),
+  );
+  return { ...c, policies };
+}
+
 const secret = (): string => randomBytes(32).toString('base64url');
 
 /** Freshly generated test apps (never a committed secret). */
