@@ -7,7 +7,8 @@ import type { BeforeAddListener, SearchBackend, SearchItem, SearchPage } from '.
 import { ITEM_COLUMNS, ItemRow, prepareBatch, queryOf, rowToItem } from './search-document.js';
 import { ITERATOR_PAGE, SearchOpenOptions } from './search-open-options.js';
 
-const PAGE_SQL = `SELECT ${ITEM_COLUMNS} FROM rampart_search_items WHERE tsv @@ $1::tsquery
+// count(*) OVER () gives the total with the page in one round trip (an empty page needs a second query).
+const PAGE_SQL = `SELECT ${ITEM_COLUMNS}, count(*) OVER ()::int AS total FROM rampart_search_items WHERE tsv @@ $1::tsquery
   ORDER BY (name_norm = $2) DESC, population DESC NULLS LAST, id LIMIT $3 OFFSET $4`;
 
 /**
@@ -47,16 +48,15 @@ export class PostgresSearchBackend implements SearchBackend {
     if (terms.length === 0) return { items: [], total: 0 };
     // Quoted lexemes are taken verbatim by the tsquery input (no parser, no folding); terms hold no quote.
     const query = terms.map((t) => `'${t}'`).join(' & ');
-    const rows = await cancellableQuery<ItemRow>(this.pool, PAGE_SQL, [query, norm, limit, offset], signal);
-    const items = rows.map(rowToItem);
-    if (items.length < limit && (items.length > 0 || offset === 0)) return { items, total: offset + items.length };
+    const rows = await cancellableQuery<ItemRow & { total: number }>(this.pool, PAGE_SQL, [query, norm, limit, offset], signal);
+    if (rows.length > 0 || offset === 0) return { items: rows.map(rowToItem), total: rows[0]?.total ?? 0 };
     const [row] = await cancellableQuery<{ n: number }>(
       this.pool,
       'SELECT count(*)::int AS n FROM rampart_search_items WHERE tsv @@ $1::tsquery',
       [query],
       signal,
     );
-    return { items, total: row!.n };
+    return { items: [], total: row!.n };
   }
 
   async getById(id: string, signal?: AbortSignal): Promise<SearchItem | undefined> {

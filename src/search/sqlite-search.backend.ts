@@ -50,6 +50,7 @@ export class SqliteSearchBackend implements SearchBackend {
     // Terms hold only letters and digits, so quoting each one is safe; space-separated strings are ANDed.
     const match = terms.map((t) => `"${t}"`).join(' ');
     const items = this.stmt.page.all(match, norm, limit, offset).map(rowToItem);
+    // A page that is not full ends the matches: its total is known without counting (a window count makes SQLite slower).
     const total = items.length < limit && (items.length > 0 || offset === 0) ? offset + items.length : this.stmt.total.get(match)!.n;
     return { items, total };
   }

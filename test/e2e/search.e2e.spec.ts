@@ -116,6 +116,16 @@ describe.each(ADAPTERS)('Search API over HTTP on SQLite and the cities corpus (%
   });
 });
 
+describe('Search backend lifecycle', () => {
+  it('should close the backend when the app shuts down', async () => {
+    const app = await startApp({ SEARCH_SQLITE_PATH: SQLITE_PATH });
+    const backend = app.app.get<SearchBackend>(SEARCH_BACKEND);
+    await expect(backend.ping()).resolves.toBeUndefined();
+    await app.close();
+    await expect(backend.ping()).rejects.toThrow('closed');
+  });
+});
+
 const withPostgres = await postgresAvailable();
 
 describe.skipIf(!withPostgres)('Search API over HTTP on PostgreSQL', () => {
