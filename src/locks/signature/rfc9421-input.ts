@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ID_PATTERN, NONCE_PATTERN } from './hmac-headers.js';
 import { SignatureFailure, fail } from './signature-codes.js';
-import { InnerList, SfBytes, SfParseError, isInnerList, parseDictionary, serializeInnerList } from './structured-fields.js';
+import { InnerList, SfBytes, SfParseError, isInnerList, parseDictionary } from './structured-fields.js';
+import { serializeInnerList } from './structured-fields-serialize.js';
 
 /** One RFC 9421 signature of a request, chosen and checked for form. */
 export interface Rfc9421Signature {

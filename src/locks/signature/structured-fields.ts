@@ -1,8 +1,8 @@
 /**
  * The part of RFC 8941 (Structured Field Values) that RFC 9421 and RFC 9530
- * need: parsing dictionaries of items / inner lists with parameters, and
- * serialising an inner list (the `@signature-params` line). Parse errors are
- * thrown as SfParseError and nothing else.
+ * need: parsing dictionaries of items / inner lists with parameters
+ * (serialising is in structured-fields-serialize.ts). Parse errors are thrown
+ * as SfParseError and nothing else.
  */
 
 export class SfToken {
@@ -193,23 +193,4 @@ class Parser {
 export function parseDictionary(value: string): Dictionary {
   const p = new Parser(value.replace(/^ +| +$/g, ''));
   return p.dictionary();
-}
-
-export function serializeBareItem(v: BareItem): string {
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
-  if (typeof v === 'string') return `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-  if (typeof v === 'boolean') return v ? '?1' : '?0';
-  if (v instanceof SfToken) return v.value;
-  return `:${v.bytes.toString('base64')}:`;
-}
-
-export function serializeParams(params: Params): string {
-  let out = '';
-  for (const [k, v] of params) out += v === true ? `;${k}` : `;${k}=${serializeBareItem(v)}`;
-  return out;
-}
-
-/** Canonical serialisation of an inner list with its parameters. */
-export function serializeInnerList(list: InnerList): string {
-  return `(${list.items.map((it) => serializeBareItem(it.value) + serializeParams(it.params)).join(' ')})${serializeParams(list.params)}`;
 }
