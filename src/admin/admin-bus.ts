@@ -12,19 +12,31 @@ export class AdminBus {
   private readonly logger = new Logger('AdminBus');
   private sub: RedisClient | undefined;
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
+  private readonly subscribed = new Map<string, Promise<void>>();
 
   constructor(private readonly redis: RedisService) {}
 
-  /** Calls `handler` with each message published on `channel`; returns unsubscribe. No-op without Redis. */
-  on(channel: string, handler: (message: string) => void): () => void {
+  /**
+   * Calls `handler` with each message published on `channel`. Resolves with
+   * the unsubscribe function once the subscription is live (or after
+   * `timeoutMs` if Redis does not confirm it: announcements then start when
+   * it does, and the periodic checks cover the gap). No-op without Redis.
+   */
+  async on(channel: string, handler: (message: string) => void, timeoutMs = 2_000): Promise<() => void> {
     const sub = this.connection();
     if (!sub) return () => undefined;
     let set = this.handlers.get(channel);
     if (!set) {
       this.handlers.set(channel, (set = new Set()));
-      sub.subscribe(channel).catch((err: Error) => this.logger.warn(`subscribe ${channel} failed: ${err.message} (periodic checks still run)`));
+      this.subscribed.set(channel, sub.subscribe(channel).then(
+        () => undefined,
+        (err: Error) => this.logger.warn(`subscribe ${channel} failed: ${err.message} (periodic checks still run)`),
+      ));
     }
     set.add(handler);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.subscribed.get(channel), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
     return () => set.delete(handler);
   }
 

@@ -11,6 +11,8 @@ export interface AdminSettings {
   auditMaxLen: number;
   /** Milliseconds between two writes of this instance's lock counters to Redis (for `/admin/status`). Default 2000. */
   statsIntervalMs: number;
+  /** Command timeout in milliseconds of the admin's own Redis connection (the limiter's stays short). Default 1000. */
+  redisTimeoutMs: number;
 }
 
 export const ADMIN_SETTINGS = Symbol('ADMIN_SETTINGS');
@@ -20,6 +22,7 @@ const LIMITS: Record<keyof AdminSettings, [def: number, min: number, max: number
   historyLimit: [100, 2, 10_000],
   auditMaxLen: [10_000, 10, 1_000_000],
   statsIntervalMs: [2_000, 50, 60_000],
+  redisTimeoutMs: [1_000, 10, 60_000],
 };
 
 /** Reads and validates `sections.admin`; throws a ConfigError listing every problem. */

@@ -3,6 +3,7 @@ import { RAMPART_CONFIG } from '../config/config.constants.js';
 import { RedisService } from '../redis/redis.service.js';
 import { AdminBus } from './admin-bus.js';
 import { AdminMetrics } from './admin-metrics.js';
+import { AdminRedis } from './admin-redis.js';
 import { ADMIN_SETTINGS, AdminSettings, adminSettings } from './admin-settings.js';
 import { APP_STORE } from './apps/app-store.js';
 import { AppsAdmin } from './apps/apps-admin.service.js';
@@ -56,25 +57,26 @@ import { STATS_STORE } from './status/stats-store.js';
     { provide: AdminTokens, useFactory: AdminTokens.fromConfig, inject: [RAMPART_CONFIG] },
     {
       provide: POLICY_STORE,
-      useFactory: (redis: RedisService, bus: AdminBus, s: AdminSettings) => (redis.enabled ? new RedisPolicyStore(redis, bus, s.historyLimit) : new MemoryPolicyStore(s.historyLimit)),
-      inject: [RedisService, AdminBus, ADMIN_SETTINGS],
+      useFactory: (redis: RedisService, admin: AdminRedis, bus: AdminBus, s: AdminSettings) => (redis.enabled ? new RedisPolicyStore(admin, bus, s.historyLimit) : new MemoryPolicyStore(s.historyLimit)),
+      inject: [RedisService, AdminRedis, AdminBus, ADMIN_SETTINGS],
     },
     {
       provide: APP_STORE,
-      useFactory: (redis: RedisService, bus: AdminBus) => (redis.enabled ? new RedisAppStore(redis, bus) : new MemoryAppStore()),
-      inject: [RedisService, AdminBus],
+      useFactory: (redis: RedisService, admin: AdminRedis, bus: AdminBus) => (redis.enabled ? new RedisAppStore(admin, bus) : new MemoryAppStore()),
+      inject: [RedisService, AdminRedis, AdminBus],
     },
     {
       provide: AUDIT_LOG,
-      useFactory: (redis: RedisService, s: AdminSettings) => (redis.enabled ? new RedisAuditLog(redis, s.auditMaxLen) : new MemoryAuditLog(s.auditMaxLen)),
-      inject: [RedisService, ADMIN_SETTINGS],
+      useFactory: (redis: RedisService, admin: AdminRedis, s: AdminSettings) => (redis.enabled ? new RedisAuditLog(admin, s.auditMaxLen) : new MemoryAuditLog(s.auditMaxLen)),
+      inject: [RedisService, AdminRedis, ADMIN_SETTINGS],
     },
     {
       provide: STATS_STORE,
-      useFactory: (redis: RedisService, s: AdminSettings) => (redis.enabled ? new RedisStatsStore(redis, 10 * s.statsIntervalMs) : new MemoryStatsStore()),
-      inject: [RedisService, ADMIN_SETTINGS],
+      useFactory: (redis: RedisService, admin: AdminRedis, s: AdminSettings) => (redis.enabled ? new RedisStatsStore(admin, 10 * s.statsIntervalMs) : new MemoryStatsStore()),
+      inject: [RedisService, AdminRedis, ADMIN_SETTINGS],
     },
     AdminMetrics,
+    AdminRedis,
     AdminBus,
     AdminAuthGuard,
     AuditRecorder,

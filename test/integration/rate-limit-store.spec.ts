@@ -6,7 +6,8 @@ import type { BucketSpec } from '../../src/locks/rate-limit/rate-limit.store.js'
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
 import { runStoreScenarios } from '../support/rate-limit-scenarios.js';
-import { redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { RedisProcess, startRedis } from '../support/redis-server.js';
 
 const gcra = (key: string, capacity: number, perSec: number): BucketSpec => ({
   key, kind: 'g', capacity, intervalUs: 1e6 / perSec, cost: 1, shadow: false, soft: false, degradable: false, group: 'x',
@@ -50,5 +51,32 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
     await store.decide({ buckets: [tb], degradeAt: 0, degradeFactor: 1, degradedHint: false });
     const ts2 = Number(await redis.run('hget', (c) => c.hget(key, 'ts')));
     expect(ts2).toBe(ts1);
+  });
+});
+
+describe.skipIf(!canStartRedis())(`${RedisRateLimitStore.name} where Redis refuses TIME (as some managed Redis do)`, () => {
+  let server: RedisProcess;
+  let redis: RedisService;
+
+  beforeAll(async () => {
+    server = await startRedis(['--rename-command', 'TIME', '']);
+    redis = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '1000' }), new MetricsService());
+    await redis.onModuleInit();
+  });
+  afterAll(async () => {
+    await redis?.onApplicationShutdown();
+    await server?.stop();
+  });
+
+  it('should fall back to the passed-in app time and still decide exactly', async () => {
+    const clock = new ManualClock(1_900_000_000_000);
+    const store = new RedisRateLimitStore(redis, { clock: 'redis', cluster: false, appClock: clock });
+    const key = `rl:{${uniqueEnv()}:rampart}:user:s:a`;
+    const first = await store.decide({ buckets: [gcra(key, 1, 1)], degradeAt: 0, degradeFactor: 1, degradedHint: false });
+    expect(first.nowMs).toBe(1_900_000_000_000);
+    clock.advance(400);
+    const second = await store.decide({ buckets: [gcra(key, 1, 1)], degradeAt: 0, degradeFactor: 1, degradedHint: false });
+    expect(second.allowed).toBe(false);
+    expect(second.buckets[0]!.retryAfterMs).toBe(600);
   });
 });

@@ -37,8 +37,8 @@ export interface AppStore {
   get(id: string): Promise<StoredApp | undefined>;
   /** Stores `definition` as revision `expectedRev + 1` only if the app is still at `expectedRev` (0 = not stored). */
   put(expectedRev: number, definition: AppDefinition): Promise<AppPutResult>;
-  /** Calls `listener(version)` on announced changes (may be lost: poll too). Returns unsubscribe. */
-  watch(listener: (version: number) => void): () => void;
+  /** Calls `listener(version)` on announced changes (may be lost: poll too). Resolves with unsubscribe once announcements flow. */
+  watch(listener: (version: number) => void): Promise<() => void>;
 }
 
 export const APP_STORE = Symbol('AppStore');

@@ -26,7 +26,7 @@ export class AppsSync implements OnApplicationBootstrap, OnApplicationShutdown {
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.store.kind === 'memory' || !this.parts.appRegistry()) return;
-    this.unwatch = this.store.watch(() => void this.pull());
+    this.unwatch = await this.store.watch(() => void this.pull());
     await this.pull();
     this.timer = setInterval(() => void this.pull(), this.settings.syncIntervalMs);
     this.timer.unref();

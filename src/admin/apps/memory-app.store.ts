@@ -29,8 +29,8 @@ export class MemoryAppStore implements AppStore {
     return Promise.resolve({ ok: true, rev: rev + 1, version });
   }
 
-  watch(listener: (version: number) => void): () => void {
+  watch(listener: (version: number) => void): Promise<() => void> {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return Promise.resolve(() => this.listeners.delete(listener));
   }
 }

@@ -1,4 +1,4 @@
-import type { RedisService } from '../../redis/redis.service.js';
+import type { AdminRedisCommands } from '../admin-redis.js';
 import type { AdminBus } from '../admin-bus.js';
 import type { AppDefinition, AppPutResult, AppStore, StoredApp } from './app-store.js';
 
@@ -13,7 +13,7 @@ export class RedisAppStore implements AppStore {
   private readonly key: string;
 
   constructor(
-    private readonly redis: RedisService,
+    private readonly redis: AdminRedisCommands,
     private readonly bus: AdminBus,
   ) {
     this.key = `cfg:${redis.tag}:apps`;
@@ -44,7 +44,7 @@ export class RedisAppStore implements AppStore {
     return ok === 1 ? { ok: true, rev, version: n } : { ok: false, rev: n };
   }
 
-  watch(listener: (version: number) => void): () => void {
+  watch(listener: (version: number) => void): Promise<() => void> {
     return this.bus.on(`${this.key}:changed`, (message) => listener(Number(message)));
   }
 }

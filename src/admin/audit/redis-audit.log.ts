@@ -1,4 +1,4 @@
-import type { RedisService } from '../../redis/redis.service.js';
+import type { AdminRedisCommands } from '../admin-redis.js';
 import type { AuditEntry, AuditLog, AuditPage } from './audit-log.js';
 
 /** The audit log as a Redis stream `cfg:{<env>:<service>}:audit` (XADD … MAXLEN ~ maxLen), one JSON field per entry. */
@@ -7,7 +7,7 @@ export class RedisAuditLog implements AuditLog {
   private readonly key: string;
 
   constructor(
-    private readonly redis: RedisService,
+    private readonly redis: AdminRedisCommands,
     private readonly maxLen: number,
   ) {
     this.key = `cfg:${redis.tag}:audit`;

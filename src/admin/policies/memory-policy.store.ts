@@ -36,8 +36,8 @@ export class MemoryPolicyStore implements PolicyStore {
     return Promise.resolve({ ok: true, version });
   }
 
-  watch(listener: (version: number) => void): () => void {
+  watch(listener: (version: number) => void): Promise<() => void> {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return Promise.resolve(() => this.listeners.delete(listener));
   }
 }

@@ -38,8 +38,11 @@ export interface PolicyStore {
    * (optimistic concurrency: otherwise nothing changes and the active version is returned).
    */
   commit(expected: number, entry: Omit<PolicyVersion, 'version'>): Promise<CommitResult>;
-  /** Calls `listener(version)` when a version becomes active (announcements may be lost: poll too). Returns unsubscribe. */
-  watch(listener: (version: number) => void): () => void;
+  /**
+   * Calls `listener(version)` when a version becomes active (announcements may
+   * be lost: poll too). Resolves with unsubscribe once announcements flow.
+   */
+  watch(listener: (version: number) => void): Promise<() => void>;
 }
 
 export const POLICY_STORE = Symbol('PolicyStore');

@@ -6,6 +6,9 @@ import { AdminMetrics } from '../admin-metrics.js';
 import { ADMIN_SETTINGS, AdminSettings } from '../admin-settings.js';
 import { POLICY_STORE, PolicyStore, PolicyVersion } from './policy-store.js';
 
+/** Boot load attempts before starting on the shipped defaults. */
+const BOOT_ATTEMPTS = 5;
+
 /**
  * Keeps this instance on the active policy version: loads it at boot (over
  * the shipped defaults), follows announcements (pub/sub) and checks the
@@ -36,8 +39,9 @@ export class PolicySync implements OnApplicationBootstrap, OnApplicationShutdown
     this.metrics.policyVersion.set(this.chain.current().version);
     this.chain.onChange((set) => this.metrics.policyVersion.set(set.version));
     if (this.store.kind === 'memory') return;
-    this.unwatch = this.store.watch(() => void this.pull());
-    await this.pull();
+    // Subscribe first, then load: a change made in between is announced, not missed.
+    this.unwatch = await this.store.watch(() => void this.pull());
+    await this.bootLoad();
     this.timer = setInterval(() => void this.pull(), this.settings.syncIntervalMs);
     this.timer.unref();
     this.health.register('admin-policies', () => this.check(), { optional: true });
@@ -55,25 +59,43 @@ export class PolicySync implements OnApplicationBootstrap, OnApplicationShutdown
     return run;
   }
 
-  /** Applies the active stored version if this instance runs another one (coalesced: at most one pull waits). */
-  pull(): Promise<void> {
-    if (this.pullQueued) return Promise.resolve();
+  /**
+   * Loads the active version before the instance serves traffic. A busy boot
+   * can make the first commands time out, so it tries a few times; after
+   * that the instance starts on its defaults and the periodic check catches up.
+   */
+  private async bootLoad(): Promise<void> {
+    for (let attempt = 1; attempt <= BOOT_ATTEMPTS; attempt++) {
+      if (await this.pull()) return;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+    this.logger.warn(`could not load the active policy version at boot; running version ${this.chain.current().version} until the store answers`);
+  }
+
+  /**
+   * Applies the active stored version if this instance runs another one
+   * (coalesced: at most one pull waits). Resolves false when the store failed.
+   */
+  pull(): Promise<boolean> {
+    if (this.pullQueued) return Promise.resolve(true);
     this.pullQueued = true;
     return this.serial(async () => {
       this.pullQueued = false;
       try {
         const active = await this.store.activeVersion();
-        if (active === 0 || active === this.chain.current().version || active === this.refused?.version) return;
+        if (active === 0 || active === this.chain.current().version || active === this.refused?.version) return true;
         const version = await this.store.get(active);
         if (version) this.apply(version);
         this.lastError = undefined;
+        return true;
       } catch (err) {
         const message = (err as Error).message;
         if (message !== this.lastError) this.logger.warn(`policy sync failed: ${message}`);
         this.lastError = message;
         if (!(err instanceof RedisUnavailableError)) throw err;
+        return false;
       }
-    }).catch(() => undefined);
+    }).catch(() => false);
   }
 
   private apply(v: PolicyVersion): void {

@@ -1,4 +1,4 @@
-import type { RedisService } from '../../redis/redis.service.js';
+import type { AdminRedisCommands } from '../admin-redis.js';
 import type { AdminBus } from '../admin-bus.js';
 import type { CommitResult, PolicyStore, PolicyVersion, PolicyVersionMeta } from './policy-store.js';
 
@@ -14,7 +14,7 @@ export class RedisPolicyStore implements PolicyStore {
 
   /** @param historyLimit versions kept (older ones are deleted). */
   constructor(
-    private readonly redis: RedisService,
+    private readonly redis: AdminRedisCommands,
     private readonly bus: AdminBus,
     private readonly historyLimit: number,
   ) {
@@ -55,7 +55,7 @@ export class RedisPolicyStore implements PolicyStore {
     return ok === 1 ? { ok: true, version: n } : { ok: false, active: n };
   }
 
-  watch(listener: (version: number) => void): () => void {
+  watch(listener: (version: number) => void): Promise<() => void> {
     return this.bus.on(this.channel, (message) => listener(Number(message)));
   }
 }

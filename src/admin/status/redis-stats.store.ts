@@ -1,4 +1,4 @@
-import type { RedisService } from '../../redis/redis.service.js';
+import type { AdminRedisCommands } from '../admin-redis.js';
 import type { InstanceCounts, StatsStore } from './stats-store.js';
 
 /**
@@ -12,7 +12,7 @@ export class RedisStatsStore implements StatsStore {
   private readonly key: string;
 
   constructor(
-    private readonly redis: RedisService,
+    private readonly redis: AdminRedisCommands,
     private readonly ttlMs: number,
     private readonly clock: () => number = Date.now,
   ) {

@@ -55,7 +55,7 @@ export class RateLimiter {
   ) {
     const cluster = config.redis.clusterNodes.length > 0;
     if (redis.enabled) {
-      this.redisStore = new RedisRateLimitStore(redis, { clock: settings.clock, cluster, onRefund: (n) => this.m.refunds.inc(n) });
+      this.redisStore = new RedisRateLimitStore(redis, { clock: settings.clock, cluster, deadlineMs: config.redis.commandTimeoutMs, onRefund: (n) => this.m.refunds.inc(n) });
     }
     this.denies = new DenyCache(settings.denyCacheSize);
     this.subjects = new SubjectResolver(new CidrSet(config.trustedProxies), settings.userHeader);

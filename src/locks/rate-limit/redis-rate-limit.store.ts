@@ -1,3 +1,4 @@
+import { RedisUnavailableError } from '../../redis/redis.errors.js';
 import { Clock, systemClock } from './clock.js';
 import type { BucketOutcome, BucketSpec, Decision, DecideRequest, RateLimitStore } from './rate-limit.store.js';
 
@@ -14,6 +15,8 @@ export interface RedisStoreOptions {
   appClock?: Clock;
   /** Called once per refund call (metrics). */
   onRefund?: (keys: number) => void;
+  /** Upper bound in ms of a multi-slot decision (several calls): the Redis command timeout. */
+  deadlineMs?: number;
 }
 
 const FLAG_SHADOW = 1;
@@ -44,6 +47,23 @@ export class RedisRateLimitStore implements RateLimitStore {
   async decide(req: DecideRequest): Promise<Decision> {
     const groups = this.opts.cluster ? groupBy(req.buckets) : [req.buckets.map((_, i) => i)];
     if (groups.length === 1) return this.call(req, groups[0]!);
+    const work = this.decideSlots(req, groups);
+    if (!this.opts.deadlineMs) return work;
+    // Several calls must not add up past the command timeout: past it the request is decided by the
+    // failMode; a reservation that lands later comes back by refill (the bound documented above).
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new RedisUnavailableError('ratelimit_decide', `multi-slot decision over ${this.opts.deadlineMs} ms`)), this.opts.deadlineMs);
+    });
+    try {
+      return await Promise.race([work, deadline]);
+    } finally {
+      clearTimeout(timer);
+      work.catch(() => undefined);
+    }
+  }
+
+  private async decideSlots(req: DecideRequest, groups: number[][]): Promise<Decision> {
     // The slot holding the global soft bucket goes first, so the others know whether the request is degraded.
     const soft = req.degradeAt > 0 ? groups.findIndex((g) => g.some((i) => req.buckets[i]!.soft)) : -1;
     const first = soft >= 0 ? await Promise.allSettled([this.call(req, groups[soft]!)]) : [];
