@@ -1,0 +1,90 @@
+import type { LockMode, LockSlice } from '../../chain/policy.types.js';
+
+/** What identifies a request to the shield. */
+export type ShieldKeyKind = 'query' | 'id';
+
+/** One allowlisted key: skips the whole shield (filter and caches) until `until` (epoch ms) when set. */
+export interface AllowlistEntry {
+  key: string;
+  until?: number;
+}
+
+/**
+ * The cacheShield slice of a route policy (CONFIG_FILE `policies.<name>.locks.cacheShield`,
+ * editable at run time through the admin API).
+ */
+export interface CacheShieldSlice extends LockSlice {
+  mode: LockMode;
+  /** `query`: `q`, `limit`, `offset` of GET /v1/search (terms filter); `id`: the `:id` route parameter (ids filter). Required unless off. */
+  key?: ShieldKeyKind;
+  /** Kill switch of the Bloom filter: `off` makes every lookup "maybe" (caches still work). Default `on`. */
+  filter?: 'on' | 'off';
+  /** Keys that bypass the filter and both caches (queries are compared in normalised form, ids exactly). */
+  allowlist?: AllowlistEntry[];
+  /** Seconds an answer stays fresh in the result cache; 0 turns the result cache off. Default 60. */
+  resultTtlSeconds?: number;
+  /** Seconds an empty answer (no hits, unknown id) stays in the null cache; 0 turns it off. Default 10. */
+  nullTtlSeconds?: number;
+  /** Seconds an expired answer is kept to serve stale (degraded load, open circuit breaker). Default 600. */
+  staleTtlSeconds?: number;
+  /** Spread of every TTL, ± this fraction (0–0.5), so entries written together do not expire together. Default 0.1. */
+  jitter?: number;
+  /** Longest query in characters after normalisation; longer answers 400 `query_too_long` before any lookup. Default 512. */
+  maxQueryLength?: number;
+}
+
+/** A slice with its defaults applied and its allowlist normalised, compiled once per policy version. */
+export interface ShieldRoute {
+  key: ShieldKeyKind;
+  filterOn: boolean;
+  /** Normalised key → expiry (epoch ms, Infinity = none). */
+  allowlist: Map<string, number>;
+  resultTtlMs: number;
+  nullTtlMs: number;
+  staleTtlMs: number;
+  jitter: number;
+  maxQueryLength: number;
+}
+
+/** Module settings: CONFIG_FILE section `cacheShield`. */
+export interface CacheShieldSettings {
+  /** False-positive rate every filter is sized for (0–0.5). Default 0.001. */
+  targetFpRate: number;
+  /** Held-out absent keys used to measure a new build's false-positive rate. Default 20000. */
+  measureSample: number;
+  /** Milliseconds between checks of the backend revision for writes made outside this app (e.g. `npm run index`); 0 = never. Default 2000. */
+  revisionPollMs: number;
+  /** Milliseconds between comparisons of the local filters with the active builds in Redis. Default 30000. */
+  resyncMs: number;
+  /** Milliseconds a build lock is held at most (another instance may build after). Default 300000. */
+  buildLockMs: number;
+  /** Milliseconds an instance waits for another instance's build before building itself. Default 60000. */
+  buildWaitMs: number;
+  /** Milliseconds before a build's start from which announced adds are replayed into it. Default 60000. */
+  addGraceMs: number;
+  /** Rebuild a filter when keys added since its build exceed this fraction of its items; 0 = never. Default 0.25. */
+  rebuildAfterGrowth: number;
+  /** Warn when the measured false-positive rate exceeds this multiple of the target. Default 2. */
+  driftFactor: number;
+  /** Verdicts needed before the measured rate is trusted for the drift warning. Default 1000. */
+  driftMinSamples: number;
+  /** Entries of the in-process result cache used without Redis. Default 10000. */
+  memoryCacheEntries: number;
+  /** Days the Bloom builds stay in Redis after their last activation. Default 30. */
+  bloomTtlDays: number;
+}
+
+export const DEFAULT_SETTINGS: CacheShieldSettings = {
+  targetFpRate: 0.001,
+  measureSample: 20_000,
+  revisionPollMs: 2_000,
+  resyncMs: 30_000,
+  buildLockMs: 300_000,
+  buildWaitMs: 60_000,
+  addGraceMs: 60_000,
+  rebuildAfterGrowth: 0.25,
+  driftFactor: 2,
+  driftMinSamples: 1_000,
+  memoryCacheEntries: 10_000,
+  bloomTtlDays: 30,
+};

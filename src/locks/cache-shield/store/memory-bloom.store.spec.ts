@@ -1,0 +1,8 @@
+import { describe } from 'vitest';
+import { runBloomStoreTable } from '../../../../test/support/shield-bloom-store.table.js';
+import { MemoryBloomStore } from './memory-bloom.store.js';
+
+describe(MemoryBloomStore.name, () => {
+  let n = 0;
+  runBloomStoreTable(async () => ({ store: new MemoryBloomStore(), filter: `f${++n}` }));
+});
