@@ -13,6 +13,16 @@ export class RateLimitMetrics {
   readonly liveInstances: Gauge;
   readonly clockSkew: Gauge;
 
+  private readonly children = new Map<string, { inc(n?: number): void }>();
+
+  /** Counts one rule outcome (label children cached: this runs for every rule of every request). */
+  decision(policy: string, rule: string, outcome: 'allowed' | 'rejected' | 'shadow_rejected'): void {
+    const k = `${policy}\u0000${rule}\u0000${outcome}`;
+    let c = this.children.get(k);
+    if (c === undefined) this.children.set(k, (c = this.decisions.labels({ policy, rule, outcome })));
+    c.inc();
+  }
+
   constructor(m: MetricsService) {
     this.decisions = m.counter('rampart_ratelimit_decisions_total', 'Rate-limit rule outcomes: allowed, rejected, shadow_rejected (would have blocked)', ['policy', 'rule', 'outcome']);
     this.skipped = m.counter('rampart_ratelimit_skipped_total', 'Rules skipped because the request has no subject for their dimension (or exempt: critical routes and global rules)', ['policy', 'rule', 'dimension']);

@@ -86,7 +86,7 @@ export class RateLimiter {
       const hit = b.shadow ? undefined : this.denies.refusing(b.key, b.cost, now);
       if (hit) {
         this.m.denyCacheHits.inc({ policy: name });
-        this.m.decisions.inc({ policy: name, rule: meta[i]!.rule, outcome: 'rejected' });
+        this.m.decision(name, meta[i]!.rule, 'rejected');
         return { kind: 'limited', quota: { name: meta[i]!.id, limit: hit.limit, windowS: meta[i]!.windowS, remaining: 0, resetS: hit.retryMs / 1000 }, retryAfterMs: hit.retryMs };
       }
     }
@@ -134,7 +134,7 @@ export class RateLimiter {
     const name = policy.policyName;
     d.buckets.forEach((o, i) => {
       const outcome = o.allowed ? 'allowed' : buckets[i]!.shadow ? 'shadow_rejected' : 'rejected';
-      this.m.decisions.inc({ policy: name, rule: meta[i]!.rule, outcome });
+      this.m.decision(name, meta[i]!.rule, outcome);
     });
     if (d.degraded) {
       ctx.state.degraded = true;
