@@ -17,7 +17,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /** The Nest HTTP adapter for the configured platform. */
 export function createHttpAdapter(config: RampartConfig): ExpressAdapter | FastifyAdapter {
   if (config.httpAdapter === 'fastify') {
-    return new FastifyAdapter({ bodyLimit: config.bodyLimitBytes, trustProxy: false, return503OnClosing: true });
+    return new FastifyAdapter({ bodyLimit: config.bodyLimitBytes, trustProxy: false, return503OnClosing: true, maxParamLength: 512 });
   }
   return new ExpressAdapter();
 }
