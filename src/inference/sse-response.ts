@@ -1,4 +1,5 @@
-import type { ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { AnyReply, rawResponse, takeOverReply } from '../http/http-context.js';
 import type { SseSink } from './inference-backend.js';
 
@@ -53,11 +54,23 @@ export class SseResponse implements SseSink {
   end(): Promise<void> {
     const res = this.res ?? rawResponse(this.reply);
     if (res.writableEnded || res.destroyed) return Promise.resolve();
+    const socket = res.socket; // detached from the response once it has finished
     return new Promise((resolve) => {
       res.once('close', () => resolve());
-      res.end(() => resolve());
+      res.end(() => {
+        // During shutdown the framework sends no "Connection: close" for a reply it no longer
+        // owns, so the idle keep-alive socket would hold the server open (72 s on fastify).
+        if (socket && serverClosing(socket)) socket.end();
+        resolve();
+      });
     });
   }
+}
+
+/** True once the HTTP server stopped listening (the app is shutting down). */
+function serverClosing(socket: Socket): boolean {
+  const server = (socket as Socket & { server?: Server }).server;
+  return server !== undefined && !server.listening;
 }
 
 /**

@@ -215,6 +215,30 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
   });
 });
 
+describe.each(ADAPTERS)('POST /v1/inference, shutdown during a stream (%s)', (adapter) => {
+  it('should finish the stream in flight, then close without waiting out the keep-alive timeout', async () => {
+    const fake = await startFakeOpenAI();
+    const app = await startApp({ HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url }, { locks: [TestLocksModule], config: withTestLocks });
+    try {
+      fake.pauseStreams();
+      const events = sseData(await post(app, chat({ stream: true })));
+      await events.next();
+      await events.next();
+      const server = app.app.getHttpServer() as { listening: boolean };
+      const closing = app.close();
+      await until(() => !server.listening, 'the server to stop listening');
+      fake.resumeStreams();
+      const rest: string[] = [];
+      for await (const data of events) rest.push(data);
+      expect(rest.at(-1)).toBe('[DONE]');
+      // fastify keeps an idle connection 72 s: longer than this test's timeout, had we left the socket open
+      await closing;
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
 describe.each(ADAPTERS)('POST /v1/inference, upstream unreachable (%s)', (adapter) => {
   let app: RunningApp;
 
