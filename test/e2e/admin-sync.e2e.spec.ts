@@ -134,7 +134,7 @@ describe.skipIf(!redisUrl()).each(ADAPTERS)('admin API across instances on one R
     }
   });
 
-  it('should make an app created on one instance known to the other, and show its secret only once', async () => {
+  it('should make an app created on one instance known to the others (and to one started later), showing its secret only once', async () => {
     const created = await a.call<{ secret: { value: string } }>('POST', '/admin/apps', { id: 'shared-app', tier: 'free' });
     expect(created.status).toBe(201);
     const secret = created.body.secret.value;
@@ -145,6 +145,13 @@ describe.skipIf(!redisUrl()).each(ADAPTERS)('admin API across instances on one R
     await a.call('POST', '/admin/apps/shared-app/deactivate');
     await eventually(() => b.get<{ apps: { id: string; active: boolean }[] }>('/admin/apps'), (r) => r.body.apps.find((x) => x.id === 'shared-app')?.active === false, WITHIN_MS);
 
+    const late = await start();
+    started.push(late);
+    const lateAdmin = a.withToken(ADMIN_TOKEN);
+    (lateAdmin as { app: RunningApp }).app = late;
+    const known = await lateAdmin.get<{ apps: { id: string; active: boolean; secrets: unknown[] }[] }>('/admin/apps');
+    expect(known.body.apps.find((x) => x.id === 'shared-app')).toMatchObject({ active: false, secrets: [{ id: 'k1' }, { id: 'k2' }] });
+
     const audit = await b.get<{ entries: { actor: string; action: string }[] }>('/admin/audit?limit=200');
     expect(audit.body.entries.slice(0, 3).map((e) => [e.actor, e.action])).toEqual([['env', 'app.deactivate'], ['env', 'app.rotate_secret'], ['env', 'app.create']]);
     for (const c of [a, b]) {
@@ -153,6 +160,16 @@ describe.skipIf(!redisUrl()).each(ADAPTERS)('admin API across instances on one R
     }
     const oneTime = new Set([created.text, rotated.text]);
     for (const body of a.bodies) if (!oneTime.has(body)) for (const s of [secret, rotated.body.secret.value]) expect(body).not.toContain(s);
+  });
+
+  it('should report the running and the active policy version in /health/ready', async () => {
+    const r = await a.call<{ version: number }>('PATCH', '/admin/policies/test/locks/cacheShield', { mode: 'off' });
+    await eventually(() => b.version(), (v) => v === r.body.version, WITHIN_MS);
+    type Health = { details?: Record<string, { status: string; running: number; active: number; store: string }> };
+    const health = await eventually(async () => (await (await fetch(`${b.app.url}/health/ready`)).json()) as Health, (h) => h.details?.['admin-policies']?.status === 'up', 5_000, 100);
+    const check = health.details!['admin-policies'];
+    expect(check).toMatchObject({ status: 'up', store: 'redis' });
+    expect([check!.running, check!.active]).toEqual([r.body.version, r.body.version]);
   });
 
   it('should sum lock counters over every live instance', async () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RoutePolicy } from '../../src/chain/policy.types.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { ADMIN_TOKEN, AdminClient, AdminTestAppRegistryModule, eventually } from '../support/admin-client.js';
+import { AdminTestPortsModule } from '../support/admin-test-ports.js';
 import { TestLocksModule } from '../support/test-locks.js';
 
 const FILE_TOKEN = 'alice-file-token-0123456789';
@@ -271,5 +272,37 @@ describe('admin API without any admin credential', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('admin API with Bloom and breaker ports provided by another module', () => {
+  let app: RunningApp;
+  let admin: AdminClient;
+  beforeAll(async () => {
+    app = await startApp({ ADMIN_TOKEN }, { locks: [TestLocksModule], imports: [AdminTestPortsModule], config: (c) => ({ ...c, policies: { ...c.policies, test: allEnforced() } }) });
+    admin = new AdminClient(app);
+  });
+  afterAll(() => app?.close());
+
+  it('should show filter status, rebuild and roll back through the port, auditing the active versions', async () => {
+    const status = await admin.get<{ filters: { name: string; active: { version: number; items: number; targetFp: number } }[] }>('/admin/bloom');
+    expect(status.status).toBe(200);
+    expect(status.body.filters.map((f) => [f.name, f.active.version])).toEqual([['terms', 1], ['item-ids', 1]]);
+    const rebuilt = await admin.call<{ filters: { name: string; active: { version: number } }[] }>('POST', '/admin/bloom/rebuild', { filter: 'terms' });
+    expect(rebuilt.body.filters.find((f) => f.name === 'terms')!.active.version).toBe(2);
+    const back = await admin.call<{ filters: { name: string; active: { version: number } }[] }>('POST', '/admin/bloom/rollback', { filter: 'terms' });
+    expect(back.body.filters.find((f) => f.name === 'terms')!.active.version).toBe(1);
+    expect((await admin.call('POST', '/admin/bloom/rollback', { filter: 'terms', version: 9 })).body).toMatchObject({ status: 404, error: 'bloom_build_not_found' });
+    expect((await admin.call('POST', '/admin/bloom/rebuild', { filter: 'Terms!' })).status).toBe(400);
+    const audit = await admin.get<{ entries: { action: string; target: string; changes: unknown[] }[] }>('/admin/audit?limit=2');
+    expect(audit.body.entries).toEqual([
+      expect.objectContaining({ action: 'bloom.rollback', target: 'bloom:terms', changes: [{ path: 'bloom.terms', from: 2, to: 1 }] }),
+      expect.objectContaining({ action: 'bloom.rebuild', target: 'bloom:terms', changes: [{ path: 'bloom.terms', from: 1, to: 2 }] }),
+    ]);
+  });
+
+  it('should show breaker status through the port', async () => {
+    const r = await admin.get<{ breakers: { name: string; state: string }[] }>('/admin/breakers');
+    expect(r.body.breakers).toEqual([expect.objectContaining({ name: 'search', state: 'closed' })]);
   });
 });

@@ -1,6 +1,6 @@
 import { Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation } from '@nestjs/swagger';
-import type { BloomFilterStatus } from '../admin-ports.js';
+import type { BloomAdminPort, BloomFilterStatus } from '../admin-ports.js';
 import { AdminBody, AdminController } from '../admin-route.decorator.js';
 import { AdminMetrics } from '../admin-metrics.js';
 import { diffValues } from '../audit/audit-diff.js';
@@ -29,8 +29,7 @@ export class AdminBloomController {
   @ApiOperation({ summary: 'Builds, validates and atomically activates a new build (one filter, or all); the old one is kept for rollback' })
   @ApiBody({ type: BloomRebuildDto, required: false })
   rebuild(@AdminActor() actor: string, @AdminBody() body: BloomRebuildDto): Promise<{ filters: BloomFilterStatus[] }> {
-    const port = this.parts.requireBloom();
-    return this.audited(actor, 'bloom.rebuild', body.filter, () => port.rebuild(body.filter));
+    return this.audited(actor, 'bloom.rebuild', body.filter, (port) => port.rebuild(body.filter));
   }
 
   @Post('rollback')
@@ -38,14 +37,14 @@ export class AdminBloomController {
   @ApiOperation({ summary: 'Activates an earlier build again (the previous one by default)' })
   @ApiBody({ type: BloomRollbackDto, required: false })
   rollback(@AdminActor() actor: string, @AdminBody() body: BloomRollbackDto): Promise<{ filters: BloomFilterStatus[] }> {
-    const port = this.parts.requireBloom();
-    return this.audited(actor, 'bloom.rollback', body.filter, () => port.rollback(body.filter, body.version));
+    return this.audited(actor, 'bloom.rollback', body.filter, (port) => port.rollback(body.filter, body.version));
   }
 
-  private async audited(actor: string, action: string, filter: string | undefined, run: () => Promise<BloomFilterStatus[]>): Promise<{ filters: BloomFilterStatus[] }> {
+  /** Runs a rebuild or rollback and audits which active build versions changed. */
+  private async audited(actor: string, action: string, filter: string | undefined, run: (port: BloomAdminPort) => Promise<BloomFilterStatus[]>): Promise<{ filters: BloomFilterStatus[] }> {
     const port = this.parts.requireBloom();
     const before = await port.status();
-    const filters = await run();
+    const filters = await run(port);
     this.metrics.changes.inc({ action, result: 'applied' });
     const versions = (list: BloomFilterStatus[]) => Object.fromEntries(list.map((f) => [f.name, f.active?.version ?? null]));
     await this.audit.record({
