@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { CONNECTIONS, ROOT, SECONDS, measure, startApp, startRedis, summary, table, writeConfig } from './lib.mjs';
+import { CONNECTIONS, ROOT, SECONDS, cannon, cpuMicros, startApp, startRedis, summary, table, writeConfig } from './lib.mjs';
 
 const SDK = `${ROOT}dist/src/sdk/index.js`;
 if (!existsSync(SDK)) {
@@ -24,9 +24,12 @@ const { signRequest } = await import(SDK);
 
 const APP = { id: 'bench-app', secret: randomBytes(32).toString('base64url') };
 const appsFile = writeConfig({ apps: [{ id: APP.id, tier: 'pro', secrets: [{ id: 'k1', secret: APP.secret }] }] }, 'apps.json');
+// Only the signature lock runs: every other lock is off on the shipped policies (and on whoami, the measured route).
+const othersOff = { rateLimit: { mode: 'off' }, cacheShield: { mode: 'off' }, circuitBreaker: { mode: 'off' } };
 const configFile = writeConfig({
   policies: {
-    whoami: { locks: { signature: { mode: 'enforce', signed: 'optional' }, rateLimit: { mode: 'off' }, cacheShield: { mode: 'off' }, circuitBreaker: { mode: 'off' } } },
+    ...Object.fromEntries(['search', 'search-item', 'inference', 'admin'].map((p) => [p, { locks: othersOff }])),
+    whoami: { locks: { signature: { mode: 'enforce', signed: 'optional' }, ...othersOff } },
   },
 });
 const PATH = '/v1/whoami';
@@ -78,6 +81,42 @@ function classify(text) {
   return { nonce, other };
 }
 
+/**
+ * One phase: a discarded warm-up, then a measured run; reports req/s,
+ * latency, the answers by status, the app's CPU time per request (robust on
+ * a shared machine), Redis SETs, and — when watched — what MONITOR saw.
+ */
+async function phase(app, sign, watch) {
+  await cannon({ url: app.url, requests: requests(sign, {}), duration: Math.min(3, SECONDS) });
+  const statuses = {};
+  const before = redis.commandstats();
+  const cpu0 = cpuMicros(app.pid);
+  const run = () => cannon({ url: app.url, requests: requests(sign, statuses) });
+  let res;
+  let seen;
+  if (watch) {
+    const m = await monitor(redis.port, run);
+    res = m.result;
+    seen = m;
+  } else {
+    res = await run();
+  }
+  const cpu = cpuMicros(app.pid) - cpu0;
+  const after = redis.commandstats();
+  const s = summary(res);
+  const total = Object.values(statuses).reduce((a, b) => a + b, 0);
+  return {
+    reqPerSec: s.reqPerSec,
+    p50: s.p50,
+    p99: s.p99,
+    statuses: JSON.stringify(statuses),
+    'app CPU µs/req': Math.round(cpu / total),
+    'SET Δ': (after.set?.calls ?? 0) - (before.set?.calls ?? 0),
+    nonceCmds: seen ? seen.nonce : '-',
+    'other redis cmds (MONITOR)': seen ? JSON.stringify(seen.other) : '-',
+  };
+}
+
 console.log(`bench:signature — autocannon ${CONNECTIONS} connections, ${SECONDS} s per run after a warm-up; private redis-server; LOG_LEVEL=warn`);
 const redis = await startRedis();
 const rows = [];
@@ -89,32 +128,18 @@ try {
     let base;
     try {
       for (const [name, sign] of Object.entries(phases)) {
-        const statuses = {};
-        const before = redis.commandstats();
-        const run = () => measure({ url: app.url, requests: requests(sign, statuses) });
-        let res;
-        let watch = '-';
-        if (WATCHED.has(name)) {
-          const m = await monitor(redis.port, run);
-          res = m.result;
-          watch = `${m.nonce} nonce, other: ${JSON.stringify(m.other)}`;
-          nonceCalls.push(m.nonce);
-        } else {
-          res = await run();
-        }
-        const after = redis.commandstats();
-        const s = summary(res);
-        base ??= s.reqPerSec;
-        rows.push({ adapter, case: name, ...s, ratio: +(s.reqPerSec / base).toFixed(3), statuses: JSON.stringify(statuses), 'SET Δ': (after.set?.calls ?? 0) - (before.set?.calls ?? 0), 'redis cmds seen (MONITOR)': watch });
+        const r = await phase(app, sign, WATCHED.has(name));
+        base ??= r.reqPerSec;
+        rows.push({ adapter, case: name, ...r, ratio: +(r.reqPerSec / base).toFixed(3) });
+        if (WATCHED.has(name)) nonceCalls.push(r.nonceCmds);
       }
     } finally {
       await app.stop();
     }
     const mem = await startApp(env);
     try {
-      const statuses = {};
-      const s = summary(await measure({ url: mem.url, requests: requests(phases.signed, statuses) }));
-      rows.push({ adapter, case: 'signed (memory nonces)', ...s, ratio: +(s.reqPerSec / base).toFixed(3), statuses: JSON.stringify(statuses), 'SET Δ': '-', 'redis cmds seen (MONITOR)': '-' });
+      const r = await phase(mem, phases.signed, false);
+      rows.push({ adapter, case: 'signed (memory nonces)', ...r, ratio: +(r.reqPerSec / base).toFixed(3), 'SET Δ': '-' });
     } finally {
       await mem.stop();
     }
@@ -123,10 +148,49 @@ try {
   await redis.stop();
 }
 table(rows);
-const byCase = (adapter, c) => rows.find((r) => r.adapter === adapter && r.case === c).reqPerSec;
+
+// The lock's own cost, in process, without HTTP: verification per request (no nonce claim).
+const { verifyRequest } = await import(`${ROOT}dist/src/locks/signature/verify-request.js`);
+const { parseAppDefinition } = await import(`${ROOT}dist/src/locks/signature/app-definition.js`);
+const { contentDigest } = await import(`${ROOT}dist/src/locks/signature/content-digest.js`);
+const { createSigner, httpbis } = await import('http-message-signatures');
+const now = Date.now();
+const registry = new Map([[APP.id, parseAppDefinition({ id: APP.id, tier: 'pro', secrets: [{ id: 'k1', secret: APP.secret }] }, 'app', now).app]]);
+const kb = Buffer.from(JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'x'.repeat(960) }] }));
+const view = (method, target, headers, body = Buffer.alloc(0)) => ({ method, target, headers: { host: 'bench', ...headers }, body, scheme: 'http' });
+const hmacView = (body, o = {}) => view('POST', '/v1/inference?a=1', signRequest({ appId: APP.id, secret: APP.secret, method: 'POST', url: '/v1/inference?a=1', body, timestamp: now, ...o }), body);
+const rfc = await httpbis.signMessage(
+  { key: createSigner(Buffer.from(APP.secret), 'hmac-sha256', APP.id), fields: ['@method', '@path', '@query', 'content-digest'], params: ['created', 'keyid', 'alg', 'nonce'], paramValues: { nonce: 'bench-nonce-0123456789', created: new Date(now) } },
+  { method: 'POST', url: 'http://bench/v1/inference?a=1', headers: { 'content-digest': contentDigest(kb) } },
+);
+const cases = {
+  'HMAC, GET, no body': view('GET', '/v1/whoami', signRequest({ appId: APP.id, secret: APP.secret, method: 'GET', url: '/v1/whoami', timestamp: now })),
+  'HMAC, POST, 1 KB body': hmacView(kb),
+  'HMAC, forged (bad_signature)': hmacView(kb, { secret: 'forged-forged-forged-forged-forged-forged' }),
+  'HMAC, unknown app': hmacView(kb, { appId: 'no-such-app' }),
+  'RFC 9421, POST, 1 KB body + content-digest': view('POST', '/v1/inference?a=1', Object.fromEntries(Object.entries(rfc.headers).map(([k, v]) => [k.toLowerCase(), v])), kb),
+  'unsigned (optional route)': view('GET', '/v1/whoami', {}),
+};
+const micro = [];
+for (const [name, v] of Object.entries(cases)) {
+  const opts = { now, defaultSkewSeconds: 180 };
+  const r = verifyRequest(v, registry, opts);
+  const n = 50_000;
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) verifyRequest(v, registry, opts);
+  const us = ((performance.now() - t0) * 1000) / n;
+  micro.push({ case: name, outcome: r.ok ? 'ok' : r.unsigned ? 'unsigned' : r.code, 'µs/verify': +us.toFixed(2) });
+}
+console.log('verification alone, in process (no HTTP, no nonce claim):');
+table(micro);
+const pick = (adapter, c, k) => rows.find((r) => r.adapter === adapter && r.case === c)[k];
 for (const adapter of ['express', 'fastify']) {
-  const u = byCase(adapter, 'unsigned');
-  console.log(`${adapter}: signed/unsigned ${(byCase(adapter, 'signed') / u).toFixed(3)}, signed(memory)/unsigned ${(byCase(adapter, 'signed (memory nonces)') / u).toFixed(3)}, forged/unsigned ${(byCase(adapter, 'forged') / u).toFixed(3)}, unknown-app/unsigned ${(byCase(adapter, 'unknown app') / u).toFixed(3)}`);
+  const parts = ['signed', 'signed (memory nonces)', 'forged', 'unknown app'].map((c) => {
+    const rps = (pick(adapter, c, 'reqPerSec') / pick(adapter, 'unsigned', 'reqPerSec')).toFixed(3);
+    const cpu = (pick(adapter, c, 'app CPU µs/req') / pick(adapter, 'unsigned', 'app CPU µs/req')).toFixed(3);
+    return `${c}: req/s ×${rps}, CPU/req ×${cpu}`;
+  });
+  console.log(`${adapter} vs unsigned — ${parts.join('; ')}`);
 }
 if (nonceCalls.some((n) => n !== 0)) {
   console.error('FAIL: forged requests reached the nonce store', nonceCalls);

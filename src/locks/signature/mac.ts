@@ -22,20 +22,24 @@ export function macEquals(expected: Buffer, given: Buffer): boolean {
 
 /**
  * Checks a MAC over `data` against the app's secrets that are active at
- * `now`: the one named by `keyId`, or every active one. Always computes and
- * compares exactly MAX_ACTIVE_SECRETS MACs in constant time (the missing ones
- * against the dummy key, no early exit), so timing tells neither whether the
- * app exists nor how many secrets it has. Returns the id of the matching
- * secret, or undefined.
+ * `now`: the one named by `keyId`, or every active one. Every candidate is
+ * computed and compared in constant time (no early exit); with no candidate
+ * (unknown app or key) one MAC is computed against the dummy key, so an
+ * unknown app costs what a known one with one secret costs. (Without X-Key-Id
+ * an app with N active secrets costs N MACs — cheaper than padding every
+ * request to MAX_ACTIVE_SECRETS; clients in rotation send X-Key-Id.)
+ * Returns the id of the matching secret, or undefined.
  */
 export function matchSecret(app: ClientApp | undefined, keyId: string | undefined, data: string, given: Buffer, now: number): string | undefined {
   let candidates = app ? activeSecrets(app, now) : [];
   if (keyId !== undefined) candidates = candidates.filter((s) => s.id === keyId);
+  if (candidates.length === 0) {
+    macEquals(hmacSha256(DUMMY_KEY, data), given);
+    return undefined;
+  }
   let matched: string | undefined;
-  for (let i = 0; i < MAX_ACTIVE_SECRETS; i++) {
-    const s = candidates[i];
-    const equal = macEquals(hmacSha256(s?.key ?? DUMMY_KEY, data), given);
-    if (equal && s !== undefined && matched === undefined) matched = s.id;
+  for (const s of candidates.slice(0, MAX_ACTIVE_SECRETS)) {
+    if (macEquals(hmacSha256(s.key, data), given) && matched === undefined) matched = s.id;
   }
   return matched;
 }
