@@ -5,6 +5,7 @@ import { upstreamFailed } from '../inference.errors.js';
 import type { InferenceBackend, InferenceCall, SseSink } from '../inference-backend.js';
 import type { ChatCompletion } from '../openai.types.js';
 import { endWithError } from '../sse-response.js';
+import { discard, readLimited } from './body.js';
 import { Deadline } from './deadline.js';
 import { statusError, transportError } from './upstream-errors.js';
 
@@ -12,8 +13,6 @@ import { statusError, transportError } from './upstream-errors.js';
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 /** Largest upstream error body read (for its message), in bytes. */
 const MAX_ERROR_BYTES = 64 * 1024;
-
-type Body = Dispatcher.ResponseData['body'];
 
 /**
  * Proxies to an OpenAI-compatible server (`<INFERENCE_UPSTREAM_URL>/chat/completions`)
@@ -139,25 +138,4 @@ export class UpstreamBackend implements InferenceBackend {
     }
     return statusError(res.statusCode, res.headers, text, this.config.upstreamApiKey);
   }
-}
-
-/** Reads a body up to `max` bytes; a longer one is dropped and fails the call (502). */
-async function readLimited(body: Body, max: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) {
-      discard(body);
-      throw upstreamFailed(`the upstream answer is larger than ${max} bytes`);
-    }
-    parts.push(chunk);
-  }
-  return Buffer.concat(parts);
-}
-
-/** Drops a body we will not read (and the connection under it); undici reports that as an error, which is expected. */
-function discard(body: Body): void {
-  body.on('error', () => undefined);
-  body.destroy();
 }
