@@ -5,9 +5,10 @@
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME)
 --   [2] clock 'r' (Redis TIME) | 'a' (app) [3] degrade-at fraction (0 = off) [4] degrade factor
 --   [5] degraded hint '1'|'0' [6] n = number of buckets
---   then per bucket i, at 6 + 5(i-1): kind 'g' GCRA | 't' token bucket | 'f' fixed window,
---   capacity (tokens), interval µs per token (window µs for 'f'), cost, flags (1 shadow, 2 soft, 4 degradable, 8 penalty)
---   then per penalty j, at 6 + 5n + 4(j-1): threshold, factor, decay µs, floor
+--   then per bucket i, at 6 + 6(i-1): kind 'g' GCRA | 't' token bucket | 'f' fixed window,
+--   capacity (tokens), interval µs per token (window µs for 'f'), cost, flags (1 shadow, 2 soft, 4 degradable, 8 penalty),
+--   TTL ms of the key (full refill time + 1 s: capacity × interval, which multipliers do not change)
+--   then per penalty j, at 6 + 6n + 4(j-1): threshold, factor, decay µs, floor
 -- Returns: { allowed 1|0, blocker (0-based bucket index, -1), degraded 1|0, now ms,
 --   then per bucket: allowed 1|0, remaining, retry-after ms, reset ms, limit, charged (µs for 'g', tokens otherwise) }
 -- Every key written gets a TTL (full refill time + 1 s); stored times never move backwards; a refusal writes
@@ -22,14 +23,15 @@ end
 local EPS, MARGIN = 1e-9, 1000
 local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
 local n = tonumber(ARGV[6])
-local degradeAt, dfactor = tonumber(ARGV[3]), tonumber(ARGV[4])
+local degradeAt, dfactor = 0, 1
+if ARGV[3] ~= '0' then degradeAt, dfactor = tonumber(ARGV[3]), tonumber(ARGV[4]) end
 local degraded = ARGV[5] == '1'
 -- Flat per-bucket state (fewer tables = less Lua overhead): V value, X second value (ts / window end),
 -- S strikes, P penalty TAT, F flags; penalty parameters stay in ARGV.
 local V, X, S, P, F, PB = {}, {}, {}, {}, {}, {}
 local gk, gi = {}, {}
 for i = 1, n do
-  if ARGV[2 + i * 5] == 'g' then
+  if ARGV[1 + i * 6] == 'g' then
     gk[#gk + 1] = KEYS[i]
     gi[#gi + 1] = i
   end
@@ -40,8 +42,9 @@ if #gk > 0 then
 end
 local pj = 0
 for i = 1, n do
-  local b = 2 + i * 5
-  local k, fl = ARGV[b], tonumber(ARGV[b + 4])
+  local b = 1 + i * 6
+  local k, fl = ARGV[b], ARGV[b + 4]
+  if fl == '0' then fl = 0 else fl = tonumber(fl) end
   F[i] = fl
   if k == 't' then
     local h = redis.call('HMGET', KEYS[i], 't', 'ts')
@@ -53,7 +56,7 @@ for i = 1, n do
   S[i] = 0
   if fl >= 8 then
     pj = pj + 1
-    local pb = 6 + n * 5 + (pj - 1) * 4
+    local pb = 6 + n * 6 + (pj - 1) * 4
     PB[i] = pb
     local pt = tonumber(redis.call('GET', KEYS[n + pj]))
     P[i] = pt
@@ -69,10 +72,10 @@ for i = 1, n do
 end
 local out = { 1, -1, 0, floor(now / 1000) }
 local allowed, blocker, worst = true, -1, -1
--- W: value to write per allowed bucket (TAT, tokens or count), TT: its TTL (ms), TS: ts / window end
-local W, TT, TS = {}, {}, {}
+-- W: value to write per allowed bucket (TAT, tokens or count), TS: ts / window end
+local W, TS = {}, {}
 for i = 1, n do
-  local b = 2 + i * 5
+  local b = 1 + i * 6
   local k, q, fl = ARGV[b], tonumber(ARGV[b + 3]), F[i]
   local m = 1
   local pb = PB[i]
@@ -100,7 +103,7 @@ for i = 1, n do
       if rf < rs then rf = rf + 1 end
       local ch = q * t
       ok, rem, retry, reset, charged = 1, r - r % 1, 0, rf, ch - ch % 1
-      W[i], TT[i] = nxt, rf + MARGIN
+      W[i] = nxt
     else
       local r
       if q * t > tau + EPS then r = max(tat - now, 1000000) else r = nxt - tau - now end
@@ -116,7 +119,7 @@ for i = 1, n do
       local left = tokens - q
       local rs = ceil((c - left) * t / 1000)
       ok, rem, retry, reset, charged = 1, floor(left + EPS), 0, rs, q
-      W[i], TT[i], TS[i] = left, rs + MARGIN, ts
+      W[i], TS[i] = left, ts
     else
       local r
       if q > c + EPS then r = max((c - tokens) * t, 1000000) else r = (q - tokens) * t end
@@ -128,7 +131,7 @@ for i = 1, n do
     local left = max(0, ceil((exp - now) / 1000))
     if count + q <= c + EPS then
       ok, rem, retry, reset, charged = 1, floor(c - count - q + EPS), 0, left, q
-      W[i], TT[i], TS[i] = count + q, left + MARGIN, exp
+      W[i], TS[i] = count + q, exp
     else
       ok, rem, retry, reset, charged = 0, max(0, floor(c - count + EPS)), max(1, left), left, 0
     end
@@ -146,15 +149,16 @@ if allowed then
   for i = 1, n do
     local w = W[i]
     if w then
-      local k = ARGV[2 + i * 5]
+      local b = 1 + i * 6
+      local k = ARGV[b]
       if k == 'g' then
-        redis.call('SET', KEYS[i], w, 'PX', TT[i])
+        redis.call('SET', KEYS[i], w, 'PX', ARGV[b + 5])
       elseif k == 't' then
         redis.call('HSET', KEYS[i], 't', w, 'ts', TS[i])
-        redis.call('PEXPIRE', KEYS[i], TT[i])
+        redis.call('PEXPIRE', KEYS[i], ARGV[b + 5])
       else
         redis.call('HSET', KEYS[i], 'c', w, 'e', TS[i])
-        redis.call('PEXPIRE', KEYS[i], TT[i])
+        redis.call('PEXPIRE', KEYS[i], ARGV[b + 5])
       end
     end
   end
@@ -166,7 +170,7 @@ else
     local pb = PB[i]
     if pb and F[i] % 2 == 0 and out[o + 1] == 0 then
       local pt = max(P[i] or now, now) + tonumber(ARGV[pb + 3])
-      redis.call('SET', KEYS[n + (pb - 6 - n * 5) / 4 + 1], pt, 'PX', ceil((pt - now) / 1000) + MARGIN)
+      redis.call('SET', KEYS[n + (pb - 6 - n * 6) / 4 + 1], pt, 'PX', ceil((pt - now) / 1000) + MARGIN)
     end
   end
 end

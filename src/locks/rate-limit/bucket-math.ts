@@ -3,7 +3,7 @@
  * lua/ratelimit_decide.lua (same arithmetic, same order), used by the memory
  * store. Times are microseconds; stored values are plain numbers.
  */
-import { BucketOutcome, BucketSpec, Decision, DecideRequest, TTL_MARGIN_MS } from './rate-limit.store.js';
+import { BucketOutcome, BucketSpec, Decision, DecideRequest, TTL_MARGIN_MS, bucketTtlMs } from './rate-limit.store.js';
 
 /** Stored state of one key: GCRA TAT, token bucket {t, ts}, fixed window {count, expiresAtUs}. */
 export type Stored = number | { t: number; ts: number } | { count: number; expiresAtUs: number };
@@ -68,7 +68,7 @@ export function decideBuckets(req: DecideRequest, read: (key: string) => Stored 
       const next = tat + b.cost * T;
       if (next - now <= tau + EPS) {
         o = { allowed: true, remaining: Math.floor((tau - (next - now)) / T + EPS), retryAfterMs: 0, resetMs: Math.ceil((next - now) / 1000), limit: Math.floor(cap + EPS), charged: Math.floor(b.cost * T) };
-        write = { key: b.key, value: next, ttlMs: Math.ceil((next - now) / 1000) + TTL_MARGIN_MS };
+        write = { key: b.key, value: next, ttlMs: bucketTtlMs(b) };
       } else {
         const retry = b.cost * T > tau + EPS ? Math.max(tat - now, 1e6) : next - tau - now;
         o = { allowed: false, remaining: Math.max(0, Math.floor((tau - (tat - now)) / T + EPS)), retryAfterMs: Math.ceil(retry / 1000), resetMs: Math.ceil((tat - now) / 1000), limit: Math.floor(cap + EPS), charged: 0 };
@@ -81,7 +81,7 @@ export function decideBuckets(req: DecideRequest, read: (key: string) => Stored 
         const left = tokens - b.cost;
         const reset = (cap - left) * T;
         o = { allowed: true, remaining: Math.floor(left + EPS), retryAfterMs: 0, resetMs: Math.ceil(reset / 1000), limit: Math.floor(cap + EPS), charged: b.cost };
-        write = { key: b.key, value: { t: left, ts }, ttlMs: Math.ceil(reset / 1000) + TTL_MARGIN_MS };
+        write = { key: b.key, value: { t: left, ts }, ttlMs: bucketTtlMs(b) };
       } else {
         const retry = b.cost > cap + EPS ? Math.max((cap - tokens) * T, 1e6) : (b.cost - tokens) * T;
         o = { allowed: false, remaining: Math.floor(tokens + EPS), retryAfterMs: Math.ceil(retry / 1000), resetMs: Math.ceil(((cap - tokens) * T) / 1000), limit: Math.floor(cap + EPS), charged: 0 };
@@ -94,7 +94,7 @@ export function decideBuckets(req: DecideRequest, read: (key: string) => Stored 
       const left = Math.max(0, Math.ceil((expiresAt - now) / 1000));
       if (count + b.cost <= cap + EPS) {
         o = { allowed: true, remaining: Math.floor(cap - count - b.cost + EPS), retryAfterMs: 0, resetMs: left, limit: Math.floor(cap + EPS), charged: b.cost };
-        write = { key: b.key, value: { count: count + b.cost, expiresAtUs: expiresAt }, ttlMs: left + TTL_MARGIN_MS };
+        write = { key: b.key, value: { count: count + b.cost, expiresAtUs: expiresAt }, ttlMs: bucketTtlMs(b) };
       } else {
         o = { allowed: false, remaining: Math.max(0, Math.floor(cap - count + EPS)), retryAfterMs: Math.max(1, left), resetMs: left, limit: Math.floor(cap + EPS), charged: 0 };
       }

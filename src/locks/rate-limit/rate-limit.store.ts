@@ -72,3 +72,13 @@ export interface RateLimitStore {
 
 /** Milliseconds added to every key's TTL beyond its full refill time. */
 export const TTL_MARGIN_MS = 1_000;
+
+/**
+ * TTL of a bucket key: its full refill time plus the margin. Capacity ×
+ * interval (the GCRA tolerance) does not change under tier, degrade or
+ * penalty multipliers (capacity × m, interval ÷ m), so it bounds every state
+ * the bucket can be in; for `f` it is the window.
+ */
+export function bucketTtlMs(b: Pick<BucketSpec, 'kind' | 'capacity' | 'intervalUs'>): number {
+  return Math.ceil((b.kind === 'f' ? b.intervalUs : b.capacity * b.intervalUs) / 1000) + TTL_MARGIN_MS;
+}

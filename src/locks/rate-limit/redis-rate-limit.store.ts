@@ -1,6 +1,6 @@
 import { RedisUnavailableError } from '../../redis/redis.errors.js';
 import { Clock, systemClock } from './clock.js';
-import type { BucketOutcome, BucketSpec, Decision, DecideRequest, RateLimitStore } from './rate-limit.store.js';
+import { BucketOutcome, BucketSpec, Decision, DecideRequest, RateLimitStore, bucketTtlMs } from './rate-limit.store.js';
 
 /** What the store needs of RedisService (a narrow seam, so tests can pass the real service or a cluster one). */
 export interface ScriptRunner {
@@ -100,7 +100,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   private async call(req: DecideRequest, idx: number[]): Promise<Decision> {
     const keys: string[] = [];
     const penaltyKeys: string[] = [];
-    const args: (string | number)[] = [Math.round(this.appClock.now() * 1000), this.opts.clock === 'redis' ? 'r' : 'a', req.degradeAt, req.degradeFactor, req.degradedHint ? '1' : '0', idx.length];
+    const args: (string | number)[] = [Math.round(this.appClock.now() * 1000), this.opts.clock === 'redis' ? 'r' : 'a', req.degradeAt > 0 ? req.degradeAt : '0', req.degradeFactor, req.degradedHint ? '1' : '0', idx.length];
     const penaltyArgs: number[] = [];
     for (const i of idx) {
       const b = req.buckets[i]!;
@@ -111,7 +111,7 @@ export class RedisRateLimitStore implements RateLimitStore {
         penaltyKeys.push(b.penaltyKey);
         penaltyArgs.push(b.penalty.threshold, b.penalty.factor, b.penalty.decayUs, b.penalty.floor);
       }
-      args.push(b.kind, b.capacity, b.intervalUs, b.cost, flags);
+      args.push(b.kind, b.capacity, b.intervalUs, b.cost, flags, bucketTtlMs(b));
     }
     const out = await this.redis.script<number[]>('ratelimit_decide', [...keys, ...penaltyKeys], [...args, ...penaltyArgs]);
     const buckets: BucketOutcome[] = idx.map((_, j) => {
