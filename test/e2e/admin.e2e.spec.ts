@@ -124,6 +124,15 @@ describe.each(ADAPTERS)('admin API, one instance, memory stores (%s)', (adapter)
     expect(await probe(app, 'signature')).toBe(401);
   });
 
+  it('should end a time-boxed override early on request', async () => {
+    await admin.call('PATCH', '/admin/policies/test/locks/signature', { mode: 'shadow', until: new Date(Date.now() + 3_600_000).toISOString() });
+    expect(await probe(app, 'signature')).toBe(200);
+    const r = await admin.call<{ policySet: { policies: Record<string, RoutePolicy> } }>('DELETE', '/admin/policies/test/locks/signature/override');
+    expect(r.status).toBe(200);
+    expect(r.body.policySet.policies.test!.locks.signature).toEqual({ mode: 'enforce' });
+    expect(await probe(app, 'signature')).toBe(401);
+  });
+
   it('should roll back to an earlier version as a new version, restoring its behaviour', async () => {
     const good = await admin.version();
     await admin.call('PATCH', '/admin/policies/test/locks/signature', { mode: 'off' });
@@ -299,6 +308,13 @@ describe('admin API with Bloom and breaker ports provided by another module', ()
       expect.objectContaining({ action: 'bloom.rollback', target: 'bloom:terms', changes: [{ path: 'bloom.terms', from: 2, to: 1 }] }),
       expect.objectContaining({ action: 'bloom.rebuild', target: 'bloom:terms', changes: [{ path: 'bloom.terms', from: 1, to: 2 }] }),
     ]);
+  });
+
+  it('should answer 404 lock_not_installed for apps while no AppRegistry (signature lock) is installed', async () => {
+    for (const [method, path, body] of [['GET', '/admin/apps', undefined], ['POST', '/admin/apps', { id: 'x', tier: 'free' }], ['POST', '/admin/apps/x/secrets', undefined]] as const) {
+      const r = await admin.call(method, path, body);
+      expect(r.body, path).toMatchObject({ status: 404, error: 'lock_not_installed', lock: 'signature' });
+    }
   });
 
   it('should show breaker status through the port', async () => {

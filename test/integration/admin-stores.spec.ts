@@ -1,6 +1,6 @@
 /**
  * One table per admin store interface, run against the memory store and the
- * Redis store (a real Redis): both must behave the same.
+ * Redis store (a real Redis, and a real 3-master Cluster): all must behave the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminBus } from '../../src/admin/admin-bus.js';
@@ -20,7 +20,8 @@ import type { RoutePolicy } from '../../src/chain/policy.types.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
-import { redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { RedisClusterProcess, startRedisCluster } from '../support/redis-server.js';
 
 const HISTORY = 3;
 const policies = (mode: 'enforce' | 'shadow' | 'off'): Record<string, RoutePolicy> => ({ search: { locks: { rateLimit: { mode } } } });
@@ -44,8 +45,10 @@ interface Stores {
 
 const redisServices: RedisService[] = [];
 
-async function redisStores(): Promise<Stores> {
-  const redis = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('adm') }), new MetricsService());
+let cluster: RedisClusterProcess | undefined;
+
+async function redisStores(env: Record<string, string> = { REDIS_URL: redisUrl() }): Promise<Stores> {
+  const redis = new RedisService(loadConfig({ LOG_LEVEL: 'silent', RAMPART_ENV: uniqueEnv('adm'), REDIS_COMMAND_TIMEOUT_MS: '1000', ...env }), new MetricsService());
   await redis.onModuleInit();
   redisServices.push(redis);
   const bus = new AdminBus(redis);
@@ -56,13 +59,21 @@ function memoryStores(): Promise<Stores> {
   return Promise.resolve({ policies: new MemoryPolicyStore(HISTORY), apps: new MemoryAppStore(), audit: new MemoryAuditLog(1000), stats: new MemoryStatsStore() });
 }
 
+/** A real 3-master Redis Cluster: every admin script touches keys of one hash tag, so one slot. */
+async function clusterStores(): Promise<Stores> {
+  cluster = await startRedisCluster(3);
+  return redisStores({ REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',') });
+}
+
 const KINDS = [
   { kind: 'memory', make: memoryStores, skip: false },
-  { kind: 'redis', make: redisStores, skip: !redisUrl() },
+  { kind: 'redis', make: () => redisStores(), skip: !redisUrl() },
+  { kind: 'redis cluster', make: clusterStores, skip: !canStartRedis() },
 ];
 
 afterAll(async () => {
   await Promise.all(redisServices.map((r) => r.onApplicationShutdown()));
+  await cluster?.stop();
 });
 
 describe.each(KINDS)('admin stores ($kind)', ({ make, skip }) => {
@@ -105,8 +116,10 @@ describe.each(KINDS)('admin stores ($kind)', ({ make, skip }) => {
       try {
         const version = await s.policies.activeVersion();
         expect(await s.policies.commit(version, entry('shadow'))).toEqual({ ok: true, version: version + 1 });
-        await until(() => seen.length > 0);
-        expect(seen).toEqual([version + 1]);
+        // On a Cluster, announcements travel over the cluster bus and older ones may still
+        // arrive late: listeners treat them as hints and re-read the active version.
+        await until(() => seen.includes(version + 1));
+        expect(seen.every((v) => v <= version + 1)).toBe(true);
       } finally {
         stop();
       }
