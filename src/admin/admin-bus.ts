@@ -23,6 +23,8 @@ export class AdminBus {
    * it does, and the periodic checks cover the gap). No-op without Redis.
    */
   async on(channel: string, handler: (message: string) => void, timeoutMs = 2_000): Promise<() => void> {
+    // Redis down at boot: do not hold the boot up; the subscription starts when Redis is back.
+    if (!this.redis.ready) timeoutMs = 0;
     const sub = this.connection();
     if (!sub) return () => undefined;
     let set = this.handlers.get(channel);

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { HealthRegistry } from '../../health/health-registry.service.js';
 import { RedisUnavailableError } from '../../redis/redis.errors.js';
+import { RedisService } from '../../redis/redis.service.js';
 import { AdminMetrics } from '../admin-metrics.js';
 import { ADMIN_SETTINGS, AdminSettings } from '../admin-settings.js';
 import { POLICY_STORE, PolicyStore, PolicyVersion } from './policy-store.js';
@@ -33,6 +34,7 @@ export class PolicySync implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly metrics: AdminMetrics,
     @Inject(ADMIN_SETTINGS) private readonly settings: AdminSettings,
     private readonly health: HealthRegistry,
+    private readonly redis: RedisService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -67,6 +69,7 @@ export class PolicySync implements OnApplicationBootstrap, OnApplicationShutdown
   private async bootLoad(): Promise<void> {
     for (let attempt = 1; attempt <= BOOT_ATTEMPTS; attempt++) {
       if (await this.pull()) return;
+      if (!this.redis.ready) break; // down, not just busy: start now, the periodic check catches up
       await new Promise((r) => setTimeout(r, 50 * attempt));
     }
     this.logger.warn(`could not load the active policy version at boot; running version ${this.chain.current().version} until the store answers`);
