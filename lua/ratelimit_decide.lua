@@ -10,7 +10,8 @@
 --   TTL ms of the key (full refill time + 1 s: capacity × interval, which multipliers do not change)
 --   then per penalty j, at 6 + 6n + 4(j-1): threshold, factor, decay µs, floor
 -- Returns: { allowed 1|0, blocker (0-based bucket index, -1), degraded 1|0, now ms,
---   then per bucket: allowed 1|0, remaining, retry-after ms, reset ms, limit, charged (µs for 'g', tokens otherwise) }
+--   then per bucket: allowed 1|0, remaining, retry-after ms (refused: until it fits; allowed: until a next request
+--   of the same cost fits, floored, 0 = now), reset ms, limit, charged (µs for 'g', tokens otherwise) }
 -- Every key written gets a TTL (full refill time + 1 s); stored times never move backwards; a refusal writes
 -- nothing but penalty strikes.
 local now
@@ -102,7 +103,10 @@ for i = 1, n do
       local rf = rs - rs % 1
       if rf < rs then rf = rf + 1 end
       local ch = q * t
-      ok, rem, retry, reset, charged = 1, r - r % 1, 0, rf, ch - ch % 1
+      -- retry when allowed: whole ms until a next request of this cost fits (floored: never later than Redis)
+      local nx = (d + ch - tau) / 1000
+      if nx > 0 then nx = nx - nx % 1 else nx = 0 end
+      ok, rem, retry, reset, charged = 1, r - r % 1, nx, rf, ch - ch % 1
       W[i] = nxt
     else
       local r
@@ -118,7 +122,7 @@ for i = 1, n do
     if tokens + EPS >= q then
       local left = tokens - q
       local rs = ceil((c - left) * t / 1000)
-      ok, rem, retry, reset, charged = 1, floor(left + EPS), 0, rs, q
+      ok, rem, retry, reset, charged = 1, floor(left + EPS), floor(max(0, q - left) * t / 1000), rs, q
       W[i], TS[i] = left, ts
     else
       local r
@@ -130,7 +134,9 @@ for i = 1, n do
     if v then count, exp = v, X[i] end
     local left = max(0, ceil((exp - now) / 1000))
     if count + q <= c + EPS then
-      ok, rem, retry, reset, charged = 1, floor(c - count - q + EPS), 0, left, q
+      local nx = 0
+      if count + 2 * q > c + EPS then nx = left end
+      ok, rem, retry, reset, charged = 1, floor(c - count - q + EPS), nx, left, q
       W[i], TS[i] = count + q, exp
     else
       ok, rem, retry, reset, charged = 0, max(0, floor(c - count + EPS)), max(1, left), left, 0

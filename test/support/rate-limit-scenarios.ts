@@ -70,9 +70,10 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'a burst up to capacity, then a refusal with the exact retry-after',
     steps: [
-      { req: { rules: [A] }, expect: { allowed: true, remaining: { a: 2 } } },
+      { req: { rules: [A] }, expect: { allowed: true, remaining: { a: 2 }, retry: { a: 0 } } },
       { req: { rules: [A] }, expect: { allowed: true, remaining: { a: 1 } } },
-      { req: { rules: [A] }, expect: { allowed: true, remaining: { a: 0 } } },
+      // allowed at the edge: the bucket also says when a next request would fit (feeds the deny cache)
+      { req: { rules: [A] }, expect: { allowed: true, remaining: { a: 0 }, retry: { a: 1000 } } },
       { req: { rules: [A] }, expect: { allowed: false, blocker: 'a', retry: { a: 1000 }, remaining: { a: 0 } } },
     ],
   },
@@ -168,7 +169,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'token bucket: burst, refill and exact retry-after',
     steps: [
       { req: { rules: [rule('tb', 2, 2, { kind: 't' })] }, expect: { allowed: true, remaining: { tb: 1 } } },
-      { req: { rules: [rule('tb', 2, 2, { kind: 't' })] }, expect: { allowed: true, remaining: { tb: 0 } } },
+      { req: { rules: [rule('tb', 2, 2, { kind: 't' })] }, expect: { allowed: true, remaining: { tb: 0 }, retry: { tb: 500 } } },
       { advance: 100, req: { rules: [rule('tb', 2, 2, { kind: 't' })] }, expect: { allowed: false, retry: { tb: 400 } } },
       { advance: 400, req: { rules: [rule('tb', 2, 2, { kind: 't' })] }, expect: { allowed: true, remaining: { tb: 0 } } },
     ],
@@ -186,7 +187,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'the emergency fuse is a fixed window over everything',
     steps: [
       { req: { rules: [A], fuse: { limit: 2, windowMs: 1000 } }, expect: { allowed: true, remaining: { fuse: 1 } } },
-      { req: { rules: [rule('other', 3, 1)], fuse: { limit: 2, windowMs: 1000 } }, expect: { allowed: true, remaining: { fuse: 0 } } },
+      { req: { rules: [rule('other', 3, 1)], fuse: { limit: 2, windowMs: 1000 } }, expect: { allowed: true, remaining: { fuse: 0 }, retry: { fuse: 1000 } } },
       { advance: 300, req: { rules: [rule('third', 3, 1)], fuse: { limit: 2, windowMs: 1000 } }, expect: { allowed: false, blocker: 'fuse', retry: { fuse: 700 }, ok: { third: true } } },
       { advance: 700, req: { rules: [rule('third', 3, 1)], fuse: { limit: 2, windowMs: 1000 } }, expect: { allowed: true, remaining: { fuse: 1, third: 2 } } },
     ],

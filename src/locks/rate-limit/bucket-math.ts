@@ -67,7 +67,8 @@ export function decideBuckets(req: DecideRequest, read: (key: string) => Stored 
       const tat = Math.max((r.value as number | undefined) ?? now, now);
       const next = tat + b.cost * T;
       if (next - now <= tau + EPS) {
-        o = { allowed: true, remaining: Math.floor((tau - (next - now)) / T + EPS), retryAfterMs: 0, resetMs: Math.ceil((next - now) / 1000), limit: Math.floor(cap + EPS), charged: Math.floor(b.cost * T) };
+        const nextWait = Math.max(0, Math.floor((next - now + b.cost * T - tau) / 1000));
+        o = { allowed: true, remaining: Math.floor((tau - (next - now)) / T + EPS), retryAfterMs: nextWait, resetMs: Math.ceil((next - now) / 1000), limit: Math.floor(cap + EPS), charged: Math.floor(b.cost * T) };
         write = { key: b.key, value: next, ttlMs: bucketTtlMs(b) };
       } else {
         const retry = b.cost * T > tau + EPS ? Math.max(tat - now, 1e6) : next - tau - now;
@@ -80,7 +81,7 @@ export function decideBuckets(req: DecideRequest, read: (key: string) => Stored 
       if (tokens + EPS >= b.cost) {
         const left = tokens - b.cost;
         const reset = (cap - left) * T;
-        o = { allowed: true, remaining: Math.floor(left + EPS), retryAfterMs: 0, resetMs: Math.ceil(reset / 1000), limit: Math.floor(cap + EPS), charged: b.cost };
+        o = { allowed: true, remaining: Math.floor(left + EPS), retryAfterMs: Math.floor((Math.max(0, b.cost - left) * T) / 1000), resetMs: Math.ceil(reset / 1000), limit: Math.floor(cap + EPS), charged: b.cost };
         write = { key: b.key, value: { t: left, ts }, ttlMs: bucketTtlMs(b) };
       } else {
         const retry = b.cost > cap + EPS ? Math.max((cap - tokens) * T, 1e6) : (b.cost - tokens) * T;
@@ -93,7 +94,7 @@ export function decideBuckets(req: DecideRequest, read: (key: string) => Stored 
       const expiresAt = s?.expiresAtUs ?? now + b.intervalUs;
       const left = Math.max(0, Math.ceil((expiresAt - now) / 1000));
       if (count + b.cost <= cap + EPS) {
-        o = { allowed: true, remaining: Math.floor(cap - count - b.cost + EPS), retryAfterMs: 0, resetMs: left, limit: Math.floor(cap + EPS), charged: b.cost };
+        o = { allowed: true, remaining: Math.floor(cap - count - b.cost + EPS), retryAfterMs: count + 2 * b.cost > cap + EPS ? left : 0, resetMs: left, limit: Math.floor(cap + EPS), charged: b.cost };
         write = { key: b.key, value: { count: count + b.cost, expiresAtUs: expiresAt }, ttlMs: bucketTtlMs(b) };
       } else {
         o = { allowed: false, remaining: Math.max(0, Math.floor(cap - count + EPS)), retryAfterMs: Math.max(1, left), resetMs: left, limit: Math.floor(cap + EPS), charged: 0 };

@@ -44,7 +44,10 @@ export interface BucketOutcome {
   allowed: boolean;
   /** Whole tokens left after this request (or now, when refused). */
   remaining: number;
-  /** Milliseconds until this request's cost would fit (0 when allowed). */
+  /**
+   * Refused: milliseconds until this request's cost fits. Allowed: milliseconds (floored) until a NEXT
+   * request of the same cost would fit — 0 when it would now (feeds the local deny cache at the limit edge).
+   */
   retryAfterMs: number;
   /** Milliseconds until the bucket is full again. */
   resetMs: number;

@@ -140,8 +140,15 @@ export class RateLimiter {
       ctx.state.degraded = true;
       this.m.degraded.inc({ policy: name });
     }
-    if (cache && this.denies.size > 0) {
-      d.buckets.forEach((o, i) => o.allowed && this.denies.forget(buckets[i]!.key));
+    if (cache && d.allowed) {
+      // At the limit edge the bucket already says when the next request could fit: refuse locally until then.
+      const now = Date.now();
+      d.buckets.forEach((o, i) => {
+        const b = buckets[i]!;
+        if (b.shadow) return;
+        if (o.retryAfterMs > 0) this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit);
+        else if (this.denies.size > 0) this.denies.forget(b.key);
+      });
     }
     if (!d.allowed) {
       const now = Date.now();
