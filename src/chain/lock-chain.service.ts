@@ -115,6 +115,8 @@ export class LockChain implements OnApplicationBootstrap {
         problems.push(...lock.validateSlice(slice, path));
       }
     }
+    if (problems.length > 0) return problems;
+    for (const lock of this.locks.values()) problems.push(...(lock.validatePolicies?.(policies) ?? []));
     return problems;
   }
 

@@ -25,6 +25,11 @@ interface LockBase<S extends LockSlice> {
    * Used at boot and by the admin API before a change applies.
    */
   validateSlice(slice: LockSlice, path: string): string[];
+  /**
+   * Optional: checks rules that span policies (e.g. several policies sharing
+   * one breaker); runs after every slice passed validateSlice. Same contract.
+   */
+  validatePolicies?(policies: Record<string, RoutePolicy>): string[];
   /** Optional hook: the policy set changed (e.g. a breaker re-reads its options). */
   onPolicies?(policies: Record<string, RoutePolicy>, version: number): void;
   /** Type witness only. */

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import type { Counter, Gauge, Histogram } from 'prom-client';
+import { MetricsService } from '../../metrics/metrics.service.js';
+import type { BreakerRefusal } from './breaker-problems.js';
+import type { CallOutcome } from './call-outcome.js';
+import { BREAKER_PHASES, BreakerPhase } from './recovery-gate.js';
+
+/** Prometheus series of the breakers. Labels: backend, policy, state, reason, outcome — never request data. */
+@Injectable()
+export class BreakerMetrics {
+  private readonly state: Gauge<'backend' | 'state'>;
+  private readonly admitted: Gauge<'backend'>;
+  private readonly inFlight: Gauge<'backend'>;
+  private readonly transitions: Counter<'backend' | 'from' | 'to'>;
+  private readonly rejections: Counter<'backend' | 'policy' | 'reason' | 'mode'>;
+  private readonly stale: Counter<'backend' | 'policy'>;
+  private readonly timeouts: Counter<'backend'>;
+  private readonly latency: Histogram<'backend' | 'outcome' | 'probe'>;
+
+  constructor(metrics: MetricsService) {
+    this.state = metrics.gauge('rampart_breaker_state', 'Breaker phase per backend, one-hot (closed, open, half_open, recovering, forced_open, forced_closed)', ['backend', 'state']);
+    this.admitted = metrics.gauge('rampart_breaker_admitted_ratio', 'Share of calls the breaker lets through now (0 open, ramp step while recovering, 1 closed)', ['backend']);
+    this.inFlight = metrics.gauge('rampart_breaker_in_flight', 'Calls in flight to the backend (bulkhead slots taken)', ['backend']);
+    this.transitions = metrics.counter('rampart_breaker_transitions_total', 'Breaker phase changes', ['backend', 'from', 'to']);
+    this.rejections = metrics.counter('rampart_breaker_rejections_total', 'Calls the breaker refused (mode shadow: would have refused)', ['backend', 'policy', 'reason', 'mode']);
+    this.stale = metrics.counter('rampart_breaker_stale_served_total', 'Refused calls answered with a stale cached result', ['backend', 'policy']);
+    this.timeouts = metrics.counter('rampart_breaker_timeouts_total', 'Calls the breaker gave up on (and aborted, in enforce mode)', ['backend']);
+    this.latency = metrics.histogram(
+      'rampart_breaker_call_duration_seconds',
+      'Calls through a breaker by backend, outcome (success, failure, timeout, client_error, client_gone) and probe (true, false)',
+      ['backend', 'outcome', 'probe'],
+      [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    );
+  }
+
+  phase(backend: string, phase: BreakerPhase, admitted: number): void {
+    for (const p of BREAKER_PHASES) this.state.set({ backend, state: p }, p === phase ? 1 : 0);
+    this.admitted.set({ backend }, admitted);
+  }
+
+  transition(backend: string, from: BreakerPhase, to: BreakerPhase): void {
+    this.transitions.inc({ backend, from, to });
+  }
+
+  slots(backend: string, n: number): void {
+    this.inFlight.set({ backend }, n);
+  }
+
+  rejected(backend: string, policy: string, reason: BreakerRefusal, mode: 'enforce' | 'shadow'): void {
+    this.rejections.inc({ backend, policy, reason, mode });
+  }
+
+  staleServed(backend: string, policy: string): void {
+    this.stale.inc({ backend, policy });
+  }
+
+  call(backend: string, outcome: CallOutcome, probe: boolean, seconds: number): void {
+    if (outcome === 'timeout') this.timeouts.inc({ backend });
+    this.latency.observe({ backend, outcome, probe: String(probe) }, seconds);
+  }
+}

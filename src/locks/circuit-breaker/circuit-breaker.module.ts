@@ -1,0 +1,31 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { BREAKER_ADMIN } from '../../admin/admin-ports.js';
+import { LockChain } from '../../chain/lock-chain.service.js';
+import { BreakerMetrics } from './breaker-metrics.js';
+import { BreakerRegistry } from './breaker-registry.service.js';
+import { CircuitBreakerLock } from './circuit-breaker.lock.js';
+
+/**
+ * Lock 4: one opossum breaker per backend (search, inference, any other a
+ * policy names), with per-call timeouts that abort the call, a bulkhead,
+ * probes, a recovery ramp and admin forces. Per process: needs no Redis.
+ */
+@Module({
+  providers: [BreakerMetrics, BreakerRegistry, CircuitBreakerLock, { provide: BREAKER_ADMIN, useExisting: BreakerRegistry }],
+  exports: [CircuitBreakerLock],
+})
+export class CircuitBreakerModule implements OnModuleInit {
+  constructor(
+    private readonly chain: LockChain,
+    private readonly lock: CircuitBreakerLock,
+    private readonly registry: BreakerRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    this.chain.register(this.lock);
+    // The breakers exist from init on; the chain validates (and re-applies) the policies at bootstrap,
+    // where invalid slices stop the boot with the list of problems.
+    const policies = this.chain.current().policies;
+    if (this.lock.problems(policies).length === 0) this.registry.apply(policies);
+  }
+}

@@ -1,0 +1,81 @@
+import type { LockSlice } from '../../chain/policy.types.js';
+
+/**
+ * Options of one backend's breaker. They live in the circuitBreaker slice of
+ * ONE route policy naming the backend (its owner); the other policies that
+ * name the same backend only reference it (see resolveBackends()).
+ */
+export interface BreakerOptions {
+  /**
+   * Milliseconds a call may take before the breaker aborts it (504) and counts
+   * a failure. For a streamed answer: until its first byte is sent.
+   */
+  timeoutMs: number;
+  /** Error rate (failures ÷ calls in the rolling window), in percent, above which the circuit opens (1–99). */
+  errorThresholdPercentage: number;
+  /** Calls in the rolling window before the error rate is judged at all (≥ 1; opossum's 0 would open on the first failure). */
+  volumeThreshold: number;
+  /** Length of the rolling statistics window, in milliseconds. */
+  rollingCountTimeoutMs: number;
+  /** Buckets the rolling window is divided into. */
+  rollingCountBuckets: number;
+  /** Milliseconds an open circuit waits before its first probe (before jitter). */
+  resetTimeoutMs: number;
+  /** Fraction (0–0.9) by which each instance randomises every reset timeout, ±, so instances do not probe in lockstep. */
+  resetJitter: number;
+  /** Calls at most in flight to the backend (bulkhead); a slot is held until the call has really stopped. */
+  capacity: number;
+  /** Successful probe calls (one at a time) a half-open circuit needs before it lets traffic back in. */
+  halfOpenProbes: number;
+  /** Share of calls admitted, in percent, at each step of the recovery ramp, increasing, each in (0, 100); [] = full traffic at once. */
+  rampPercents: number[];
+  /** Milliseconds the whole ramp lasts (split evenly between its steps); then 100 %. */
+  rampMs: number;
+}
+
+export const BREAKER_OPTION_KEYS = [
+  'timeoutMs',
+  'errorThresholdPercentage',
+  'volumeThreshold',
+  'rollingCountTimeoutMs',
+  'rollingCountBuckets',
+  'resetTimeoutMs',
+  'resetJitter',
+  'capacity',
+  'halfOpenProbes',
+  'rampPercents',
+  'rampMs',
+] as const satisfies readonly (keyof BreakerOptions)[];
+
+/** Options of a backend whose policies set none. */
+export const GENERIC_BREAKER_OPTIONS: Readonly<BreakerOptions> = Object.freeze({
+  timeoutMs: 10_000,
+  errorThresholdPercentage: 50,
+  volumeThreshold: 20,
+  rollingCountTimeoutMs: 10_000,
+  rollingCountBuckets: 10,
+  resetTimeoutMs: 30_000,
+  resetJitter: 0.2,
+  capacity: 100,
+  halfOpenProbes: 3,
+  rampPercents: [10, 50],
+  rampMs: 30_000,
+});
+
+/** Admin controls (see BreakerSliceControls in src/admin/admin-ports.ts); they act on the backend's breaker. */
+export interface BreakerControls {
+  /** `open`: refuse every call, no probes (kill switch); `closed`: let every call through and never open. */
+  force?: 'open' | 'closed';
+  /** Epoch milliseconds after which `force` no longer applies (absent = until removed). */
+  forceUntil?: number;
+  /** Epoch milliseconds of the last admin reset; a newer value closes the circuit and clears its window once. */
+  resetAt?: number;
+}
+
+/** The circuitBreaker slice of a route policy. */
+export interface CircuitBreakerSlice extends LockSlice, Partial<BreakerOptions>, BreakerControls {
+  /** Backend whose breaker guards the route, e.g. `search`, `inference` (required unless the slice is off). */
+  backend?: string;
+  /** While the circuit refuses a call, answer the cache shield's last (even expired) answer instead of 503, when there is one. */
+  stale?: boolean;
+}

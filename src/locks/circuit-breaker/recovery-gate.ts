@@ -1,0 +1,193 @@
+import type { BreakerClock } from './breaker-clock.js';
+import type { BreakerOptions } from './circuit-breaker.types.js';
+
+/**
+ * Where a breaker stands. opossum decides `closed → open` (error rate over
+ * its rolling window); everything after that is ours, because opossum admits
+ * exactly one probe, closes on one success and has no jitter (#613 wontfix):
+ *
+ *   open ──(jittered reset timeout)──► half_open ──(N probes succeed, one at a time)──► recovering ──(ramp ends)──► closed
+ *     ▲                                    │ a probe fails                                  │ opossum trips again
+ *     └────────────────────────────────────┴────────────────────────────────────────────────┘
+ *
+ * `forced_open` / `forced_closed` are admin forces; lifting `forced_open`
+ * goes to half_open (probes decide), lifting `forced_closed` to closed.
+ */
+export type BreakerPhase = 'closed' | 'open' | 'half_open' | 'recovering' | 'forced_open' | 'forced_closed';
+
+export const BREAKER_PHASES: readonly BreakerPhase[] = ['closed', 'open', 'half_open', 'recovering', 'forced_open', 'forced_closed'];
+
+/** Why a call is refused. */
+export type Refusal = 'open' | 'half_open' | 'recovering' | 'forced_open';
+
+export type Admission =
+  | { admit: true; probe?: { epoch: number } }
+  | { admit: false; reason: Refusal; retryAfterMs: number };
+
+export type ProbeOutcome = 'success' | 'failure' | 'neutral';
+
+type Timing = Pick<BreakerOptions, 'resetTimeoutMs' | 'resetJitter' | 'halfOpenProbes' | 'rampPercents' | 'rampMs'>;
+
+/** Retry hint while a probe is in flight: the probe decides within about a second in the common case. */
+const PROBE_RETRY_MS = 1_000;
+
+/** The recovery state machine of one breaker: probes, ramp, jittered reset, forces. No I/O, no timers. */
+export class RecoveryGate {
+  private current: BreakerPhase = 'closed';
+  private changedAt: number;
+  private nextProbeAt = 0;
+  private forcedUntil: number | undefined;
+  private probeInFlight = false;
+  private probeSuccesses = 0;
+  /** Bumped on every phase change, so the result of a probe from an earlier phase is ignored. */
+  private epoch = 0;
+  private rampStartedAt = 0;
+  private rampCredit = 0;
+
+  constructor(
+    private timing: Timing,
+    private readonly clock: BreakerClock,
+    private readonly onChange: (from: BreakerPhase, to: BreakerPhase) => void = () => undefined,
+  ) {
+    this.changedAt = clock.now();
+  }
+
+  get phase(): BreakerPhase {
+    return this.current;
+  }
+
+  /** Epoch ms of the last phase change. */
+  get since(): number {
+    return this.changedAt;
+  }
+
+  /** New options; the phase and its clocks are kept. */
+  retune(timing: Timing): void {
+    this.timing = timing;
+  }
+
+  /** Decides one call. May move open → half_open (reset timeout over) and recovering → closed (ramp over). */
+  admit(): Admission {
+    const now = this.clock.now();
+    switch (this.current) {
+      case 'closed':
+      case 'forced_closed':
+        return { admit: true };
+      case 'forced_open':
+        return { admit: false, reason: 'forced_open', retryAfterMs: this.forcedUntil !== undefined ? this.forcedUntil - now : this.timing.resetTimeoutMs };
+      case 'open':
+        if (now < this.nextProbeAt) return { admit: false, reason: 'open', retryAfterMs: this.nextProbeAt - now };
+        this.move('half_open');
+        return this.admit();
+      case 'half_open':
+        if (this.probeInFlight) return { admit: false, reason: 'half_open', retryAfterMs: PROBE_RETRY_MS };
+        this.probeInFlight = true;
+        return { admit: true, probe: { epoch: this.epoch } };
+      case 'recovering':
+        return this.rampAdmit(now);
+    }
+  }
+
+  /** Result of a probe admitted by admit(); ignored when the phase changed meanwhile. */
+  probeDone(epoch: number, outcome: ProbeOutcome): void {
+    if (epoch !== this.epoch || this.current !== 'half_open') return;
+    this.probeInFlight = false;
+    if (outcome === 'failure') return this.trip();
+    if (outcome === 'neutral') return;
+    this.probeSuccesses++;
+    if (this.probeSuccesses < this.timing.halfOpenProbes) return;
+    if (this.timing.rampPercents.length === 0 || this.timing.rampMs === 0) return this.move('closed');
+    this.rampStartedAt = this.clock.now();
+    this.rampCredit = 0;
+    this.move('recovering');
+  }
+
+  /** The circuit opens (opossum tripped while closed or recovering). Ignored in other phases. */
+  tripped(): void {
+    if (this.current === 'closed' || this.current === 'recovering') this.trip();
+  }
+
+  /** Applies an admin force (undefined = none). Idempotent. */
+  force(force: 'open' | 'closed' | undefined, until?: number): void {
+    if (force === 'open') {
+      this.forcedUntil = until;
+      if (this.current !== 'forced_open') this.move('forced_open');
+    } else if (force === 'closed') {
+      if (this.current !== 'forced_closed') this.move('forced_closed');
+    } else if (this.current === 'forced_open') {
+      this.move('half_open');
+    } else if (this.current === 'forced_closed') {
+      this.move('closed');
+    }
+  }
+
+  /** Admin reset: closed at once, full traffic (a force stays in effect). */
+  reset(): void {
+    if (this.current === 'forced_open' || this.current === 'forced_closed') return;
+    this.move('closed');
+  }
+
+  /** Share of calls admitted now (0–1): 0 while open, the ramp step while recovering. */
+  admittedShare(): number {
+    switch (this.current) {
+      case 'closed':
+      case 'forced_closed':
+        return 1;
+      case 'open':
+      case 'forced_open':
+      case 'half_open':
+        return 0;
+      case 'recovering': {
+        const step = this.rampStep(this.clock.now());
+        return step === undefined ? 1 : this.timing.rampPercents[step]! / 100;
+      }
+    }
+  }
+
+  /** Milliseconds until the next probe while open (0 when due or not open). */
+  msUntilProbe(): number {
+    return this.current === 'open' ? Math.max(0, this.nextProbeAt - this.clock.now()) : 0;
+  }
+
+  private trip(): void {
+    const { resetTimeoutMs, resetJitter } = this.timing;
+    const factor = 1 + resetJitter * (2 * this.clock.random() - 1);
+    this.nextProbeAt = this.clock.now() + Math.max(1, Math.round(resetTimeoutMs * factor));
+    this.move('open');
+  }
+
+  private rampStep(now: number): number | undefined {
+    const { rampPercents, rampMs } = this.timing;
+    const elapsed = now - this.rampStartedAt;
+    if (elapsed >= rampMs || rampPercents.length === 0) return undefined;
+    return Math.min(rampPercents.length - 1, Math.floor((elapsed * rampPercents.length) / rampMs));
+  }
+
+  /** Admits exactly the ramp share of calls, spread evenly (deterministic, no coin flips). */
+  private rampAdmit(now: number): Admission {
+    const step = this.rampStep(now);
+    if (step === undefined) {
+      this.move('closed');
+      return { admit: true };
+    }
+    // Credit in percent points (exact for whole percentages); a call is admitted per 100 points.
+    this.rampCredit += this.timing.rampPercents[step]!;
+    if (this.rampCredit >= 100 - 1e-9) {
+      this.rampCredit -= 100;
+      return { admit: true };
+    }
+    const stepMs = this.timing.rampMs / this.timing.rampPercents.length;
+    return { admit: false, reason: 'recovering', retryAfterMs: this.rampStartedAt + (step + 1) * stepMs - now };
+  }
+
+  private move(to: BreakerPhase): void {
+    const from = this.current;
+    this.current = to;
+    this.changedAt = this.clock.now();
+    this.epoch++;
+    this.probeInFlight = false;
+    this.probeSuccesses = 0;
+    if (to !== 'forced_open') this.forcedUntil = undefined;
+    if (from !== to) this.onChange(from, to);
+  }
+}
