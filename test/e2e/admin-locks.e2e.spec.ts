@@ -68,7 +68,8 @@ describe.skipIf(!redisUrl())('admin API with the real locks on two instances (on
   let installed: string[] = [];
 
   beforeAll(async () => {
-    const start = () => startApp({ REDIS_URL: redisUrl(), RAMPART_ENV: env, ADMIN_TOKEN }, { config: onlyIdentityAndRate });
+    // A generous command timeout: this machine is shared, and a slow nonce claim (503) would hide what is tested here.
+    const start = () => startApp({ REDIS_URL: redisUrl(), RAMPART_ENV: env, ADMIN_TOKEN, REDIS_COMMAND_TIMEOUT_MS: '1000' }, { config: onlyIdentityAndRate });
     [a, b] = [await start(), await start()];
     adminA = new AdminClient(a);
     adminB = new AdminClient(b);
@@ -125,5 +126,33 @@ describe.skipIf(!redisUrl())('admin API with the real locks on two instances (on
     const until = new Date(Date.now() + 60_000).toISOString();
     await adminB.call('PATCH', '/admin/policies/whoami/locks/rateLimit', { mode: 'off', until });
     await eventually(() => fetch(`${a.url}/v1/whoami`), (r) => r.status === 200, WITHIN_MS);
+  });
+
+  it('should force a breaker open on one instance and have the other refuse at once, then release it', async (ctx) => {
+    if (!installed.includes('circuitBreaker')) ctx.skip('the circuit-breaker lock is not installed (LOCK_MODULES)');
+    const put = await adminA.call('PATCH', '/admin/policies/whoami/locks/circuitBreaker/options', { options: { backend: 'whoami-probe', stale: false } });
+    expect(put.status).toBe(200);
+    expect((await adminA.call('PATCH', '/admin/policies/whoami/locks/circuitBreaker', { mode: 'enforce' })).status).toBe(200);
+    await eventually(() => fetch(`${b.url}/v1/whoami`), (r) => r.status === 200, WITHIN_MS);
+
+    const forced = await adminA.call('PUT', '/admin/breakers/whoami/force', { state: 'open' });
+    expect(forced.status).toBe(200);
+    const refused = await eventually(() => fetch(`${b.url}/v1/whoami`), (r) => r.status === 503, WITHIN_MS);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    const breakers = await adminB.get<{ breakers: { name: string; forced?: string }[] }>('/admin/breakers');
+    expect(breakers.body.breakers.find((x) => x.name === 'whoami-probe')).toMatchObject({ forced: 'open' });
+
+    expect((await adminB.call('DELETE', '/admin/breakers/whoami/force')).status).toBe(200);
+    await eventually(() => fetch(`${a.url}/v1/whoami`), (r) => r.status === 200, WITHIN_MS);
+    const audit = await adminA.get<{ entries: { action: string }[] }>('/admin/audit?limit=2');
+    expect(audit.body.entries.map((e) => e.action)).toEqual(['breaker.unforce', 'breaker.force']);
+  });
+
+  it('should show the cache shield’s Bloom filters through its admin port', async (ctx) => {
+    if (!installed.includes('cacheShield')) ctx.skip('the cache-shield lock is not installed (LOCK_MODULES)');
+    const r = await adminA.get<{ filters: { name: string; building: boolean }[] }>('/admin/bloom');
+    expect(r.status).toBe(200);
+    expect(r.body.filters.length).toBeGreaterThan(0);
+    for (const f of r.body.filters) expect(typeof f.building).toBe('boolean');
   });
 });
