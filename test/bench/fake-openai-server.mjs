@@ -23,7 +23,7 @@ export async function importFakeOpenAI() {
   return import(file);
 }
 
-/** Starts the fake upstream in a child process; resolves with `{ url, stop() }`. */
+/** Starts the fake upstream in a child process; resolves with `{ url, pid, stop() }`. */
 export async function spawnFakeOpenAI(env = {}) {
   const child = spawn(process.execPath, [new URL(import.meta.url).pathname, '--serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise((resolve, reject) => {
@@ -33,6 +33,7 @@ export async function spawnFakeOpenAI(env = {}) {
   const { url } = JSON.parse(line);
   return {
     url,
+    pid: child.pid,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
