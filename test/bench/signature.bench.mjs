@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { CONNECTIONS, ROOT, SECONDS, cannon, cpuMicros, startApp, startRedis, summary, table, writeConfig } from './lib.mjs';
+import { CONNECTIONS, ROOT, SECONDS, cannon, cpuMicros, startApp, startRedis, table, writeConfig } from './lib.mjs';
 
 const SDK = `${ROOT}dist/src/sdk/index.js`;
 if (!existsSync(SDK)) {
@@ -48,8 +48,9 @@ function requests(sign, statuses) {
 const phases = {
   unsigned: () => ({}),
   signed: () => signRequest({ appId: APP.id, secret: APP.secret, method: 'GET', url: PATH }),
-  forged: () => signRequest({ appId: APP.id, secret: 'forged-forged-forged-forged-forged-forged', method: 'GET', url: PATH }),
-  'unknown app': () => signRequest({ appId: 'no-such-app', secret: APP.secret, method: 'GET', url: PATH }),
+  // Forged requests carry recognisable nonces, so MONITOR can attribute any nonce command to them.
+  forged: () => signRequest({ appId: APP.id, secret: 'forged-forged-forged-forged-forged-forged', method: 'GET', url: PATH, nonce: `forged-${randomBytes(12).toString('base64url')}` }),
+  'unknown app': () => signRequest({ appId: 'no-such-app', secret: APP.secret, method: 'GET', url: PATH, nonce: `unknown-${randomBytes(12).toString('base64url')}` }),
 };
 const WATCHED = new Set(['forged', 'unknown app']);
 
@@ -75,49 +76,50 @@ function classify(text) {
   for (const line of text.split('\n')) {
     const m = /^\d+\.\d+ \[(\d+ [^\]]+)\] "([^"]+)"(.*)$/.exec(line);
     if (!m || m[1].endsWith(' lua')) continue;
-    if (m[3].includes('"nonce:')) nonce++;
-    else other[m[2].toLowerCase()] = (other[m[2].toLowerCase()] ?? 0) + 1;
+    // A nonce command caused by a forged / unknown-app request would carry its recognisable nonce or app id.
+    if (/"nonce:[^"]*(:forged-|:unknown-|:no-such-app:)/.test(m[3])) nonce++;
+    else {
+      const cmd = m[3].includes('"nonce:') ? `${m[2].toLowerCase()} nonce (earlier signed requests)` : m[2].toLowerCase();
+      other[cmd] = (other[cmd] ?? 0) + 1;
+    }
   }
   return { nonce, other };
 }
 
+/** Waits until the app has finished the previous run's requests (no new SET for 500 ms). */
+async function quiesce() {
+  let last = -1;
+  for (;;) {
+    const now = redis.commandstats().set?.calls ?? 0;
+    if (now === last) return;
+    last = now;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 /**
- * One phase: a discarded warm-up, then a measured run; reports req/s,
- * latency, the answers by status, the app's CPU time per request (robust on
- * a shared machine), Redis SETs, and — when watched — what MONITOR saw.
+ * One measured run of a phase; returns req/s, latency, the answers by
+ * status, the app's CPU time per request (robust on a shared machine), Redis
+ * SETs, and — when watched — the nonce-store commands MONITOR saw.
  */
-async function phase(app, sign, watch) {
-  await cannon({ url: app.url, requests: requests(sign, {}), duration: Math.min(3, SECONDS) });
+async function run(app, sign, watch) {
+  await quiesce();
   const statuses = {};
   const before = redis.commandstats();
   const cpu0 = cpuMicros(app.pid);
-  const run = () => cannon({ url: app.url, requests: requests(sign, statuses) });
-  let res;
-  let seen;
-  if (watch) {
-    const m = await monitor(redis.port, run);
-    res = m.result;
-    seen = m;
-  } else {
-    res = await run();
-  }
+  const go = () => cannon({ url: app.url, requests: requests(sign, statuses), duration: RUN_SECONDS });
+  const m = watch ? await monitor(redis.port, go) : { result: await go() };
   const cpu = cpuMicros(app.pid) - cpu0;
   const after = redis.commandstats();
-  const s = summary(res);
   const total = Object.values(statuses).reduce((a, b) => a + b, 0);
-  return {
-    reqPerSec: s.reqPerSec,
-    p50: s.p50,
-    p99: s.p99,
-    statuses: JSON.stringify(statuses),
-    'app CPU µs/req': Math.round(cpu / total),
-    'SET Δ': (after.set?.calls ?? 0) - (before.set?.calls ?? 0),
-    nonceCmds: seen ? seen.nonce : '-',
-    'other redis cmds (MONITOR)': seen ? JSON.stringify(seen.other) : '-',
-  };
+  return { res: m.result, statuses, cpuPerReq: cpu / total, set: (after.set?.calls ?? 0) - (before.set?.calls ?? 0), nonce: m.nonce, other: m.other };
 }
 
-console.log(`bench:signature — autocannon ${CONNECTIONS} connections, ${SECONDS} s per run after a warm-up; private redis-server; LOG_LEVEL=warn`);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const RUN_SECONDS = Math.max(2, Math.round(SECONDS / 2));
+
+console.log(`bench:signature — autocannon ${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${RUN_SECONDS} s per case after a warm-up (medians shown); private redis-server; LOG_LEVEL=warn`);
 const redis = await startRedis();
 const rows = [];
 const nonceCalls = [];
@@ -125,22 +127,36 @@ try {
   for (const adapter of ['express', 'fastify']) {
     const env = { HTTP_ADAPTER: adapter, CONFIG_FILE: configFile, APPS_FILE: appsFile };
     const app = await startApp({ ...env, REDIS_URL: redis.url, RAMPART_ENV: `bench${Date.now().toString(36)}` });
-    let base;
+    const mem = await startApp(env);
+    const cases = [...Object.entries(phases).map(([name, sign]) => ({ name, app, sign })), { name: 'signed (memory nonces)', app: mem, sign: phases.signed }];
     try {
-      for (const [name, sign] of Object.entries(phases)) {
-        const r = await phase(app, sign, WATCHED.has(name));
-        base ??= r.reqPerSec;
-        rows.push({ adapter, case: name, ...r, ratio: +(r.reqPerSec / base).toFixed(3) });
-        if (WATCHED.has(name)) nonceCalls.push(r.nonceCmds);
+      for (const c of cases) await cannon({ url: c.app.url, requests: requests(c.sign, {}), duration: Math.min(3, SECONDS) });
+      const results = new Map(cases.map((c) => [c.name, []]));
+      // Interleaved rounds: the machine's load drifts, so every case sees the same drift.
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const c of cases) results.get(c.name).push(await run(c.app, c.sign, WATCHED.has(c.name)));
+      }
+      for (const c of cases) {
+        const rs = results.get(c.name);
+        const statuses = {};
+        for (const r of rs) for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
+        const row = {
+          adapter,
+          case: c.name,
+          reqPerSec: Math.round(median(rs.map((r) => r.res.requests.average))),
+          p50: median(rs.map((r) => r.res.latency.p50)),
+          p99: median(rs.map((r) => r.res.latency.p99)),
+          statuses: JSON.stringify(statuses),
+          'app CPU µs/req': Math.round(median(rs.map((r) => r.cpuPerReq))),
+          'SET Δ': c.app === mem ? '-' : rs.reduce((a, r) => a + r.set, 0),
+          nonceCmds: WATCHED.has(c.name) ? rs.reduce((a, r) => a + r.nonce, 0) : '-',
+          'other redis cmds (MONITOR)': WATCHED.has(c.name) ? JSON.stringify(rs.map((r) => r.other).reduce((a, o) => { for (const [k, v] of Object.entries(o)) a[k] = (a[k] ?? 0) + v; return a; }, {})) : '-',
+        };
+        if (WATCHED.has(c.name)) nonceCalls.push(row.nonceCmds);
+        rows.push(row);
       }
     } finally {
       await app.stop();
-    }
-    const mem = await startApp(env);
-    try {
-      const r = await phase(mem, phases.signed, false);
-      rows.push({ adapter, case: 'signed (memory nonces)', ...r, ratio: +(r.reqPerSec / base).toFixed(3), 'SET Δ': '-' });
-    } finally {
       await mem.stop();
     }
   }
@@ -196,4 +212,4 @@ if (nonceCalls.some((n) => n !== 0)) {
   console.error('FAIL: forged requests reached the nonce store', nonceCalls);
   process.exit(1);
 }
-console.log('forged and unknown-app requests: 0 nonce-store commands seen by Redis MONITOR (any other command listed is background work of other modules).');
+console.log('forged and unknown-app requests: 0 nonce-store commands for their nonces seen by Redis MONITOR (other commands listed: background work of other modules, or late signed requests of the previous run).');
