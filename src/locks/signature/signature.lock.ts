@@ -29,6 +29,7 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
   clock: () => number = Date.now;
   private readonly logger = new Logger('SignatureLock');
   private readonly failures;
+  private lastOutageLog = 0;
 
   constructor(
     private readonly apps: AppRegistry,
@@ -59,7 +60,12 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
       },
       (err: unknown) => {
         if (!(err instanceof NonceStoreUnavailableError)) throw err;
-        this.logger.warn({ msg: 'nonce store unavailable: refusing signed requests (fail closed)', reason: err.message });
+        const now = this.clock();
+        if (now - this.lastOutageLog > 5_000) {
+          // Once per 5 s, not once per request: an outage must not flood the log.
+          this.lastOutageLog = now;
+          this.logger.warn({ msg: 'nonce store unavailable: refusing signed requests (fail closed)', reason: err.message });
+        }
         throw this.reject(fail('nonce_store_unavailable', scheme, 'replay protection is unavailable'), ctx);
       },
     );
