@@ -17,7 +17,8 @@ describe.skipIf(!redisUrl()).each(ADAPTERS)('signature lock with a shared Redis 
   let b: RunningApp;
 
   beforeAll(async () => {
-    const env = { HTTP_ADAPTER: adapter, APPS_FILE: apps.file, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('sig') };
+    // A generous command timeout: this test is about sharing nonces, not about a slow Redis on a busy machine.
+    const env = { HTTP_ADAPTER: adapter, APPS_FILE: apps.file, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('sig'), REDIS_COMMAND_TIMEOUT_MS: '2000' };
     a = await startApp(env, { imports: [SignatureRoutesModule], config: withSignaturePolicies() });
     b = await startApp(env, { imports: [SignatureRoutesModule], config: withSignaturePolicies() });
   });
@@ -55,7 +56,7 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('signature lock and a private R
     server = await startRedis();
     // Only the signature lock is installed, so no other module talks to this Redis in the background.
     app = await startApp(
-      { HTTP_ADAPTER: adapter, APPS_FILE: apps.file, REDIS_URL: server.url, RAMPART_ENV: uniqueEnv('sigr'), REDIS_COMMAND_TIMEOUT_MS: '100' },
+      { HTTP_ADAPTER: adapter, APPS_FILE: apps.file, REDIS_URL: server.url, RAMPART_ENV: uniqueEnv('sigr'), REDIS_COMMAND_TIMEOUT_MS: '500' },
       { imports: [SignatureRoutesModule], locks: [SignatureModule], config: (c) => signatureOnly(withSignaturePolicies()(c)) },
     );
   });

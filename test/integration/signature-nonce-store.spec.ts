@@ -9,7 +9,7 @@ import { RedisProcess, startRedis } from '../support/redis-server.js';
 import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
 
 async function redisService(url: string, env = uniqueEnv('nonce')): Promise<RedisService> {
-  const s = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: url, RAMPART_ENV: env, REDIS_COMMAND_TIMEOUT_MS: '200' }), new MetricsService());
+  const s = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: url, RAMPART_ENV: env, REDIS_COMMAND_TIMEOUT_MS: '1000' }), new MetricsService());
   await s.onModuleInit();
   return s;
 }
