@@ -11,11 +11,13 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { ProbeModule } from './probe/probe.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { SearchModule } from './search/search.module.js';
+import { CacheShieldModule } from './locks/cache-shield/cache-shield.module.js';
+import { CircuitBreakerModule } from './locks/circuit-breaker/circuit-breaker.module.js';
 import { RateLimitModule } from './locks/rate-limit/rate-limit.module.js';
 import { SignatureModule } from './locks/signature/signature.module.js';
 
 /** Modules of the lock chain, in no particular order: the order lives in chain/lock-order.ts. */
-export const LOCK_MODULES: NonNullable<ModuleMetadata['imports']> = [RateLimitModule, SignatureModule];
+export const LOCK_MODULES: NonNullable<ModuleMetadata['imports']> = [RateLimitModule, SignatureModule, CacheShieldModule, CircuitBreakerModule];
 
 @Module({})
 export class AppModule {

@@ -117,7 +117,7 @@ export function runBloomStoreTable(make: () => Promise<BloomStoreHarness>): void
       expect(keys.every((k) => f.has(k))).toBe(true);
     }
     expect(BloomFilter.fromBytes(loaded.active!.bytes).has('b')).toBe(true);
-    expect(await store.addsSince(filter, 0)).toEqual({ entries: [{ seq: 1, at: 1_000, keys }], complete: true });
+    expect(await store.addLog(filter)).toEqual([{ seq: 1, at: 1_000, keys }]);
     expect(await until(() => events.find((e) => e.type === 'added'))).toEqual({ type: 'added', filter, seq: 1, keys });
     off();
   });
@@ -129,14 +129,14 @@ export function runBloomStoreTable(make: () => Promise<BloomStoreHarness>): void
     await store.activate(build(filter, 2, ['b']).stored, 1, 0, TTL);
     const res = await store.add({ filter, keys: ['x'], targets: [{ version: 1, positions: one.bloom.positions('x') }], at: 5 }, TTL);
     expect(res).toEqual({ ok: false, pointer: { active: 2, previous: 1, seq: 0 } });
-    expect((await store.addsSince(filter, 0)).entries).toEqual([]);
+    expect(await store.addLog(filter)).toEqual([]);
   });
 
   it('should log an add made before any build, for the first build to replay', async () => {
     const { store, filter } = await make();
     expect(await store.add({ filter, keys: ['early'], targets: [], at: 10 }, TTL)).toEqual({ ok: true, seq: 1 });
     expect(await store.add({ filter, keys: ['later'], targets: [], at: 20 }, TTL)).toEqual({ ok: true, seq: 2 });
-    expect((await store.addsSince(filter, 15)).entries.map((e) => e.keys)).toEqual([['later']]);
+    expect((await store.addLog(filter)).map((e) => [e.seq, e.at, e.keys])).toEqual([[1, 10, ['early']], [2, 20, ['later']]]);
     expect(await store.pointer(filter)).toEqual({ seq: 2 });
   });
 

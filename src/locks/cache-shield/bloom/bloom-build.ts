@@ -54,12 +54,35 @@ export class BloomValidationError extends Error {
  * false-positive rate on `measureSample` held-out absent keys.
  */
 export function buildFilter(keys: ReadonlySet<string>, targetP: number, measureSample: number, random: () => number = Math.random): BuiltFilter {
+  const run = buildSteps(keys, targetP, measureSample, random);
+  for (;;) {
+    const step = run.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * The same build in steps of at most {@link STEP} keys, so a caller can let
+ * the event loop run between them (a boot build must not stall requests).
+ */
+export function* buildSteps(keys: ReadonlySet<string>, targetP: number, measureSample: number, random: () => number = Math.random): Generator<void, BuiltFilter> {
   const filter = BloomFilter.sized(keys.size, targetP);
-  for (const key of keys) filter.add(key);
+  let n = 0;
+  for (const key of keys) {
+    filter.add(key);
+    if (++n % STEP === 0) yield;
+  }
   let falseNegatives = 0;
-  for (const key of keys) if (!filter.has(key)) falseNegatives++;
+  for (const key of keys) {
+    if (!filter.has(key)) falseNegatives++;
+    if (++n % STEP === 0) yield;
+  }
   const probes = absentKeys(keys, measureSample, random);
+  yield;
   let fp = 0;
   for (const key of probes) if (filter.has(key)) fp++;
   return { filter, items: keys.size, measuredP: probes.length > 0 ? fp / probes.length : 0, measuredOn: probes.length, falseNegatives };
 }
+
+/** Keys per step of {@link buildSteps}. */
+const STEP = 20_000;

@@ -68,8 +68,8 @@ export interface BloomStore {
   nextVersion(filter: string): Promise<number>;
   pointer(filter: string): Promise<BloomPointer>;
   load(filter: string): Promise<LoadedFilter>;
-  /** Add batches made at or after `sinceAt` (epoch ms); `complete` is false when older ones were dropped. */
-  addsSince(filter: string, sinceAt: number): Promise<{ entries: AddLogEntry[]; complete: boolean }>;
+  /** The add log, oldest first (the last {@link ADD_LOG_MAX} batches). */
+  addLog(filter: string): Promise<AddLogEntry[]>;
   /**
    * Stores `build` and makes it active, the active one becoming previous,
    * only when the pointer still is {active: expectActive, seq: expectSeq};

@@ -53,10 +53,8 @@ export class MemoryBloomStore implements BloomStore {
     return { pointer: { ...s.pointer }, active: copy(s.pointer.active), previous: copy(s.pointer.previous) };
   }
 
-  async addsSince(filter: string, sinceAt: number): Promise<{ entries: AddLogEntry[]; complete: boolean }> {
-    const s = this.state(filter);
-    const complete = s.log.length < ADD_LOG_MAX || s.log[0]!.at < sinceAt;
-    return { entries: s.log.filter((e) => e.at >= sinceAt).map((e) => ({ ...e, keys: [...e.keys] })), complete };
+  async addLog(filter: string): Promise<AddLogEntry[]> {
+    return this.state(filter).log.map((e) => ({ ...e, keys: [...e.keys] }));
   }
 
   async activate(build: StoredBuild, expectActive: number | undefined, expectSeq: number): Promise<ActivateResult> {

@@ -53,10 +53,9 @@ export class RedisBloomStore implements BloomStore {
     return { pointer, active, previous };
   }
 
-  async addsSince(filter: string, sinceAt: number): Promise<{ entries: AddLogEntry[]; complete: boolean }> {
+  async addLog(filter: string): Promise<AddLogEntry[]> {
     const raw = await this.redis.run('shield.log', (c) => c.lrange(this.keys.log(filter), 0, -1));
-    const all = raw.map((r) => JSON.parse(r) as AddLogEntry);
-    return { entries: all.filter((e) => e.at >= sinceAt), complete: all.length < ADD_LOG_MAX || all[0]!.at < sinceAt };
+    return raw.map((r) => JSON.parse(r) as AddLogEntry);
   }
 
   async activate(build: StoredBuild, expectActive: number | undefined, expectSeq: number, ttlMs: number): Promise<ActivateResult> {

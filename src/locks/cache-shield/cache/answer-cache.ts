@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import type { ResultCacheStore } from './result-cache.store.js';
+
+/** A cached answer: the handler's result (or an empty answer), the data generation it was read at, and until when it is fresh. */
+export interface CachedAnswer {
+  /** The answer body (for a null entry of an id route: null). */
+  body: unknown;
+  /** True for a null-cache entry (no hits, unknown id). */
+  empty: boolean;
+  /** Data generation the backend answered at; a different current generation makes the entry stale. */
+  gen: string;
+  /** Epoch ms until which the entry is fresh; kept longer for stale serving. */
+  freshUntil: number;
+}
+
+export interface CacheTtl {
+  freshMs: number;
+  /** Extra time the entry is kept after it stops being fresh (stale serving). */
+  staleMs: number;
+  /** ± fraction applied to freshMs. */
+  jitter: number;
+}
+
+interface Wire {
+  g: string;
+  f: number;
+  e: 0 | 1;
+  b: unknown;
+}
+
+/**
+ * The result and null caches of the shield over a ResultCacheStore. It never
+ * fails a request: while the store is unreachable it is bypassed (a miss,
+ * nothing written) and is not asked again for `backoffMs`.
+ */
+export class AnswerCache {
+  private downUntil = 0;
+
+  constructor(
+    private readonly store: ResultCacheStore,
+    private readonly prefix: string,
+    private readonly onError: (op: 'get' | 'set', err: unknown) => void,
+    private readonly opts: { isUp: () => boolean; backoffMs: number; now?: () => number; random?: () => number },
+  ) {}
+
+  /** Store key of a normalised request key (hashed: no query text in Redis keys). */
+  key(policy: string, requestKey: string): string {
+    return `${this.prefix}:${policy}:${createHash('sha256').update(requestKey).digest('base64url').slice(0, 32)}`;
+  }
+
+  /** True while the store is being bypassed. */
+  get bypassed(): boolean {
+    return !this.opts.isUp() || this.now() < this.downUntil;
+  }
+
+  async get(key: string): Promise<CachedAnswer | undefined> {
+    if (this.bypassed) return undefined;
+    try {
+      const raw = await this.store.get(key);
+      if (raw === undefined) return undefined;
+      const w = JSON.parse(raw) as Wire;
+      return { body: w.b, empty: w.e === 1, gen: w.g, freshUntil: w.f };
+    } catch (err) {
+      this.fail('get', err);
+      return undefined;
+    }
+  }
+
+  async put(key: string, answer: Omit<CachedAnswer, 'freshUntil'>, ttl: CacheTtl): Promise<void> {
+    if (ttl.freshMs <= 0 || this.bypassed) return;
+    const spread = 1 + ttl.jitter * (2 * (this.opts.random ?? Math.random)() - 1);
+    const freshMs = Math.max(1, Math.round(ttl.freshMs * spread));
+    const wire: Wire = { g: answer.gen, f: this.now() + freshMs, e: answer.empty ? 1 : 0, b: answer.body };
+    try {
+      await this.store.set(key, JSON.stringify(wire), freshMs + ttl.staleMs);
+    } catch (err) {
+      this.fail('set', err);
+    }
+  }
+
+  private fail(op: 'get' | 'set', err: unknown): void {
+    this.downUntil = this.now() + this.opts.backoffMs;
+    this.onError(op, err);
+  }
+
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
+}

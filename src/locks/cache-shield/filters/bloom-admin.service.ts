@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import type { BloomAdminPort, BloomBuildInfo as AdminBuildInfo, BloomFilterStatus } from '../../../admin/admin-ports.js';
+import { ProblemException } from '../../../common/problem.exception.js';
+import { isUnavailable } from '../../../redis/redis.errors.js';
+import type { HeldBuild } from './filter-replica.js';
+import { BloomFilters } from './bloom-filters.service.js';
+
+/** A build as the admin API shows it: the port's fields plus sizing, fill and live FP rate. */
+export interface BuildView extends AdminBuildInfo {
+  buildMs: number;
+  m: number;
+  k: number;
+  hash: string;
+  bytes: number;
+  measuredOn: number;
+}
+
+/** The cache shield's BloomAdminPort: status, rebuild and rollback of the filters, every instance following through the store. */
+@Injectable()
+export class BloomAdmin implements BloomAdminPort {
+  constructor(private readonly filters: BloomFilters) {}
+
+  async status(): Promise<BloomFilterStatus[]> {
+    return [...this.filters.replicas.values()].map((r) => ({
+      name: r.name,
+      active: r.active ? { ...view(r.active), fillRatio: round(r.active.bloom.fillRatio), addedKeys: r.addedKeys, seq: r.seq, stale: r.stale, liveFp: this.filters.meters.get(r.name)!.rate } : null,
+      previous: r.previous ? view(r.previous) : null,
+      building: this.filters.isBuilding(r.name),
+    }));
+  }
+
+  async rebuild(filter?: string): Promise<BloomFilterStatus[]> {
+    await Promise.all(this.names(filter).map((name) => this.guard(this.filters.rebuild(name, 'admin rebuild', { admin: true }))));
+    return this.status();
+  }
+
+  async rollback(filter?: string, version?: number): Promise<BloomFilterStatus[]> {
+    for (const name of this.names(filter)) await this.guard(this.rollbackOne(name, version));
+    return this.status();
+  }
+
+  private async rollbackOne(name: string, version: number | undefined): Promise<void> {
+    const { store, settings } = this.filters;
+    const pointer = await store.pointer(name);
+    if (version !== undefined && version === pointer.active) return;
+    if (pointer.active === undefined || pointer.previous === undefined || (version !== undefined && version !== pointer.previous)) {
+      throw new ProblemException(404, 'bloom_version_not_found', 'No such build to return to', {
+        detail: `${name} keeps its active build${pointer.active ? ` (v${pointer.active})` : ''} and the previous one${pointer.previous ? ` (v${pointer.previous})` : ''} only`,
+      });
+    }
+    const expect = { active: pointer.active, previous: pointer.previous };
+    const res = await store.rollback(name, expect, settings.bloomTtlDays * 86_400_000);
+    if (!res.ok) throw new ProblemException(409, 'bloom_conflict', 'The builds changed meanwhile', { detail: `${name} changed during the rollback; look at the status and try again` });
+    const replica = this.filters.replica(name);
+    if (replica.active?.info.version === expect.active && replica.previous?.info.version === expect.previous) {
+      replica.swap();
+      this.filters.activated(name, 'rollback');
+    } else {
+      await this.filters.reload(name);
+    }
+  }
+
+  private names(filter: string | undefined): string[] {
+    if (filter === undefined) return [...this.filters.replicas.keys()];
+    if (!this.filters.replicas.has(filter)) {
+      throw new ProblemException(404, 'bloom_filter_not_found', 'No such filter', { detail: `Filters: ${[...this.filters.replicas.keys()].join(', ')}` });
+    }
+    return [filter];
+  }
+
+  /** Admin errors: a store outage is a 503, a refused build a 422; ProblemExceptions pass unchanged. */
+  private async guard(p: Promise<void>): Promise<void> {
+    try {
+      await p;
+    } catch (err) {
+      if (err instanceof ProblemException) throw err;
+      if (isUnavailable(err)) throw new ProblemException(503, 'bloom_store_unavailable', 'The Bloom store is unreachable', { detail: 'Redis cannot be reached; the filters in memory keep answering', headers: { 'retry-after': '5' } });
+      if (err instanceof Error && err.name === 'BloomValidationError') throw new ProblemException(422, 'bloom_validation_failed', 'The new build failed validation', { detail: err.message });
+      throw err;
+    }
+  }
+}
+
+function view(b: HeldBuild): BuildView {
+  const i = b.info;
+  return {
+    version: i.version, items: i.items, targetFp: i.targetP, measuredFp: i.measuredP, source: i.source, builtAt: i.builtAt,
+    buildMs: i.buildMs, m: i.m, k: i.k, hash: i.hash, bytes: i.bytes, measuredOn: i.measuredOn,
+  };
+}
+
+function round(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}

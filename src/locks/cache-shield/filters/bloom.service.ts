@@ -1,0 +1,175 @@
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { HealthRegistry } from '../../../health/health-registry.service.js';
+import { isUnavailable } from '../../../redis/redis.errors.js';
+import type { AddBatch } from '../../../search/search-backend.interface.js';
+import { ShieldMetrics } from '../cache-shield.metrics.js';
+import { BloomFilters } from './bloom-filters.service.js';
+import { BloomWatch } from './bloom-watch.js';
+
+/** A Bloom verdict: `absent` (definitely), `maybe`, or `bypassed` (filter off, not built yet, or stale). */
+export type Verdict = 'absent' | 'maybe' | 'bypassed';
+
+/**
+ * The filters as the shield uses them: lookups answered from memory, adds
+ * made before items become searchable, live false-positive accounting,
+ * and the boot (load or build every filter, in the background: until a
+ * filter is usable its lookups are "bypassed", never "absent").
+ */
+@Injectable()
+export class BloomService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('CacheShield');
+  private readonly watch: BloomWatch;
+  private unsubscribe?: () => void;
+  private offAdd?: () => void;
+  /** Settles when every filter was loaded or built at boot (or failed to). */
+  ready: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly filters: BloomFilters,
+    private readonly metrics: ShieldMetrics,
+    private readonly health: HealthRegistry,
+  ) {
+    this.watch = new BloomWatch(filters);
+  }
+
+  onModuleInit(): void {
+    this.offAdd = this.filters.backend.onBeforeAdd((batch) => this.beforeAdd(batch));
+    this.health.register('cacheShield', async () => this.health_(), { optional: true });
+    this.ready = this.boot();
+    this.watch.start();
+  }
+
+  private async boot(): Promise<void> {
+    try {
+      this.unsubscribe = await this.filters.store.subscribe((e) => this.filters.onEvent(e));
+    } catch (err) {
+      this.logger.warn(`bloom announcements unavailable (${(err as Error).message}); relying on periodic checks`);
+    }
+    await Promise.all(
+      [...this.filters.replicas.keys()].map((name) =>
+        this.filters.ensure(name).catch((err: unknown) => {
+          if (!this.filters.closing) this.logger.error(`bloom ${name}: not available (${(err as Error).message}); lookups bypass it`);
+        }),
+      ),
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.filters.closing = true;
+    this.watch.stop();
+    this.offAdd?.();
+    this.unsubscribe?.();
+    await this.ready;
+  }
+
+  /** `absent` when any key is definitely not in the filter. Counted per filter. */
+  verdict(filter: string, keys: readonly string[]): { verdict: Verdict; version: number } {
+    const replica = this.filters.replica(filter);
+    if (!replica.usable) {
+      this.metrics.lookups.inc({ filter, verdict: 'bypassed' });
+      return { verdict: 'bypassed', version: 0 };
+    }
+    let verdict: Verdict = 'maybe';
+    for (const k of keys) {
+      if (!replica.has(k)) {
+        verdict = 'absent';
+        break;
+      }
+    }
+    this.metrics.lookups.inc({ filter, verdict });
+    return { verdict, version: replica.active!.info.version };
+  }
+
+  /**
+   * Whether an "absent" verdict may be acted on. Adds made through this app
+   * reach the filter before they become searchable; writes made elsewhere
+   * show up only in the backend revision. With a shared (Redis) store the
+   * periodic revision check bounds that lag; without one, other instances'
+   * writes are never announced, so the revision is read before every
+   * "absent" (not shared between requests: a read that started before a
+   * write committed must not vouch for a request that came after it).
+   */
+  async confirmAbsent(filter: string): Promise<boolean> {
+    if (this.filters.store.shared) return true;
+    const revision = await this.filters.revision();
+    const replica = this.filters.replica(filter);
+    if (replica.usable && revision <= replica.explainedRevision()!) return true;
+    if (replica.usable) {
+      this.filters.distrust(filter, 'the backend was written outside this app');
+      this.filters.background(this.filters.rebuild(filter, 'writes outside the app'), filter);
+    }
+    return false;
+  }
+
+  /** One key looked up alone turned out absent (true negative) or answered empty after "maybe" (false positive). */
+  observe(filter: string, outcome: 'true-negative' | 'false-positive'): void {
+    const meter = this.filters.meters.get(filter)!;
+    if (outcome === 'true-negative') meter.trueNegative();
+    else {
+      meter.falsePositive();
+      this.metrics.falsePositives.inc({ filter });
+    }
+    const rate = meter.rate;
+    if (rate !== null) this.metrics.measuredFp.set({ filter }, rate);
+    const target = this.filters.replica(filter).active?.info.targetP ?? this.filters.settings.targetFpRate;
+    const { driftFactor, driftMinSamples } = this.filters.settings;
+    if (meter.drifted(target, driftFactor, driftMinSamples, Date.now())) {
+      this.logger.warn(`bloom ${filter}: measured false-positive rate ${rate!.toFixed(5)} on ${meter.samples} absent keys is above ${driftFactor}× the target ${target}; consider POST /admin/bloom/rebuild`);
+    }
+  }
+
+  /** "Definitely absent" contradicted by the backend (shadow mode): a bug, never expected. */
+  contradicted(filter: string): void {
+    this.metrics.falseNegatives.inc({ filter });
+    this.logger.error(`bloom ${filter}: a key reported definitely absent was found by the backend (false negative)`);
+  }
+
+  /** Data generation: changes with every build and every add, so cached answers of older data are not served fresh. */
+  generation(): string {
+    return [...this.filters.replicas.values()].map((r) => `${r.gen}${r.stale ? 's' : ''}`).join(':');
+  }
+
+  /** Before-add listener: new keys go into the local filters, the store and every instance before the backend writes them. */
+  private async beforeAdd(batch: AddBatch): Promise<void> {
+    const jobs = [...this.filters.sources.values()].map((src) => {
+      const keys = src.batchKeys(batch);
+      this.filters.replica(src.name).addLocal(keys);
+      return this.announce(src.name, keys);
+    });
+    await Promise.all(jobs);
+  }
+
+  private async announce(name: string, keys: string[]): Promise<void> {
+    const { store, settings } = this.filters;
+    const replica = this.filters.replica(name);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      let res;
+      try {
+        res = await store.add({ filter: name, keys, targets: replica.targets(keys), at: Date.now() }, settings.bloomTtlDays * 86_400_000);
+      } catch (err) {
+        if (!isUnavailable(err)) throw err;
+        throw new Error(`cache shield: new items cannot be announced to the other instances (${(err as Error).message}); the add is refused so that no instance reports them absent`);
+      }
+      if (res.ok) {
+        replica.acked = Math.max(replica.acked, res.seq);
+        this.filters.afterAdd(name);
+        return;
+      }
+      // Another build became active meanwhile: take it, then add to it.
+      await this.filters.reload(name);
+      replica.addLocal(keys);
+    }
+    throw new Error(`cache shield: ${name}: the active build kept changing during an add`);
+  }
+
+  private async health_(): Promise<Record<string, unknown>> {
+    const out: Record<string, unknown> = {};
+    const unusable: string[] = [];
+    for (const [name, r] of this.filters.replicas) {
+      out[name] = r.active ? { version: r.active.info.version, items: r.active.info.items + r.addedKeys, stale: r.stale } : { version: null };
+      if (!r.usable) unusable.push(name);
+    }
+    if (unusable.length > 0) throw new Error(`bloom filters not usable yet (lookups bypass them): ${unusable.join(', ')}`);
+    return out;
+  }
+}
