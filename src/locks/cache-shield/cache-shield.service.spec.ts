@@ -188,6 +188,18 @@ describe(ShieldService.name, () => {
     expect(next).toHaveBeenCalledOnce();
   });
 
+  it('should skip the filter while the kill switch is on, and use it again once a time-boxed switch expires', async () => {
+    const { bloom, shield } = setup();
+    bloom.verdictFor = 'absent';
+    const next = vi.fn(async () => page('zz', 0));
+    await shield.around(ctx({ q: 'zz' }).c, compileSlice({ mode: 'enforce', key: 'query', filter: 'off', nullTtlSeconds: 0 } as CacheShieldSlice), next);
+    expect(next).toHaveBeenCalledOnce();
+    const expired = ctx({ q: 'zz' });
+    await shield.around(expired.c, compileSlice({ mode: 'enforce', key: 'query', filter: 'off', filterOffUntil: Date.now() - 1 } as CacheShieldSlice), next);
+    expect(expired.headers['Rampart-Shield']).toBe('bloom-absent;v=7');
+    expect(next).toHaveBeenCalledOnce();
+  });
+
   it('should let allowlisted keys through every time and refuse an over-long query', async () => {
     const { bloom, shield } = setup();
     bloom.verdictFor = 'absent';

@@ -47,7 +47,8 @@ export class ShieldService {
     if (until !== undefined && Date.now() < until) return this.forward(ctx, next);
     const enforce = ctx.mode === 'enforce';
     const single = r.keys.length === 1;
-    const looked = route.filterOn ? this.bloom.verdict(r.filter, r.keys) : { verdict: 'bypassed' as Verdict, version: 0 };
+    const filterOn = route.filterOn || Date.now() >= route.filterOffUntil;
+    const looked = filterOn ? this.bloom.verdict(r.filter, r.keys) : { verdict: 'bypassed' as Verdict, version: 0 };
     let verdict = looked.verdict;
     if (verdict === 'absent' && !(await this.bloom.confirmAbsent(r.filter))) verdict = 'bypassed';
     if (verdict === 'absent') {

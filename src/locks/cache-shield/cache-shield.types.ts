@@ -19,6 +19,8 @@ export interface CacheShieldSlice extends LockSlice {
   key?: ShieldKeyKind;
   /** Kill switch of the Bloom filter: `off` makes every lookup "maybe" (caches still work). Default `on`. */
   filter?: 'on' | 'off';
+  /** With `filter: off`: epoch milliseconds after which the filter is on again by itself (a time-boxed kill switch). */
+  filterOffUntil?: number;
   /** Keys that bypass the filter and both caches (queries are compared in normalised form, ids exactly). */
   allowlist?: AllowlistEntry[];
   /** Seconds an answer stays fresh in the result cache; 0 turns the result cache off. Default 60. */
@@ -37,6 +39,8 @@ export interface CacheShieldSlice extends LockSlice {
 export interface ShieldRoute {
   key: ShieldKeyKind;
   filterOn: boolean;
+  /** Epoch ms from which an `off` filter is on again (Infinity = stays off). */
+  filterOffUntil: number;
   /** Normalised key → expiry (epoch ms, Infinity = none). */
   allowlist: Map<string, number>;
   resultTtlMs: number;

@@ -20,7 +20,7 @@ describe(validateSlice.name, () => {
       'p',
     );
     expect(problems).toEqual([
-      'p.colour: unknown option (known: mode, override, key, filter, allowlist, resultTtlSeconds, nullTtlSeconds, staleTtlSeconds, jitter, maxQueryLength)',
+      'p.colour: unknown option (known: mode, override, key, filter, filterOffUntil, allowlist, resultTtlSeconds, nullTtlSeconds, staleTtlSeconds, jitter, maxQueryLength)',
       'p.key: must be "query" or "id"',
       'p.filter: must be "on" or "off"',
       'p.resultTtlSeconds: must be a number between 0 and 86400',
@@ -40,7 +40,7 @@ describe(validateSlice.name, () => {
 describe(compileSlice.name, () => {
   it('should apply the documented defaults', () => {
     expect(compileSlice({ mode: 'enforce', key: 'query' })).toEqual({
-      key: 'query', filterOn: true, allowlist: new Map(), resultTtlMs: 60_000, nullTtlMs: 10_000, staleTtlMs: 600_000, jitter: 0.1, maxQueryLength: 512,
+      key: 'query', filterOn: true, filterOffUntil: Infinity, allowlist: new Map(), resultTtlMs: 60_000, nullTtlMs: 10_000, staleTtlMs: 600_000, jitter: 0.1, maxQueryLength: 512,
     });
   });
 
@@ -51,6 +51,8 @@ describe(compileSlice.name, () => {
     ]);
     expect([...compileSlice({ mode: 'enforce', key: 'id', allowlist: [{ key: 'AbC' }] }).allowlist.keys()]).toEqual(['AbC']);
     expect(compileSlice({ mode: 'enforce', key: 'id', filter: 'off' }).filterOn).toBe(false);
+    expect(compileSlice({ mode: 'enforce', key: 'id', filter: 'off', filterOffUntil: 5 }).filterOffUntil).toBe(5);
+    expect(validateSlice({ mode: 'enforce', key: 'id', filterOffUntil: 'later' }, 'p')).toEqual(['p.filterOffUntil: must be epoch milliseconds']);
   });
 });
 

@@ -2,7 +2,7 @@ import type { LockSlice } from '../../chain/policy.types.js';
 import { DEFAULT_SETTINGS, type CacheShieldSettings, type CacheShieldSlice, type ShieldRoute } from './cache-shield.types.js';
 import { normalizeQuery } from './request/query-normalizer.js';
 
-const OPTIONS = ['mode', 'override', 'key', 'filter', 'allowlist', 'resultTtlSeconds', 'nullTtlSeconds', 'staleTtlSeconds', 'jitter', 'maxQueryLength'];
+const OPTIONS = ['mode', 'override', 'key', 'filter', 'filterOffUntil', 'allowlist', 'resultTtlSeconds', 'nullTtlSeconds', 'staleTtlSeconds', 'jitter', 'maxQueryLength'];
 const DAY_S = 86_400;
 
 function num(v: unknown, path: string, min: number, max: number, integer: boolean, out: string[]): void {
@@ -24,6 +24,7 @@ export function validateSlice(slice: LockSlice, path: string): string[] {
   for (const k of Object.keys(slice)) if (!OPTIONS.includes(k)) out.push(`${path}.${k}: unknown option (known: ${OPTIONS.join(', ')})`);
   if (s.key === undefined ? runs(slice) : s.key !== 'query' && s.key !== 'id') out.push(`${path}.key: must be "query" or "id"`);
   if (s.filter !== undefined && s.filter !== 'on' && s.filter !== 'off') out.push(`${path}.filter: must be "on" or "off"`);
+  if (s.filterOffUntil !== undefined && (typeof s.filterOffUntil !== 'number' || !Number.isFinite(s.filterOffUntil))) out.push(`${path}.filterOffUntil: must be epoch milliseconds`);
   num(s.resultTtlSeconds, `${path}.resultTtlSeconds`, 0, DAY_S, false, out);
   num(s.nullTtlSeconds, `${path}.nullTtlSeconds`, 0, DAY_S, false, out);
   num(s.staleTtlSeconds, `${path}.staleTtlSeconds`, 0, 7 * DAY_S, false, out);
@@ -53,6 +54,7 @@ export function compileSlice(slice: LockSlice): ShieldRoute {
   return {
     key,
     filterOn: s.filter !== 'off',
+    filterOffUntil: s.filterOffUntil ?? Infinity,
     allowlist,
     resultTtlMs: (s.resultTtlSeconds ?? 60) * 1_000,
     nullTtlMs: (s.nullTtlSeconds ?? 10) * 1_000,

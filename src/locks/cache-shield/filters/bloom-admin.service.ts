@@ -34,21 +34,28 @@ export class BloomAdmin implements BloomAdminPort {
     return this.status();
   }
 
+  /** Every filter named (all when none) is checked first: one without the build asked for stops the whole rollback. */
   async rollback(filter?: string, version?: number): Promise<BloomFilterStatus[]> {
-    for (const name of this.names(filter)) await this.guard(this.rollbackOne(name, version));
+    const names = this.names(filter);
+    const pointers = await this.guard(Promise.all(names.map((name) => this.filters.store.pointer(name))));
+    names.forEach((name, i) => {
+      const p = pointers[i]!;
+      if (version !== undefined && version === p.active) return;
+      if (p.active === undefined || p.previous === undefined || (version !== undefined && version !== p.previous)) {
+        throw new ProblemException(404, 'bloom_version_not_found', 'No such build to return to', {
+          detail: `${name} keeps its active build${p.active ? ` (v${p.active})` : ''} and the previous one${p.previous ? ` (v${p.previous})` : ''} only`,
+        });
+      }
+    });
+    for (const [i, name] of names.entries()) {
+      const p = pointers[i]!;
+      if (version === undefined || version !== p.active) await this.guard(this.rollbackOne(name, { active: p.active!, previous: p.previous! }));
+    }
     return this.status();
   }
 
-  private async rollbackOne(name: string, version: number | undefined): Promise<void> {
+  private async rollbackOne(name: string, expect: { active: number; previous: number }): Promise<void> {
     const { store, settings } = this.filters;
-    const pointer = await store.pointer(name);
-    if (version !== undefined && version === pointer.active) return;
-    if (pointer.active === undefined || pointer.previous === undefined || (version !== undefined && version !== pointer.previous)) {
-      throw new ProblemException(404, 'bloom_version_not_found', 'No such build to return to', {
-        detail: `${name} keeps its active build${pointer.active ? ` (v${pointer.active})` : ''} and the previous one${pointer.previous ? ` (v${pointer.previous})` : ''} only`,
-      });
-    }
-    const expect = { active: pointer.active, previous: pointer.previous };
     const res = await store.rollback(name, expect, settings.bloomTtlDays * 86_400_000);
     if (!res.ok) throw new ProblemException(409, 'bloom_conflict', 'The builds changed meanwhile', { detail: `${name} changed during the rollback; look at the status and try again` });
     const replica = this.filters.replica(name);
@@ -69,9 +76,9 @@ export class BloomAdmin implements BloomAdminPort {
   }
 
   /** Admin errors: a store outage is a 503, a refused build a 422; ProblemExceptions pass unchanged. */
-  private async guard(p: Promise<void>): Promise<void> {
+  private async guard<T>(p: Promise<T>): Promise<T> {
     try {
-      await p;
+      return await p;
     } catch (err) {
       if (err instanceof ProblemException) throw err;
       if (isUnavailable(err)) throw new ProblemException(503, 'bloom_store_unavailable', 'The Bloom store is unreachable', { detail: 'Redis cannot be reached; the filters in memory keep answering', headers: { 'retry-after': '5' } });

@@ -57,7 +57,7 @@ export class MemoryBloomStore implements BloomStore {
     return this.state(filter).log.map((e) => ({ ...e, keys: [...e.keys] }));
   }
 
-  async activate(build: StoredBuild, expectActive: number | undefined, expectSeq: number): Promise<ActivateResult> {
+  async activate(build: StoredBuild, expectActive: number | undefined, expectSeq: number, _ttlMs?: number): Promise<ActivateResult> {
     const s = this.state(build.info.filter);
     if (s.pointer.seq !== expectSeq || s.pointer.active !== expectActive) return { ok: false, pointer: { ...s.pointer } };
     const displaced = s.pointer.previous;
@@ -68,7 +68,7 @@ export class MemoryBloomStore implements BloomStore {
     return { ok: true, displaced };
   }
 
-  async rollback(filter: string, expect: { active: number; previous: number }): Promise<ActivateResult> {
+  async rollback(filter: string, expect: { active: number; previous: number }, _ttlMs?: number): Promise<ActivateResult> {
     const s = this.state(filter);
     if (s.pointer.active !== expect.active || s.pointer.previous !== expect.previous) return { ok: false, pointer: { ...s.pointer } };
     s.pointer = { active: expect.previous, previous: expect.active, seq: s.pointer.seq };
@@ -76,7 +76,7 @@ export class MemoryBloomStore implements BloomStore {
     return { ok: true };
   }
 
-  async add(req: AddRequest): Promise<AddResult> {
+  async add(req: AddRequest, _ttlMs?: number): Promise<AddResult> {
     const s = this.state(req.filter);
     const [active, previous] = req.targets;
     if (s.pointer.active !== active?.version || s.pointer.previous !== previous?.version) return { ok: false, pointer: { ...s.pointer } };
