@@ -1,9 +1,52 @@
 import type { LockSlice } from '../../chain/policy.types.js';
+import type { CircuitBreakerSlice } from './circuit-breaker.types.js';
 
-/** Shipped circuitBreaker slices per route policy (CONFIG_FILE and the admin API override them). */
-export const CIRCUIT_BREAKER_DEFAULTS: Record<string, LockSlice> = {
-  search: { mode: 'off' },
-  'search-item': { mode: 'off' },
-  inference: { mode: 'off' },
+/**
+ * Shipped circuitBreaker slices per route policy (CONFIG_FILE and the admin
+ * API override them). Options: see CircuitBreakerSlice in
+ * circuit-breaker.types.ts. A backend's breaker options live in ONE policy
+ * (here `search` for the search backend, which `search-item` shares, and
+ * `inference`); the others only name the backend.
+ */
+const SLICES: Record<string, CircuitBreakerSlice> = {
+  // SQLite/PostgreSQL answer in milliseconds: 2 s is already an outage. Stale cached pages beat a 503.
+  search: {
+    mode: 'enforce',
+    backend: 'search',
+    stale: true,
+    timeoutMs: 2_000,
+    errorThresholdPercentage: 50,
+    volumeThreshold: 20,
+    rollingCountTimeoutMs: 10_000,
+    rollingCountBuckets: 10,
+    resetTimeoutMs: 10_000,
+    resetJitter: 0.2,
+    capacity: 256,
+    halfOpenProbes: 3,
+    rampPercents: [10, 50],
+    rampMs: 20_000,
+  },
+  'search-item': { mode: 'enforce', backend: 'search', stale: true },
+  // LLM calls are slow and rarer: a longer window and reset, fewer probes (each is expensive), a slower ramp.
+  // timeoutMs bounds a JSON answer and the first byte of a stream (INFERENCE_UPSTREAM_TIMEOUT_MS bounds gaps).
+  inference: {
+    mode: 'enforce',
+    backend: 'inference',
+    stale: false,
+    timeoutMs: 30_000,
+    errorThresholdPercentage: 50,
+    volumeThreshold: 10,
+    rollingCountTimeoutMs: 30_000,
+    rollingCountBuckets: 10,
+    resetTimeoutMs: 30_000,
+    resetJitter: 0.2,
+    capacity: 128,
+    halfOpenProbes: 2,
+    rampPercents: [10, 50],
+    rampMs: 60_000,
+  },
   admin: { mode: 'off' },
+  whoami: { mode: 'off' },
 };
+
+export const CIRCUIT_BREAKER_DEFAULTS: Record<string, LockSlice> = SLICES;
