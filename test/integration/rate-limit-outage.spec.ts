@@ -29,7 +29,7 @@ const config = withRateLimitPolicies(
     // open: through, counted
     admin: { mode: 'enforce', failMode: 'open', rules: [{ name: 'per-ip', dimension: 'ip', capacity: 1000, rate: '1/s' }] },
   },
-  { rateLimit: { heartbeat: '200ms', probeAfter: '100ms', userHeader: 'x-user-id' } },
+  { rateLimit: { heartbeat: '1s', probeAfter: '100ms', userHeader: 'x-user-id' } },
 );
 
 describe.skipIf(!canStartRedis())('rate limit when its Redis dies and comes back', () => {
@@ -38,7 +38,7 @@ describe.skipIf(!canStartRedis())('rate limit when its Redis dies and comes back
 
   beforeAll(async () => {
     server = await startRedis();
-    const env = { REDIS_URL: server.url, RAMPART_ENV: uniqueEnv('rlo'), REDIS_COMMAND_TIMEOUT_MS: '100', REDIS_MAX_RECONNECT_DELAY_MS: '200' };
+    const env = { REDIS_URL: server.url, RAMPART_ENV: uniqueEnv('rlo'), REDIS_COMMAND_TIMEOUT_MS: '1000', REDIS_MAX_RECONNECT_DELAY_MS: '200' };
     for (const adapter of ['express', 'fastify']) apps.push(await startApp({ ...env, HTTP_ADAPTER: adapter }, { imports: [RateLimitRoutesModule], config }));
     await until(() => apps.every((a) => a.app.get(RateLimitPeers).liveInstances === 2));
   });
@@ -76,7 +76,7 @@ describe.skipIf(!canStartRedis())('rate limit when its Redis dies and comes back
     expect((await post(`${b.url}/rl-test/infer`)).headers.get('ratelimit')).toMatch(/^"rl-infer\.per-user";r=\d+;t=\d+$/);
   });
 
-  it('should answer every request when Redis hangs (paused), within the command timeout', async () => {
+  it('should answer every request when Redis hangs (paused): the command timeout, then the failMode', async () => {
     const [a] = apps as [RunningApp];
     server.pause();
     try {
