@@ -8,7 +8,7 @@ type Slices = Parameters<typeof withRateLimitPolicies>[0];
 /** Memory store always; the Lua store too whenever the suite has a Redis (CI always does). */
 const STORES: { store: string; env: () => Record<string, string> }[] = [
   { store: 'memory', env: () => ({}) },
-  ...(redisUrl() ? [{ store: 'redis', env: () => ({ REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('rle') }) }] : []),
+  ...(redisUrl() ? [{ store: 'redis', env: () => ({ REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('rle'), REDIS_COMMAND_TIMEOUT_MS: '2000' }) }] : []),
 ];
 
 describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }))))('rate-limit lock over HTTP ($adapter, $store store)', ({ adapter, env }) => {
