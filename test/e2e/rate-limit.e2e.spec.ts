@@ -41,6 +41,8 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
     expect(res.headers.get('ratelimit')).toBe(`"rl-plain.per-ip";r=0;t=${retry}`);
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ status: 429, error: 'rate_limited', retry_after: Number(retry), policy: 'rl-plain.per-ip', 'violated-policies': ['rl-plain.per-ip'] });
+    // Decided by the store under test, never by a failMode.
+    expect(await (await fetch(`${a.url}/metrics`)).text()).not.toMatch(/rampart_ratelimit_fallback_total\{/);
   });
 
   it('should charge an inference request by its max_tokens band and count only a configured user header', async () => {
