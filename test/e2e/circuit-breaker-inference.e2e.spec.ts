@@ -221,6 +221,45 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
     expect((await infer(app)).status).toBe(200);
   });
 
+  it('should refuse calls past capacity with 503 backend_busy while the slots are taken', async () => {
+    const patch = (options: Record<string, unknown>) => admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker/options', { options });
+    expect((await patch({ capacity: 2 })).status).toBe(200);
+    try {
+      fake.setLatency(300);
+      const answers = await Promise.all(Array.from({ length: 5 }, () => infer(app)));
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(2);
+      const busy = answers.filter((a) => a.status === 503);
+      expect(busy).toHaveLength(3);
+      for (const a of busy) {
+        expect(a.body).toMatchObject({ error: 'backend_busy', backend: 'inference', state: 'busy' });
+        expect(a.headers.get('retry-after')).toBe('1');
+      }
+      expect(await breakerStatus()).toMatchObject({ phase: 'closed', stats: { inFlight: 0 } });
+    } finally {
+      expect((await patch({ capacity: BREAKER.capacity })).status).toBe(200);
+    }
+  });
+
+  it('should only count in shadow mode: the upstream keeps being called while the breaker would refuse', async () => {
+    expect((await admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker', { mode: 'shadow' })).status).toBe(200);
+    try {
+      fake.setStatus(500);
+      for (let i = 0; i < BREAKER.volumeThreshold; i++) expect((await infer(app)).status).toBe(502);
+      expect((await breakerStatus()).phase).toBe('open');
+      const before = fake.requests;
+      for (let i = 0; i < 5; i++) {
+        const a = await infer(app);
+        expect(a.status).toBe(502);
+        expect(a.body).toMatchObject({ error: 'upstream_error' });
+      }
+      expect(fake.requests).toBeGreaterThanOrEqual(before + 5);
+      expect(await metric(app, /^rampart_breaker_rejections_total\{backend="inference",policy="inference",reason="open",mode="shadow"\}/)).toBeGreaterThanOrEqual(1);
+      expect(await metric(app, /^rampart_lock_decisions_total\{lock="circuitBreaker",policy="inference",outcome="shadow_rejected"\}/)).toBeGreaterThanOrEqual(1);
+    } finally {
+      expect((await admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker', { mode: 'enforce' })).status).toBe(200);
+    }
+  });
+
   it('should refuse a second policy setting options for the same backend, naming the owner', async () => {
     const r = await admin.call('PATCH', '/admin/policies/whoami/locks/circuitBreaker/options', { options: { backend: 'inference', timeoutMs: 50 } });
     expect(r.status).toBe(400);
