@@ -100,6 +100,7 @@ export class BackendBreaker {
   admit(): Admission {
     this.syncForce();
     const a = this.gate.admit();
+    if (this.gate.phase === 'recovering') this.metrics.admittedShare(this.plan.backend, this.gate.admittedShare());
     if (!a.admit) {
       this.totals.refused++;
       return a;

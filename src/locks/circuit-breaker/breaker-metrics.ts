@@ -38,6 +38,10 @@ export class BreakerMetrics {
     this.admitted.set({ backend }, admitted);
   }
 
+  admittedShare(backend: string, share: number): void {
+    this.admitted.set({ backend }, share);
+  }
+
   transition(backend: string, from: BreakerPhase, to: BreakerPhase): void {
     this.transitions.inc({ backend, from, to });
   }

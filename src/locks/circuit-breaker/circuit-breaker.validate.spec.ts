@@ -69,8 +69,10 @@ describe(validateBreakerSlice.name, () => {
     expect(problems.find((p) => p.startsWith(`${P}.volumeThreshold:`))).toMatch(/first failure/);
   });
 
-  it('should refuse forceUntil without force', () => {
+  it('should refuse forceUntil without force, and a force or reset on a slice without a backend', () => {
     expect(validateBreakerSlice({ mode: 'enforce', backend: 'search', forceUntil: 5 }, P)).toEqual([`${P}.forceUntil: only valid with force`]);
+    expect(validateBreakerSlice({ mode: 'off', force: 'open' }, P)).toEqual([`${P}: force and reset act on a backend's breaker; this slice names no backend`]);
+    expect(validateBreakerSlice({ mode: 'off', resetAt: 5 }, P)).toHaveLength(1);
   });
 });
 

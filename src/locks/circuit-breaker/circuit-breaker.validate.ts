@@ -68,5 +68,8 @@ export function validateBreakerSlice(slice: LockSlice, path: string): string[] {
     if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) problems.push(`${path}.${key}: must be epoch milliseconds`);
   }
   if (slice.forceUntil !== undefined && slice.force === undefined) problems.push(`${path}.forceUntil: only valid with force`);
+  if ((slice.force !== undefined || slice.resetAt !== undefined) && slice.backend === undefined) {
+    problems.push(`${path}: force and reset act on a backend's breaker; this slice names no backend`);
+  }
   return problems;
 }
