@@ -2,18 +2,26 @@
  * Keys that are certainly not in a set, shaped like its members (a member
  * with one code unit changed, added or dropped), to measure a filter's
  * false-positive rate on realistic near misses rather than on random noise.
+ * Distinct, in batches of at most `batch` keys (callers yield between them).
  */
-export function absentKeys(present: ReadonlySet<string>, count: number, random: () => number = Math.random): string[] {
+export function* absentKeys(present: ReadonlySet<string>, count: number, random: () => number = Math.random, batch = 5_000): Generator<string[]> {
   const members = [...sample(present, Math.min(present.size, 4_096), random)];
-  const out = new Set<string>();
+  const seen = new Set<string>();
   let attempts = 0;
-  while (out.size < count && attempts < count * 20) {
+  let out: string[] = [];
+  while (seen.size < count && attempts < count * 20) {
     attempts++;
     const base = members.length > 0 ? members[Math.floor(random() * members.length)]! : '';
     const key = mutate(base, attempts, random);
-    if (!present.has(key)) out.add(key);
+    if (present.has(key) || seen.has(key)) continue;
+    seen.add(key);
+    out.push(key);
+    if (out.length === batch) {
+      yield out;
+      out = [];
+    }
   }
-  return [...out];
+  if (out.length > 0) yield out;
 }
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';

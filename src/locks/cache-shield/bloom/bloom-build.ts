@@ -77,12 +77,18 @@ export function* buildSteps(keys: ReadonlySet<string>, targetP: number, measureS
     if (!filter.has(key)) falseNegatives++;
     if (++n % STEP === 0) yield;
   }
-  const probes = absentKeys(keys, measureSample, random);
-  yield;
   let fp = 0;
-  for (const key of probes) if (filter.has(key)) fp++;
-  return { filter, items: keys.size, measuredP: probes.length > 0 ? fp / probes.length : 0, measuredOn: probes.length, falseNegatives };
+  let probes = 0;
+  const sampler = absentKeys(keys, measureSample, random);
+  for (;;) {
+    const batch = sampler.next();
+    if (batch.done) break;
+    for (const key of batch.value) if (filter.has(key)) fp++;
+    probes += batch.value.length;
+    yield;
+  }
+  return { filter, items: keys.size, measuredP: probes > 0 ? fp / probes : 0, measuredOn: probes, falseNegatives };
 }
 
 /** Keys per step of {@link buildSteps}. */
-const STEP = 20_000;
+const STEP = 5_000;
