@@ -60,6 +60,7 @@ return { hits, ttl, blocked > 0 and 1 or 0, blocked > 0 and blocked or 0 }`,
     rlf() { return { ok: true }; }
     throttler() { return { ok: true }; }
     flood() { return { ok: true }; }
+    chain() { return { ok: true }; }
   }
   Controller('bench')(BenchController);
   const route = (name, ...decorators) => {
@@ -71,6 +72,7 @@ return { hits, ttl, blocked > 0 and 1 or 0, blocked > 0 and blocked or 0 }`,
   route('rlf', UseGuards(RlfGuard));
   route('throttler', UseGuards(ThrottlerGuard));
   route('flood', Protect('bench-flood'));
+  route('chain', Protect('bench-off'));
 
   class BenchModule {}
   Module({
@@ -93,6 +95,7 @@ return { hits, ttl, blocked > 0 and 1 or 0, blocked > 0 and blocked or 0 }`,
       { name: 'global', dimension: 'global', capacity: HUGE, rate: HUGE },
     ],
   });
+  config.policies['bench-off'] = only({ mode: 'off' });
   config.policies['bench-flood'] = only({ mode: 'enforce', failMode: 'open', rules: [{ name: 'per-ip', dimension: 'ip', capacity: 10, rate: 1 }] });
   config.sections = { ...config.sections, rateLimit: { userHeader: 'x-user-id' } };
   const app = await createApp(config, { imports: [BenchModule] });
@@ -142,15 +145,17 @@ async function run(server, redis, path, headers, warm = true) {
   const fallbacks0 = await counterSum(server, 'rampart_ratelimit_fallback_total');
   const decides0 = await counterSum(server, 'rampart_redis_script_seconds_count{script="ratelimit_decide"}');
   const redisCpu0 = cpuMicros(redis.pid);
+  const nodeCpu0 = cpuMicros(server.pid);
   const res = await cannon({ url: `${server.url}${path}`, headers });
   const redisCpu = cpuMicros(redis.pid) - redisCpu0;
+  const nodeCpu = cpuMicros(server.pid) - nodeCpu0;
   const st = scriptStats(redis);
   const total = res.requests.total;
   // Decisions that did not come from Redis (timeouts under load → failMode): shown, so no number hides them.
   const fallbacks = (await counterSum(server, 'rampart_ratelimit_fallback_total')) - fallbacks0;
   // Decision-script calls as the app counts them (INFO commandstats also sees heartbeats and other modules' scripts).
   const decides = (await counterSum(server, 'rampart_redis_script_seconds_count{script="ratelimit_decide"}')) - decides0;
-  return { res, total, st, redisCpu, fallbacks, decides };
+  return { res, total, st, redisCpu, nodeCpu, fallbacks, decides };
 }
 
 async function main() {
@@ -164,7 +169,7 @@ async function main() {
       try {
         const headers = { 'x-user-id': 'bench-user' };
         const results = {};
-        const variants = [['bare (no limiter)', '/bench/bare'], ['rampart 3 rules (ip+user+global)', '/bench/rampart'], ['rate-limiter-flexible 1 key', '/bench/rlf'], ['@nestjs/throttler + redis storage', '/bench/throttler']];
+        const variants = [['bare (no limiter)', '/bench/bare'], ['@Protect chain, rate limit off', '/bench/chain'], ['rampart 3 rules (ip+user+global)', '/bench/rampart'], ['rate-limiter-flexible 1 key', '/bench/rlf'], ['@nestjs/throttler + redis storage', '/bench/throttler']];
         const rounds = Object.fromEntries(variants.map(([v]) => [v, []]));
         for (const [, path] of variants) await cannon({ url: `${server.url}${path}`, headers, duration: Math.min(3, SECONDS) });
         for (let round = 0; round < ROUNDS; round++) {
@@ -179,6 +184,7 @@ async function main() {
             'script µs/decision': r.st.calls ? +(r.st.usec / r.total).toFixed(2) : 0,
             'redis cmds/req': +(r.st.all / r.total).toFixed(2),
             'redis proc CPU µs/req': +(r.redisCpu / r.total).toFixed(1),
+            'node CPU µs/req': +(r.nodeCpu / r.total).toFixed(1),
             'store fallbacks': r.fallbacks,
           });
         }
