@@ -8,12 +8,13 @@
 --   then per bucket i, at 6 + 6(i-1): kind 'g' GCRA | 't' token bucket | 'f' fixed window,
 --   capacity (tokens), interval µs per token (window µs for 'f'), cost, flags (1 shadow, 2 soft, 4 degradable, 8 penalty),
 --   TTL ms of the key (full refill time + 1 s: capacity × interval, which multipliers do not change)
---   then per penalty j, at 6 + 6n + 4(j-1): threshold, factor, decay µs, floor
+--   then per penalty j, at 6 + 6n + 6(j-1): threshold, factor, decay µs, floor, max strikes,
+--   pending strikes (refusals the app's deny cache answered since; added now, capped like all strikes)
 -- Returns: { allowed 1|0, blocker (0-based bucket index, -1), degraded 1|0, now ms,
 --   then per bucket: allowed 1|0, remaining, retry-after ms (refused: until it fits; allowed: until a next request
 --   of the same cost fits, floored, 0 = now), reset ms, limit, charged (µs for 'g', tokens otherwise) }
 -- Every key written gets a TTL (full refill time + 1 s); stored times never move backwards; a refusal writes
--- nothing but penalty strikes.
+-- nothing but penalty strikes (strike TATs are capped at max strikes × decay from now).
 local now
 if ARGV[2] == 'r' then
   local ok, t = pcall(redis.call, 'TIME')
@@ -28,8 +29,8 @@ local degradeAt, dfactor = 0, 1
 if ARGV[3] ~= '0' then degradeAt, dfactor = tonumber(ARGV[3]), tonumber(ARGV[4]) end
 local degraded = ARGV[5] == '1'
 -- Flat per-bucket state (fewer tables = less Lua overhead): V value, X second value (ts / window end),
--- S strikes, P penalty TAT, F flags; penalty parameters stay in ARGV.
-local V, X, S, P, F, PB = {}, {}, {}, {}, {}, {}
+-- S strikes, P penalty TAT, F flags, D penalty TAT changed by pending strikes; penalty parameters stay in ARGV.
+local V, X, S, P, F, PB, D = {}, {}, {}, {}, {}, {}, {}
 local gk, gi = {}, {}
 for i = 1, n do
   if ARGV[1 + i * 6] == 'g' then
@@ -57,9 +58,15 @@ for i = 1, n do
   S[i] = 0
   if fl >= 8 then
     pj = pj + 1
-    local pb = 6 + n * 6 + (pj - 1) * 4
+    local pb = 6 + n * 6 + (pj - 1) * 6
     PB[i] = pb
     local pt = tonumber(redis.call('GET', KEYS[n + pj]))
+    local pending = tonumber(ARGV[pb + 6])
+    if pending > 0 then
+      local d = tonumber(ARGV[pb + 3])
+      pt = min(max(pt or now, now) + pending * d, now + tonumber(ARGV[pb + 5]) * d)
+      D[i] = true
+    end
     P[i] = pt
     if pt and pt > now then S[i] = ceil((pt - now) / tonumber(ARGV[pb + 3])) end
   end
@@ -170,13 +177,19 @@ if allowed then
   end
 else
   out[1], out[2] = 0, blocker
-  for i = 1, n do
-    local o = i * 6 - 2
-    out[o + 6] = 0
-    local pb = PB[i]
-    if pb and F[i] % 2 == 0 and out[o + 1] == 0 then
-      local pt = max(P[i] or now, now) + tonumber(ARGV[pb + 3])
-      redis.call('SET', KEYS[n + (pb - 6 - n * 6) / 4 + 1], pt, 'PX', ceil((pt - now) / 1000) + MARGIN)
+  for i = 1, n do out[i * 6 + 4] = 0 end
+end
+for i = 1, n do
+  local pb = PB[i]
+  if pb then
+    local struck = not allowed and F[i] % 2 == 0 and out[i * 6 - 1] == 0
+    if struck or D[i] then
+      local pt = P[i]
+      if struck then
+        local d = tonumber(ARGV[pb + 3])
+        pt = min(max(pt or now, now) + d, now + tonumber(ARGV[pb + 5]) * d)
+      end
+      redis.call('SET', KEYS[n + (pb - 6 - n * 6) / 6 + 1], pt, 'PX', ceil((pt - now) / 1000) + MARGIN)
     end
   end
 end

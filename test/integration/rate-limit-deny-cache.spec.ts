@@ -21,7 +21,11 @@ describe.skipIf(!canStartRedis())('rate-limit local deny cache (private redis-se
       { REDIS_URL: server.url, RAMPART_ENV: uniqueEnv('rld'), REDIS_COMMAND_TIMEOUT_MS: '5000' },
       {
         imports: [RateLimitRoutesModule],
-        config: withRateLimitPolicies({ plain: { mode: 'enforce', rules: [{ name: 'per-ip', dimension: 'ip', capacity: 1, rate: '1/h' }] } }),
+        config: withRateLimitPolicies({
+          plain: { mode: 'enforce', rules: [{ name: 'per-ip', dimension: 'ip', capacity: 1, rate: '1/h' }] },
+          // Strikes live 2 s: Redis alone (about one refusal a second behind the deny cache) never reaches 3.
+          admin: { mode: 'enforce', rules: [{ name: 'per-ip', dimension: 'ip', capacity: 2, rate: '1/s', penalty: { threshold: 3, factor: 0.5, decay: '2s' } }] },
+        }),
       },
     );
   });
@@ -41,5 +45,21 @@ describe.skipIf(!canStartRedis())('rate-limit local deny cache (private redis-se
     expect(await decideCalls()).toBe(before);
     const metrics = await (await fetch(`${app.url}/metrics`)).text();
     expect(metrics).toMatch(/rampart_ratelimit_deny_cache_hits_total\{policy="rl-plain"\} 51/);
+  });
+
+  it('should hand the refusals it answered locally to Redis as penalty strikes', async () => {
+    const get = (): Promise<Response> => fetch(`${app.url}/rl-test/admin`);
+    expect((await get()).status).toBe(200);
+    expect((await get()).status).toBe(200);
+    const refused = await Promise.all(Array.from({ length: 20 }, () => get()));
+    expect(refused.every((r) => r.status === 429 && r.headers.get('ratelimit-policy') === '"rl-admin.per-ip";q=2;w=2')).toBe(true);
+    // The next decision in Redis carries those 20 strikes (capped): the quota collapses to its floor.
+    const deadline = Date.now() + 10_000;
+    let policy = '';
+    while (!policy.includes('q=0') && Date.now() < deadline) {
+      policy = (await get()).headers.get('ratelimit-policy') ?? '';
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(policy).toBe('"rl-admin.per-ip";q=0;w=2');
   });
 });

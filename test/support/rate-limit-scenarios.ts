@@ -4,7 +4,7 @@
  * with the same manual clock, and must give the same numbers.
  */
 import { expect, it } from 'vitest';
-import { CompiledRule, bucketFor, fuseBucket } from '../../src/locks/rate-limit/compile-policy.js';
+import { CompiledRule, bucketFor, fuseBucket, penaltyOf } from '../../src/locks/rate-limit/compile-policy.js';
 import type { ManualClock } from '../../src/locks/rate-limit/clock.js';
 import type { BucketSpec, Decision, RateLimitStore } from '../../src/locks/rate-limit/rate-limit.store.js';
 
@@ -23,7 +23,7 @@ function rule(name: string, capacity: number, rate: number, o: RuleOpts = {}): C
   const { penalty, ...rest } = o;
   return {
     name, id: `t.${name}`, dimension: 'user', kind: 'g', capacity, rate, shadow: false, action: name, scope: 'service', tiered: false,
-    penalty: penalty && { threshold: penalty.threshold, factor: penalty.factor, decayUs: penalty.decayMs * 1000, floor: penalty.floor ?? 0.1 },
+    penalty: penalty && penaltyOf(penalty.threshold, penalty.factor, penalty.decayMs * 1000, penalty.floor ?? 0.1),
     ...rest,
   };
 }
@@ -35,6 +35,8 @@ interface Req {
   tier?: number;
   degrade?: { at: number; factor: number };
   fuse?: { limit: number; windowMs: number };
+  /** Refusals the deny cache answered locally, handed to every penalty bucket as pending strikes. */
+  pending?: number;
 }
 
 interface Expect {
@@ -158,6 +160,14 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'strikes from local refusals count, capped where the floor is reached, so the decay back is bounded',
+    steps: [
+      { req: { rules: [rule('p2', 4, 1, { penalty: { threshold: 1, factor: 0.5, decayMs: 10_000, floor: 0.25 } })], pending: 100 }, expect: { allowed: true, limit: { p2: 1 }, remaining: { p2: 0 } } },
+      { advance: 19_000, req: { rules: [rule('p2', 4, 1, { penalty: { threshold: 1, factor: 0.5, decayMs: 10_000, floor: 0.25 } })] }, expect: { allowed: true, limit: { p2: 2 } } },
+      { advance: 1_000, req: { rules: [rule('p2', 4, 1, { penalty: { threshold: 1, factor: 0.5, decayMs: 10_000, floor: 0.25 } })] }, expect: { allowed: true, limit: { p2: 4 } } },
+    ],
+  },
+  {
     name: 'degrade before reject: the global soft threshold lowers the other rules',
     steps: [
       { req: { rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'u1' })], degrade: { at: 0.5, factor: 0.5 } }, expect: { allowed: true, degraded: false, limit: { u: 4 } } },
@@ -195,7 +205,10 @@ export const SCENARIOS: Scenario[] = [
 ];
 
 function build(h: StoreHarness, req: Req): { buckets: BucketSpec[]; names: string[] } {
-  const buckets = req.rules.map((r) => bucketFor(r, { key: `${h.prefix}:${r.dimension}:s:${r.action}`, group: h.prefix }, req.cost ?? 1, req.tier ?? 1, req.degrade !== undefined));
+  const buckets: BucketSpec[] = req.rules.map((r) => ({
+    ...bucketFor(r, { key: `${h.prefix}:${r.dimension}:s:${r.action}`, group: h.prefix }, req.cost ?? 1, req.tier ?? 1, req.degrade !== undefined),
+    pendingStrikes: req.pending,
+  }));
   const names = req.rules.map((r) => r.name);
   if (req.fuse) {
     buckets.push(fuseBucket({ key: `${h.prefix}:global:-:fuse`, group: h.prefix }, req.fuse.limit, req.fuse.windowMs));

@@ -20,6 +20,13 @@ interface Read {
   value?: Stored;
   strikes: number;
   penaltyTat?: number;
+  /** Pending strikes were added: the penalty key must be written whatever the decision. */
+  penaltyDirty: boolean;
+}
+
+/** Adds `k` strikes to a strike TAT, never past `maxStrikes` strikes from now. */
+function strike(pt: number | undefined, now: number, k: number, p: NonNullable<BucketSpec['penalty']>): number {
+  return Math.min(Math.max(pt ?? now, now) + k * p.decayUs, now + p.maxStrikes * p.decayUs);
 }
 
 function multiplier(b: BucketSpec, strikes: number): number {
@@ -41,9 +48,11 @@ function used(b: BucketSpec, v: Stored | undefined, now: number): number {
 /** Decides every bucket; returns the decision and the writes to apply (none of the charges when refused). */
 export function decideBuckets(req: DecideRequest, read: (key: string) => Stored | undefined, now: number): { decision: Decision; writes: Write[] } {
   const reads: Read[] = req.buckets.map((b) => {
-    const pt = b.penaltyKey ? (read(b.penaltyKey) as number | undefined) : undefined;
+    let pt = b.penaltyKey ? (read(b.penaltyKey) as number | undefined) : undefined;
+    const dirty = b.penalty !== undefined && b.penaltyKey !== undefined && (b.pendingStrikes ?? 0) > 0;
+    if (dirty) pt = strike(pt, now, b.pendingStrikes!, b.penalty!);
     const strikes = pt !== undefined && b.penalty && pt > now ? Math.ceil((pt - now) / b.penalty.decayUs) : 0;
-    return { value: read(b.key), strikes, penaltyTat: pt };
+    return { value: read(b.key), strikes, penaltyTat: pt, penaltyDirty: dirty };
   });
   let degraded = req.degradedHint;
   if (req.degradeAt > 0) req.buckets.forEach((b, i) => {
@@ -112,13 +121,14 @@ export function decideBuckets(req: DecideRequest, read: (key: string) => Stored 
   });
   const writes: Write[] = [];
   if (allowed) writes.push(...charges);
-  else {
-    for (const o of outcomes) o.charged = 0;
-    req.buckets.forEach((b, i) => {
-      if (b.shadow || outcomes[i]!.allowed || !b.penaltyKey || !b.penalty) return;
-      const pt = Math.max(reads[i]!.penaltyTat ?? now, now) + b.penalty.decayUs;
-      writes.push({ key: b.penaltyKey, value: pt, ttlMs: Math.ceil((pt - now) / 1000) + TTL_MARGIN_MS });
-    });
-  }
+  else for (const o of outcomes) o.charged = 0;
+  req.buckets.forEach((b, i) => {
+    if (!b.penaltyKey || !b.penalty) return;
+    const r = reads[i]!;
+    const struck = !allowed && !b.shadow && !outcomes[i]!.allowed;
+    if (!struck && !r.penaltyDirty) return;
+    const pt = struck ? strike(r.penaltyTat, now, 1, b.penalty) : r.penaltyTat!;
+    writes.push({ key: b.penaltyKey, value: pt, ttlMs: Math.ceil((pt - now) / 1000) + TTL_MARGIN_MS });
+  });
   return { decision: { allowed, blocker, degraded, nowMs: Math.floor(now / 1000), buckets: outcomes }, writes };
 }

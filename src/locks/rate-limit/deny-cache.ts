@@ -7,6 +7,8 @@ interface Entry {
   limit: number;
   /** One request is asking Redis whether the bucket refilled; the others wait for its answer. */
   probing: boolean;
+  /** Requests refused here since the entry was made: strikes for a penalty rule, handed over with the next decision. */
+  hits: number;
 }
 
 /** How long a probe may take before another request probes again. */
@@ -29,7 +31,10 @@ export class DenyCache {
   refusing(key: string, cost: number, now: number): { retryMs: number; limit: number } | undefined {
     const e = this.entries.get(key);
     if (e === undefined || cost < e.cost) return undefined;
-    if (now < e.until) return { retryMs: e.until - now, limit: e.limit };
+    if (now < e.until) {
+      e.hits += 1;
+      return { retryMs: e.until - now, limit: e.limit };
+    }
     if (e.probing) {
       this.entries.delete(key);
       return undefined;
@@ -43,8 +48,17 @@ export class DenyCache {
   add(key: string, until: number, cost: number, limit: number): void {
     if (this.maxEntries <= 0) return;
     this.entries.delete(key);
-    this.entries.set(key, { until, cost, limit, probing: false });
+    this.entries.set(key, { until, cost, limit, probing: false, hits: 0 });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  /** Local refusals of `key` not yet reported to the store (and forgets them). */
+  takeHits(key: string): number {
+    const e = this.entries.get(key);
+    if (e === undefined || e.hits === 0) return 0;
+    const n = e.hits;
+    e.hits = 0;
+    return n;
   }
 
   /** The bucket admitted a request: no refusal stands. */

@@ -27,6 +27,15 @@ describe(DenyCache.name, () => {
     expect(c.refusing('k', 1, 500)).toBeUndefined();
   });
 
+  it('should count its local refusals once, for penalty strikes', () => {
+    const c = new DenyCache(10);
+    c.add('k', 1_000, 1, 10);
+    c.refusing('k', 1, 100);
+    c.refusing('k', 1, 200);
+    expect(c.takeHits('k')).toBe(2);
+    expect(c.takeHits('k')).toBe(0);
+  });
+
   it('should let one request probe at the retry time and refuse the others until it answers', () => {
     const c = new DenyCache(10);
     c.add('k', 1_000, 1, 10);

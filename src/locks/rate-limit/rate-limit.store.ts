@@ -26,7 +26,14 @@ export interface BucketSpec {
   soft: boolean;
   /** Capacity and rate × degrade factor while degraded. */
   degradable: boolean;
-  penalty?: { threshold: number; factor: number; decayUs: number; floor: number };
+  /**
+   * Progressive penalty: strikes (each lives `decayUs`) at or past `threshold` multiply capacity and rate by
+   * factor^(strikes − threshold + 1), never below `floor`; strikes are capped at `maxStrikes` (where the floor
+   * is reached), which bounds the time to decay back.
+   */
+  penalty?: { threshold: number; factor: number; decayUs: number; floor: number; maxStrikes: number };
+  /** Refusals answered by the local deny cache since the last decision, to add as strikes (penalty rules). */
+  pendingStrikes?: number;
   /** Hash-tag group: buckets of one group share a Redis Cluster slot and are decided in one call. */
   group: string;
 }

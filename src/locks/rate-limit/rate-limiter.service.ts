@@ -90,6 +90,10 @@ export class RateLimiter {
         return { kind: 'limited', quota: { name: meta[i]!.id, limit: hit.limit, windowS: meta[i]!.windowS, remaining: 0, resetS: hit.retryMs / 1000 }, retryAfterMs: hit.retryMs };
       }
     }
+    if (this.denies.size > 0) {
+      // Refusals the deny cache answered count as penalty strikes: they reach Redis with this decision.
+      for (const b of buckets) if (b.penalty) b.pendingStrikes = this.denies.takeHits(b.key);
+    }
     let d: Decision;
     try {
       d = await this.redisStore.decide({ buckets, degradeAt: policy.degrade?.at ?? 0, degradeFactor: policy.degrade?.factor ?? 1, degradedHint: false });

@@ -109,7 +109,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       if (b.penaltyKey && b.penalty) {
         flags |= FLAG_PENALTY;
         penaltyKeys.push(b.penaltyKey);
-        penaltyArgs.push(b.penalty.threshold, b.penalty.factor, b.penalty.decayUs, b.penalty.floor);
+        penaltyArgs.push(b.penalty.threshold, b.penalty.factor, b.penalty.decayUs, b.penalty.floor, b.penalty.maxStrikes, b.pendingStrikes ?? 0);
       }
       args.push(b.kind, b.capacity, b.intervalUs, b.cost, flags, bucketTtlMs(b));
     }
