@@ -123,6 +123,7 @@ describe.each(CASES)('cache shield over HTTP (%s, %s store)', (adapter, store, e
     const long = await get(app, `/v1/search?q=${'xy'.repeat(300)}`);
     expect(long.status).toBe(400);
     expect(long.body).toMatchObject({ error: 'query_too_long', max_length: 512 });
+    expect(long.shield).toBe('too-long');
     for (const path of [`/v1/search?q=${'q'.repeat(257)}`, '/v1/search?q=qqxzvw&limit=500', '/v1/search?q=a&q=b']) {
       expect((await get(app, path)).body).toMatchObject({ status: 400, error: 'validation_failed' });
     }

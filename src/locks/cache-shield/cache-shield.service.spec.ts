@@ -209,7 +209,7 @@ describe(ShieldService.name, () => {
     await shield.around(ctx({ q: 'new thing' }).c, route, next);
     expect(next).toHaveBeenCalledTimes(2);
     expect((await shield.around(ctx({ q: 'old' }).c, route, next)) as object).toMatchObject({ total: 0 });
-    await expect(shield.around(ctx({ q: 'x'.repeat(11) }).c, route, next)).rejects.toMatchObject({ problem: { status: 400, error: 'query_too_long', max_length: 10 } });
+    await expect(shield.around(ctx({ q: 'x'.repeat(11) }).c, route, next)).rejects.toMatchObject({ problem: { status: 400, error: 'query_too_long', max_length: 10 }, headers: { 'Rampart-Shield': 'too-long' } });
     expect(await shield.around(ctx({ q: 'x'.repeat(11) }, { mode: 'shadow' }).c, route, next)).toEqual(page('new thing', 1));
   });
 });

@@ -1,13 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { ProblemException } from '../../../common/problem.exception.js';
 import { isUnavailable } from '../../../redis/redis.errors.js';
 import { SEARCH_BACKEND, type SearchBackend } from '../../../search/search-backend.interface.js';
 import type { CacheShieldSettings } from '../cache-shield.types.js';
 import { InjectShieldSettings } from '../cache-shield.settings.js';
 import { ShieldMetrics } from '../cache-shield.metrics.js';
 import { BLOOM_STORE, type BloomEvent, type BloomStore } from '../store/bloom-store.js';
+import { BloomRebuilds } from './bloom-rebuilds.js';
 import { FilterBuilder } from './filter-builder.js';
 import { FilterReplica } from './filter-replica.js';
 import { type FilterSource, searchFilterSources } from './filter-sources.js';
@@ -22,28 +20,26 @@ import { FpMeter } from './fp-meter.js';
  */
 @Injectable()
 export class BloomFilters {
-  private readonly logger = new Logger('CacheShield');
+  readonly logger = new Logger('CacheShield');
   readonly replicas = new Map<string, FilterReplica>();
   readonly sources = new Map<string, FilterSource>();
   readonly meters = new Map<string, FpMeter>();
-  private readonly building = new Map<string, Promise<void>>();
   private readonly loading = new Map<string, Promise<'loaded' | 'none'>>();
-  private readonly builder: FilterBuilder;
-  private readonly owner = randomUUID();
+  private readonly builds: BloomRebuilds;
   closing = false;
 
   constructor(
     @Inject(SEARCH_BACKEND) readonly backend: SearchBackend,
     @Inject(BLOOM_STORE) readonly store: BloomStore,
     @InjectShieldSettings() readonly settings: CacheShieldSettings,
-    private readonly metrics: ShieldMetrics,
+    readonly metrics: ShieldMetrics,
   ) {
     for (const src of searchFilterSources(backend)) {
       this.sources.set(src.name, src);
       this.replicas.set(src.name, new FilterReplica(src.name));
       this.meters.set(src.name, new FpMeter());
     }
-    this.builder = new FilterBuilder({ store, settings, revision: () => this.revision(), closing: () => this.closing });
+    this.builds = new BloomRebuilds(this, new FilterBuilder({ store, settings, revision: () => this.revision(), closing: () => this.closing }));
   }
 
   replica(name: string): FilterReplica {
@@ -51,7 +47,7 @@ export class BloomFilters {
   }
 
   isBuilding(name: string): boolean {
-    return this.building.has(name);
+    return this.builds.running(name);
   }
 
   revision(): Promise<number> {
@@ -122,59 +118,7 @@ export class BloomFilters {
 
   /** Builds a new version (one build per filter at a time in this instance). */
   rebuild(name: string, reason: string, opts: { detached?: boolean; admin?: boolean } = {}): Promise<void> {
-    const running = this.building.get(name);
-    if (running) return running;
-    const p = this.runBuild(name, reason, opts).finally(() => this.building.delete(name));
-    this.building.set(name, p);
-    return p;
-  }
-
-  private async runBuild(name: string, reason: string, opts: { detached?: boolean; admin?: boolean }): Promise<void> {
-    const replica = this.replica(name);
-    const detached = opts.detached ?? false;
-    const claimed = detached || (await this.claimOrWait(name, opts.admin ?? false));
-    if (!claimed) return;
-    try {
-      const out = await this.builder.build(this.sources.get(name)!, replica, detached);
-      if (detached) {
-        replica.install(out.held, replica.active, out.seq);
-        replica.detached = true;
-      } else if (replica.active?.info.version === out.replaced) {
-        if (replica.finish(out.held, replica.active, out.seq) === 'gap') await this.reload(name);
-      } else {
-        replica.abortLoad();
-        await this.reload(name);
-      }
-      this.metrics.builds.inc({ filter: name, result: 'activated' });
-      this.metrics.buildSeconds.set({ filter: name }, out.held.info.buildMs / 1000);
-      this.activated(name, reason);
-    } catch (err) {
-      this.metrics.builds.inc({ filter: name, result: err instanceof Error && err.name === 'BloomValidationError' ? 'refused' : 'failed' });
-      throw err;
-    } finally {
-      if (!detached) await this.store.releaseBuild(name, this.owner).catch(() => undefined);
-    }
-  }
-
-  /** True once this instance holds the build lock; false when another instance activated a build meanwhile. */
-  private async claimOrWait(name: string, admin: boolean): Promise<boolean> {
-    const deadline = Date.now() + this.settings.buildWaitMs;
-    const before = this.replica(name).active?.info.version;
-    for (;;) {
-      if (await this.store.claimBuild(name, this.owner, this.settings.buildLockMs)) return true;
-      if (admin) throw new ProblemException(409, 'bloom_build_in_progress', 'A build is already running', { detail: `Another instance is building ${name}; try again when it is done` });
-      const pointer = await this.store.pointer(name);
-      if (pointer.active !== undefined && pointer.active !== before) {
-        await this.reload(name);
-        return false;
-      }
-      if (this.closing) return false;
-      if (Date.now() > deadline) {
-        this.logger.warn(`bloom ${name}: no build from the instance holding the lock within ${this.settings.buildWaitMs} ms; building here`);
-        return true;
-      }
-      await sleep(250);
-    }
+    return this.builds.rebuild(name, reason, opts);
   }
 
   /** A store announcement. */
@@ -186,7 +130,7 @@ export class BloomFilters {
         return;
       case 'activated': {
         const replica = this.replicas.get(event.filter);
-        if (!replica || this.building.has(event.filter) || replica.active?.info.version === event.version) return;
+        if (!replica || this.isBuilding(event.filter) || replica.active?.info.version === event.version) return;
         if (replica.previous?.info.version === event.version && replica.seq === event.seq) {
           replica.swap();
           this.activated(event.filter, 'rollback');
@@ -207,7 +151,7 @@ export class BloomFilters {
 
   /** Compares the local copy with the store's pointer; reloads or rebuilds when they differ. */
   async ensureCurrent(name: string): Promise<void> {
-    if (this.building.has(name) || this.loading.has(name)) return;
+    if (this.isBuilding(name) || this.loading.has(name)) return;
     const replica = this.replica(name);
     const pointer = await this.store.pointer(name);
     if (replica.detached || pointer.active !== replica.active?.info.version || pointer.seq > replica.seq) await this.ensure(name);
@@ -218,7 +162,7 @@ export class BloomFilters {
     this.metrics.fill.set({ filter: name }, replica.active?.bloom.fillRatio ?? 0);
     this.metrics.items.set({ filter: name }, (replica.active?.info.items ?? 0) + replica.addedKeys);
     const growth = this.settings.rebuildAfterGrowth;
-    if (growth > 0 && replica.active && replica.addedKeys > growth * Math.max(replica.active.info.items, 1_000) && !this.building.has(name)) {
+    if (growth > 0 && replica.active && replica.addedKeys > growth * Math.max(replica.active.info.items, 1_000) && !this.isBuilding(name)) {
       this.background(this.rebuild(name, `grown by ${replica.addedKeys} keys since the build`), name);
     }
   }

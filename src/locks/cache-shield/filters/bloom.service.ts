@@ -1,8 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { HealthRegistry } from '../../../health/health-registry.service.js';
-import { isUnavailable } from '../../../redis/redis.errors.js';
-import type { AddBatch } from '../../../search/search-backend.interface.js';
 import { ShieldMetrics } from '../cache-shield.metrics.js';
+import { announcer } from './bloom-announcer.js';
 import { BloomFilters } from './bloom-filters.service.js';
 import { BloomWatch } from './bloom-watch.js';
 
@@ -33,7 +32,7 @@ export class BloomService implements OnModuleInit, OnApplicationShutdown {
   }
 
   onModuleInit(): void {
-    this.offAdd = this.filters.backend.onBeforeAdd((batch) => this.beforeAdd(batch));
+    this.offAdd = this.filters.backend.onBeforeAdd(announcer(this.filters));
     this.health.register('cacheShield', async () => this.health_(), { optional: true });
     this.ready = this.boot();
     this.watch.start();
@@ -127,39 +126,6 @@ export class BloomService implements OnModuleInit, OnApplicationShutdown {
   /** Data generation: changes with every build and every add, so cached answers of older data are not served fresh. */
   generation(): string {
     return [...this.filters.replicas.values()].map((r) => `${r.gen}${r.stale ? 's' : ''}`).join(':');
-  }
-
-  /** Before-add listener: new keys go into the local filters, the store and every instance before the backend writes them. */
-  private async beforeAdd(batch: AddBatch): Promise<void> {
-    const jobs = [...this.filters.sources.values()].map((src) => {
-      const keys = src.batchKeys(batch);
-      this.filters.replica(src.name).addLocal(keys);
-      return this.announce(src.name, keys);
-    });
-    await Promise.all(jobs);
-  }
-
-  private async announce(name: string, keys: string[]): Promise<void> {
-    const { store, settings } = this.filters;
-    const replica = this.filters.replica(name);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      let res;
-      try {
-        res = await store.add({ filter: name, keys, targets: replica.targets(keys), at: Date.now() }, settings.bloomTtlDays * 86_400_000);
-      } catch (err) {
-        if (!isUnavailable(err)) throw err;
-        throw new Error(`cache shield: new items cannot be announced to the other instances (${(err as Error).message}); the add is refused so that no instance reports them absent`);
-      }
-      if (res.ok) {
-        replica.acked = Math.max(replica.acked, res.seq);
-        this.filters.afterAdd(name);
-        return;
-      }
-      // Another build became active meanwhile: take it, then add to it.
-      await this.filters.reload(name);
-      replica.addLocal(keys);
-    }
-    throw new Error(`cache shield: ${name}: the active build kept changing during an add`);
   }
 
   private async health_(): Promise<Record<string, unknown>> {

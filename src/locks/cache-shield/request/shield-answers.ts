@@ -1,7 +1,7 @@
 import { ProblemException } from '../../../common/problem.exception.js';
 import type { SearchQueryDto } from '../../../search/search-query.dto.js';
 
-/** Response header naming why the shield answered: `bloom-absent;v=7`, `null-cache`, `cache-hit`, `cache-hit;stale`, `coalesced`. */
+/** Response header naming why the shield answered: `bloom-absent;v=7`, `null-cache`, `cache-hit`, `cache-hit;stale`, `coalesced`, `too-long`. */
 export const SHIELD_HEADER = 'Rampart-Shield';
 
 /** The search answer for a query with no hits, as the route would give it. */
@@ -26,6 +26,7 @@ export function isItemNotFound(err: unknown): boolean {
 export function queryTooLong(max: number): ProblemException {
   return ProblemException.fast(400, 'query_too_long', 'Query too long', {
     detail: `q is longer than ${max} characters after normalisation`,
+    headers: { [SHIELD_HEADER]: 'too-long' },
     max_length: max,
   });
 }
