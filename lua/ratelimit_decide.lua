@@ -1,171 +1,199 @@
 -- Decides every rate-limit bucket of one request at once: refill, check all, charge all or none.
--- Mirror of src/locks/rate-limit/bucket-math.ts (same arithmetic, same order). Times in microseconds.
+-- The decision arithmetic is that of src/locks/rate-limit/bucket-math.ts (same operations, same order). The script
+-- only decides and writes; it returns the state it read, and the app derives every per-bucket figure (remaining,
+-- retry-after, reset, limit, charged, blocker) from that state with bucket-math.ts. Times in microseconds.
 -- KEYS: [1..n] bucket keys, in rule order (all in one hash slot)
 --   [n+1..] penalty-strike keys of the buckets whose flags have bit 8, in bucket order
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME)
 --   [2] clock 'r' (Redis TIME) | 'a' (app) [3] degrade-at fraction (0 = off) [4] degrade factor
 --   [5] degraded hint '1'|'0' [6] n = number of buckets
---   then per bucket i, at 6 + 6(i-1): kind 'g' GCRA | 't' token bucket | 'f' fixed window,
+--   [7] 'g' when every bucket is GCRA and none has a penalty (fast path: one MGET, one write per bucket), else 'x'
+--   then per bucket i, at 7 + 6(i-1): kind 'g' GCRA | 't' token bucket | 'f' fixed window,
 --   capacity (tokens), interval µs per token (window µs for 'f'), cost, flags (1 shadow, 2 soft, 4 degradable, 8 penalty),
 --   TTL ms of the key (full refill time + 1 s: capacity × interval, which multipliers do not change)
---   then per penalty j, at 6 + 6n + 6(j-1): threshold, factor, decay µs, floor, max strikes,
+--   then per penalty j, at 7 + 6n + 6(j-1): threshold, factor, decay µs, floor, max strikes,
 --   pending strikes (refusals the app's deny cache answered since; added now, capped like all strikes)
--- Returns: { allowed 1|0, blocker (0-based bucket index, -1), degraded 1|0, now ms,
---   then per bucket: allowed 1|0, remaining, retry-after ms (refused: until it fits; allowed: until a next request
---   of the same cost fits, floored, 0 = now), reset ms, limit, charged (µs for 'g', tokens otherwise) }
+-- Returns: the state read before the decision, as stored (nil = absent), then 3 integers:
+--   { per bucket: 'g' TAT | 't' tokens, ts | 'f' count, window end; then per penalty key: strike TAT;
+--     now µs, allowed 1|0, degraded 1|0 }
 -- Every key written gets a TTL (full refill time + 1 s); stored times never move backwards; a refusal writes
--- nothing but penalty strikes (strike TATs are capped at max strikes × decay from now).
+-- nothing but penalty strikes (strike TATs are capped at max strikes × decay from now). Values are decimal:
+-- integers as %d, others as %.17g (the exact round trip of the doubles; both read back with tonumber).
 local now
 if ARGV[2] == 'r' then
   local ok, t = pcall(redis.call, 'TIME')
-  if ok then now = tonumber(t[1]) * 1000000 + tonumber(t[2]) else now = tonumber(ARGV[1]) end
+  if ok then now = t[1] * 1000000 + t[2] else now = tonumber(ARGV[1]) end
 else
   now = tonumber(ARGV[1])
 end
-local EPS, MARGIN = 1e-9, 1000
-local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
-local n = tonumber(ARGV[6])
-local degradeAt, dfactor = 0, 1
-if ARGV[3] ~= '0' then degradeAt, dfactor = tonumber(ARGV[3]), tonumber(ARGV[4]) end
+local EPS = 1e-9
+local tonumber, fmt = tonumber, string.format
+local degradeAt = tonumber(ARGV[3])
 local degraded = ARGV[5] == '1'
--- Flat per-bucket state (fewer tables = less Lua overhead): V value, X second value (ts / window end),
--- S strikes, P penalty TAT, F flags, D penalty TAT changed by pending strikes; penalty parameters stay in ARGV.
-local V, X, S, P, F, PB, D = {}, {}, {}, {}, {}, {}, {}
-local gk, gi = {}, {}
+
+if ARGV[7] == 'g' then
+  local n = #KEYS
+  local out = redis.call('MGET', unpack(KEYS))
+  if degradeAt > 0 and not degraded then
+    for i = 1, n do
+      local b = 2 + i * 6
+      local v = out[i]
+      if v and ARGV[b + 4] % 4 >= 2 and math.max(0, tonumber(v) - now) / (ARGV[b + 1] * ARGV[b + 2]) >= degradeAt then degraded = true end
+    end
+  end
+  local W = {}
+  for i = 1, n do
+    local b = 2 + i * 6
+    local c, t, fl = tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), ARGV[b + 4]
+    if degraded and fl % 8 >= 4 then
+      local m = 1 * tonumber(ARGV[4])
+      c, t = c * m, t / m
+    end
+    local tat = out[i]
+    if tat then
+      tat = tonumber(tat)
+      if tat < now then tat = now end
+    else
+      tat = now
+    end
+    local nxt = tat + ARGV[b + 3] * t
+    if nxt - now <= c * t + EPS then
+      W[i] = nxt
+    elseif fl % 2 == 0 then
+      -- an enforced bucket refuses: nothing is written
+      out[n + 1], out[n + 2], out[n + 3] = now, 0, degraded and 1 or 0
+      return out
+    end
+  end
+  for i = 1, n do
+    local w = W[i]
+    if w then
+      if w % 1 == 0 then w = fmt('%d', w) end
+      redis.call('PSETEX', KEYS[i], ARGV[7 + i * 6], w)
+    end
+  end
+  out[n + 1], out[n + 2], out[n + 3] = now, 1, degraded and 1 or 0
+  return out
+end
+
+local n = tonumber(ARGV[6])
+local ceil, max, min = math.ceil, math.max, math.min
+-- Read: one MGET for the GCRA buckets and the penalty keys, one HMGET per token bucket / fixed window.
+-- out collects the raw values in reply order. V value, X second value (ts / window end), F flags.
+local out, V, X, F, GP = {}, {}, {}, {}, {}
+local mk, mpos = {}, {}
+local o = 0
 for i = 1, n do
-  if ARGV[1 + i * 6] == 'g' then
-    gk[#gk + 1] = KEYS[i]
-    gi[#gi + 1] = i
+  local b = 2 + i * 6
+  local k = ARGV[b]
+  F[i] = tonumber(ARGV[b + 4])
+  if k == 'g' then
+    o = o + 1
+    GP[i] = o
+    mk[#mk + 1] = KEYS[i]
+    mpos[#mpos + 1] = o
+  else
+    local h
+    if k == 't' then h = redis.call('HMGET', KEYS[i], 't', 'ts') else h = redis.call('HMGET', KEYS[i], 'c', 'e') end
+    out[o + 1] = h[1]
+    out[o + 2] = h[2]
+    o = o + 2
+    if h[1] and (k == 't' or tonumber(h[2]) > now) then V[i], X[i] = tonumber(h[1]), tonumber(h[2]) end
   end
 end
-if #gk > 0 then
-  local vals = redis.call('MGET', unpack(gk))
-  for j = 1, #gi do V[gi[j]] = tonumber(vals[j]) end
+local np = #KEYS - n
+for j = 1, np do
+  mk[#mk + 1] = KEYS[n + j]
+  mpos[#mpos + 1] = o + j
 end
+if #mk > 0 then
+  local vals = redis.call('MGET', unpack(mk))
+  for j = 1, #mk do out[mpos[j]] = vals[j] end
+end
+for i = 1, n do
+  if GP[i] then V[i] = tonumber(out[GP[i]]) end
+end
+-- Penalties: S strikes alive, P strike TAT (pending strikes added), PB ARGV base, PJ penalty index, D changed by pending.
+local S, P, PB, PJ, D = {}, {}, {}, {}, {}
 local pj = 0
 for i = 1, n do
-  local b = 1 + i * 6
-  local k, fl = ARGV[b], ARGV[b + 4]
-  if fl == '0' then fl = 0 else fl = tonumber(fl) end
-  F[i] = fl
-  if k == 't' then
-    local h = redis.call('HMGET', KEYS[i], 't', 'ts')
-    if h[1] then V[i], X[i] = tonumber(h[1]), tonumber(h[2]) end
-  elseif k == 'f' then
-    local h = redis.call('HMGET', KEYS[i], 'c', 'e')
-    if h[1] and tonumber(h[2]) > now then V[i], X[i] = tonumber(h[1]), tonumber(h[2]) end
-  end
   S[i] = 0
-  if fl >= 8 then
+  if F[i] >= 8 then
     pj = pj + 1
-    local pb = 6 + n * 6 + (pj - 1) * 6
-    PB[i] = pb
-    local pt = tonumber(redis.call('GET', KEYS[n + pj]))
-    local pending = tonumber(ARGV[pb + 6])
-    if pending > 0 then
+    local pb = 7 + n * 6 + (pj - 1) * 6
+    PB[i], PJ[i] = pb, pj
+    local pt = tonumber(out[o + pj])
+    if tonumber(ARGV[pb + 6]) > 0 then
       local d = tonumber(ARGV[pb + 3])
-      pt = min(max(pt or now, now) + pending * d, now + tonumber(ARGV[pb + 5]) * d)
+      pt = min(max(pt or now, now) + tonumber(ARGV[pb + 6]) * d, now + tonumber(ARGV[pb + 5]) * d)
       D[i] = true
     end
     P[i] = pt
     if pt and pt > now then S[i] = ceil((pt - now) / tonumber(ARGV[pb + 3])) end
   end
-  if degradeAt > 0 and not degraded and fl % 4 >= 2 and V[i] then
-    local cap, T, v, u = tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), V[i], 0
-    if k == 'g' then u = max(0, v - now) / (cap * T)
-    elseif k == 't' then u = 1 - min(cap, v + max(0, now - X[i]) / T) / cap
-    else u = v / cap end
-    if u >= degradeAt then degraded = true end
+end
+if degradeAt > 0 and not degraded then
+  for i = 1, n do
+    local v = V[i]
+    if v and F[i] % 4 >= 2 then
+      local b = 2 + i * 6
+      local k, cap, T = ARGV[b], tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2])
+      local u
+      if k == 'g' then u = max(0, v - now) / (cap * T)
+      elseif k == 't' then u = 1 - min(cap, v + max(0, now - X[i]) / T) / cap
+      else u = v / cap end
+      if u >= degradeAt then degraded = true end
+    end
   end
 end
-local out = { 1, -1, 0, floor(now / 1000) }
-local allowed, blocker, worst = true, -1, -1
--- W: value to write per allowed bucket (TAT, tokens or count), TS: ts / window end
-local W, TS = {}, {}
+-- Decide. OK: the bucket fits; W: value to write (TAT, tokens or count); TS: ts / window end.
+local allowed, OK, W, TS = true, {}, {}, {}
 for i = 1, n do
-  local b = 1 + i * 6
+  local b = 2 + i * 6
   local k, q, fl = ARGV[b], tonumber(ARGV[b + 3]), F[i]
   local m = 1
   local pb = PB[i]
   if pb then
     local th = tonumber(ARGV[pb + 1])
-    if S[i] >= th then m = max(tonumber(ARGV[pb + 4]), tonumber(ARGV[pb + 2]) ^ (S[i] - th + 1)) end
+    if S[i] >= th then
+      -- factor^(strikes - threshold + 1) by repeated products: the same doubles as bucket-math.ts
+      local f = tonumber(ARGV[pb + 2])
+      local p = f
+      for _ = 2, S[i] - th + 1 do p = p * f end
+      m = max(tonumber(ARGV[pb + 4]), p)
+    end
   end
-  if degraded and fl % 8 >= 4 then m = m * dfactor end
+  if degraded and fl % 8 >= 4 then m = m * tonumber(ARGV[4]) end
   local c = tonumber(ARGV[b + 1]) * m
   local t = tonumber(ARGV[b + 2])
   if k ~= 'f' then t = t / m end
-  local v = V[i]
-  local ok, rem, retry, reset, charged
+  local v, ok = V[i], false
   if k == 'g' then
-    local tau = c * t
     local tat = v
     if not tat or tat < now then tat = now end
     local nxt = tat + q * t
-    local d = nxt - now
-    if d <= tau + EPS then
-      -- hot path: floor / ceil inlined (x - x % 1), no C calls
-      local r = (tau - d) / t + EPS
-      local rs = d / 1000
-      local rf = rs - rs % 1
-      if rf < rs then rf = rf + 1 end
-      local ch = q * t
-      -- retry when allowed: whole ms until a next request of this cost fits (floored: never later than Redis)
-      local nx = (d + ch - tau) / 1000
-      if nx > 0 then nx = nx - nx % 1 else nx = 0 end
-      ok, rem, retry, reset, charged = 1, r - r % 1, nx, rf, ch - ch % 1
-      W[i] = nxt
-    else
-      local r
-      if q * t > tau + EPS then r = max(tat - now, 1000000) else r = nxt - tau - now end
-      ok, rem, retry, reset, charged = 0, max(0, floor((tau - (tat - now)) / t + EPS)), ceil(r / 1000), ceil((tat - now) / 1000), 0
-    end
+    if nxt - now <= c * t + EPS then ok, W[i] = true, nxt end
   elseif k == 't' then
     local ts, tokens = now, c
-    if v then
-      ts = max(X[i], now)
-      tokens = min(c, v + max(0, now - X[i]) / t)
-    end
-    if tokens + EPS >= q then
-      local left = tokens - q
-      local rs = ceil((c - left) * t / 1000)
-      ok, rem, retry, reset, charged = 1, floor(left + EPS), floor(max(0, q - left) * t / 1000), rs, q
-      W[i], TS[i] = left, ts
-    else
-      local r
-      if q > c + EPS then r = max((c - tokens) * t, 1000000) else r = (q - tokens) * t end
-      ok, rem, retry, reset, charged = 0, floor(tokens + EPS), ceil(r / 1000), ceil(((c - tokens) * t) / 1000), 0
-    end
+    if v then ts, tokens = max(X[i], now), min(c, v + max(0, now - X[i]) / t) end
+    if tokens + EPS >= q then ok, W[i], TS[i] = true, tokens - q, ts end
   else
     local count, exp = 0, now + t
     if v then count, exp = v, X[i] end
-    local left = max(0, ceil((exp - now) / 1000))
-    if count + q <= c + EPS then
-      local nx = 0
-      if count + 2 * q > c + EPS then nx = left end
-      ok, rem, retry, reset, charged = 1, floor(c - count - q + EPS), nx, left, q
-      W[i], TS[i] = count + q, exp
-    else
-      ok, rem, retry, reset, charged = 0, max(0, floor(c - count + EPS)), max(1, left), left, 0
-    end
+    if count + q <= c + EPS then ok, W[i], TS[i] = true, count + q, exp end
   end
-  if ok == 0 and fl % 2 == 0 then
-    allowed = false
-    if retry > worst then worst, blocker = retry, i - 1 end
-  end
-  local o = i * 6 - 2
-  local lim = c + EPS
-  out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5], out[o + 6] = ok, rem, retry, reset, lim - lim % 1, charged
+  OK[i] = ok
+  if not ok and fl % 2 == 0 then allowed = false end
 end
 if allowed then
-  -- Numbers passed to redis.call are written with %.17g: exact round trip of the doubles.
   for i = 1, n do
     local w = W[i]
     if w then
-      local b = 1 + i * 6
+      local b = 2 + i * 6
       local k = ARGV[b]
       if k == 'g' then
-        redis.call('SET', KEYS[i], w, 'PX', ARGV[b + 5])
+        if w % 1 == 0 then w = fmt('%d', w) end
+        redis.call('PSETEX', KEYS[i], ARGV[b + 5], w)
       elseif k == 't' then
         redis.call('HSET', KEYS[i], 't', w, 'ts', TS[i])
         redis.call('PEXPIRE', KEYS[i], ARGV[b + 5])
@@ -175,23 +203,21 @@ if allowed then
       end
     end
   end
-else
-  out[1], out[2] = 0, blocker
-  for i = 1, n do out[i * 6 + 4] = 0 end
 end
 for i = 1, n do
   local pb = PB[i]
   if pb then
-    local struck = not allowed and F[i] % 2 == 0 and out[i * 6 - 1] == 0
+    local struck = not allowed and F[i] % 2 == 0 and not OK[i]
     if struck or D[i] then
       local pt = P[i]
       if struck then
         local d = tonumber(ARGV[pb + 3])
         pt = min(max(pt or now, now) + d, now + tonumber(ARGV[pb + 5]) * d)
       end
-      redis.call('SET', KEYS[n + (pb - 6 - n * 6) / 6 + 1], pt, 'PX', ceil((pt - now) / 1000) + MARGIN)
+      redis.call('SET', KEYS[n + PJ[i]], pt, 'PX', ceil((pt - now) / 1000) + 1000)
     end
   end
 end
-if degraded then out[3] = 1 end
+o = o + np
+out[o + 1], out[o + 2], out[o + 3] = now, allowed and 1 or 0, degraded and 1 or 0
 return out

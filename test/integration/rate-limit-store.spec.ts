@@ -30,6 +30,14 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
     });
   });
 
+  describe('scenario table through the script\'s general path only (no GCRA fast path)', () => {
+    runStoreScenarios(async () => {
+      const clock = new ManualClock();
+      const store = new RedisRateLimitStore(redis, { clock: 'app', cluster: false, appClock: clock, fastPath: false });
+      return { store, clock, ttl: (k) => redis.run('pttl', (c) => c.pttl(k)), prefix: `rl:{${uniqueEnv()}:rampart}` };
+    });
+  });
+
   it('should take the time from Redis TIME and ignore a skewed app clock', async () => {
     const skewed = new ManualClock(Date.now() - 3_600_000);
     const store = new RedisRateLimitStore(redis, { clock: 'redis', cluster: false, appClock: skewed });

@@ -1,12 +1,20 @@
 /**
- * The decision algorithm in TypeScript — the exact mirror of
- * lua/ratelimit_decide.lua (same arithmetic, same order), used by the memory
- * store. Times are microseconds; stored values are plain numbers.
+ * The decision algorithm in TypeScript, in the same arithmetic and order as
+ * lua/ratelimit_decide.lua. The memory store decides with it; the Redis store
+ * runs it on the state the script read (the script only decides and writes),
+ * so both stores take every reported figure from this one function. Times are
+ * microseconds; stored values are plain numbers.
  */
 import { BucketOutcome, BucketSpec, Decision, DecideRequest, TTL_MARGIN_MS, bucketTtlMs } from './rate-limit.store.js';
 
 /** Stored state of one key: GCRA TAT, token bucket {t, ts}, fixed window {count, expiresAtUs}. */
 export type Stored = number | { t: number; ts: number } | { count: number; expiresAtUs: number };
+
+/** What one bucket had before the decision: its stored value and its penalty strike TAT (undefined = absent). */
+export interface BucketState {
+  value?: Stored;
+  penaltyTat?: number;
+}
 
 export interface Write {
   key: string;
@@ -16,22 +24,25 @@ export interface Write {
 
 const EPS = 1e-9;
 
-interface Read {
-  value?: Stored;
-  strikes: number;
-  penaltyTat?: number;
-  /** Pending strikes were added: the penalty key must be written whatever the decision. */
-  penaltyDirty: boolean;
-}
-
 /** Adds `k` strikes to a strike TAT, never past `maxStrikes` strikes from now. */
 function strike(pt: number | undefined, now: number, k: number, p: NonNullable<BucketSpec['penalty']>): number {
   return Math.min(Math.max(pt ?? now, now) + k * p.decayUs, now + p.maxStrikes * p.decayUs);
 }
 
-function multiplier(b: BucketSpec, strikes: number): number {
-  if (!b.penalty || strikes < b.penalty.threshold) return 1;
-  return Math.max(b.penalty.floor, b.penalty.factor ** (strikes - b.penalty.threshold + 1));
+/** The strike TAT in force: the stored one plus the pending strikes (the script adds them the same way). */
+function penaltyTat(b: BucketSpec, s: BucketState, now: number): number | undefined {
+  return b.penalty && b.penaltyKey && (b.pendingStrikes ?? 0) > 0 ? strike(s.penaltyTat, now, b.pendingStrikes!, b.penalty) : s.penaltyTat;
+}
+
+/** factor^(strikes − threshold + 1) as repeated products (no pow: Lua and V8 pow may differ in the last bit). */
+function multiplier(b: BucketSpec, pt: number | undefined, now: number): number {
+  const p = b.penalty;
+  if (!p || pt === undefined || pt <= now) return 1;
+  const strikes = Math.ceil((pt - now) / p.decayUs);
+  if (strikes < p.threshold) return 1;
+  let m = p.factor;
+  for (let k = 2; k <= strikes - p.threshold + 1; k++) m *= p.factor;
+  return Math.max(p.floor, m);
 }
 
 /** Fill fraction (0 = empty bucket … 1 = full use) before this request. */
@@ -45,70 +56,65 @@ function used(b: BucketSpec, v: Stored | undefined, now: number): number {
   return (v as { count: number }).count / b.capacity;
 }
 
-/** Decides every bucket; returns the decision and the writes to apply (none of the charges when refused). */
-export function decideBuckets(req: DecideRequest, read: (key: string) => Stored | undefined, now: number): { decision: Decision; writes: Write[] } {
-  const reads: Read[] = req.buckets.map((b) => {
-    let pt = b.penaltyKey ? (read(b.penaltyKey) as number | undefined) : undefined;
-    const dirty = b.penalty !== undefined && b.penaltyKey !== undefined && (b.pendingStrikes ?? 0) > 0;
-    if (dirty) pt = strike(pt, now, b.pendingStrikes!, b.penalty!);
-    const strikes = pt !== undefined && b.penalty && pt > now ? Math.ceil((pt - now) / b.penalty.decayUs) : 0;
-    return { value: read(b.key), strikes, penaltyTat: pt, penaltyDirty: dirty };
-  });
+/** One bucket at multiplier `m`: its outcome, and the value to store when charged. */
+function decideOne(b: BucketSpec, v: Stored | undefined, m: number, now: number): { o: BucketOutcome; value?: Stored } {
+  const cap = b.capacity * m;
+  const T = b.intervalUs / (b.kind === 'f' ? 1 : m);
+  const limit = Math.floor(cap + EPS);
+  if (b.kind === 'g') {
+    const tau = cap * T;
+    const tat = Math.max((v as number | undefined) ?? now, now);
+    const next = tat + b.cost * T;
+    if (next - now <= tau + EPS) {
+      const nextWait = Math.max(0, Math.floor((next - now + b.cost * T - tau) / 1000));
+      return { o: { allowed: true, remaining: Math.floor((tau - (next - now)) / T + EPS), retryAfterMs: nextWait, resetMs: Math.ceil((next - now) / 1000), limit, charged: Math.floor(b.cost * T) }, value: next };
+    }
+    const retry = b.cost * T > tau + EPS ? Math.max(tat - now, 1e6) : next - tau - now;
+    return { o: { allowed: false, remaining: Math.max(0, Math.floor((tau - (tat - now)) / T + EPS)), retryAfterMs: Math.ceil(retry / 1000), resetMs: Math.ceil((tat - now) / 1000), limit, charged: 0 } };
+  }
+  if (b.kind === 't') {
+    const s = v as { t: number; ts: number } | undefined;
+    const ts = s ? Math.max(s.ts, now) : now;
+    const tokens = s ? Math.min(cap, s.t + Math.max(0, now - s.ts) / T) : cap;
+    if (tokens + EPS >= b.cost) {
+      const left = tokens - b.cost;
+      const reset = (cap - left) * T;
+      return { o: { allowed: true, remaining: Math.floor(left + EPS), retryAfterMs: Math.floor((Math.max(0, b.cost - left) * T) / 1000), resetMs: Math.ceil(reset / 1000), limit, charged: b.cost }, value: { t: left, ts } };
+    }
+    const retry = b.cost > cap + EPS ? Math.max((cap - tokens) * T, 1e6) : (b.cost - tokens) * T;
+    return { o: { allowed: false, remaining: Math.floor(tokens + EPS), retryAfterMs: Math.ceil(retry / 1000), resetMs: Math.ceil(((cap - tokens) * T) / 1000), limit, charged: 0 } };
+  }
+  const stored = v as { count: number; expiresAtUs: number } | undefined;
+  const s = stored && stored.expiresAtUs > now ? stored : undefined;
+  const count = s?.count ?? 0;
+  const expiresAt = s?.expiresAtUs ?? now + b.intervalUs;
+  const left = Math.max(0, Math.ceil((expiresAt - now) / 1000));
+  if (count + b.cost <= cap + EPS) {
+    return { o: { allowed: true, remaining: Math.floor(cap - count - b.cost + EPS), retryAfterMs: count + 2 * b.cost > cap + EPS ? left : 0, resetMs: left, limit, charged: b.cost }, value: { count: count + b.cost, expiresAtUs: expiresAt } };
+  }
+  return { o: { allowed: false, remaining: Math.max(0, Math.floor(cap - count + EPS)), retryAfterMs: Math.max(1, left), resetMs: left, limit, charged: 0 } };
+}
+
+/**
+ * Decides every bucket from the state it had (`state[i]` for `req.buckets[i]`) at `now`. When `writes`
+ * is given, the values to store are pushed to it: the charges (only when allowed) and the penalty strikes.
+ */
+export function decideBuckets(req: DecideRequest, state: readonly BucketState[], now: number, writes?: Write[]): Decision {
+  const { buckets } = req;
   let degraded = req.degradedHint;
-  if (req.degradeAt > 0) req.buckets.forEach((b, i) => {
-    if (b.soft && used(b, reads[i]!.value, now) >= req.degradeAt) degraded = true;
-  });
+  if (req.degradeAt > 0) {
+    for (let i = 0; i < buckets.length; i++) if (buckets[i]!.soft && used(buckets[i]!, state[i]!.value, now) >= req.degradeAt) degraded = true;
+  }
+  const outcomes: BucketOutcome[] = new Array<BucketOutcome>(buckets.length);
   const charges: Write[] = [];
-  const outcomes: BucketOutcome[] = [];
   let allowed = true;
   let blocker = -1;
   let worst = -1;
-  req.buckets.forEach((b, i) => {
-    const r = reads[i]!;
-    let m = multiplier(b, r.strikes);
+  for (let i = 0; i < buckets.length; i++) {
+    const b = buckets[i]!;
+    let m = multiplier(b, penaltyTat(b, state[i]!, now), now);
     if (degraded && b.degradable) m *= req.degradeFactor;
-    const cap = b.capacity * m;
-    const T = b.intervalUs / (b.kind === 'f' ? 1 : m);
-    let o: BucketOutcome;
-    let write: Write | undefined;
-    if (b.kind === 'g') {
-      const tau = cap * T;
-      const tat = Math.max((r.value as number | undefined) ?? now, now);
-      const next = tat + b.cost * T;
-      if (next - now <= tau + EPS) {
-        const nextWait = Math.max(0, Math.floor((next - now + b.cost * T - tau) / 1000));
-        o = { allowed: true, remaining: Math.floor((tau - (next - now)) / T + EPS), retryAfterMs: nextWait, resetMs: Math.ceil((next - now) / 1000), limit: Math.floor(cap + EPS), charged: Math.floor(b.cost * T) };
-        write = { key: b.key, value: next, ttlMs: bucketTtlMs(b) };
-      } else {
-        const retry = b.cost * T > tau + EPS ? Math.max(tat - now, 1e6) : next - tau - now;
-        o = { allowed: false, remaining: Math.max(0, Math.floor((tau - (tat - now)) / T + EPS)), retryAfterMs: Math.ceil(retry / 1000), resetMs: Math.ceil((tat - now) / 1000), limit: Math.floor(cap + EPS), charged: 0 };
-      }
-    } else if (b.kind === 't') {
-      const s = r.value as { t: number; ts: number } | undefined;
-      const ts = s ? Math.max(s.ts, now) : now;
-      const tokens = s ? Math.min(cap, s.t + Math.max(0, now - s.ts) / T) : cap;
-      if (tokens + EPS >= b.cost) {
-        const left = tokens - b.cost;
-        const reset = (cap - left) * T;
-        o = { allowed: true, remaining: Math.floor(left + EPS), retryAfterMs: Math.floor((Math.max(0, b.cost - left) * T) / 1000), resetMs: Math.ceil(reset / 1000), limit: Math.floor(cap + EPS), charged: b.cost };
-        write = { key: b.key, value: { t: left, ts }, ttlMs: bucketTtlMs(b) };
-      } else {
-        const retry = b.cost > cap + EPS ? Math.max((cap - tokens) * T, 1e6) : (b.cost - tokens) * T;
-        o = { allowed: false, remaining: Math.floor(tokens + EPS), retryAfterMs: Math.ceil(retry / 1000), resetMs: Math.ceil(((cap - tokens) * T) / 1000), limit: Math.floor(cap + EPS), charged: 0 };
-      }
-    } else {
-      const stored = r.value as { count: number; expiresAtUs: number } | undefined;
-      const s = stored && stored.expiresAtUs > now ? stored : undefined;
-      const count = s?.count ?? 0;
-      const expiresAt = s?.expiresAtUs ?? now + b.intervalUs;
-      const left = Math.max(0, Math.ceil((expiresAt - now) / 1000));
-      if (count + b.cost <= cap + EPS) {
-        o = { allowed: true, remaining: Math.floor(cap - count - b.cost + EPS), retryAfterMs: count + 2 * b.cost > cap + EPS ? left : 0, resetMs: left, limit: Math.floor(cap + EPS), charged: b.cost };
-        write = { key: b.key, value: { count: count + b.cost, expiresAtUs: expiresAt }, ttlMs: bucketTtlMs(b) };
-      } else {
-        o = { allowed: false, remaining: Math.max(0, Math.floor(cap - count + EPS)), retryAfterMs: Math.max(1, left), resetMs: left, limit: Math.floor(cap + EPS), charged: 0 };
-      }
-    }
+    const { o, value } = decideOne(b, state[i]!.value, m, now);
     if (!o.allowed && !b.shadow) {
       allowed = false;
       if (o.retryAfterMs > worst) {
@@ -116,19 +122,20 @@ export function decideBuckets(req: DecideRequest, read: (key: string) => Stored 
         blocker = i;
       }
     }
-    if (write) charges.push(write);
-    outcomes.push(o);
-  });
-  const writes: Write[] = [];
-  if (allowed) writes.push(...charges);
-  else for (const o of outcomes) o.charged = 0;
-  req.buckets.forEach((b, i) => {
-    if (!b.penaltyKey || !b.penalty) return;
-    const r = reads[i]!;
+    if (writes && value !== undefined) charges.push({ key: b.key, value, ttlMs: bucketTtlMs(b) });
+    outcomes[i] = o;
+  }
+  if (!allowed) for (const o of outcomes) o.charged = 0;
+  else if (writes) writes.push(...charges);
+  for (let i = 0; i < buckets.length && writes; i++) {
+    const b = buckets[i]!;
+    if (!b.penaltyKey || !b.penalty) continue;
     const struck = !allowed && !b.shadow && !outcomes[i]!.allowed;
-    if (!struck && !r.penaltyDirty) return;
-    const pt = struck ? strike(r.penaltyTat, now, 1, b.penalty) : r.penaltyTat!;
+    const dirty = (b.pendingStrikes ?? 0) > 0;
+    if (!struck && !dirty) continue;
+    const pt0 = penaltyTat(b, state[i]!, now);
+    const pt = struck ? strike(pt0, now, 1, b.penalty) : pt0!;
     writes.push({ key: b.penaltyKey, value: pt, ttlMs: Math.ceil((pt - now) / 1000) + TTL_MARGIN_MS });
-  });
-  return { decision: { allowed, blocker, degraded, nowMs: Math.floor(now / 1000), buckets: outcomes }, writes };
+  }
+  return { allowed, blocker, degraded, nowMs: Math.floor(now / 1000), buckets: outcomes };
 }

@@ -1,4 +1,4 @@
-import { Stored, decideBuckets } from './bucket-math.js';
+import { BucketState, Stored, Write, decideBuckets } from './bucket-math.js';
 import { Clock, systemClock } from './clock.js';
 import type { Decision, DecideRequest, RateLimitStore } from './rate-limit.store.js';
 
@@ -36,7 +36,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
       }
       return e.value;
     };
-    const { decision, writes } = decideBuckets(req, read, nowMs * 1000);
+    const state: BucketState[] = req.buckets.map((b) => ({ value: read(b.key), penaltyTat: b.penaltyKey ? (read(b.penaltyKey) as number | undefined) : undefined }));
+    const writes: Write[] = [];
+    const decision = decideBuckets(req, state, nowMs * 1000, writes);
     for (const w of writes) this.entries.set(w.key, { value: w.value, expiresAt: nowMs + w.ttlMs });
     this.writesSinceSweep += writes.length;
     if (this.writesSinceSweep >= SWEEP_EVERY) this.sweep(nowMs);

@@ -1,4 +1,5 @@
-import { RedisUnavailableError } from '../../redis/redis.errors.js';
+import { RedisScriptError, RedisUnavailableError } from '../../redis/redis.errors.js';
+import { BucketState, decideBuckets } from './bucket-math.js';
 import { Clock, systemClock } from './clock.js';
 import { BucketOutcome, BucketSpec, Decision, DecideRequest, RateLimitStore, bucketTtlMs } from './rate-limit.store.js';
 
@@ -17,6 +18,8 @@ export interface RedisStoreOptions {
   onRefund?: (keys: number) => void;
   /** Upper bound in ms of a multi-slot decision (several calls): the Redis command timeout. */
   deadlineMs?: number;
+  /** false: every call takes the script's general path, even for GCRA-only buckets (tests run the table both ways). */
+  fastPath?: boolean;
 }
 
 const FLAG_SHADOW = 1;
@@ -97,29 +100,60 @@ export class RedisRateLimitStore implements RateLimitStore {
     return { allowed, blocker, degraded, nowMs: Math.max(...parts.map((p) => p.nowMs)), buckets };
   }
 
+  /**
+   * One `ratelimit_decide` call for the buckets `idx`. The script decides and writes, and returns the state
+   * it read; the figures come from bucket-math.ts on that state (the same arithmetic), checked against the
+   * script's own allowed / degraded.
+   */
   private async call(req: DecideRequest, idx: number[]): Promise<Decision> {
+    const sub: DecideRequest = idx.length === req.buckets.length ? req : { ...req, buckets: idx.map((i) => req.buckets[i]!) };
+    const { buckets } = sub;
     const keys: string[] = [];
-    const penaltyKeys: string[] = [];
-    const args: (string | number)[] = [Math.round(this.appClock.now() * 1000), this.opts.clock === 'redis' ? 'r' : 'a', req.degradeAt > 0 ? req.degradeAt : '0', req.degradeFactor, req.degradedHint ? '1' : '0', idx.length];
-    const penaltyArgs: number[] = [];
-    for (const i of idx) {
-      const b = req.buckets[i]!;
+    const args: (string | number)[] = [Math.round(this.appClock.now() * 1000), this.opts.clock === 'redis' ? 'r' : 'a', sub.degradeAt > 0 ? sub.degradeAt : 0, sub.degradeFactor, sub.degradedHint ? '1' : '0', buckets.length, this.opts.fastPath === false ? 'x' : 'g'];
+    let penalties = 0;
+    for (const b of buckets) {
       keys.push(b.key);
       let flags = (b.shadow ? FLAG_SHADOW : 0) | (b.soft ? FLAG_SOFT : 0) | (b.degradable ? FLAG_DEGRADABLE : 0);
       if (b.penaltyKey && b.penalty) {
         flags |= FLAG_PENALTY;
-        penaltyKeys.push(b.penaltyKey);
-        penaltyArgs.push(b.penalty.threshold, b.penalty.factor, b.penalty.decayUs, b.penalty.floor, b.penalty.maxStrikes, b.pendingStrikes ?? 0);
+        penalties++;
       }
+      if (b.kind !== 'g' || flags >= FLAG_PENALTY) args[6] = 'x';
       args.push(b.kind, b.capacity, b.intervalUs, b.cost, flags, bucketTtlMs(b));
     }
-    const out = await this.redis.script<number[]>('ratelimit_decide', [...keys, ...penaltyKeys], [...args, ...penaltyArgs]);
-    const buckets: BucketOutcome[] = idx.map((_, j) => {
-      const o = 4 + j * 6;
-      return { allowed: out[o] === 1, remaining: out[o + 1]!, retryAfterMs: out[o + 2]!, resetMs: out[o + 3]!, limit: out[o + 4]!, charged: out[o + 5]! };
-    });
-    const local = out[1]!;
-    return { allowed: out[0] === 1, blocker: local >= 0 ? idx[local]! : -1, degraded: out[2] === 1, nowMs: out[3]!, buckets };
+    if (penalties > 0) {
+      for (const b of buckets) {
+        if (!b.penaltyKey || !b.penalty) continue;
+        keys.push(b.penaltyKey);
+        args.push(b.penalty.threshold, b.penalty.factor, b.penalty.decayUs, b.penalty.floor, b.penalty.maxStrikes, b.pendingStrikes ?? 0);
+      }
+    }
+    const out = await this.redis.script<(string | number | null)[]>('ratelimit_decide', keys, args);
+    const state: BucketState[] = new Array<BucketState>(buckets.length);
+    let o = 0;
+    for (let i = 0; i < buckets.length; i++) {
+      const b = buckets[i]!;
+      const v = out[o++];
+      if (b.kind === 'g') state[i] = { value: v === null ? undefined : Number(v) };
+      else {
+        const w = out[o++];
+        state[i] = { value: v === null ? undefined : b.kind === 't' ? { t: Number(v), ts: Number(w) } : { count: Number(v), expiresAtUs: Number(w) } };
+      }
+    }
+    if (penalties > 0) {
+      for (let i = 0; i < buckets.length; i++) {
+        const b = buckets[i]!;
+        if (!b.penaltyKey || !b.penalty) continue;
+        const p = out[o++];
+        state[i]!.penaltyTat = p === null ? undefined : Number(p);
+      }
+    }
+    const d = decideBuckets(sub, state, out[o] as number);
+    if (d.allowed !== (out[o + 1] === 1) || d.degraded !== (out[o + 2] === 1)) {
+      throw new RedisScriptError('ratelimit_decide', `the script decided allowed=${out[o + 1]} degraded=${out[o + 2]}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded}`);
+    }
+    if (d.blocker >= 0) d.blocker = idx[d.blocker]!;
+    return d;
   }
 
   private async refund(req: DecideRequest, groups: number[][], parts: (Decision | undefined)[]): Promise<void> {
