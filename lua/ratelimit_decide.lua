@@ -4,17 +4,19 @@
 -- retry-after, reset, limit, charged, blocker) from that state with bucket-math.ts. Times in microseconds.
 -- KEYS: [1..n] bucket keys, in rule order (all in one hash slot)
 --   [n+1..] penalty-strike keys of the buckets whose flags have bit 8, in bucket order
--- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME)
---   [2] clock 'r' (Redis TIME) | 'a' (app) [3] degrade-at fraction (0 = off) [4] degrade factor
---   [5] degraded hint '1'|'0' [6] n = number of buckets
---   [7] 'g' when every bucket is GCRA and none has a penalty (fast path: one MGET, one write per bucket), else 'x'
---   then per bucket i, at 7 + 6(i-1): kind 'g' GCRA | 't' token bucket | 'f' fixed window,
---   capacity (tokens), interval µs per token (window µs for 'f'), cost, flags (1 shadow, 2 soft, 4 degradable, 8 penalty),
---   TTL ms of the key (full refill time + 1 s: capacity × interval, which multipliers do not change)
---   then per penalty j, at 7 + 6n + 6(j-1): threshold, factor, decay µs, floor, max strikes,
---   pending strikes (refusals the app's deny cache answered since; added now, capped like all strikes)
+-- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
+--   [3] 'g' fast path: every bucket GCRA, no penalty, no degrade (one MGET, one PSETEX per charged bucket);
+--     then per bucket i, at 3 + 4(i-1): tolerance µs (capacity × interval), increment µs (cost × interval),
+--     shadow '1'|'0', TTL ms of the key (full refill time + 1 s)
+--   [3] 'x' any buckets: [4] degrade-at fraction (0 = off) [5] degrade factor [6] degraded hint '1'|'0' [7] n;
+--     then per bucket i, at 7 + 6(i-1): kind 'g' GCRA | 't' token bucket | 'f' fixed window,
+--     capacity (tokens), interval µs per token (window µs for 'f'), cost, flags (1 shadow, 2 soft, 4 degradable, 8 penalty),
+--     TTL ms of the key (full refill time + 1 s: capacity × interval, which multipliers do not change)
+--     then per penalty j, at 7 + 6n + 6(j-1): threshold, factor, decay µs, floor, max strikes,
+--     pending strikes (refusals the app's deny cache answered since; added now, capped like all strikes)
 -- Returns: the state read before the decision, as stored (nil = absent), then 3 integers:
---   { per bucket: 'g' TAT | 't' tokens, ts | 'f' count, window end; then per penalty key: strike TAT;
+--   { TAT of each GCRA bucket (bucket order), strike TAT of each penalty key (KEYS order),
+--     tokens, ts | count, window end of each token bucket | fixed window (bucket order),
 --     now µs, allowed 1|0, degraded 1|0 }
 -- Every key written gets a TTL (full refill time + 1 s); stored times never move backwards; a refusal writes
 -- nothing but penalty strikes (strike TATs are capped at max strikes × decay from now). Values are decimal:
@@ -28,27 +30,14 @@ else
 end
 local EPS = 1e-9
 local tonumber, fmt = tonumber, string.format
-local degradeAt = tonumber(ARGV[3])
-local degraded = ARGV[5] == '1'
 
-if ARGV[7] == 'g' then
+if ARGV[3] == 'g' then
+  -- multiplier 1: tolerance and increment are capacity × interval and cost × interval, as the app computed them
   local n = #KEYS
   local out = redis.call('MGET', unpack(KEYS))
-  if degradeAt > 0 and not degraded then
-    for i = 1, n do
-      local b = 2 + i * 6
-      local v = out[i]
-      if v and ARGV[b + 4] % 4 >= 2 and math.max(0, tonumber(v) - now) / (ARGV[b + 1] * ARGV[b + 2]) >= degradeAt then degraded = true end
-    end
-  end
   local W = {}
   for i = 1, n do
-    local b = 2 + i * 6
-    local c, t, fl = tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), ARGV[b + 4]
-    if degraded and fl % 8 >= 4 then
-      local m = 1 * tonumber(ARGV[4])
-      c, t = c * m, t / m
-    end
+    local b = i * 4
     local tat = out[i]
     if tat then
       tat = tonumber(tat)
@@ -56,12 +45,12 @@ if ARGV[7] == 'g' then
     else
       tat = now
     end
-    local nxt = tat + ARGV[b + 3] * t
-    if nxt - now <= c * t + EPS then
+    local nxt = tat + ARGV[b + 1]
+    if nxt - now <= ARGV[b] + EPS then
       W[i] = nxt
-    elseif fl % 2 == 0 then
+    elseif ARGV[b + 2] == '0' then
       -- an enforced bucket refuses: nothing is written
-      out[n + 1], out[n + 2], out[n + 3] = now, 0, degraded and 1 or 0
+      out[n + 1], out[n + 2], out[n + 3] = now, 0, 0
       return out
     end
   end
@@ -69,74 +58,69 @@ if ARGV[7] == 'g' then
     local w = W[i]
     if w then
       if w % 1 == 0 then w = fmt('%d', w) end
-      redis.call('PSETEX', KEYS[i], ARGV[7 + i * 6], w)
+      redis.call('PSETEX', KEYS[i], ARGV[i * 4 + 3], w)
     end
   end
-  out[n + 1], out[n + 2], out[n + 3] = now, 1, degraded and 1 or 0
+  out[n + 1], out[n + 2], out[n + 3] = now, 1, 0
   return out
 end
 
-local n = tonumber(ARGV[6])
+local degradeAt = tonumber(ARGV[4])
+local degraded = ARGV[6] == '1'
+local n = tonumber(ARGV[7])
+local np = #KEYS - n
 local ceil, max, min = math.ceil, math.max, math.min
--- Read: one MGET for the GCRA buckets and the penalty keys, one HMGET per token bucket / fixed window.
--- out collects the raw values in reply order. V value, X second value (ts / window end), F flags.
-local out, V, X, F, GP = {}, {}, {}, {}, {}
-local mk, mpos = {}, {}
-local o = 0
+-- Read: one MGET for the GCRA buckets then the penalty keys (its reply starts the output), one HMGET per token
+-- bucket / fixed window (appended). V value, X second value (ts / window end).
+local mk = {}
 for i = 1, n do
-  local b = 2 + i * 6
-  local k = ARGV[b]
-  F[i] = tonumber(ARGV[b + 4])
+  if ARGV[2 + i * 6] == 'g' then mk[#mk + 1] = KEYS[i] end
+end
+local ng = #mk
+for j = 1, np do mk[ng + j] = KEYS[n + j] end
+local out = {}
+if #mk > 0 then out = redis.call('MGET', unpack(mk)) end
+local o, g = #mk, 0
+local V, X = {}, {}
+for i = 1, n do
+  local k = ARGV[2 + i * 6]
   if k == 'g' then
-    o = o + 1
-    GP[i] = o
-    mk[#mk + 1] = KEYS[i]
-    mpos[#mpos + 1] = o
+    g = g + 1
+    V[i] = tonumber(out[g])
   else
     local h
     if k == 't' then h = redis.call('HMGET', KEYS[i], 't', 'ts') else h = redis.call('HMGET', KEYS[i], 'c', 'e') end
-    out[o + 1] = h[1]
-    out[o + 2] = h[2]
+    out[o + 1], out[o + 2] = h[1], h[2]
     o = o + 2
     if h[1] and (k == 't' or tonumber(h[2]) > now) then V[i], X[i] = tonumber(h[1]), tonumber(h[2]) end
   end
 end
-local np = #KEYS - n
-for j = 1, np do
-  mk[#mk + 1] = KEYS[n + j]
-  mpos[#mpos + 1] = o + j
-end
-if #mk > 0 then
-  local vals = redis.call('MGET', unpack(mk))
-  for j = 1, #mk do out[mpos[j]] = vals[j] end
-end
-for i = 1, n do
-  if GP[i] then V[i] = tonumber(out[GP[i]]) end
-end
 -- Penalties: S strikes alive, P strike TAT (pending strikes added), PB ARGV base, PJ penalty index, D changed by pending.
-local S, P, PB, PJ, D = {}, {}, {}, {}, {}
-local pj = 0
-for i = 1, n do
-  S[i] = 0
-  if F[i] >= 8 then
-    pj = pj + 1
-    local pb = 7 + n * 6 + (pj - 1) * 6
-    PB[i], PJ[i] = pb, pj
-    local pt = tonumber(out[o + pj])
-    if tonumber(ARGV[pb + 6]) > 0 then
-      local d = tonumber(ARGV[pb + 3])
-      pt = min(max(pt or now, now) + tonumber(ARGV[pb + 6]) * d, now + tonumber(ARGV[pb + 5]) * d)
-      D[i] = true
+local S, P, PB, PJ, D
+if np > 0 then
+  S, P, PB, PJ, D = {}, {}, {}, {}, {}
+  local pj = 0
+  for i = 1, n do
+    if tonumber(ARGV[6 + i * 6]) >= 8 then
+      pj = pj + 1
+      local pb = 7 + n * 6 + (pj - 1) * 6
+      PB[i], PJ[i] = pb, pj
+      local pt = tonumber(out[ng + pj])
+      if tonumber(ARGV[pb + 6]) > 0 then
+        local d = tonumber(ARGV[pb + 3])
+        pt = min(max(pt or now, now) + tonumber(ARGV[pb + 6]) * d, now + tonumber(ARGV[pb + 5]) * d)
+        D[i] = true
+      end
+      P[i] = pt
+      if pt and pt > now then S[i] = ceil((pt - now) / tonumber(ARGV[pb + 3])) end
     end
-    P[i] = pt
-    if pt and pt > now then S[i] = ceil((pt - now) / tonumber(ARGV[pb + 3])) end
   end
 end
 if degradeAt > 0 and not degraded then
   for i = 1, n do
+    local b = 2 + i * 6
     local v = V[i]
-    if v and F[i] % 4 >= 2 then
-      local b = 2 + i * 6
+    if v and ARGV[b + 4] % 4 >= 2 then
       local k, cap, T = ARGV[b], tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2])
       local u
       if k == 'g' then u = max(0, v - now) / (cap * T)
@@ -150,12 +134,12 @@ end
 local allowed, OK, W, TS = true, {}, {}, {}
 for i = 1, n do
   local b = 2 + i * 6
-  local k, q, fl = ARGV[b], tonumber(ARGV[b + 3]), F[i]
+  local k, q, fl = ARGV[b], tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4])
   local m = 1
-  local pb = PB[i]
+  local pb = PB and PB[i]
   if pb then
     local th = tonumber(ARGV[pb + 1])
-    if S[i] >= th then
+    if S[i] and S[i] >= th then
       -- factor^(strikes - threshold + 1) by repeated products: the same doubles as bucket-math.ts
       local f = tonumber(ARGV[pb + 2])
       local p = f
@@ -163,7 +147,7 @@ for i = 1, n do
       m = max(tonumber(ARGV[pb + 4]), p)
     end
   end
-  if degraded and fl % 8 >= 4 then m = m * tonumber(ARGV[4]) end
+  if degraded and fl % 8 >= 4 then m = m * tonumber(ARGV[5]) end
   local c = tonumber(ARGV[b + 1]) * m
   local t = tonumber(ARGV[b + 2])
   if k ~= 'f' then t = t / m end
@@ -204,10 +188,10 @@ if allowed then
     end
   end
 end
-for i = 1, n do
+for i = 1, np > 0 and n or 0 do
   local pb = PB[i]
   if pb then
-    local struck = not allowed and F[i] % 2 == 0 and not OK[i]
+    local struck = not allowed and ARGV[6 + i * 6] % 2 == 0 and not OK[i]
     if struck or D[i] then
       local pt = P[i]
       if struck then
@@ -218,6 +202,5 @@ for i = 1, n do
     end
   end
 end
-o = o + np
 out[o + 1], out[o + 2], out[o + 3] = now, allowed and 1 or 0, degraded and 1 or 0
 return out

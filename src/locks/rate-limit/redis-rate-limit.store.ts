@@ -108,45 +108,30 @@ export class RedisRateLimitStore implements RateLimitStore {
   private async call(req: DecideRequest, idx: number[]): Promise<Decision> {
     const sub: DecideRequest = idx.length === req.buckets.length ? req : { ...req, buckets: idx.map((i) => req.buckets[i]!) };
     const { buckets } = sub;
-    const keys: string[] = [];
-    const args: (string | number)[] = [Math.round(this.appClock.now() * 1000), this.opts.clock === 'redis' ? 'r' : 'a', sub.degradeAt > 0 ? sub.degradeAt : 0, sub.degradeFactor, sub.degradedHint ? '1' : '0', buckets.length, this.opts.fastPath === false ? 'x' : 'g'];
-    let penalties = 0;
-    for (const b of buckets) {
-      keys.push(b.key);
-      let flags = (b.shadow ? FLAG_SHADOW : 0) | (b.soft ? FLAG_SOFT : 0) | (b.degradable ? FLAG_DEGRADABLE : 0);
-      if (b.penaltyKey && b.penalty) {
-        flags |= FLAG_PENALTY;
-        penalties++;
-      }
-      if (b.kind !== 'g' || flags >= FLAG_PENALTY) args[6] = 'x';
-      args.push(b.kind, b.capacity, b.intervalUs, b.cost, flags, bucketTtlMs(b));
-    }
-    if (penalties > 0) {
-      for (const b of buckets) {
-        if (!b.penaltyKey || !b.penalty) continue;
-        keys.push(b.penaltyKey);
-        args.push(b.penalty.threshold, b.penalty.factor, b.penalty.decayUs, b.penalty.floor, b.penalty.maxStrikes, b.pendingStrikes ?? 0);
-      }
-    }
+    const clock = [Math.round(this.appClock.now() * 1000), this.opts.clock === 'redis' ? 'r' : 'a'];
+    const fast = this.opts.fastPath !== false && sub.degradeAt <= 0 && !sub.degradedHint && buckets.every((b) => b.kind === 'g' && !b.penalty && !b.soft && !b.degradable);
+    const { keys, args, penalties } = fast ? fastArgs(buckets, clock) : generalArgs(sub, clock);
     const out = await this.redis.script<(string | number | null)[]>('ratelimit_decide', keys, args);
+    // Reply: GCRA values (bucket order), penalty strike TATs, then token-bucket / fixed-window pairs.
     const state: BucketState[] = new Array<BucketState>(buckets.length);
     let o = 0;
     for (let i = 0; i < buckets.length; i++) {
-      const b = buckets[i]!;
+      if (buckets[i]!.kind !== 'g') continue;
       const v = out[o++];
-      if (b.kind === 'g') state[i] = { value: v === null ? undefined : Number(v) };
-      else {
-        const w = out[o++];
-        state[i] = { value: v === null ? undefined : b.kind === 't' ? { t: Number(v), ts: Number(w) } : { count: Number(v), expiresAtUs: Number(w) } };
-      }
+      state[i] = { value: v === null ? undefined : Number(v) };
     }
-    if (penalties > 0) {
-      for (let i = 0; i < buckets.length; i++) {
-        const b = buckets[i]!;
-        if (!b.penaltyKey || !b.penalty) continue;
-        const p = out[o++];
-        state[i]!.penaltyTat = p === null ? undefined : Number(p);
-      }
+    for (let i = 0; i < buckets.length && penalties > 0; i++) {
+      const b = buckets[i]!;
+      if (!b.penaltyKey || !b.penalty) continue;
+      const p = out[o++];
+      (state[i] ??= {}).penaltyTat = p === null ? undefined : Number(p);
+    }
+    for (let i = 0; i < buckets.length; i++) {
+      const b = buckets[i]!;
+      if (b.kind === 'g') continue;
+      const v = out[o++];
+      const w = out[o++];
+      (state[i] ??= {}).value = v === null ? undefined : b.kind === 't' ? { t: Number(v), ts: Number(w) } : { count: Number(v), expiresAtUs: Number(w) };
     }
     const d = decideBuckets(sub, state, out[o] as number);
     if (d.allowed !== (out[o + 1] === 1) || d.degraded !== (out[o + 2] === 1)) {
@@ -187,4 +172,32 @@ function groupBy(buckets: BucketSpec[]): number[][] {
     else byTag.set(b.group, [i]);
   });
   return [...byTag.values()];
+}
+
+/** ARGV of the fast path (GCRA only, multiplier 1): tolerance and increment as bucket-math.ts computes them. */
+function fastArgs(buckets: BucketSpec[], clock: (string | number)[]): { keys: string[]; args: (string | number)[]; penalties: number } {
+  const keys: string[] = [];
+  const args = [...clock, 'g'];
+  for (const b of buckets) {
+    keys.push(b.key);
+    args.push(b.capacity * b.intervalUs, b.cost * b.intervalUs, b.shadow ? '1' : '0', bucketTtlMs(b));
+  }
+  return { keys, args, penalties: 0 };
+}
+
+/** ARGV of the general path: every bucket's parameters, then the penalties. */
+function generalArgs(req: DecideRequest, clock: (string | number)[]): { keys: string[]; args: (string | number)[]; penalties: number } {
+  const keys: string[] = [];
+  const args = [...clock, 'x', req.degradeAt > 0 ? req.degradeAt : 0, req.degradeFactor, req.degradedHint ? '1' : '0', req.buckets.length];
+  const penalized = req.buckets.filter((b) => b.penaltyKey && b.penalty);
+  for (const b of req.buckets) {
+    keys.push(b.key);
+    const flags = (b.shadow ? FLAG_SHADOW : 0) | (b.soft ? FLAG_SOFT : 0) | (b.degradable ? FLAG_DEGRADABLE : 0) | (b.penaltyKey && b.penalty ? FLAG_PENALTY : 0);
+    args.push(b.kind, b.capacity, b.intervalUs, b.cost, flags, bucketTtlMs(b));
+  }
+  for (const b of penalized) {
+    keys.push(b.penaltyKey!);
+    args.push(b.penalty!.threshold, b.penalty!.factor, b.penalty!.decayUs, b.penalty!.floor, b.penalty!.maxStrikes, b.pendingStrikes ?? 0);
+  }
+  return { keys, args, penalties: penalized.length };
 }
