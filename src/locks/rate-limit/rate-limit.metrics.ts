@@ -1,5 +1,8 @@
-import type { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { MetricsService } from '../../metrics/metrics.service.js';
+
+type Outcome = 'allowed' | 'rejected' | 'shadow_rejected';
+type Tally = Record<Outcome, number>;
 
 /** The rate limiter's Prometheus series. Labels: policy, rule, dimension, kinds — never a subject. */
 export class RateLimitMetrics {
@@ -13,18 +16,54 @@ export class RateLimitMetrics {
   readonly liveInstances: Gauge;
   readonly clockSkew: Gauge;
 
-  private readonly children = new Map<string, { inc(n?: number): void }>();
+  /**
+   * Rule outcomes run for every rule of every request: they are counted in plain numbers here and handed
+   * to prom-client when the registry is read (no label hashing on the hot path; /metrics is always exact).
+   */
+  private readonly tallies = new Map<string, Map<string, Tally>>();
+  private skewMs: number | undefined;
 
-  /** Counts one rule outcome (label children cached: this runs for every rule of every request). */
-  decision(policy: string, rule: string, outcome: 'allowed' | 'rejected' | 'shadow_rejected'): void {
-    const k = `${policy}\u0000${rule}\u0000${outcome}`;
-    let c = this.children.get(k);
-    if (c === undefined) this.children.set(k, (c = this.decisions.labels({ policy, rule, outcome })));
-    c.inc();
+  /** Counts one rule outcome. */
+  decision(policy: string, rule: string, outcome: Outcome): void {
+    let byRule = this.tallies.get(policy);
+    if (byRule === undefined) this.tallies.set(policy, (byRule = new Map()));
+    let t = byRule.get(rule);
+    if (t === undefined) byRule.set(rule, (t = { allowed: 0, rejected: 0, shadow_rejected: 0 }));
+    t[outcome] += 1;
+  }
+
+  /** Redis TIME minus the app clock of the last decision (exported when the registry is read). */
+  skew(ms: number): void {
+    this.skewMs = ms;
   }
 
   constructor(m: MetricsService) {
-    this.decisions = m.counter('rampart_ratelimit_decisions_total', 'Rate-limit rule outcomes: allowed, rejected, shadow_rejected (would have blocked)', ['policy', 'rule', 'outcome']);
+    const flushDecisions = (): void => {
+      for (const [policy, byRule] of this.tallies) {
+        for (const [rule, t] of byRule) {
+          for (const outcome of ['allowed', 'rejected', 'shadow_rejected'] as const) {
+            if (t[outcome] === 0) continue;
+            this.decisions.inc({ policy, rule, outcome }, t[outcome]);
+            t[outcome] = 0;
+          }
+        }
+      }
+    };
+    this.decisions = new Counter({
+      name: 'rampart_ratelimit_decisions_total',
+      help: 'Rate-limit rule outcomes: allowed, rejected, shadow_rejected (would have blocked)',
+      labelNames: ['policy', 'rule', 'outcome'],
+      registers: [m.registry],
+      collect: flushDecisions,
+    });
+    this.clockSkew = new Gauge({
+      name: 'rampart_ratelimit_clock_skew_ms',
+      help: 'Redis TIME minus this instance clock, milliseconds (last decision)',
+      registers: [m.registry],
+      collect: () => {
+        if (this.skewMs !== undefined) this.clockSkew.set(this.skewMs);
+      },
+    });
     this.skipped = m.counter('rampart_ratelimit_skipped_total', 'Rules skipped because the request has no subject for their dimension (or exempt: critical routes and global rules)', ['policy', 'rule', 'dimension']);
     this.storeErrors = m.counter('rampart_ratelimit_store_errors_total', 'Rate-limit store failures by kind (unavailable, error)', ['policy', 'kind']);
     this.fallbacks = m.counter('rampart_ratelimit_fallback_total', 'Requests decided by the failMode while Redis is unavailable', ['policy', 'mode']);
@@ -32,6 +71,5 @@ export class RateLimitMetrics {
     this.degraded = m.counter('rampart_ratelimit_degraded_total', 'Requests over the global soft threshold (degraded before reject)', ['policy']);
     this.refunds = m.counter('rampart_ratelimit_refunds_total', 'Cross-slot reservations given back because another slot refused');
     this.liveInstances = m.gauge('rampart_ratelimit_live_instances', 'Live instances seen in the Redis heartbeat set (last known while Redis is down)');
-    this.clockSkew = m.gauge('rampart_ratelimit_clock_skew_ms', 'Redis TIME minus this instance clock, milliseconds (last decision)');
   }
 }

@@ -104,7 +104,7 @@ export class RateLimiter {
       this.downUntil = Date.now() + this.settings.probeAfterMs;
       return this.onStoreDown(ctx, policy, active, cost);
     }
-    if (this.settings.clock === 'redis') this.m.clockSkew.set(d.nowMs - now);
+    if (this.settings.clock === 'redis') this.m.skew(d.nowMs - now);
     return this.verdict(ctx, policy, buckets, meta, d, true);
   }
 
