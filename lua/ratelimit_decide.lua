@@ -5,9 +5,11 @@
 -- KEYS: [1..n] bucket keys, in rule order (all in one hash slot)
 --   [n+1..] penalty-strike keys of the buckets whose flags have bit 8, in bucket order
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
---   [3] 'g' fast path: every bucket GCRA, no penalty, no degrade (one MGET, one PSETEX per charged bucket);
---     then per bucket i, at 3 + 4(i-1): tolerance µs (capacity × interval), increment µs (cost × interval),
---     shadow '1'|'0', TTL ms of the key (full refill time + 1 s)
+--   [3] 'g' | 'd' fast path: every bucket GCRA, none with a penalty (one MGET, one PSETEX per charged bucket).
+--     'd' only: [4] degrade-at fraction [5] degraded hint '1'|'0'. Then per bucket i, at h + 4(i-1) (h = 3 for 'g',
+--     5 for 'd'): tolerance µs (capacity × interval), increment µs (cost × interval), flags (1 shadow, 2 soft,
+--     4 degradable), TTL ms of the key (full refill time + 1 s); then, 'd' only, per degradable bucket j, at
+--     h + 4n + 2(j-1): tolerance and increment at the degrade factor. All as bucket-math.ts computes them.
 --   [3] 'x' any buckets: [4] degrade-at fraction (0 = off) [5] degrade factor [6] degraded hint '1'|'0' [7] n;
 --     then per bucket i, at 7 + 6(i-1): kind 'g' GCRA | 't' token bucket | 'f' fixed window,
 --     capacity (tokens), interval µs per token (window µs for 'f'), cost, flags (1 shadow, 2 soft, 4 degradable, 8 penalty),
@@ -31,13 +33,31 @@ end
 local EPS = 1e-9
 local tonumber, fmt = tonumber, string.format
 
-if ARGV[3] == 'g' then
-  -- multiplier 1: tolerance and increment are capacity × interval and cost × interval, as the app computed them
+local path = ARGV[3]
+if path ~= 'x' then
   local n = #KEYS
   local out = redis.call('MGET', unpack(KEYS))
+  local h, degraded = 3, false
+  if path == 'd' then
+    h, degraded = 5, ARGV[5] == '1'
+    local at = tonumber(ARGV[4])
+    if not degraded and at > 0 then
+      for i = 1, n do
+        local b = h + i * 4 - 3
+        local v = out[i]
+        if v and ARGV[b + 2] % 4 >= 2 and math.max(0, v - now) / ARGV[b] >= at then degraded = true end
+      end
+    end
+  end
   local W = {}
+  local j = h + n * 4
   for i = 1, n do
-    local b = i * 4
+    local b = h + i * 4 - 3
+    local tau, inc, fl = ARGV[b], ARGV[b + 1], ARGV[b + 2]
+    if h == 5 and fl % 8 >= 4 then
+      if degraded then tau, inc = ARGV[j + 1], ARGV[j + 2] end
+      j = j + 2
+    end
     local tat = out[i]
     if tat then
       tat = tonumber(tat)
@@ -45,12 +65,12 @@ if ARGV[3] == 'g' then
     else
       tat = now
     end
-    local nxt = tat + ARGV[b + 1]
-    if nxt - now <= ARGV[b] + EPS then
+    local nxt = tat + inc
+    if nxt - now <= tau + EPS then
       W[i] = nxt
-    elseif ARGV[b + 2] == '0' then
+    elseif fl % 2 == 0 then
       -- an enforced bucket refuses: nothing is written
-      out[n + 1], out[n + 2], out[n + 3] = now, 0, 0
+      out[n + 1], out[n + 2], out[n + 3] = now, 0, degraded and 1 or 0
       return out
     end
   end
@@ -58,10 +78,10 @@ if ARGV[3] == 'g' then
     local w = W[i]
     if w then
       if w % 1 == 0 then w = fmt('%d', w) end
-      redis.call('PSETEX', KEYS[i], ARGV[i * 4 + 3], w)
+      redis.call('PSETEX', KEYS[i], ARGV[h + i * 4], w)
     end
   end
-  out[n + 1], out[n + 2], out[n + 3] = now, 1, 0
+  out[n + 1], out[n + 2], out[n + 3] = now, 1, degraded and 1 or 0
   return out
 end
 

@@ -176,6 +176,15 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'a degraded rule is charged at the degraded rate, and that state carries over to the next request',
+    steps: [
+      { req: { rules: [rule('g', 10, 1, { dimension: 'global' }), rule('f', 10, 1, { action: 'f1' })], degrade: { at: 0.5, factor: 0.5 } }, expect: { allowed: true, degraded: false }, times: 5 },
+      { req: { rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'ud' })], degrade: { at: 0.5, factor: 0.5 } }, expect: { allowed: true, degraded: true, limit: { u: 2 }, remaining: { u: 1 } } },
+      { req: { rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'ud' })], degrade: { at: 0.5, factor: 0.5 } }, expect: { allowed: true, degraded: true, remaining: { u: 0 } } },
+      { req: { rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'ud' })], degrade: { at: 0.5, factor: 0.5 } }, expect: { allowed: false, blocker: 'u', degraded: true, limit: { u: 2 }, retry: { u: 2000 } } },
+    ],
+  },
+  {
     name: 'token bucket: burst, refill and exact retry-after',
     steps: [
       { req: { rules: [rule('tb', 2, 2, { kind: 't' })] }, expect: { allowed: true, remaining: { tb: 1 } } },

@@ -109,8 +109,8 @@ export class RedisRateLimitStore implements RateLimitStore {
     const sub: DecideRequest = idx.length === req.buckets.length ? req : { ...req, buckets: idx.map((i) => req.buckets[i]!) };
     const { buckets } = sub;
     const clock = [Math.round(this.appClock.now() * 1000), this.opts.clock === 'redis' ? 'r' : 'a'];
-    const fast = this.opts.fastPath !== false && sub.degradeAt <= 0 && !sub.degradedHint && buckets.every((b) => b.kind === 'g' && !b.penalty && !b.soft && !b.degradable);
-    const { keys, args, penalties } = fast ? fastArgs(buckets, clock) : generalArgs(sub, clock);
+    const fast = this.opts.fastPath !== false && buckets.every((b) => b.kind === 'g' && !(b.penaltyKey && b.penalty));
+    const { keys, args, penalties } = fast ? fastArgs(sub, clock) : generalArgs(sub, clock);
     const out = await this.redis.script<(string | number | null)[]>('ratelimit_decide', keys, args);
     // Reply: GCRA values (bucket order), penalty strike TATs, then token-bucket / fixed-window pairs.
     const state: BucketState[] = new Array<BucketState>(buckets.length);
@@ -174,14 +174,26 @@ function groupBy(buckets: BucketSpec[]): number[][] {
   return [...byTag.values()];
 }
 
-/** ARGV of the fast path (GCRA only, multiplier 1): tolerance and increment as bucket-math.ts computes them. */
-function fastArgs(buckets: BucketSpec[], clock: (string | number)[]): { keys: string[]; args: (string | number)[]; penalties: number } {
+/**
+ * ARGV of the fast path (GCRA buckets without penalty): tolerance and increment at multiplier 1 and, when the
+ * policy degrades, at the degrade factor — the doubles bucket-math.ts computes (capacity × m) × (interval ÷ m).
+ */
+function fastArgs(req: DecideRequest, clock: (string | number)[]): { keys: string[]; args: (string | number)[]; penalties: number } {
+  const degrade = req.degradeAt > 0 || req.degradedHint;
   const keys: string[] = [];
-  const args = [...clock, 'g'];
-  for (const b of buckets) {
+  const args = degrade ? [...clock, 'd', req.degradeAt > 0 ? req.degradeAt : 0, req.degradedHint ? '1' : '0'] : [...clock, 'g'];
+  const degraded: number[] = [];
+  for (const b of req.buckets) {
     keys.push(b.key);
-    args.push(b.capacity * b.intervalUs, b.cost * b.intervalUs, b.shadow ? '1' : '0', bucketTtlMs(b));
+    const flags = (b.shadow ? FLAG_SHADOW : 0) | (b.soft ? FLAG_SOFT : 0) | (b.degradable ? FLAG_DEGRADABLE : 0);
+    args.push(b.capacity * b.intervalUs, b.cost * b.intervalUs, flags, bucketTtlMs(b));
+    if (degrade && b.degradable) {
+      const m = 1 * req.degradeFactor;
+      const T = b.intervalUs / m;
+      degraded.push(b.capacity * m * T, b.cost * T);
+    }
   }
+  for (const v of degraded) args.push(v);
   return { keys, args, penalties: 0 };
 }
 
