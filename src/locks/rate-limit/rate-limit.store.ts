@@ -1,7 +1,7 @@
 /**
  * The state behind the rate-limit lock: one interface, a Redis store (one Lua
  * call per slot) and a memory store (same algorithm in TypeScript). Both pass
- * the shared scenario table in rate-limit.store.table.ts.
+ * the shared scenario table in test/support/rate-limit-scenarios.ts.
  */
 
 /** `g` GCRA, `t` token bucket (tokens + timestamp), `f` fixed window (the emergency fuse). */
