@@ -1,5 +1,5 @@
 import { RedisScriptError, RedisUnavailableError } from '../../redis/redis.errors.js';
-import { BucketState, decideBuckets } from './bucket-math.js';
+import { BucketState, Write, decideBuckets } from './bucket-math.js';
 import { Clock, systemClock } from './clock.js';
 import { BucketOutcome, BucketSpec, Decision, DecideRequest, RateLimitStore, bucketTtlMs } from './rate-limit.store.js';
 
@@ -20,6 +20,20 @@ export interface RedisStoreOptions {
   deadlineMs?: number;
   /** false: every call takes the script's general path, even for GCRA-only buckets (tests run the table both ways). */
   fastPath?: boolean;
+  /**
+   * Fast-path decisions that arrive in one event-loop turn go to Redis together, in one `ratelimit_decide_batch`
+   * call per hash slot (`auto`, the default; a lone decision keeps the one-request call); `always` sends even a
+   * lone decision through the batch script (tests run the table that way); `off` never batches.
+   */
+  batch?: 'auto' | 'always' | 'off';
+  /** Most decisions in one batch call (default 128). */
+  maxBatch?: number;
+}
+
+interface Pending {
+  req: DecideRequest;
+  resolve: (d: Decision) => void;
+  reject: (err: unknown) => void;
 }
 
 const FLAG_SHADOW = 1;
@@ -29,7 +43,10 @@ const FLAG_PENALTY = 8;
 
 /**
  * Rate-limit state in Redis: ONE `ratelimit_decide` call per request when
- * every key shares a hash slot (the default `{<env>:<service>}` tag). Under
+ * every key shares a hash slot (the default `{<env>:<service>}` tag); the
+ * fast-path decisions (GCRA, no penalty) that arrive in one event-loop turn
+ * share ONE `ratelimit_decide_batch` call per slot, each request decided in
+ * turn as if it had its own call. Under
  * Redis Cluster, buckets of other slots (`scope: subject`) are decided per
  * slot in parallel and each slot reserves its charge; when any slot refuses,
  * the slots that charged are refunded (`ratelimit_refund`). Bound on error:
@@ -39,12 +56,19 @@ const FLAG_PENALTY = 8;
  */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly appClock: Clock;
+  private readonly batch: 'auto' | 'always' | 'off';
+  private readonly maxBatch: number;
+  /** Fast-path decisions waiting for the end of this event-loop turn, per hash slot ('' on a standalone Redis). */
+  private pending = new Map<string, Pending[]>();
+  private flushScheduled = false;
 
   constructor(
     private readonly redis: ScriptRunner,
     private readonly opts: RedisStoreOptions,
   ) {
     this.appClock = opts.appClock ?? systemClock;
+    this.batch = opts.batch ?? 'auto';
+    this.maxBatch = Math.max(1, opts.maxBatch ?? 128);
   }
 
   async decide(req: DecideRequest): Promise<Decision> {
@@ -107,9 +131,97 @@ export class RedisRateLimitStore implements RateLimitStore {
    */
   private async call(req: DecideRequest, idx: number[]): Promise<Decision> {
     const sub: DecideRequest = idx.length === req.buckets.length ? req : { ...req, buckets: idx.map((i) => req.buckets[i]!) };
+    const fast = this.opts.fastPath !== false && sub.buckets.length > 0 && sub.buckets.every((b) => b.kind === 'g' && !(b.penaltyKey && b.penalty));
+    const d = fast && this.batch !== 'off' ? await this.enqueue(sub) : await this.single(sub, fast);
+    if (d.blocker >= 0) d.blocker = idx[d.blocker]!;
+    return d;
+  }
+
+  private clockArgs(): (string | number)[] {
+    return [Math.round(this.appClock.now() * 1000), this.opts.clock === 'redis' ? 'r' : 'a'];
+  }
+
+  /** Queues a fast-path decision for the batch call at the end of this event-loop turn. */
+  private enqueue(req: DecideRequest): Promise<Decision> {
+    return new Promise<Decision>((resolve, reject) => {
+      const slot = this.opts.cluster ? req.buckets[0]!.group : '';
+      const list = this.pending.get(slot);
+      if (list) list.push({ req, resolve, reject });
+      else this.pending.set(slot, [{ req, resolve, reject }]);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const slots = this.pending;
+    this.pending = new Map();
+    for (const list of slots.values()) {
+      for (let i = 0; i < list.length; i += this.maxBatch) {
+        const chunk = list.slice(i, i + this.maxBatch);
+        if (chunk.length === 1 && this.batch === 'auto') this.single(chunk[0]!.req, true).then(chunk[0]!.resolve, chunk[0]!.reject);
+        else this.batchCall(chunk).catch((err: unknown) => chunk.forEach((p) => p.reject(err)));
+      }
+    }
+  }
+
+  /**
+   * One `ratelimit_decide_batch` call for several requests (one hash slot): each distinct key read and written
+   * once; each request decided in turn on what the requests before it left, then its figures taken from
+   * bucket-math.ts on the state it saw, as for a one-request call.
+   */
+  private async batchCall(list: Pending[]): Promise<void> {
+    const keyIndex = new Map<string, number>();
+    const keys: string[] = [];
+    const specIndex = new Map<string, number>();
+    const specs: (string | number)[] = [];
+    const requests: (string | number)[] = [];
+    for (const { req } of list) {
+      const degrade = req.degradeAt > 0 || req.degradedHint;
+      requests.push(req.buckets.length, req.degradeAt > 0 ? req.degradeAt : 0, req.degradedHint ? '1' : '0');
+      for (const b of req.buckets) {
+        let ki = keyIndex.get(b.key);
+        if (ki === undefined) keyIndex.set(b.key, (ki = keys.push(b.key)));
+        // A spec is one bucket's ARGV (its degraded values always, when degradable); requests share equal specs.
+        const spec: (string | number)[] = [ki];
+        pushFastBucket(spec, b, b.degradable, degrade ? req.degradeFactor : 1, spec);
+        const sig = spec.join(' ');
+        let si = specIndex.get(sig);
+        if (si === undefined) {
+          specIndex.set(sig, (si = specIndex.size + 1));
+          specs.push(...spec);
+        }
+        requests.push(si);
+      }
+    }
+    const out = await this.redis.script<(string | number | null)[]>('ratelimit_decide_batch', keys, [...this.clockArgs(), specIndex.size, list.length, ...specs, ...requests]);
+    // Replay the batch with bucket-math.ts from the values read: each request's state is what the ones before
+    // it left, as in the script; each decision must match the script's.
+    const values = new Map<string, number | undefined>();
+    keys.forEach((k, i) => values.set(k, out[i] === null ? undefined : Number(out[i])));
+    const now = out[keys.length + list.length] as number;
+    for (let r = 0; r < list.length; r++) {
+      const p = list[r]!;
+      const writes: Write[] = [];
+      const d = decideBuckets(p.req, p.req.buckets.map((b) => ({ value: values.get(b.key) })), now, writes);
+      const code = out[keys.length + r] as number;
+      if (d.allowed !== (code % 2 === 1) || d.degraded !== code >= 2) {
+        const err = new RedisScriptError('ratelimit_decide_batch', `request ${r + 1} of ${list.length}: the script decided allowed=${code % 2} degraded=${code >= 2 ? 1 : 0}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded}`);
+        for (const rest of list.slice(r)) rest.reject(err);
+        return;
+      }
+      for (const w of writes) values.set(w.key, w.value as number);
+      p.resolve(d);
+    }
+  }
+
+  /** One `ratelimit_decide` call for one request's buckets (one hash slot). */
+  private async single(sub: DecideRequest, fast: boolean): Promise<Decision> {
     const { buckets } = sub;
-    const clock = [Math.round(this.appClock.now() * 1000), this.opts.clock === 'redis' ? 'r' : 'a'];
-    const fast = this.opts.fastPath !== false && buckets.every((b) => b.kind === 'g' && !(b.penaltyKey && b.penalty));
+    const clock = this.clockArgs();
     const { keys, args, penalties } = fast ? fastArgs(sub, clock) : generalArgs(sub, clock);
     const out = await this.redis.script<(string | number | null)[]>('ratelimit_decide', keys, args);
     // Reply: GCRA values (bucket order), penalty strike TATs, then token-bucket / fixed-window pairs.
@@ -137,7 +249,6 @@ export class RedisRateLimitStore implements RateLimitStore {
     if (d.allowed !== (out[o + 1] === 1) || d.degraded !== (out[o + 2] === 1)) {
       throw new RedisScriptError('ratelimit_decide', `the script decided allowed=${out[o + 1]} degraded=${out[o + 2]}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded}`);
     }
-    if (d.blocker >= 0) d.blocker = idx[d.blocker]!;
     return d;
   }
 
@@ -185,16 +296,24 @@ function fastArgs(req: DecideRequest, clock: (string | number)[]): { keys: strin
   const degraded: number[] = [];
   for (const b of req.buckets) {
     keys.push(b.key);
-    const flags = (b.shadow ? FLAG_SHADOW : 0) | (b.soft ? FLAG_SOFT : 0) | (b.degradable ? FLAG_DEGRADABLE : 0);
-    args.push(b.capacity * b.intervalUs, b.cost * b.intervalUs, flags, bucketTtlMs(b));
-    if (degrade && b.degradable) {
-      const m = 1 * req.degradeFactor;
-      const T = b.intervalUs / m;
-      degraded.push(b.capacity * m * T, b.cost * T);
-    }
+    pushFastBucket(args, b, degrade, req.degradeFactor, degraded);
   }
   for (const v of degraded) args.push(v);
   return { keys, args, penalties: 0 };
+}
+
+/**
+ * A fast-path bucket's ARGV: tolerance and increment µs at multiplier 1, flags, TTL ms to `args`; when the
+ * request degrades and the bucket is degradable, tolerance and increment at the degrade factor to `degraded`.
+ */
+function pushFastBucket(args: (string | number)[], b: BucketSpec, degrade: boolean, factor: number, degraded: (string | number)[]): void {
+  const flags = (b.shadow ? FLAG_SHADOW : 0) | (b.soft ? FLAG_SOFT : 0) | (b.degradable ? FLAG_DEGRADABLE : 0);
+  args.push(b.capacity * b.intervalUs, b.cost * b.intervalUs, flags, bucketTtlMs(b));
+  if (degrade && b.degradable) {
+    const m = 1 * factor;
+    const T = b.intervalUs / m;
+    degraded.push(b.capacity * m * T, b.cost * T);
+  }
 }
 
 /** ARGV of the general path: every bucket's parameters, then the penalties. */
