@@ -6,11 +6,12 @@
 -- replays the batch with bucket-math.ts from the values read to get each request's figures.
 -- KEYS: [1..k] the distinct bucket keys of the batch (one hash slot)
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
---   [3] number of distinct bucket specs S [4] number of requests R
+--   [3] number of distinct bucket specs S [4] number of distinct request shapes H [5] number of requests R
 --   then per spec: key index into KEYS, tolerance µs (capacity × interval), increment µs (cost × interval), flags
 --     (1 shadow, 2 soft, 4 degradable), TTL ms of the key (full refill time + 1 s) and, degradable only, tolerance
 --     and increment at the degrade factor. All as bucket-math.ts computes them.
---   then per request: nb (its buckets), degrade-at fraction (0 = off), degraded hint '1'|'0', nb spec indexes.
+--   then per shape: nb (its buckets), degrade-at fraction (0 = off), degraded hint '1'|'0', nb spec indexes
+--   then per request, in decision order: its shape index.
 -- Returns: the values read (one per key, as stored; nil = absent), then per request in ARGV order allowed + 2 ×
 --   degraded (0..3), then now µs.
 -- Every key written gets a TTL (full refill time + 1 s); a TAT only moves forwards; a refused request writes nothing.
@@ -34,7 +35,7 @@ end
 
 -- Specs: K key index, TA / IN tolerance and increment, F flags, L TTL, TD / ID at the degrade factor.
 local K, TA, IN, F, L, TD, ID = {}, {}, {}, {}, {}, {}, {}
-local p = 5
+local p = 6
 for s = 1, tonumber(ARGV[3]) do
   local fl = tonumber(ARGV[p + 3])
   K[s], TA[s], IN[s], F[s], L[s] = tonumber(ARGV[p]), tonumber(ARGV[p + 1]), tonumber(ARGV[p + 2]), fl, tonumber(ARGV[p + 4])
@@ -45,15 +46,23 @@ for s = 1, tonumber(ARGV[3]) do
     p = p + 5
   end
 end
+-- Shapes: HN bucket count, HA degrade-at, HH hint, HS spec indexes.
+local HN, HA, HH, HS = {}, {}, {}, {}
+for h = 1, tonumber(ARGV[4]) do
+  local nb = tonumber(ARGV[p])
+  HN[h], HA[h], HH[h] = nb, tonumber(ARGV[p + 1]), ARGV[p + 2] == '1'
+  local S = {}
+  for i = 1, nb do S[i] = tonumber(ARGV[p + 2 + i]) end
+  HS[h] = S
+  p = p + 3 + nb
+end
 
-local W, S = {}, {}
-local R = tonumber(ARGV[4])
+local W = {}
+local R = tonumber(ARGV[5])
 for r = 1, R do
-  local nb, at, hint = tonumber(ARGV[p]), tonumber(ARGV[p + 1]), ARGV[p + 2] == '1'
-  p = p + 3
-  for i = 1, nb do S[i] = tonumber(ARGV[p + i - 1]) end
-  p = p + nb
-  local degraded = hint
+  local h = tonumber(ARGV[p + r - 1])
+  local nb, at, S = HN[h], HA[h], HS[h]
+  local degraded = HH[h]
   if at > 0 and not degraded then
     for i = 1, nb do
       local s = S[i]

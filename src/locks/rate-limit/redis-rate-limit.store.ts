@@ -30,6 +30,13 @@ export interface RedisStoreOptions {
   maxBatch?: number;
 }
 
+/** A bucket spec already in a batch call: its bucket, the degrade factor it was sent with, its 1-based index. */
+interface SpecRef {
+  b: BucketSpec;
+  factor: number;
+  index: number;
+}
+
 interface Pending {
   req: DecideRequest;
   resolve: (d: Decision) => void;
@@ -171,42 +178,55 @@ export class RedisRateLimitStore implements RateLimitStore {
   /**
    * One `ratelimit_decide_batch` call for several requests (one hash slot): each distinct key read and written
    * once; each request decided in turn on what the requests before it left, then its figures taken from
-   * bucket-math.ts on the state it saw, as for a one-request call.
+   * bucket-math.ts on the state it saw, as for a one-request call. Equal buckets (specs) and equal requests
+   * (shapes) are sent once, so a request usually costs one argument.
    */
   private async batchCall(list: Pending[]): Promise<void> {
-    const keyIndex = new Map<string, number>();
     const keys: string[] = [];
-    const specIndex = new Map<string, number>();
+    const byKey = new Map<string, { ki: number; refs: SpecRef[] }>();
     const specs: (string | number)[] = [];
-    const requests: (string | number)[] = [];
+    let specCount = 0;
+    const shapeIndex = new Map<string, number>();
+    const shapes: (string | number)[] = [];
+    const order: number[] = [];
     for (const { req } of list) {
-      const degrade = req.degradeAt > 0 || req.degradedHint;
-      requests.push(req.buckets.length, req.degradeAt > 0 ? req.degradeAt : 0, req.degradedHint ? '1' : '0');
-      for (const b of req.buckets) {
-        let ki = keyIndex.get(b.key);
-        if (ki === undefined) keyIndex.set(b.key, (ki = keys.push(b.key)));
-        // A spec is one bucket's ARGV (its degraded values always, when degradable); requests share equal specs.
-        const spec: (string | number)[] = [ki];
-        pushFastBucket(spec, b, b.degradable, degrade ? req.degradeFactor : 1, spec);
-        const sig = spec.join(' ');
-        let si = specIndex.get(sig);
-        if (si === undefined) {
-          specIndex.set(sig, (si = specIndex.size + 1));
-          specs.push(...spec);
+      const factor = req.degradeAt > 0 || req.degradedHint ? req.degradeFactor : 1;
+      const at = req.degradeAt > 0 ? req.degradeAt : 0;
+      let sig = `${at} ${req.degradedHint ? 1 : 0}`;
+      const idx: number[] = new Array<number>(req.buckets.length);
+      for (let i = 0; i < req.buckets.length; i++) {
+        const b = req.buckets[i]!;
+        let k = byKey.get(b.key);
+        if (!k) byKey.set(b.key, (k = { ki: keys.push(b.key), refs: [] }));
+        let ref = k.refs.find((r) => r.b.capacity === b.capacity && r.b.intervalUs === b.intervalUs && r.b.cost === b.cost && r.b.shadow === b.shadow && r.b.soft === b.soft && r.b.degradable === b.degradable && r.factor === factor);
+        if (!ref) {
+          k.refs.push((ref = { b, factor, index: ++specCount }));
+          // A spec's ARGV: key index, then the bucket's fast-path values (its degraded ones always, when degradable).
+          specs.push(k.ki);
+          pushFastBucket(specs, b, b.degradable, factor, specs);
         }
-        requests.push(si);
+        idx[i] = ref.index;
+        sig += ` ${ref.index}`;
       }
+      let shape = shapeIndex.get(sig);
+      if (shape === undefined) {
+        shapeIndex.set(sig, (shape = shapeIndex.size + 1));
+        shapes.push(idx.length, at, req.degradedHint ? '1' : '0', ...idx);
+      }
+      order.push(shape);
     }
-    const out = await this.redis.script<(string | number | null)[]>('ratelimit_decide_batch', keys, [...this.clockArgs(), specIndex.size, list.length, ...specs, ...requests]);
+    const out = await this.redis.script<(string | number | null)[]>('ratelimit_decide_batch', keys, [...this.clockArgs(), specCount, shapeIndex.size, list.length, ...specs, ...shapes, ...order]);
     // Replay the batch with bucket-math.ts from the values read: each request's state is what the ones before
     // it left, as in the script; each decision must match the script's.
     const values = new Map<string, number | undefined>();
-    keys.forEach((k, i) => values.set(k, out[i] === null ? undefined : Number(out[i])));
+    for (let i = 0; i < keys.length; i++) values.set(keys[i]!, out[i] === null ? undefined : Number(out[i]));
     const now = out[keys.length + list.length] as number;
     for (let r = 0; r < list.length; r++) {
       const p = list[r]!;
       const writes: Write[] = [];
-      const d = decideBuckets(p.req, p.req.buckets.map((b) => ({ value: values.get(b.key) })), now, writes);
+      const state: BucketState[] = new Array<BucketState>(p.req.buckets.length);
+      for (let i = 0; i < state.length; i++) state[i] = { value: values.get(p.req.buckets[i]!.key) };
+      const d = decideBuckets(p.req, state, now, writes);
       const code = out[keys.length + r] as number;
       if (d.allowed !== (code % 2 === 1) || d.degraded !== code >= 2) {
         const err = new RedisScriptError('ratelimit_decide_batch', `request ${r + 1} of ${list.length}: the script decided allowed=${code % 2} degraded=${code >= 2 ? 1 : 0}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded}`);
