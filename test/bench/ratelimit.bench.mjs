@@ -184,7 +184,7 @@ async function main() {
   const rows = [];
   const flood = [];
   try {
-    for (const adapter of ['express', 'fastify']) {
+    for (const adapter of (process.env.BENCH_ADAPTERS ?? 'express,fastify').split(',')) {
       const server = await startServer(adapter, redis);
       try {
         const headers = { 'x-user-id': 'bench-user' };

@@ -81,7 +81,7 @@ export class RateLimiter {
     if (!hasher || !this.redis.ready || Date.now() < this.downUntil) return this.onStoreDown(ctx, policy, active, cost);
     const { buckets, meta } = buildBuckets(policy, active, { tag: this.redis.tag, hasher, cost, tier: ctx.state.tier, scale: 1, fuse: this.settings.fuse, critical });
     const now = Date.now();
-    for (let i = 0; i < buckets.length; i++) {
+    for (let i = 0; i < buckets.length && this.denies.size > 0; i++) {
       const b = buckets[i]!;
       const hit = b.shadow ? undefined : this.denies.refusing(b.key, b.cost, now);
       if (hit) {

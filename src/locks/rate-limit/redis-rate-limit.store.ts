@@ -78,9 +78,13 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.maxBatch = Math.max(1, opts.maxBatch ?? 128);
   }
 
-  async decide(req: DecideRequest): Promise<Decision> {
-    const groups = this.opts.cluster ? groupBy(req.buckets) : [req.buckets.map((_, i) => i)];
-    if (groups.length === 1) return this.call(req, groups[0]!);
+  decide(req: DecideRequest): Promise<Decision> {
+    if (!this.opts.cluster) return this.decideSlot(req);
+    const groups = groupBy(req.buckets);
+    return groups.length === 1 ? this.decideSlot(req) : this.decideAcrossSlots(req, groups);
+  }
+
+  private async decideAcrossSlots(req: DecideRequest, groups: number[][]): Promise<Decision> {
     const work = this.decideSlots(req, groups);
     if (!this.opts.deadlineMs) return work;
     // Several calls must not add up past the command timeout: past it the request is decided by the
@@ -137,11 +141,15 @@ export class RedisRateLimitStore implements RateLimitStore {
    * script's own allowed / degraded.
    */
   private async call(req: DecideRequest, idx: number[]): Promise<Decision> {
-    const sub: DecideRequest = idx.length === req.buckets.length ? req : { ...req, buckets: idx.map((i) => req.buckets[i]!) };
-    const fast = this.opts.fastPath !== false && sub.buckets.length > 0 && sub.buckets.every((b) => b.kind === 'g' && !(b.penaltyKey && b.penalty));
-    const d = fast && this.batch !== 'off' ? await this.enqueue(sub) : await this.single(sub, fast);
+    const d = await this.decideSlot(idx.length === req.buckets.length ? req : { ...req, buckets: idx.map((i) => req.buckets[i]!) });
     if (d.blocker >= 0) d.blocker = idx[d.blocker]!;
     return d;
+  }
+
+  /** Buckets of one hash slot: batched when they all take the fast path, else their own call. */
+  private decideSlot(sub: DecideRequest): Promise<Decision> {
+    const fast = this.opts.fastPath !== false && sub.buckets.length > 0 && sub.buckets.every((b) => b.kind === 'g' && !(b.penaltyKey && b.penalty));
+    return fast && this.batch !== 'off' ? this.enqueue(sub) : this.single(sub, fast);
   }
 
   private clockArgs(): (string | number)[] {
