@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CidrSet } from '../../http/cidr.js';
 import type { RequestState } from '../../http/request-state.js';
 import { compileSlice } from './compile-policy.js';
-import { activeRules, buildBuckets, requestCost } from './request-buckets.js';
+import { activeRules, bucketKey, buildBuckets, requestCost } from './request-buckets.js';
 import type { RateLimitSlice } from './rate-limit.types.js';
 import { KeyHasher, SubjectResolver } from './subject-resolver.js';
 
@@ -54,6 +54,28 @@ describe(buildBuckets.name, () => {
     expect(buckets.at(-1)).toMatchObject({ kind: 'f', capacity: 25, key: 'rl:{t:r}:global:-:fuse' });
     expect(meta.map((m) => m.id)).toEqual(['inference.per-app', 'inference.per-ip', 'inference.global', 'fuse']);
     expect(buildBuckets(policy, active, { tag: '{t:r}', hasher, cost: 2, scale: 1, fuse, critical: true }).buckets.some((b) => b.kind === 'f')).toBe(false);
+  });
+});
+
+describe(bucketKey.name, () => {
+  const ipRule = policy.rules[1]!;
+  const at = (value: string, h = hasher, tag = '{prod:rampart}') => bucketKey(tag, { rule: ipRule, subject: { value, personal: true } }, h);
+
+  it('should give each subject, hasher and tag its own key, the same from its cache as when first built', () => {
+    const first = at('198.51.100.7');
+    expect(at('198.51.100.7')).toBe(first);
+    expect(at('198.51.100.8').key).not.toBe(first.key);
+    expect(at('198.51.100.7', new KeyHasher(Buffer.from('j'.repeat(32)))).key).not.toBe(first.key);
+    expect(at('198.51.100.7', hasher, '{test:rampart}').key).toBe(first.key.replace('{prod:rampart}', '{test:rampart}'));
+    expect(at('198.51.100.7').key).toBe(first.key);
+  });
+
+  it('should keep giving the right keys past the cache bound', () => {
+    const h = new KeyHasher(Buffer.from('b'.repeat(32)));
+    const keys = new Map<string, string>();
+    for (let i = 0; i < 60_000; i++) keys.set(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, at(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, h).key);
+    expect(new Set(keys.values()).size).toBe(60_000);
+    for (const [ip, key] of [...keys].filter((_, i) => i % 997 === 0)) expect(at(ip, h).key).toBe(key);
   });
 });
 
