@@ -32,13 +32,13 @@ export function activeRules(
   policy: CompiledPolicy,
   ctx: Pick<LockContext, 'req' | 'state' | 'route' | 'policy'>,
   subjects: SubjectResolver,
-  skip: (rule: CompiledRule) => void,
+  skip: (rule: CompiledRule, policyName: string) => void,
 ): ActiveRule[] {
   const out: ActiveRule[] = [];
   for (const rule of policy.rules) {
     // Critical routes (admin, health, webhooks) are exempt from global shedding.
     const subject = rule.dimension === 'global' && ctx.policy.critical ? undefined : subjects.resolve(rule.dimension, ctx);
-    if (subject === undefined) skip(rule);
+    if (subject === undefined) skip(rule, policy.policyName);
     else out.push({ rule, subject });
   }
   return out;
@@ -89,12 +89,21 @@ export function buildBuckets(
   const tierMult = opts.tier !== undefined ? (policy.tiers[opts.tier] ?? 1) : 1;
   const degrade = policy.degrade !== undefined;
   const buckets = active.map((a) => bucketFor(a.rule, bucketKey(opts.tag, a, opts.hasher), opts.cost, opts.scale * (a.rule.tiered ? tierMult : 1), degrade));
-  const meta = active.map((a) => ({ id: a.rule.id, rule: a.rule.name, windowS: a.rule.capacity / a.rule.rate }));
+  const meta = active.map((a) => metaOf(a.rule));
   if (opts.fuse && !opts.critical) {
     buckets.push(fuseBucket({ key: `rl:${opts.tag}:global:-:${FUSE_RULE}`, group: opts.tag }, Math.max(1, opts.fuse.limit * opts.scale), opts.fuse.windowMs));
     meta.push({ id: FUSE_RULE, rule: FUSE_RULE, windowS: opts.fuse.windowMs / 1000 });
   }
   return { buckets, meta };
+}
+
+const metas = new WeakMap<CompiledRule, BucketMeta>();
+
+/** A rule's name and window for the headers (one object per compiled rule). */
+function metaOf(rule: CompiledRule): BucketMeta {
+  let m = metas.get(rule);
+  if (m === undefined) metas.set(rule, (m = { id: rule.id, rule: rule.name, windowS: rule.capacity / rule.rate }));
+  return m;
 }
 
 /** Quota of bucket `i` for the headers. */
