@@ -135,11 +135,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     return { allowed, blocker, degraded, nowMs: Math.max(...parts.map((p) => p.nowMs)), buckets };
   }
 
-  /**
-   * One `ratelimit_decide` call for the buckets `idx`. The script decides and writes, and returns the state
-   * it read; the figures come from bucket-math.ts on that state (the same arithmetic), checked against the
-   * script's own allowed / degraded.
-   */
+  /** The buckets `idx` of one slot of a multi-slot decision, decided as a request of their own; the blocker mapped back. */
   private async call(req: DecideRequest, idx: number[]): Promise<Decision> {
     const d = await this.decideSlot(idx.length === req.buckets.length ? req : { ...req, buckets: idx.map((i) => req.buckets[i]!) });
     if (d.blocker >= 0) d.blocker = idx[d.blocker]!;
@@ -246,7 +242,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
   }
 
-  /** One `ratelimit_decide` call for one request's buckets (one hash slot). */
+  /**
+   * One `ratelimit_decide` call for one request's buckets (one hash slot). The script decides and writes, and
+   * returns the state it read; the figures come from bucket-math.ts on that state (the same arithmetic),
+   * checked against the script's own allowed / degraded.
+   */
   private async single(sub: DecideRequest, fast: boolean): Promise<Decision> {
     const { buckets } = sub;
     const clock = this.clockArgs();
