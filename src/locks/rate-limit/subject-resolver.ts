@@ -59,25 +59,14 @@ export class SubjectResolver {
 /**
  * Turns subjects into key parts: personal values as a keyed hash (HMAC-SHA256,
  * 96 bits, base64url), others escaped so they can never break the key schema.
- * Results are cached (bounded) because floods repeat the same subjects.
+ * Not cached here: request-buckets.ts caches whole bucket keys per hasher, rule
+ * and subject (floods repeat the same subjects), so this runs on a miss only.
  */
 export class KeyHasher {
-  private readonly cache = new Map<string, string>();
-
-  constructor(
-    private readonly secret: Buffer,
-    private readonly maxEntries = 50_000,
-  ) {}
+  constructor(private readonly secret: Buffer) {}
 
   part(dimension: Dimension, s: Subject): string {
     if (!s.personal) return SAFE.test(s.value) ? s.value : encodeURIComponent(s.value).replace(/[*.'()!~]/g, (c) => `%${c.charCodeAt(0).toString(16)}`).slice(0, 256);
-    const ck = `${dimension}\u0000${s.value}`;
-    let h = this.cache.get(ck);
-    if (h === undefined) {
-      h = createHmac('sha256', this.secret).update(ck).digest('base64url').slice(0, 16);
-      if (this.cache.size >= this.maxEntries) this.cache.clear();
-      this.cache.set(ck, h);
-    }
-    return h;
+    return createHmac('sha256', this.secret).update(`${dimension}\u0000${s.value}`).digest('base64url').slice(0, 16);
   }
 }
