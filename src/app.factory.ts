@@ -18,21 +18,32 @@ export interface CreateAppOptions {
 }
 
 /** Builds the whole Rampart app (not yet listening) from a loaded configuration. */
-export async function createApp(config: RampartConfig, opts: CreateAppOptions = {}): Promise<INestApplication> {
+export async function createApp(
+  config: RampartConfig,
+  opts: CreateAppOptions = {},
+): Promise<INestApplication> {
   const log = opts.logger ?? createPino(config.logLevel);
-  const app = await NestFactory.create(AppModule.forRoot(config, opts.imports, opts.locks), createHttpAdapter(config), {
-    rawBody: true,
-    logger: new PinoNestLogger(log),
-    abortOnError: false,
-  });
+  const app = await NestFactory.create(
+    AppModule.forRoot(config, opts.imports, opts.locks),
+    createHttpAdapter(config),
+    {
+      rawBody: true,
+      logger: new PinoNestLogger(log),
+      abortOnError: false,
+    },
+  );
   setupHttp(app, config, log);
   app.enableShutdownHooks();
   const doc = new DocumentBuilder()
     .setTitle('Rampart')
-    .setDescription('Search and inference APIs behind four locks: signature, rate limit, cache shield, circuit breaker.')
+    .setDescription(
+      'Search and inference APIs behind four locks: signature, rate limit, cache shield, circuit breaker.',
+    )
     .setVersion('0.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer' }, 'admin')
     .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc), { jsonDocumentUrl: 'docs/openapi.json' });
+  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc), {
+    jsonDocumentUrl: 'docs/openapi.json',
+  });
   return app;
 }

@@ -17,7 +17,12 @@ import { RateLimitModule } from './locks/rate-limit/rate-limit.module.js';
 import { SignatureModule } from './locks/signature/signature.module.js';
 
 /** Modules of the lock chain, in no particular order: the order lives in chain/lock-order.ts. */
-export const LOCK_MODULES: NonNullable<ModuleMetadata['imports']> = [RateLimitModule, SignatureModule, CacheShieldModule, CircuitBreakerModule];
+export const LOCK_MODULES: NonNullable<ModuleMetadata['imports']> = [
+  RateLimitModule,
+  SignatureModule,
+  CacheShieldModule,
+  CircuitBreakerModule,
+];
 
 @Module({})
 export class AppModule {
@@ -49,7 +54,12 @@ export class AppModule {
         { provide: APP_FILTER, useClass: ProblemFilter },
         {
           provide: APP_PIPE,
-          useValue: new ValidationPipe({ whitelist: true, transform: true, forbidUnknownValues: true, stopAtFirstError: false }),
+          useValue: new ValidationPipe({
+            whitelist: true,
+            transform: true,
+            forbidUnknownValues: true,
+            stopAtFirstError: false,
+          }),
         },
       ],
     };

@@ -20,7 +20,9 @@ log.info({ config: printableConfig(config) }, 'configuration loaded');
 try {
   const app = await createApp(config, { logger: log });
   await app.listen(config.port, config.host);
-  log.info(`rampart listening on http://${config.host}:${config.port} (${config.httpAdapter}); docs at /docs`);
+  log.info(
+    `rampart listening on http://${config.host}:${config.port} (${config.httpAdapter}); docs at /docs`,
+  );
 } catch (err) {
   if (err instanceof ConfigError) {
     process.stderr.write(`${err.message}\n`);

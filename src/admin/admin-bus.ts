@@ -22,7 +22,11 @@ export class AdminBus {
    * `timeoutMs` if Redis does not confirm it: announcements then start when
    * it does, and the periodic checks cover the gap). No-op without Redis.
    */
-  async on(channel: string, handler: (message: string) => void, timeoutMs = 2_000): Promise<() => void> {
+  async on(
+    channel: string,
+    handler: (message: string) => void,
+    timeoutMs = 2_000,
+  ): Promise<() => void> {
     // Redis down at boot: do not hold the boot up; the subscription starts when Redis is back.
     if (!this.redis.ready) timeoutMs = 0;
     const sub = this.connection();
@@ -30,14 +34,23 @@ export class AdminBus {
     let set = this.handlers.get(channel);
     if (!set) {
       this.handlers.set(channel, (set = new Set()));
-      this.subscribed.set(channel, sub.subscribe(channel).then(
-        () => undefined,
-        (err: Error) => this.logger.warn(`subscribe ${channel} failed: ${err.message} (periodic checks still run)`),
-      ));
+      this.subscribed.set(
+        channel,
+        sub.subscribe(channel).then(
+          () => undefined,
+          (err: Error) =>
+            this.logger.warn(
+              `subscribe ${channel} failed: ${err.message} (periodic checks still run)`,
+            ),
+        ),
+      );
     }
     set.add(handler);
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.subscribed.get(channel), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    await Promise.race([
+      this.subscribed.get(channel),
+      new Promise((r) => (timer = setTimeout(r, timeoutMs))),
+    ]);
     clearTimeout(timer);
     return () => set.delete(handler);
   }

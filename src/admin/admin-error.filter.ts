@@ -14,12 +14,22 @@ import { RedisScriptError, RedisUnavailableError } from '../redis/redis.errors.j
 export class AdminErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Admin');
 
-  catch(err: RedisUnavailableError | RedisScriptError | AppRegistryError, host: ArgumentsHost): void {
+  catch(
+    err: RedisUnavailableError | RedisScriptError | AppRegistryError,
+    host: ArgumentsHost,
+  ): void {
     const http = host.switchToHttp();
     const req = http.getRequest<AnyRequest>();
     let problem: ProblemBody;
     if (err instanceof AppRegistryError) {
-      problem = { type: PROBLEM_TYPE_BASE + 'invalid_app', title: 'App change rejected', status: 400, error: 'invalid_app', problems: [...err.problems], detail: err.problems.join('; ') };
+      problem = {
+        type: PROBLEM_TYPE_BASE + 'invalid_app',
+        title: 'App change rejected',
+        status: 400,
+        error: 'invalid_app',
+        problems: [...err.problems],
+        detail: err.problems.join('; '),
+      };
     } else {
       this.logger.warn(`admin store failure: ${err.message}`);
       problem = {
@@ -27,11 +37,16 @@ export class AdminErrorFilter implements ExceptionFilter {
         title: 'Admin store unavailable',
         status: 503,
         error: 'admin_store_unavailable',
-        detail: 'The shared configuration store (Redis) did not answer; nothing was changed. Try again.',
+        detail:
+          'The shared configuration store (Redis) did not answer; nothing was changed. Try again.',
       };
     }
     const id = requestState(req).requestId;
     if (id) problem.request_id = id;
-    sendProblem(http.getResponse<AnyReply>(), problem, problem.status === 503 ? { 'Retry-After': '1' } : {});
+    sendProblem(
+      http.getResponse<AnyReply>(),
+      problem,
+      problem.status === 503 ? { 'Retry-After': '1' } : {},
+    );
   }
 }

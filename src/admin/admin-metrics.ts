@@ -15,9 +15,22 @@ export class AdminMetrics {
   readonly syncFailures: Counter;
 
   constructor(metrics: MetricsService) {
-    this.changes = metrics.counter('rampart_admin_changes_total', 'Admin API changes by action and result', ['action', 'result']);
-    this.policyVersion = metrics.gauge('rampart_policy_version', 'Version of the route policy set in force on this instance');
-    this.authFailures = metrics.counter('rampart_admin_auth_failures_total', 'Admin requests refused for missing or invalid credentials');
-    this.syncFailures = metrics.counter('rampart_admin_sync_failures_total', 'Policy versions this instance could not apply');
+    this.changes = metrics.counter(
+      'rampart_admin_changes_total',
+      'Admin API changes by action and result',
+      ['action', 'result'],
+    );
+    this.policyVersion = metrics.gauge(
+      'rampart_policy_version',
+      'Version of the route policy set in force on this instance',
+    );
+    this.authFailures = metrics.counter(
+      'rampart_admin_auth_failures_total',
+      'Admin requests refused for missing or invalid credentials',
+    );
+    this.syncFailures = metrics.counter(
+      'rampart_admin_sync_failures_total',
+      'Policy versions this instance could not apply',
+    );
   }
 }

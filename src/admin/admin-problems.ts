@@ -10,16 +10,23 @@ export function lockNotInstalled(lock: string): ProblemException {
 }
 
 export function policyNotFound(name: string): ProblemException {
-  return new ProblemException(404, 'policy_not_found', 'No such route policy', { detail: `There is no route policy named "${name}"` });
+  return new ProblemException(404, 'policy_not_found', 'No such route policy', {
+    detail: `There is no route policy named "${name}"`,
+  });
 }
 
 export function unknownLock(name: string): ProblemException {
-  return new ProblemException(400, 'unknown_lock', 'No such lock', { detail: `"${name}" is not a lock (known: ${LOCK_NAMES.join(', ')})` });
+  return new ProblemException(400, 'unknown_lock', 'No such lock', {
+    detail: `"${name}" is not a lock (known: ${LOCK_NAMES.join(', ')})`,
+  });
 }
 
 /** Rejected change: 400 naming every problem (the chain's validation or the edit's own checks). */
 export function invalidChange(problems: string[]): ProblemException {
-  return new ProblemException(400, 'invalid_policy', 'Policy change rejected', { problems, detail: problems.join('; ') });
+  return new ProblemException(400, 'invalid_policy', 'Policy change rejected', {
+    problems,
+    detail: problems.join('; '),
+  });
 }
 
 export function conflict(detail: string): ProblemException {

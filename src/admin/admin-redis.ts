@@ -11,7 +11,11 @@ import { ADMIN_SETTINGS, AdminSettings } from './admin-settings.js';
 export interface AdminRedisCommands {
   readonly tag: string;
   run<T>(operation: string, fn: (client: RedisClient) => Promise<T>): Promise<T>;
-  script<T = unknown>(name: string, keys: readonly string[], args: readonly (string | number)[]): Promise<T>;
+  script<T = unknown>(
+    name: string,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<T>;
 }
 
 type ScriptFn = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>;
@@ -44,12 +48,15 @@ export class AdminRedis implements AdminRedisCommands, OnModuleInit, OnApplicati
     const cfg = { ...this.config.redis, commandTimeoutMs: this.settings.redisTimeoutMs };
     this.client = createRedisClient(cfg, `${this.config.service}:${this.config.env}:admin`);
     if (!this.client) return;
-    for (const s of loadLuaScripts().filter((x) => x.name.startsWith('admin_'))) this.client.defineCommand(s.name, { lua: s.source });
+    for (const s of loadLuaScripts().filter((x) => x.name.startsWith('admin_')))
+      this.client.defineCommand(s.name, { lua: s.source });
     this.client.on('error', () => undefined); // the shared connection logs outages; admin calls fail typed
     try {
       await this.client.connect();
     } catch (err) {
-      this.logger.warn(`admin connection not up at boot (${(err as Error).message}); admin changes answer 503 until it is`);
+      this.logger.warn(
+        `admin connection not up at boot (${(err as Error).message}); admin changes answer 503 until it is`,
+      );
     }
   }
 
@@ -62,10 +69,15 @@ export class AdminRedis implements AdminRedisCommands, OnModuleInit, OnApplicati
     }
   }
 
-  async script<T = unknown>(name: string, keys: readonly string[], args: readonly (string | number)[]): Promise<T> {
+  async script<T = unknown>(
+    name: string,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<T> {
     return this.run(name, (c) => {
       const fn = (c as unknown as Record<string, ScriptFn>)[name];
-      if (typeof fn !== 'function') throw new RedisScriptError(name, 'no such admin script under lua/');
+      if (typeof fn !== 'function')
+        throw new RedisScriptError(name, 'no such admin script under lua/');
       return fn.call(c, keys.length, ...keys, ...args) as Promise<T>;
     });
   }

@@ -1,4 +1,12 @@
-import { Controller, ExecutionContext, UseFilters, UseGuards, ValidationPipe, applyDecorators, createParamDecorator } from '@nestjs/common';
+import {
+  Controller,
+  ExecutionContext,
+  UseFilters,
+  UseGuards,
+  ValidationPipe,
+  applyDecorators,
+  createParamDecorator,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Protect } from '../chain/protect.decorator.js';
 import type { AnyRequest } from '../http/http-context.js';
@@ -18,9 +26,19 @@ export function AdminController(path: string): ClassDecorator {
     UseFilters(AdminErrorFilter),
     ApiTags('admin'),
     ApiBearerAuth('admin'),
-    ApiResponse({ status: 401, description: 'admin_unauthorized: missing or invalid bearer token (nothing changed)' }),
-    ApiResponse({ status: 429, description: 'rate_limited by the rate-limit lock (policy `admin`)' }),
-    ApiResponse({ status: 503, description: 'admin_not_configured (no admin credential set) or admin_store_unavailable (Redis down)' }),
+    ApiResponse({
+      status: 401,
+      description: 'admin_unauthorized: missing or invalid bearer token (nothing changed)',
+    }),
+    ApiResponse({
+      status: 429,
+      description: 'rate_limited by the rate-limit lock (policy `admin`)',
+    }),
+    ApiResponse({
+      status: 503,
+      description:
+        'admin_not_configured (no admin credential set) or admin_store_unavailable (Redis down)',
+    }),
   );
 }
 

@@ -7,11 +7,20 @@ const withSection = (admin: unknown) => ({ ...loadConfig({}), sections: { admin 
 
 describe(adminSettings.name, () => {
   it('should default every setting', () => {
-    expect(adminSettings(loadConfig({}))).toEqual({ syncIntervalMs: 1000, historyLimit: 100, auditMaxLen: 10000, statsIntervalMs: 2000, redisTimeoutMs: 1000 });
+    expect(adminSettings(loadConfig({}))).toEqual({
+      syncIntervalMs: 1000,
+      historyLimit: 100,
+      auditMaxLen: 10000,
+      statsIntervalMs: 2000,
+      redisTimeoutMs: 1000,
+    });
   });
 
   it('should take valid values from CONFIG_FILE `admin:`', () => {
-    expect(adminSettings(withSection({ syncIntervalMs: 250, historyLimit: 20 }))).toMatchObject({ syncIntervalMs: 250, historyLimit: 20 });
+    expect(adminSettings(withSection({ syncIntervalMs: 250, historyLimit: 20 }))).toMatchObject({
+      syncIntervalMs: 250,
+      historyLimit: 20,
+    });
   });
 
   it('should list every problem at once', () => {

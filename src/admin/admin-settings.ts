@@ -30,12 +30,21 @@ export function adminSettings(config: RampartConfig): AdminSettings {
   const raw = config.sections.admin ?? {};
   const problems: string[] = [];
   const out = {} as AdminSettings;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(['CONFIG_FILE: admin must be an object']);
-  for (const k of Object.keys(raw)) if (!(k in LIMITS)) problems.push(`CONFIG_FILE: admin.${k} is unknown (known: ${Object.keys(LIMITS).join(', ')})`);
-  for (const [key, [def, min, max]] of Object.entries(LIMITS) as [keyof AdminSettings, [number, number, number]][]) {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new ConfigError(['CONFIG_FILE: admin must be an object']);
+  for (const k of Object.keys(raw))
+    if (!(k in LIMITS))
+      problems.push(
+        `CONFIG_FILE: admin.${k} is unknown (known: ${Object.keys(LIMITS).join(', ')})`,
+      );
+  for (const [key, [def, min, max]] of Object.entries(LIMITS) as [
+    keyof AdminSettings,
+    [number, number, number],
+  ][]) {
     const v = (raw as Record<string, unknown>)[key];
     if (v === undefined) out[key] = def;
-    else if (!Number.isInteger(v) || (v as number) < min || (v as number) > max) problems.push(`CONFIG_FILE: admin.${key} must be an integer between ${min} and ${max}`);
+    else if (!Number.isInteger(v) || (v as number) < min || (v as number) > max)
+      problems.push(`CONFIG_FILE: admin.${key} must be an integer between ${min} and ${max}`);
     else out[key] = v as number;
   }
   if (problems.length > 0) throw new ConfigError(problems);

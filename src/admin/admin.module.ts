@@ -57,22 +57,28 @@ import { STATS_STORE } from './status/stats-store.js';
     { provide: AdminTokens, useFactory: AdminTokens.fromConfig, inject: [RAMPART_CONFIG] },
     {
       provide: POLICY_STORE,
-      useFactory: (redis: RedisService, admin: AdminRedis, bus: AdminBus, s: AdminSettings) => (redis.enabled ? new RedisPolicyStore(admin, bus, s.historyLimit) : new MemoryPolicyStore(s.historyLimit)),
+      useFactory: (redis: RedisService, admin: AdminRedis, bus: AdminBus, s: AdminSettings) =>
+        redis.enabled
+          ? new RedisPolicyStore(admin, bus, s.historyLimit)
+          : new MemoryPolicyStore(s.historyLimit),
       inject: [RedisService, AdminRedis, AdminBus, ADMIN_SETTINGS],
     },
     {
       provide: APP_STORE,
-      useFactory: (redis: RedisService, admin: AdminRedis, bus: AdminBus) => (redis.enabled ? new RedisAppStore(admin, bus) : new MemoryAppStore()),
+      useFactory: (redis: RedisService, admin: AdminRedis, bus: AdminBus) =>
+        redis.enabled ? new RedisAppStore(admin, bus) : new MemoryAppStore(),
       inject: [RedisService, AdminRedis, AdminBus],
     },
     {
       provide: AUDIT_LOG,
-      useFactory: (redis: RedisService, admin: AdminRedis, s: AdminSettings) => (redis.enabled ? new RedisAuditLog(admin, s.auditMaxLen) : new MemoryAuditLog(s.auditMaxLen)),
+      useFactory: (redis: RedisService, admin: AdminRedis, s: AdminSettings) =>
+        redis.enabled ? new RedisAuditLog(admin, s.auditMaxLen) : new MemoryAuditLog(s.auditMaxLen),
       inject: [RedisService, AdminRedis, ADMIN_SETTINGS],
     },
     {
       provide: STATS_STORE,
-      useFactory: (redis: RedisService, admin: AdminRedis, s: AdminSettings) => (redis.enabled ? new RedisStatsStore(admin, 10 * s.statsIntervalMs) : new MemoryStatsStore()),
+      useFactory: (redis: RedisService, admin: AdminRedis, s: AdminSettings) =>
+        redis.enabled ? new RedisStatsStore(admin, 10 * s.statsIntervalMs) : new MemoryStatsStore(),
       inject: [RedisService, AdminRedis, ADMIN_SETTINGS],
     },
     AdminMetrics,

@@ -16,16 +16,27 @@ export class ChainGuard implements CanActivate {
   ) {}
 
   canActivate(ctx: ExecutionContext): boolean | Promise<boolean> {
-    const policyName = this.reflector.getAllAndOverride<string>(PROTECT_POLICY, [ctx.getHandler(), ctx.getClass()]);
+    const policyName = this.reflector.getAllAndOverride<string>(PROTECT_POLICY, [
+      ctx.getHandler(),
+      ctx.getClass(),
+    ]);
     const compiled = this.chain.compile(policyName);
-    if (!compiled) throw ProblemException.fast(503, 'policy_missing', 'Route policy is not configured');
+    if (!compiled)
+      throw ProblemException.fast(503, 'policy_missing', 'Route policy is not configured');
     const http = ctx.switchToHttp();
     const req = http.getRequest<AnyRequest>();
     const state = requestState(req);
     state.policy = policyName;
     state.route = this.routes.forHandler(ctx.getHandler())?.template;
     if (compiled.guards.length === 0) return true;
-    const base = { req, reply: http.getResponse<AnyReply>(), state, policyName, policy: compiled.policy, route: state.route ?? '' };
+    const base = {
+      req,
+      reply: http.getResponse<AnyReply>(),
+      state,
+      policyName,
+      policy: compiled.policy,
+      route: state.route ?? '',
+    };
     return this.chain.runGuards(base, compiled.guards).then(() => true);
   }
 }

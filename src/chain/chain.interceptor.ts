@@ -15,7 +15,18 @@ export class ChainInterceptor implements NestInterceptor {
     const policyName = state.policy ?? '';
     const compiled = this.chain.compile(policyName);
     if (!compiled || compiled.interceptors.length === 0) return next.handle();
-    const base = { req, reply: http.getResponse<AnyReply>(), state, policyName, policy: compiled.policy, route: state.route ?? '' };
-    return from(this.chain.runInterceptors(base, compiled.interceptors, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+    const base = {
+      req,
+      reply: http.getResponse<AnyReply>(),
+      state,
+      policyName,
+      policy: compiled.policy,
+      route: state.route ?? '',
+    };
+    return from(
+      this.chain.runInterceptors(base, compiled.interceptors, () =>
+        lastValueFrom(next.handle(), { defaultValue: undefined }),
+      ),
+    );
   }
 }

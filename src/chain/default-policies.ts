@@ -15,12 +15,21 @@ const SLICES: Record<LockName, Record<string, LockSlice>> = {
 
 /** The route policies shipped with the service, by name. */
 const POLICIES: Record<string, Omit<RoutePolicy, 'locks'>> = {
-  search: { description: 'GET /v1/search — full-text search, callable from browsers (signature optional)' },
+  search: {
+    description: 'GET /v1/search — full-text search, callable from browsers (signature optional)',
+  },
   'search-item': { description: 'GET /v1/search/items/:id — one item by id' },
   inference: { description: 'POST /v1/inference — chat completions (signature required)' },
-  whoami: { description: 'GET /v1/whoami — the identity the locks give a request (test your signing)' },
-  admin: { description: 'Admin API — has its own bearer-token guard; rate limited', critical: true },
-  notifications: { description: 'Outbound Telegram notifications, rate limited per app (no HTTP route yet)' },
+  whoami: {
+    description: 'GET /v1/whoami — the identity the locks give a request (test your signing)',
+  },
+  admin: {
+    description: 'Admin API — has its own bearer-token guard; rate limited',
+    critical: true,
+  },
+  notifications: {
+    description: 'Outbound Telegram notifications, rate limited per app (no HTTP route yet)',
+  },
 };
 
 /**
@@ -30,6 +39,11 @@ const POLICIES: Record<string, Omit<RoutePolicy, 'locks'>> = {
 export const DEFAULT_POLICIES: Record<string, RoutePolicy> = Object.fromEntries(
   Object.entries(POLICIES).map(([name, p]) => [
     name,
-    { ...p, locks: Object.fromEntries(LOCK_NAMES.map((l) => [l, structuredClone(SLICES[l][name] ?? { mode: 'off' })])) },
+    {
+      ...p,
+      locks: Object.fromEntries(
+        LOCK_NAMES.map((l) => [l, structuredClone(SLICES[l][name] ?? { mode: 'off' })]),
+      ),
+    },
   ]),
 );

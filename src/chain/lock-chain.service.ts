@@ -39,15 +39,22 @@ export class LockChain implements OnApplicationBootstrap {
     @InjectConfig() config: RampartConfig,
     readonly stats: LockStats,
   ) {
-    this.set = { version: 1, updatedAt: new Date().toISOString(), policies: structuredClone(config.policies) };
+    this.set = {
+      version: 1,
+      updatedAt: new Date().toISOString(),
+      policies: structuredClone(config.policies),
+    };
   }
 
   /** Called by each lock module at init: `chain.register(this.lock)`. */
   register(lock: Lock): void {
     const entry = LOCK_ORDER.find((l) => l.name === lock.name);
-    if (!entry) throw new Error(`LockChain: unknown lock "${lock.name}" (known: ${LOCK_NAMES.join(', ')})`);
-    if (entry.stage !== lock.stage) throw new Error(`LockChain: lock "${lock.name}" must be a ${entry.stage}, got ${lock.stage}`);
-    if (this.locks.has(lock.name)) throw new Error(`LockChain: lock "${lock.name}" registered twice`);
+    if (!entry)
+      throw new Error(`LockChain: unknown lock "${lock.name}" (known: ${LOCK_NAMES.join(', ')})`);
+    if (entry.stage !== lock.stage)
+      throw new Error(`LockChain: lock "${lock.name}" must be a ${entry.stage}, got ${lock.stage}`);
+    if (this.locks.has(lock.name))
+      throw new Error(`LockChain: lock "${lock.name}" registered twice`);
     this.locks.set(lock.name, lock);
     this.compiled.clear();
   }
@@ -64,7 +71,9 @@ export class LockChain implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     const problems = this.validate(this.set.policies);
     if (problems.length > 0) throw new ConfigError(problems);
-    this.logger.log(`lock chain: ${LOCK_NAMES.map((n) => `${n}${this.locks.has(n) ? '' : ' (not installed)'}`).join(' → ')}`);
+    this.logger.log(
+      `lock chain: ${LOCK_NAMES.map((n) => `${n}${this.locks.has(n) ? '' : ' (not installed)'}`).join(' → ')}`,
+    );
     this.notify();
   }
 
@@ -86,10 +95,16 @@ export class LockChain implements OnApplicationBootstrap {
   validate(policies: Record<string, RoutePolicy>): string[] {
     const problems: string[] = [];
     for (const name of this.required) {
-      if (!policies[name]) problems.push(`policies.${name}: is used by a route and cannot be removed`);
+      if (!policies[name])
+        problems.push(`policies.${name}: is used by a route and cannot be removed`);
     }
     for (const [name, policy] of Object.entries(policies)) {
-      if (typeof policy !== 'object' || policy === null || typeof policy.locks !== 'object' || policy.locks === null) {
+      if (
+        typeof policy !== 'object' ||
+        policy === null ||
+        typeof policy.locks !== 'object' ||
+        policy.locks === null
+      ) {
         problems.push(`policies.${name}: must have a "locks" map`);
         continue;
       }
@@ -108,7 +123,9 @@ export class LockChain implements OnApplicationBootstrap {
         if (!lock) {
           const overrideMode = (slice.override as { mode?: string } | undefined)?.mode;
           if (slice.mode !== 'off' || (overrideMode !== undefined && overrideMode !== 'off')) {
-            problems.push(`${path}: lock "${lockName}" is not installed, so its mode must be "off"`);
+            problems.push(
+              `${path}: lock "${lockName}" is not installed, so its mode must be "off"`,
+            );
           }
           continue;
         }
@@ -116,7 +133,8 @@ export class LockChain implements OnApplicationBootstrap {
       }
     }
     if (problems.length > 0) return problems;
-    for (const lock of this.locks.values()) problems.push(...(lock.validatePolicies?.(policies) ?? []));
+    for (const lock of this.locks.values())
+      problems.push(...(lock.validatePolicies?.(policies) ?? []));
     return problems;
   }
 
@@ -124,10 +142,17 @@ export class LockChain implements OnApplicationBootstrap {
    * Replaces the whole policy set (admin API, sync from other instances).
    * Validates first; on any problem nothing changes and the problems are thrown.
    */
-  replace(policies: Record<string, RoutePolicy>, version: number, updatedAt = new Date().toISOString()): PolicySet {
+  replace(
+    policies: Record<string, RoutePolicy>,
+    version: number,
+    updatedAt = new Date().toISOString(),
+  ): PolicySet {
     const problems = this.validate(policies);
     if (problems.length > 0) {
-      throw new ProblemException(400, 'invalid_policy', 'Policy change rejected', { problems, detail: problems.join('; ') });
+      throw new ProblemException(400, 'invalid_policy', 'Policy change rejected', {
+        problems,
+        detail: problems.join('; '),
+      });
     }
     this.set = { version, updatedAt, policies: structuredClone(policies) };
     this.compiled.clear();
@@ -181,7 +206,8 @@ export class LockChain implements OnApplicationBootstrap {
           this.stats.record(lock.name, base.policyName, 'shadow_rejected');
           continue;
         }
-        if (err instanceof ProblemException) this.stats.record(lock.name, base.policyName, 'rejected');
+        if (err instanceof ProblemException)
+          this.stats.record(lock.name, base.policyName, 'rejected');
         throw err;
       }
     }
@@ -214,10 +240,12 @@ export function effectiveMode(slice: LockSlice, now = Date.now()): LockMode {
 function validateOverride(slice: LockSlice, path: string): string[] {
   const o = slice.override;
   if (o === undefined) return [];
-  if (typeof o !== 'object' || o === null) return [`${path}.override: must be an object {mode, until}`];
+  if (typeof o !== 'object' || o === null)
+    return [`${path}.override: must be an object {mode, until}`];
   const { mode, until } = o as { mode?: unknown; until?: unknown };
   const problems: string[] = [];
-  if (!LOCK_MODES.includes(mode as LockMode)) problems.push(`${path}.override.mode: must be one of ${LOCK_MODES.join(', ')}`);
+  if (!LOCK_MODES.includes(mode as LockMode))
+    problems.push(`${path}.override.mode: must be one of ${LOCK_MODES.join(', ')}`);
   if (until !== undefined && (typeof until !== 'number' || !Number.isFinite(until))) {
     problems.push(`${path}.override.until: must be epoch milliseconds`);
   }

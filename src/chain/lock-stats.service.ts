@@ -4,7 +4,13 @@ import type { LockOutcome } from './lock.types.js';
 
 type Counts = Record<LockOutcome, number>;
 
-const zero = (): Counts => ({ allowed: 0, rejected: 0, shadow_rejected: 0, short_circuited: 0, skipped: 0 });
+const zero = (): Counts => ({
+  allowed: 0,
+  rejected: 0,
+  shadow_rejected: 0,
+  short_circuited: 0,
+  skipped: 0,
+});
 
 /** Per lock and per policy outcome counters (this instance), mirrored to Prometheus. */
 @Injectable()

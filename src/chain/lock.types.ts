@@ -60,4 +60,5 @@ export interface InterceptorLock<S extends LockSlice = LockSlice> extends LockBa
 export type Lock = GuardLock | InterceptorLock;
 
 /** Outcome of one lock on one request, as counted by LockStats. */
-export type LockOutcome = 'allowed' | 'rejected' | 'shadow_rejected' | 'short_circuited' | 'skipped';
+export type LockOutcome =
+  'allowed' | 'rejected' | 'shadow_rejected' | 'short_circuited' | 'skipped';

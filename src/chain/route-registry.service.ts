@@ -38,8 +38,12 @@ export class RouteRegistry implements OnApplicationBootstrap {
         const handler = (proto as Record<string, unknown>)[name] as object;
         const sub = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
         if (sub === undefined) continue;
-        const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number] ?? 'GET';
-        const policy = this.reflector.getAllAndOverride<string | undefined>(PROTECT_POLICY, [handler as () => void, type]);
+        const method =
+          RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number] ?? 'GET';
+        const policy = this.reflector.getAllAndOverride<string | undefined>(PROTECT_POLICY, [
+          handler as () => void,
+          type,
+        ]);
         const template = joinPath(base[0] ?? '', pathsOf(sub)[0] ?? '');
         const info: RouteInfo = { method, template, policy };
         this.byHandler.set(handler, info);
@@ -48,10 +52,16 @@ export class RouteRegistry implements OnApplicationBootstrap {
     }
     const missing = this.all.filter((r) => r.policy !== undefined && !this.chain.policy(r.policy));
     if (missing.length > 0) {
-      throw new ConfigError(missing.map((r) => `${r.method} ${r.template} uses @Protect('${r.policy}') but no such policy exists`));
+      throw new ConfigError(
+        missing.map(
+          (r) => `${r.method} ${r.template} uses @Protect('${r.policy}') but no such policy exists`,
+        ),
+      );
     }
     this.chain.requirePolicies(new Set(this.all.flatMap((r) => (r.policy ? [r.policy] : []))));
-    const open = this.all.filter((r) => r.policy === undefined).map((r) => `${r.method} ${r.template}`);
+    const open = this.all
+      .filter((r) => r.policy === undefined)
+      .map((r) => `${r.method} ${r.template}`);
     this.logger.log(`unprotected routes (no @Protect): ${open.length ? open.join(', ') : 'none'}`);
   }
 

@@ -30,7 +30,13 @@ export class ProblemException extends HttpException {
     extra: { detail?: string; headers?: Record<string, string>; [k: string]: unknown } = {},
   ) {
     const { detail, headers, ...extensions } = extra;
-    const problem: ProblemBody = { type: PROBLEM_TYPE_BASE + error, title, status, error, ...extensions };
+    const problem: ProblemBody = {
+      type: PROBLEM_TYPE_BASE + error,
+      title,
+      status,
+      error,
+      ...extensions,
+    };
     if (detail !== undefined) problem.detail = detail;
     super(problem, status);
     this.problem = problem;

@@ -26,7 +26,10 @@ export function toProblem(err: unknown): { problem: ProblemBody; headers: Record
   if (err instanceof ProblemException) return { problem: err.problem, headers: { ...err.headers } };
   if (err instanceof HttpException) {
     const status = err.getStatus();
-    const [error, title] = CODE_BY_STATUS[status] ?? [status >= 500 ? 'internal_error' : 'bad_request', 'Error'];
+    const [error, title] = CODE_BY_STATUS[status] ?? [
+      status >= 500 ? 'internal_error' : 'bad_request',
+      'Error',
+    ];
     const res = err.getResponse();
     const problem: ProblemBody = { type: PROBLEM_TYPE_BASE + error, title, status, error };
     if (typeof res === 'object' && res !== null) {
@@ -46,22 +49,49 @@ export function toProblem(err: unknown): { problem: ProblemBody; headers: Record
     return { problem, headers: {} };
   }
   // Errors thrown by body parsers (express: `type`/`status`, fastify: `code`/`statusCode`).
-  const e = err as { status?: number; statusCode?: number; type?: string; code?: string } | undefined;
+  const e = err as
+    { status?: number; statusCode?: number; type?: string; code?: string } | undefined;
   const status = e?.statusCode ?? e?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 413) {
-      return { problem: { type: PROBLEM_TYPE_BASE + 'body_too_large', title: 'Request body too large', status, error: 'body_too_large' }, headers: {} };
+      return {
+        problem: {
+          type: PROBLEM_TYPE_BASE + 'body_too_large',
+          title: 'Request body too large',
+          status,
+          error: 'body_too_large',
+        },
+        headers: {},
+      };
     }
     if (status === 415) {
-      return { problem: { type: PROBLEM_TYPE_BASE + 'unsupported_media_type', title: 'Unsupported media type', status, error: 'unsupported_media_type' }, headers: {} };
+      return {
+        problem: {
+          type: PROBLEM_TYPE_BASE + 'unsupported_media_type',
+          title: 'Unsupported media type',
+          status,
+          error: 'unsupported_media_type',
+        },
+        headers: {},
+      };
     }
     return {
-      problem: { type: PROBLEM_TYPE_BASE + 'malformed_body', title: 'Request body could not be parsed', status: 400, error: 'malformed_body' },
+      problem: {
+        type: PROBLEM_TYPE_BASE + 'malformed_body',
+        title: 'Request body could not be parsed',
+        status: 400,
+        error: 'malformed_body',
+      },
       headers: {},
     };
   }
   return {
-    problem: { type: PROBLEM_TYPE_BASE + 'internal_error', title: 'Internal server error', status: 500, error: 'internal_error' },
+    problem: {
+      type: PROBLEM_TYPE_BASE + 'internal_error',
+      title: 'Internal server error',
+      status: 500,
+      error: 'internal_error',
+    },
     headers: {},
   };
 }
@@ -79,7 +109,14 @@ export class ProblemFilter implements ExceptionFilter {
     const requestId = requestState(req).requestId;
     if (requestId) problem.request_id = requestId;
     if (problem.status >= 500 && !(err instanceof HttpException)) {
-      this.logger.error({ msg: 'unhandled error', requestId, err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+      this.logger.error({
+        msg: 'unhandled error',
+        requestId,
+        err:
+          err instanceof Error
+            ? { name: err.name, message: err.message, stack: err.stack }
+            : String(err),
+      });
     }
     sendProblem(reply, problem, headers);
   }

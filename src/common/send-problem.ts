@@ -3,7 +3,11 @@ import type { AnyReply } from '../http/http-context.js';
 import type { ProblemBody } from './problem.exception.js';
 
 /** Writes a problem+json answer on either adapter (or on a raw Node response). */
-export function sendProblem(reply: AnyReply, problem: ProblemBody, headers: Record<string, string> = {}): void {
+export function sendProblem(
+  reply: AnyReply,
+  problem: ProblemBody,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify(problem);
   const fastify = reply as unknown as {
     code?: (n: number) => unknown;

@@ -17,8 +17,12 @@ function problemsOf(raw: unknown): string[] {
 
 describe(parseAdminTokens.name, () => {
   it('should accept a bare list and a `tokens:` map, lower-casing the hashes', () => {
-    expect(parseAdminTokens([{ id: 'alice', sha256: HASH.toUpperCase() }], { add: () => undefined })).toEqual([{ id: 'alice', sha256: HASH }]);
-    expect(parseAdminTokens({ tokens: [{ id: 'bob', sha256: HASH }] }, { add: () => undefined })).toEqual([{ id: 'bob', sha256: HASH }]);
+    expect(
+      parseAdminTokens([{ id: 'alice', sha256: HASH.toUpperCase() }], { add: () => undefined }),
+    ).toEqual([{ id: 'alice', sha256: HASH }]);
+    expect(
+      parseAdminTokens({ tokens: [{ id: 'bob', sha256: HASH }] }, { add: () => undefined }),
+    ).toEqual([{ id: 'bob', sha256: HASH }]);
   });
 
   it('should list every problem: bad id, duplicate id, bad hash, unknown field, empty file', () => {
@@ -47,7 +51,11 @@ describe(parseAdminTokens.name, () => {
     expect(JSON.stringify(printableConfig(c))).not.toContain(HASH);
 
     writeFileSync(file, `- id: env\n  sha256: ${HASH}\n`);
-    expect(() => loadConfig({ ADMIN_TOKENS_FILE: file, ADMIN_TOKEN: 'x'.repeat(20) })).toThrow(ConfigError);
-    expect(() => loadConfig({ ADMIN_TOKENS_FILE: join(dir, 'missing.json') })).toThrow(/ADMIN_TOKENS_FILE .* cannot be read/);
+    expect(() => loadConfig({ ADMIN_TOKENS_FILE: file, ADMIN_TOKEN: 'x'.repeat(20) })).toThrow(
+      ConfigError,
+    );
+    expect(() => loadConfig({ ADMIN_TOKENS_FILE: join(dir, 'missing.json') })).toThrow(
+      /ADMIN_TOKENS_FILE .* cannot be read/,
+    );
   });
 });

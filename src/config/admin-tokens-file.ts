@@ -22,7 +22,9 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export function parseAdminTokens(raw: unknown, p: { add(m: string): void }): AdminTokenHash[] {
   const list = Array.isArray(raw) ? raw : isRecord(raw) ? raw.tokens : undefined;
   if (!Array.isArray(list) || list.length === 0) {
-    p.add('ADMIN_TOKENS_FILE must hold a non-empty list of { id, sha256 } (top-level list or "tokens:")');
+    p.add(
+      'ADMIN_TOKENS_FILE must hold a non-empty list of { id, sha256 } (top-level list or "tokens:")',
+    );
     return [];
   }
   const out: AdminTokenHash[] = [];
@@ -30,7 +32,8 @@ export function parseAdminTokens(raw: unknown, p: { add(m: string): void }): Adm
   list.forEach((entry, i) => {
     const at = `ADMIN_TOKENS_FILE: tokens[${i}]`;
     if (!isRecord(entry)) return p.add(`${at} must be an object { id, sha256 }`);
-    for (const k of Object.keys(entry)) if (k !== 'id' && k !== 'sha256') p.add(`${at}.${k}: unknown field (known: id, sha256)`);
+    for (const k of Object.keys(entry))
+      if (k !== 'id' && k !== 'sha256') p.add(`${at}.${k}: unknown field (known: id, sha256)`);
     const { id, sha256 } = entry;
     let ok = true;
     if (typeof id !== 'string' || !ID.test(id)) {

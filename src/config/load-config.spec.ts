@@ -24,7 +24,9 @@ describe(loadConfig.name, () => {
     expect(c.redis.url).toBeUndefined();
     expect(c.search.backend).toBe('sqlite');
     expect(c.inference.upstreamUrl).toBeUndefined();
-    expect(Object.keys(c.policies)).toEqual(expect.arrayContaining(['search', 'search-item', 'inference', 'admin']));
+    expect(Object.keys(c.policies)).toEqual(
+      expect.arrayContaining(['search', 'search-item', 'inference', 'admin']),
+    );
   });
 
   it('should list every problem at once', () => {
@@ -50,14 +52,20 @@ describe(loadConfig.name, () => {
   });
 
   it('should never echo a secret in a problem', () => {
-    const problems = problemsOf({ ADMIN_TOKEN: 'tiny-secret', DATABASE_URL: 'mysql://u:hunter2hunter2@h/db' });
+    const problems = problemsOf({
+      ADMIN_TOKEN: 'tiny-secret',
+      DATABASE_URL: 'mysql://u:hunter2hunter2@h/db',
+    });
     expect(problems.join('\n')).not.toMatch(/tiny-secret|hunter2/);
   });
 
   it('should merge policies from a YAML config file option by option', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rampart-cfg-'));
     const file = join(dir, 'rampart.yaml');
-    writeFileSync(file, 'policies:\n  search:\n    locks:\n      rateLimit:\n        mode: shadow\n  extra:\n    locks:\n      signature:\n        mode: "off"\nrateLimit:\n  hashKey: abc\n');
+    writeFileSync(
+      file,
+      'policies:\n  search:\n    locks:\n      rateLimit:\n        mode: shadow\n  extra:\n    locks:\n      signature:\n        mode: "off"\nrateLimit:\n  hashKey: abc\n',
+    );
     const c = loadConfig({ CONFIG_FILE: file });
     expect(c.policies.search!.locks.rateLimit!.mode).toBe('shadow');
     expect(c.policies.search!.description).toMatch(/search/);
@@ -76,7 +84,12 @@ describe(loadConfig.name, () => {
   it('should reject a bad lock mode in the config file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rampart-cfg-'));
     const file = join(dir, 'c.json');
-    writeFileSync(file, JSON.stringify({ policies: { search: { locks: { rateLimit: { mode: 'maybe' } } }, 'Bad Name': {} } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        policies: { search: { locks: { rateLimit: { mode: 'maybe' } } }, 'Bad Name': {} },
+      }),
+    );
     const problems = problemsOf({ CONFIG_FILE: file });
     expect(problems).toHaveLength(2);
   });

@@ -17,7 +17,15 @@ import { loadAdminTokensFile } from './admin-tokens-file.js';
 
 type Env = Record<string, string | undefined>;
 
-const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const LOG_LEVELS: readonly LogLevel[] = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+];
 const ADAPTERS: readonly HttpAdapterName[] = ['express', 'fastify'];
 const SEARCH_BACKENDS: readonly SearchBackendName[] = ['sqlite', 'postgres'];
 
@@ -29,7 +37,14 @@ class Problems {
   }
 }
 
-function int(env: Env, name: string, fallback: number, p: Problems, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+function int(
+  env: Env,
+  name: string,
+  fallback: number,
+  p: Problems,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
@@ -40,7 +55,13 @@ function int(env: Env, name: string, fallback: number, p: Problems, min = 0, max
   return n;
 }
 
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T, p: Problems): T {
+function oneOf<T extends string>(
+  env: Env,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+  p: Problems,
+): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const v = raw.toLowerCase() as T;
@@ -60,7 +81,12 @@ function list(env: Env, name: string): string[] {
     .filter((s) => s.length > 0);
 }
 
-function url(env: Env, name: string, protocols: readonly string[], p: Problems): string | undefined {
+function url(
+  env: Env,
+  name: string,
+  protocols: readonly string[],
+  p: Problems,
+): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
   try {
@@ -99,7 +125,9 @@ export function readDataFile(path: string, what: string, p: { add(m: string): vo
   try {
     return extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (e) {
-    p.add(`${what} "${path}" is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`);
+    p.add(
+      `${what} "${path}" is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
+    );
     return undefined;
   }
 }
@@ -132,7 +160,8 @@ function mergePolicies(
     const target: RoutePolicy = out[name] ?? { locks: {} };
     if (raw.description !== undefined) target.description = String(raw.description);
     if (raw.critical !== undefined) {
-      if (typeof raw.critical !== 'boolean') p.add(`CONFIG_FILE: policies.${name}.critical must be true or false`);
+      if (typeof raw.critical !== 'boolean')
+        p.add(`CONFIG_FILE: policies.${name}.critical must be true or false`);
       else target.critical = raw.critical;
     }
     if (raw.locks !== undefined) {
@@ -146,7 +175,9 @@ function mergePolicies(
           }
           const merged = { ...(target.locks[lock] ?? { mode: 'off' }), ...slice } as LockSlice;
           if (!LOCK_MODES.includes(merged.mode)) {
-            p.add(`CONFIG_FILE: policies.${name}.locks.${lock}.mode must be one of ${LOCK_MODES.join(', ')}`);
+            p.add(
+              `CONFIG_FILE: policies.${name}.locks.${lock}.mode must be one of ${LOCK_MODES.join(', ')}`,
+            );
           }
           target.locks[lock] = merged;
         }
@@ -165,19 +196,22 @@ export function loadConfig(env: Env = process.env): RampartConfig {
   const p = new Problems();
   const configFile = env.CONFIG_FILE || undefined;
   const file = configFile ? readDataFile(configFile, 'CONFIG_FILE', p) : undefined;
-  if (file !== undefined && !isRecord(file)) p.add('CONFIG_FILE must hold an object at the top level');
+  if (file !== undefined && !isRecord(file))
+    p.add('CONFIG_FILE must hold an object at the top level');
   const fileObj = isRecord(file) ? file : {};
   const { policies: filePolicies, ...sections } = fileObj;
 
   const rateLimitKeySecret = env.RATE_LIMIT_KEY_SECRET || undefined;
-  if (rateLimitKeySecret !== undefined && rateLimitKeySecret.length < 16) p.add('RATE_LIMIT_KEY_SECRET must be at least 16 characters');
+  if (rateLimitKeySecret !== undefined && rateLimitKeySecret.length < 16)
+    p.add('RATE_LIMIT_KEY_SECRET must be at least 16 characters');
   const trustedProxies = list(env, 'TRUSTED_PROXIES');
   for (const cidr of trustedProxies) {
     if (!isValidCidr(cidr)) p.add(`TRUSTED_PROXIES: "${cidr}" is not an IP address or CIDR`);
   }
   const corsOrigins = list(env, 'CORS_ORIGINS');
   for (const o of corsOrigins) {
-    if (!/^https?:\/\/[^/\s]+$/.test(o)) p.add(`CORS_ORIGINS: "${o}" must be an origin such as https://app.example.com`);
+    if (!/^https?:\/\/[^/\s]+$/.test(o))
+      p.add(`CORS_ORIGINS: "${o}" must be an origin such as https://app.example.com`);
   }
 
   const backend = oneOf(env, 'SEARCH_BACKEND', SEARCH_BACKENDS, 'sqlite', p);
@@ -185,15 +219,21 @@ export function loadConfig(env: Env = process.env): RampartConfig {
   if (backend === 'postgres' && !databaseUrl) p.add('SEARCH_BACKEND=postgres needs DATABASE_URL');
 
   const adminToken = env.ADMIN_TOKEN || undefined;
-  if (adminToken !== undefined && adminToken.length < 16) p.add('ADMIN_TOKEN must be at least 16 characters');
+  if (adminToken !== undefined && adminToken.length < 16)
+    p.add('ADMIN_TOKEN must be at least 16 characters');
   const adminTokensFile = env.ADMIN_TOKENS_FILE || undefined;
   const adminTokens = adminTokensFile ? loadAdminTokensFile(adminTokensFile, p) : [];
-  if (adminToken !== undefined && adminTokens.some((t) => t.id === 'env')) p.add('ADMIN_TOKENS_FILE: token id "env" is reserved for ADMIN_TOKEN');
+  if (adminToken !== undefined && adminTokens.some((t) => t.id === 'env'))
+    p.add('ADMIN_TOKENS_FILE: token id "env" is reserved for ADMIN_TOKEN');
 
   const env_ = env.RAMPART_ENV || (env.NODE_ENV === 'production' ? 'prod' : 'dev');
   const service = env.RAMPART_SERVICE || 'rampart';
-  for (const [name, v] of [['RAMPART_ENV', env_], ['RAMPART_SERVICE', service]] as const) {
-    if (!/^[A-Za-z0-9_.-]{1,32}$/.test(v)) p.add(`${name} must be 1-32 characters of [A-Za-z0-9_.-]`);
+  for (const [name, v] of [
+    ['RAMPART_ENV', env_],
+    ['RAMPART_SERVICE', service],
+  ] as const) {
+    if (!/^[A-Za-z0-9_.-]{1,32}$/.test(v))
+      p.add(`${name} must be 1-32 characters of [A-Za-z0-9_.-]`);
   }
 
   const config: RampartConfig = {

@@ -21,7 +21,8 @@ export function maskSecrets(value: unknown): unknown {
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      if (SECRET_KEY.test(k) && v !== undefined && v !== null && typeof v !== 'object') out[k] = '***';
+      if (SECRET_KEY.test(k) && v !== undefined && v !== null && typeof v !== 'object')
+        out[k] = '***';
       else if (/url$/i.test(k) && typeof v === 'string') out[k] = maskUrl(v);
       else out[k] = maskSecrets(v);
     }

@@ -18,7 +18,9 @@ export class HealthController {
   @Get('live')
   @HealthCheck()
   live() {
-    return this.health.check([() => this.indicators.check('process').up({ uptimeSeconds: Math.round(process.uptime()) })]);
+    return this.health.check([
+      () => this.indicators.check('process').up({ uptimeSeconds: Math.round(process.uptime()) }),
+    ]);
   }
 
   /** Every registered dependency answers (Redis when configured, search backend, inference upstream, breakers). */
@@ -34,7 +36,11 @@ export class HealthController {
           try {
             const details = await Promise.race([
               check(ctl.signal),
-              new Promise<never>((_, reject) => ctl.signal.addEventListener('abort', () => reject(new Error(`timed out after ${CHECK_TIMEOUT_MS} ms`)))),
+              new Promise<never>((_, reject) =>
+                ctl.signal.addEventListener('abort', () =>
+                  reject(new Error(`timed out after ${CHECK_TIMEOUT_MS} ms`)),
+                ),
+              ),
             ]);
             return session.up(details ?? {});
           } finally {

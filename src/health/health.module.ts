@@ -22,7 +22,10 @@ export class HealthModule implements OnModuleInit {
     this.registry.register('redis', async () => {
       const t0 = performance.now();
       await this.redis.script('ping', [], ['health']);
-      return { mode: this.redis.client && 'nodes' in this.redis.client ? 'cluster' : 'standalone', pingMs: Math.round((performance.now() - t0) * 100) / 100 };
+      return {
+        mode: this.redis.client && 'nodes' in this.redis.client ? 'cluster' : 'standalone',
+        pingMs: Math.round((performance.now() - t0) * 100) / 100,
+      };
     });
   }
 }

@@ -1,9 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { CidrSet, isValidCidr } from './cidr.js';
-import { AnyReply, AnyRequest, clientAddress, rawUrl, requestState, takeOverReply } from './http-context.js';
+import {
+  AnyReply,
+  AnyRequest,
+  clientAddress,
+  rawUrl,
+  requestState,
+  takeOverReply,
+} from './http-context.js';
 
 function req(peer: string, xff?: string): AnyRequest {
-  return { headers: xff ? { 'x-forwarded-for': xff } : {}, method: 'GET', url: '/', socket: { remoteAddress: peer } as never };
+  return {
+    headers: xff ? { 'x-forwarded-for': xff } : {},
+    method: 'GET',
+    url: '/',
+    socket: { remoteAddress: peer } as never,
+  };
 }
 
 describe(clientAddress.name, () => {
@@ -18,7 +30,9 @@ describe(clientAddress.name, () => {
   });
 
   it('should take the right-most untrusted X-Forwarded-For entry behind a trusted proxy', () => {
-    expect(clientAddress(req('10.1.2.3', '6.6.6.6, 203.0.113.5, 10.9.9.9'), trusted)).toBe('203.0.113.5');
+    expect(clientAddress(req('10.1.2.3', '6.6.6.6, 203.0.113.5, 10.9.9.9'), trusted)).toBe(
+      '203.0.113.5',
+    );
   });
 
   it('should strip the IPv4-mapped IPv6 prefix', () => {
@@ -32,14 +46,22 @@ describe(clientAddress.name, () => {
 });
 
 describe(isValidCidr.name, () => {
-  it.each(['10.0.0.0/8', '192.168.1.1', '::1', 'fd00::/8', '0.0.0.0/0'])('should accept %s', (c) => expect(isValidCidr(c)).toBe(true));
-  it.each(['10.0.0.0/33', 'x', '1.2.3.4/', '1.2.3.4/8/9', '::1/129', ''])('should reject %s', (c) => expect(isValidCidr(c)).toBe(false));
+  it.each(['10.0.0.0/8', '192.168.1.1', '::1', 'fd00::/8', '0.0.0.0/0'])('should accept %s', (c) =>
+    expect(isValidCidr(c)).toBe(true),
+  );
+  it.each(['10.0.0.0/33', 'x', '1.2.3.4/', '1.2.3.4/8/9', '::1/129', ''])('should reject %s', (c) =>
+    expect(isValidCidr(c)).toBe(false),
+  );
 });
 
 describe(rawUrl.name, () => {
   it('should prefer the original (wire) url over a router-rewritten one', () => {
-    expect(rawUrl({ headers: {}, method: 'GET', url: '/x', originalUrl: '/a%2Fb?q=1' })).toBe('/a%2Fb?q=1');
-    expect(rawUrl({ headers: {}, method: 'GET', url: '/x', raw: { url: '/raw?x' } })).toBe('/raw?x');
+    expect(rawUrl({ headers: {}, method: 'GET', url: '/x', originalUrl: '/a%2Fb?q=1' })).toBe(
+      '/a%2Fb?q=1',
+    );
+    expect(rawUrl({ headers: {}, method: 'GET', url: '/x', raw: { url: '/raw?x' } })).toBe(
+      '/raw?x',
+    );
   });
 });
 
@@ -53,17 +75,24 @@ describe(requestState.name, () => {
 });
 
 describe(takeOverReply.name, () => {
-  it('should carry a fastify reply\'s headers over to the raw response and hijack it', () => {
+  it("should carry a fastify reply's headers over to the raw response and hijack it", () => {
     const raw = new Map<string, unknown>();
     let hijacked = false;
     const reply = {
       raw: { setHeader: (n: string, v: unknown) => raw.set(n, v) },
-      getHeaders: () => ({ ratelimit: 'limit=10, remaining=9', 'access-control-allow-origin': 'https://a.example', skipped: undefined }),
+      getHeaders: () => ({
+        ratelimit: 'limit=10, remaining=9',
+        'access-control-allow-origin': 'https://a.example',
+        skipped: undefined,
+      }),
       hijack: () => (hijacked = true),
     } as unknown as AnyReply;
     expect(takeOverReply(reply)).toBe(reply.raw);
     expect(hijacked).toBe(true);
-    expect(Object.fromEntries(raw)).toEqual({ ratelimit: 'limit=10, remaining=9', 'access-control-allow-origin': 'https://a.example' });
+    expect(Object.fromEntries(raw)).toEqual({
+      ratelimit: 'limit=10, remaining=9',
+      'access-control-allow-origin': 'https://a.example',
+    });
   });
 
   it('should hand back an express response as it is', () => {

@@ -26,7 +26,9 @@ export interface AnyRequest {
 export interface AnyReply {
   header?: (name: string, value: string) => unknown;
   setHeader?: (name: string, value: string | number | readonly string[]) => unknown;
-  raw?: NodeJS.WritableStream & { setHeader(name: string, value: string | number | readonly string[]): unknown };
+  raw?: NodeJS.WritableStream & {
+    setHeader(name: string, value: string | number | readonly string[]): unknown;
+  };
 }
 
 const STATE = Symbol.for('rampart.state');
@@ -105,7 +107,10 @@ export function rawResponse(reply: AnyReply): import('node:http').ServerResponse
  */
 export function takeOverReply(reply: AnyReply): import('node:http').ServerResponse {
   const res = rawResponse(reply);
-  const fastify = reply as { hijack?: () => unknown; getHeaders?: () => Record<string, string | number | string[] | undefined> };
+  const fastify = reply as {
+    hijack?: () => unknown;
+    getHeaders?: () => Record<string, string | number | string[] | undefined>;
+  };
   if (typeof fastify.hijack === 'function') {
     for (const [name, value] of Object.entries(fastify.getHeaders?.() ?? {})) {
       if (value !== undefined) res.setHeader(name, value);

@@ -17,7 +17,12 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /** The Nest HTTP adapter for the configured platform. */
 export function createHttpAdapter(config: RampartConfig): ExpressAdapter | FastifyAdapter {
   if (config.httpAdapter === 'fastify') {
-    return new FastifyAdapter({ bodyLimit: config.bodyLimitBytes, trustProxy: false, return503OnClosing: true, maxParamLength: 512 });
+    return new FastifyAdapter({
+      bodyLimit: config.bodyLimitBytes,
+      trustProxy: false,
+      return503OnClosing: true,
+      maxParamLength: 512,
+    });
   }
   return new ExpressAdapter();
 }
@@ -30,27 +35,73 @@ export function createHttpAdapter(config: RampartConfig): ExpressAdapter | Fasti
  */
 export function setupHttp(app: INestApplication, config: RampartConfig, log: Pino): void {
   const metrics = app.get(MetricsService);
-  const observe = (req: IncomingMessage, res: ServerResponse, route: () => string | undefined): void => {
+  const observe = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: () => string | undefined,
+  ): void => {
     const state = requestState(req as unknown as AnyRequest);
     const incoming = req.headers['x-request-id'];
-    state.requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    state.requestId =
+      typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     state.startedAt = performance.now();
     res.setHeader('x-request-id', state.requestId);
     res.once('finish', () => {
       const seconds = (performance.now() - state.startedAt!) / 1000;
       const template = state.route ?? route() ?? 'unmatched';
-      metrics.httpDuration.observe({ method: req.method ?? 'GET', route: template, status: String(res.statusCode) }, seconds);
+      metrics.httpDuration.observe(
+        { method: req.method ?? 'GET', route: template, status: String(res.statusCode) },
+        seconds,
+      );
       if (log.isLevelEnabled('info')) {
-        log.info({ reqId: state.requestId, method: req.method, route: template, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10, policy: state.policy, app: state.appId }, 'request');
+        log.info(
+          {
+            reqId: state.requestId,
+            method: req.method,
+            route: template,
+            status: res.statusCode,
+            ms: Math.round(seconds * 1e4) / 10,
+            policy: state.policy,
+            app: state.appId,
+          },
+          'request',
+        );
       }
     });
   };
 
   mapParserErrors(app);
 
-  const cors = config.corsOrigins.length > 0
-    ? { origin: config.corsOrigins, methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], allowedHeaders: ['content-type', 'authorization', 'x-app-id', 'x-timestamp', 'x-nonce', 'x-signature', 'x-key-id', 'x-request-id', 'signature', 'signature-input', 'content-digest', 'x-user-id'], exposedHeaders: ['retry-after', 'ratelimit', 'ratelimit-policy', 'x-request-id', 'rampart-shield', 'rampart-breaker'], maxAge: 600 }
-    : undefined;
+  const cors =
+    config.corsOrigins.length > 0
+      ? {
+          origin: config.corsOrigins,
+          methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+          allowedHeaders: [
+            'content-type',
+            'authorization',
+            'x-app-id',
+            'x-timestamp',
+            'x-nonce',
+            'x-signature',
+            'x-key-id',
+            'x-request-id',
+            'signature',
+            'signature-input',
+            'content-digest',
+            'x-user-id',
+          ],
+          exposedHeaders: [
+            'retry-after',
+            'ratelimit',
+            'ratelimit-policy',
+            'x-request-id',
+            'rampart-shield',
+            'rampart-breaker',
+          ],
+          maxAge: 600,
+        }
+      : undefined;
   const securityHeaders = helmet({ contentSecurityPolicy: false });
 
   if (config.httpAdapter === 'fastify') {
@@ -82,10 +133,16 @@ export function setupHttp(app: INestApplication, config: RampartConfig, log: Pin
   }
 
   const express = app as NestExpressApplication;
-  express.use((req: IncomingMessage & { route?: { path?: string } }, res: ServerResponse, next: () => void) => {
-    observe(req, res, () => req.route?.path);
-    next();
-  });
+  express.use(
+    (
+      req: IncomingMessage & { route?: { path?: string } },
+      res: ServerResponse,
+      next: () => void,
+    ) => {
+      observe(req, res, () => req.route?.path);
+      next();
+    },
+  );
   express.use(securityHeaders);
   if (cors) express.enableCors(cors);
   express.useBodyParser('json', { limit: config.bodyLimitBytes });
@@ -113,5 +170,9 @@ function mapParserErrors(app: INestApplication): void {
   const adapter = app.getHttpAdapter() as unknown as { mapException(err: unknown): unknown };
   const map = adapter.mapException.bind(adapter);
   adapter.mapException = (err: unknown) =>
-    isMalformedBody(err) ? ProblemException.fast(400, 'malformed_body', 'Request body could not be parsed', { detail: 'the body is not valid JSON' }) : map(err);
+    isMalformedBody(err)
+      ? ProblemException.fast(400, 'malformed_body', 'Request body could not be parsed', {
+          detail: 'the body is not valid JSON',
+        })
+      : map(err);
 }

@@ -7,11 +7,15 @@ import type { InferenceCall } from './inference-backend.js';
  * (`requestState(req).signal`, when a breaker wraps the route).
  * `dispose()` stops watching the response.
  */
-export function openInferenceCall(req: AnyRequest, reply: AnyReply): InferenceCall & { dispose(): void } {
+export function openInferenceCall(
+  req: AnyRequest,
+  reply: AnyReply,
+): InferenceCall & { dispose(): void } {
   const res = rawResponse(reply);
   const gone = new AbortController();
   const onClose = (): void => {
-    if (!res.writableFinished) gone.abort(new DOMException('client closed the connection', 'AbortError'));
+    if (!res.writableFinished)
+      gone.abort(new DOMException('client closed the connection', 'AbortError'));
   };
   if (res.destroyed) onClose();
   else res.once('close', onClose);

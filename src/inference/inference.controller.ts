@@ -15,7 +15,10 @@ export class InferenceController {
   @Post('inference')
   @HttpCode(200)
   @Protect('inference')
-  @ApiOperation({ summary: 'Chat completion (OpenAI chat-completions body); `stream: true` answers with server-sent events' })
+  @ApiOperation({
+    summary:
+      'Chat completion (OpenAI chat-completions body); `stream: true` answers with server-sent events',
+  })
   complete(
     @Body() body: ChatCompletionRequestDto,
     @Req() req: AnyRequest,

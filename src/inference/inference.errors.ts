@@ -24,24 +24,52 @@ export class InferenceError extends ProblemException {
 }
 
 /** Upstream answered 4xx: the same status goes back to the caller. */
-export function upstreamRejected(status: number, detail: string, headers: Record<string, string> = {}): InferenceError {
-  return new InferenceError('rejected', status, 'upstream_rejected', 'The inference upstream rejected the request', { detail, headers, upstream_status: status });
+export function upstreamRejected(
+  status: number,
+  detail: string,
+  headers: Record<string, string> = {},
+): InferenceError {
+  return new InferenceError(
+    'rejected',
+    status,
+    'upstream_rejected',
+    'The inference upstream rejected the request',
+    { detail, headers, upstream_status: status },
+  );
 }
 
 /** Upstream 5xx, unreachable, reset, or an unusable answer: 502. */
 export function upstreamFailed(detail: string, upstreamStatus?: number): InferenceError {
-  const extra = upstreamStatus === undefined ? { detail } : { detail, upstream_status: upstreamStatus };
-  return new InferenceError('failed', 502, 'upstream_error', 'The inference upstream failed', extra);
+  const extra =
+    upstreamStatus === undefined ? { detail } : { detail, upstream_status: upstreamStatus };
+  return new InferenceError(
+    'failed',
+    502,
+    'upstream_error',
+    'The inference upstream failed',
+    extra,
+  );
 }
 
 /** No answer in time: 504. */
 export function upstreamTimeout(detail: string): InferenceError {
-  return new InferenceError('timeout', 504, 'upstream_timeout', 'The inference upstream timed out', { detail });
+  return new InferenceError(
+    'timeout',
+    504,
+    'upstream_timeout',
+    'The inference upstream timed out',
+    { detail },
+  );
 }
 
 /** The caller went away; 499 is only ever seen in logs and metrics. */
 export function clientClosed(): InferenceError {
-  return new InferenceError('client_closed', 499, 'client_closed', 'The client closed the connection');
+  return new InferenceError(
+    'client_closed',
+    499,
+    'client_closed',
+    'The client closed the connection',
+  );
 }
 
 /**

@@ -11,7 +11,9 @@ import { UpstreamBackend } from './upstream/upstream.backend.js';
 /** The upstream proxy when INFERENCE_UPSTREAM_URL is set, else the built-in demo model. */
 export function createInferenceBackend(config: RampartConfig): InferenceBackend {
   const { upstreamUrl } = config.inference;
-  return upstreamUrl ? new UpstreamBackend({ ...config.inference, upstreamUrl }) : new LocalModelBackend();
+  return upstreamUrl
+    ? new UpstreamBackend({ ...config.inference, upstreamUrl })
+    : new LocalModelBackend();
 }
 
 /**
@@ -23,7 +25,10 @@ export function createInferenceBackend(config: RampartConfig): InferenceBackend 
  */
 @Module({
   controllers: [InferenceController],
-  providers: [{ provide: INFERENCE_BACKEND, inject: [RAMPART_CONFIG], useFactory: createInferenceBackend }, InferenceService],
+  providers: [
+    { provide: INFERENCE_BACKEND, inject: [RAMPART_CONFIG], useFactory: createInferenceBackend },
+    InferenceService,
+  ],
   exports: [INFERENCE_BACKEND],
 })
 export class InferenceModule implements OnModuleInit, OnApplicationShutdown {
@@ -33,7 +38,9 @@ export class InferenceModule implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   onModuleInit(): void {
-    this.health.register('inference', (signal) => this.backend.health(signal), { optional: this.backend.kind === 'upstream' });
+    this.health.register('inference', (signal) => this.backend.health(signal), {
+      optional: this.backend.kind === 'upstream',
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {

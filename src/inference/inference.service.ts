@@ -31,11 +31,20 @@ export class InferenceService {
    * written straight to the response, resolving (to undefined) once the
    * stream has ended so interceptors see the call's whole duration.
    */
-  async handle(body: ChatCompletionRequestDto, req: AnyRequest, reply: AnyReply): Promise<ChatCompletion | undefined> {
+  async handle(
+    body: ChatCompletionRequestDto,
+    req: AnyRequest,
+    reply: AnyReply,
+  ): Promise<ChatCompletion | undefined> {
     const call = openInferenceCall(req, reply);
-    const end = this.duration.startTimer({ backend: this.backend.kind, mode: body.stream ? 'stream' : 'json' });
+    const end = this.duration.startTimer({
+      backend: this.backend.kind,
+      mode: body.stream ? 'stream' : 'json',
+    });
     try {
-      const result = body.stream ? await this.backend.stream(body, call, new SseResponse(reply, call.clientGone)) : await this.backend.complete(body, call);
+      const result = body.stream
+        ? await this.backend.stream(body, call, new SseResponse(reply, call.clientGone))
+        : await this.backend.complete(body, call);
       end({ outcome: call.clientGone.aborted ? 'client_closed' : 'ok' });
       return result ?? undefined;
     } catch (err) {

@@ -20,7 +20,12 @@ export interface ChatCompletion {
   /** Seconds since the epoch. */
   created: number;
   model: string;
-  choices: { index: number; message: { role: 'assistant'; content: string }; finish_reason: FinishReason; logprobs: null }[];
+  choices: {
+    index: number;
+    message: { role: 'assistant'; content: string };
+    finish_reason: FinishReason;
+    logprobs: null;
+  }[];
   usage: ChatUsage;
   [extra: string]: unknown;
 }
@@ -30,7 +35,12 @@ export interface ChatCompletionChunk {
   object: 'chat.completion.chunk';
   created: number;
   model: string;
-  choices: { index: number; delta: { role?: 'assistant'; content?: string }; finish_reason: FinishReason | null; logprobs: null }[];
+  choices: {
+    index: number;
+    delta: { role?: 'assistant'; content?: string };
+    finish_reason: FinishReason | null;
+    logprobs: null;
+  }[];
   /** Only on the last chunk, and only when `stream_options.include_usage` asked for it (then `choices` is empty). */
   usage?: ChatUsage | null;
 }
@@ -41,5 +51,9 @@ export function completionId(): string {
 }
 
 export function usage(prompt: number, completion: number): ChatUsage {
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+  };
 }

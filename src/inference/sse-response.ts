@@ -77,7 +77,10 @@ function serverClosing(socket: Socket): boolean {
  * Ends a stream that already sent its headers after a failure: one OpenAI-style
  * error event (OpenAI's SDKs raise it as an APIError), then the end of the stream.
  */
-export async function endWithError(sink: SseSink, err: { problem: { error: string; title: string; detail?: string } }): Promise<void> {
+export async function endWithError(
+  sink: SseSink,
+  err: { problem: { error: string; title: string; detail?: string } },
+): Promise<void> {
   const { error, title, detail } = err.problem;
   await sink.event({ error: { message: detail ?? title, type: error, code: error } });
   await sink.end();

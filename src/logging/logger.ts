@@ -19,7 +19,12 @@ const REDACT = [
 /** Structured JSON logs on stdout. */
 export function createPino(level: LogLevel, destination?: NodeJS.WritableStream): Pino {
   return pino(
-    { level, base: { service: 'rampart' }, redact: { paths: REDACT, censor: '***' }, timestamp: pino.stdTimeFunctions.isoTime },
+    {
+      level,
+      base: { service: 'rampart' },
+      redact: { paths: REDACT, censor: '***' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
     destination ?? pino.destination({ sync: false }),
   );
 }
@@ -28,9 +33,15 @@ export function createPino(level: LogLevel, destination?: NodeJS.WritableStream)
 export class PinoNestLogger implements LoggerService {
   constructor(readonly pino: Pino) {}
 
-  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, rest: unknown[]): void {
-    const context = typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;
-    if (typeof message === 'object' && message !== null) this.pino[level]({ context, ...(message as object) });
+  private write(
+    level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal',
+    message: unknown,
+    rest: unknown[],
+  ): void {
+    const context =
+      typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;
+    if (typeof message === 'object' && message !== null)
+      this.pino[level]({ context, ...(message as object) });
     else this.pino[level]({ context }, String(message));
   }
 
@@ -40,7 +51,8 @@ export class PinoNestLogger implements LoggerService {
   error(message: unknown, ...rest: unknown[]): void {
     // Nest passes (message, stack, context); keep the stack as a field.
     const stack = rest.length >= 2 && typeof rest[0] === 'string' ? rest[0] : undefined;
-    if (stack && typeof message === 'string') this.write('error', { msg: message, stack }, rest.slice(1));
+    if (stack && typeof message === 'string')
+      this.write('error', { msg: message, stack }, rest.slice(1));
     else this.write('error', message, rest);
   }
   warn(message: unknown, ...rest: unknown[]): void {

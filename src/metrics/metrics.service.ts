@@ -41,9 +41,20 @@ export class MetricsService {
     return new Gauge({ name, help, labelNames, registers: [this.registry] });
   }
 
-  histogram<L extends string>(name: string, help: string, labelNames: readonly L[] = [], buckets?: number[]): Histogram<L> {
+  histogram<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    buckets?: number[],
+  ): Histogram<L> {
     const existing = this.registry.getSingleMetric(name);
     if (existing) return existing as Histogram<L>;
-    return new Histogram({ name, help, labelNames, registers: [this.registry], ...(buckets ? { buckets } : {}) });
+    return new Histogram({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      ...(buckets ? { buckets } : {}),
+    });
   }
 }

@@ -17,7 +17,10 @@ export class ProbeController {
   /** The identity the locks gave this request (app and tier after a verified signature). */
   @Get('whoami')
   @Protect('whoami')
-  @ApiOkResponse({ description: 'Identity as seen by the locks', schema: { example: { app: 'demo-app', tier: 'free' } } })
+  @ApiOkResponse({
+    description: 'Identity as seen by the locks',
+    schema: { example: { app: 'demo-app', tier: 'free' } },
+  })
   whoami(@Req() req: AnyRequest): { app: string | null; tier: string | null } {
     const s = requestState(req);
     return { app: s.appId ?? null, tier: s.tier ?? null };

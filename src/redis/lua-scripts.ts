@@ -33,8 +33,17 @@ export function parseLuaHeader(name: string, source: string): LuaScript {
     }
   }
   const missing = ['keys', 'argv', 'returns'].filter((f) => !fields[f]);
-  if (missing.length > 0) throw new Error(`lua/${name}.lua: header lacks ${missing.map((f) => (f === 'returns' ? 'Returns' : f.toUpperCase())).join(', ')}`);
-  return { name, source, keys: fields.keys!.join(' '), argv: fields.argv!.join(' '), returns: fields.returns!.join(' ') };
+  if (missing.length > 0)
+    throw new Error(
+      `lua/${name}.lua: header lacks ${missing.map((f) => (f === 'returns' ? 'Returns' : f.toUpperCase())).join(', ')}`,
+    );
+  return {
+    name,
+    source,
+    keys: fields.keys!.join(' '),
+    argv: fields.argv!.join(' '),
+    returns: fields.returns!.join(' '),
+  };
 }
 
 /** Every script under `lua/`, read once. */

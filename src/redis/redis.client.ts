@@ -19,7 +19,8 @@ export function limiterOptions(cfg: RedisConfig): RedisOptions {
     connectTimeout: cfg.connectTimeoutMs,
     enableReadyCheck: true,
     lazyConnect: true,
-    retryStrategy: (attempt: number) => Math.min(cfg.maxReconnectDelayMs, 50 * 2 ** Math.min(attempt, 10)),
+    retryStrategy: (attempt: number) =>
+      Math.min(cfg.maxReconnectDelayMs, 50 * 2 ** Math.min(attempt, 10)),
     reconnectOnError: () => false,
   };
 }
@@ -38,7 +39,8 @@ export function createRedisClient(cfg: RedisConfig, name: string): RedisClient |
       retryDelayOnClusterDown: 50,
       retryDelayOnTryAgain: 50,
       slotsRefreshTimeout: cfg.connectTimeoutMs,
-      clusterRetryStrategy: (attempt: number) => Math.min(cfg.maxReconnectDelayMs, 50 * 2 ** Math.min(attempt, 10)),
+      clusterRetryStrategy: (attempt: number) =>
+        Math.min(cfg.maxReconnectDelayMs, 50 * 2 ** Math.min(attempt, 10)),
       redisOptions: { ...base, connectionName: name, ...(tls ? { tls } : {}) },
     });
   }

@@ -27,8 +27,17 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     metrics: MetricsService,
   ) {
     this.client = createRedisClient(config.redis, `${config.service}:${config.env}`);
-    this.scriptErrors = metrics.counter('rampart_redis_errors_total', 'Redis command failures by script and kind', ['script', 'kind']);
-    this.latency = metrics.histogram('rampart_redis_script_seconds', 'Lua script latency seen by the app', ['script'], [0.0002, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1]);
+    this.scriptErrors = metrics.counter(
+      'rampart_redis_errors_total',
+      'Redis command failures by script and kind',
+      ['script', 'kind'],
+    );
+    this.latency = metrics.histogram(
+      'rampart_redis_script_seconds',
+      'Lua script latency seen by the app',
+      ['script'],
+      [0.0002, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
+    );
   }
 
   /** True when Redis is configured (whether or not it is reachable right now). */
@@ -52,7 +61,9 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
       this.client?.defineCommand(s.name, { lua: s.source });
     }
     if (!this.client) {
-      this.logger.warn('no REDIS_URL / REDIS_CLUSTER_NODES: running on in-process memory stores; state is NOT shared between instances');
+      this.logger.warn(
+        'no REDIS_URL / REDIS_CLUSTER_NODES: running on in-process memory stores; state is NOT shared between instances',
+      );
       return;
     }
     // During an outage ioredis reports an error per reconnect attempt: log transitions, not every attempt.
@@ -69,11 +80,15 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
       await this.client.connect();
     } catch (err) {
       // Boot goes on: each lock has a written decision for an unreachable Redis, and ioredis keeps reconnecting.
-      this.logger.warn(`redis not reachable at boot (${(err as Error).message}); locks apply their failure modes until it is`);
+      this.logger.warn(
+        `redis not reachable at boot (${(err as Error).message}); locks apply their failure modes until it is`,
+      );
       return;
     }
     await this.preload();
-    this.logger.log(`connected (${this.config.redis.clusterNodes.length > 0 ? 'cluster' : 'standalone'}), ${this.scripts.size} lua scripts loaded`);
+    this.logger.log(
+      `connected (${this.config.redis.clusterNodes.length > 0 ? 'cluster' : 'standalone'}), ${this.scripts.size} lua scripts loaded`,
+    );
   }
 
   /** SCRIPT LOAD on every master, so the first calls are EVALSHA and a broken script stops the boot, named. */
@@ -85,7 +100,9 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
         await Promise.all(nodes.map((n) => n.script('LOAD', s.source)));
       } catch (err) {
         if (isUnavailable(err)) {
-          this.logger.warn(`could not preload lua/${s.name}.lua (${(err as Error).message}); it loads on first use`);
+          this.logger.warn(
+            `could not preload lua/${s.name}.lua (${(err as Error).message}); it loads on first use`,
+          );
           continue;
         }
         throw new RedisScriptError(s.name, (err as Error).message);
@@ -98,8 +115,12 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
    * Availability problems become RedisUnavailableError, anything else a
    * RedisScriptError naming the script.
    */
-  async script<T = unknown>(name: string, keys: readonly string[], args: readonly (string | number)[]): Promise<T> {
-    const fn = this.client ? ((this.client as unknown as Record<string, ScriptFn>)[name]) : undefined;
+  async script<T = unknown>(
+    name: string,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<T> {
+    const fn = this.client ? (this.client as unknown as Record<string, ScriptFn>)[name] : undefined;
     if (!this.client) throw new RedisUnavailableError(name, 'redis is not configured');
     if (typeof fn !== 'function') throw new RedisScriptError(name, 'no such script under lua/');
     const t0 = performance.now();
@@ -125,7 +146,9 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   private wrap(name: string, err: unknown): Error {
     if (isUnavailable(err)) {
       this.scriptErrors.inc({ script: name, kind: 'unavailable' });
-      return err instanceof RedisUnavailableError ? err : new RedisUnavailableError(name, (err as Error).message);
+      return err instanceof RedisUnavailableError
+        ? err
+        : new RedisUnavailableError(name, (err as Error).message);
     }
     this.scriptErrors.inc({ script: name, kind: 'error' });
     return new RedisScriptError(name, (err as Error).message);
@@ -138,13 +161,21 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     const sub =
       'nodes' in this.client
         ? this.client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: false })
-        : this.client.duplicate({ enableOfflineQueue: true, lazyConnect: false, maxRetriesPerRequest: null });
+        : this.client.duplicate({
+            enableOfflineQueue: true,
+            lazyConnect: false,
+            maxRetriesPerRequest: null,
+          });
     sub.on('error', (err: Error) => this.logger.warn(`redis subscriber error: ${err.message}`));
     this.subscribers.push(sub);
     return sub;
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.allSettled([...this.subscribers, ...(this.client ? [this.client] : [])].map((c) => c.quit().catch(() => c.disconnect())));
+    await Promise.allSettled(
+      [...this.subscribers, ...(this.client ? [this.client] : [])].map((c) =>
+        c.quit().catch(() => c.disconnect()),
+      ),
+    );
   }
 }

@@ -3,10 +3,22 @@
  * (Rampart-HMAC-SHA256). `import { signRequest, createSignedFetch } from 'rampart/sdk'`.
  * The canonicalisation is the server's own code (one implementation).
  */
-export type { SigningCredentials, SignRequestOptions, SignedRequest, SignatureHeaderValues } from './sign-request.js';
+export type {
+  SigningCredentials,
+  SignRequestOptions,
+  SignedRequest,
+  SignatureHeaderValues,
+} from './sign-request.js';
 export { signRequest, signRequestDetailed, wireTarget } from './sign-request.js';
 export type { FetchLike } from './signed-fetch.js';
 export { createSignedFetch, signedFetch } from './signed-fetch.js';
 export { signingInterceptor } from './undici-interceptor.js';
-export { EMPTY_BODY_SHA256, SIGNATURE_HEADERS, bodySha256Hex, canonicalQuery, canonicalTarget, stringToSign } from '../locks/signature/canonical.js';
+export {
+  EMPTY_BODY_SHA256,
+  SIGNATURE_HEADERS,
+  bodySha256Hex,
+  canonicalQuery,
+  canonicalTarget,
+  stringToSign,
+} from '../locks/signature/canonical.js';
 export { contentDigest } from '../locks/signature/content-digest.js';

@@ -31,7 +31,11 @@ function contentTypeFor(file: string): string {
 }
 
 /** The `sign` CLI without process globals; returns the exit code. */
-export function runSignCli(argv: string[], env: Record<string, string | undefined>, io: CliIo): number {
+export function runSignCli(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: CliIo,
+): number {
   let parsed;
   try {
     parsed = parseArgs({
@@ -66,7 +70,8 @@ export function runSignCli(argv: string[], env: Record<string, string | undefine
   if (url && !/^https?:\/\//.test(url)) problems.push('URL must be absolute (http:// or https://)');
   if (!appId) problems.push('no app id: set RAMPART_APP_ID or --app-id');
   if (!secret) problems.push('no secret: set RAMPART_APP_SECRET or --secret');
-  if (v.timestamp !== undefined && !/^\d{13}$/.test(v.timestamp)) problems.push('--timestamp must be milliseconds since the epoch (13 digits)');
+  if (v.timestamp !== undefined && !/^\d{13}$/.test(v.timestamp))
+    problems.push('--timestamp must be milliseconds since the epoch (13 digits)');
   if (problems.length > 0) {
     io.err(`${problems.join('\n')}\n\n${USAGE}`);
     return 2;
@@ -76,12 +81,23 @@ export function runSignCli(argv: string[], env: Record<string, string | undefine
     try {
       body = io.readFile(bodyFile);
     } catch (e) {
-      io.err(`cannot read ${bodyFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      io.err(
+        `cannot read ${bodyFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
       return 2;
     }
   }
   const u = new URL(url!);
-  const signed = signRequestDetailed({ appId: appId!, secret: secret!, keyId, method: method!, url: u, body, timestamp: v.timestamp, nonce: v.nonce });
+  const signed = signRequestDetailed({
+    appId: appId!,
+    secret: secret!,
+    keyId,
+    method: method!,
+    url: u,
+    body,
+    timestamp: v.timestamp,
+    nonce: v.nonce,
+  });
   for (const [k, val] of Object.entries(signed.headers)) io.out(`${k}: ${val}`);
   if (v.explain) {
     io.out('');
@@ -89,7 +105,8 @@ export function runSignCli(argv: string[], env: Record<string, string | undefine
     for (const line of signed.stringToSign.split('\n')) io.out(line);
   }
   const extra = v.header ?? [];
-  if (bodyFile !== undefined && !extra.some((h) => /^content-type\s*:/i.test(h))) extra.push(`content-type: ${contentTypeFor(bodyFile)}`);
+  if (bodyFile !== undefined && !extra.some((h) => /^content-type\s*:/i.test(h)))
+    extra.push(`content-type: ${contentTypeFor(bodyFile)}`);
   const parts = ['curl', '-sS', '-X', method!.toUpperCase(), quote(u.href)];
   for (const [k, val] of Object.entries(signed.headers)) parts.push('-H', quote(`${k}: ${val}`));
   for (const h of extra) parts.push('-H', quote(h));

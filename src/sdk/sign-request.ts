@@ -39,7 +39,9 @@ export function wireTarget(url: string | URL): string {
   return u.pathname + u.search;
 }
 
-export function bodyBytes(body: string | Uint8Array | ArrayBuffer | undefined): Uint8Array | string | undefined {
+export function bodyBytes(
+  body: string | Uint8Array | ArrayBuffer | undefined,
+): Uint8Array | string | undefined {
   return body instanceof ArrayBuffer ? new Uint8Array(body) : body;
 }
 

@@ -17,7 +17,10 @@ async function read(name: string, text: string): Promise<CorpusRow[]> {
 
 describe(readCorpus.name, () => {
   it('should read JSON Lines and report each bad line by number', async () => {
-    const rows = await read('a.jsonl', '{"id":"1","name":"One"}\n\n{"id":"2"\n[1,2]\n{"id":"3","name":""}\r\n{"id":"4","name":"Four"}\n');
+    const rows = await read(
+      'a.jsonl',
+      '{"id":"1","name":"One"}\n\n{"id":"2"\n[1,2]\n{"id":"3","name":""}\r\n{"id":"4","name":"Four"}\n',
+    );
     expect(rows).toEqual([
       { line: 1, item: { id: '1', name: 'One' } },
       { line: 3, error: expect.stringMatching(/^not valid JSON: /) as unknown as string },
@@ -28,7 +31,10 @@ describe(readCorpus.name, () => {
   });
 
   it('should read CSV by its header and report rows with the wrong number of fields', async () => {
-    const rows = await read('a.csv', 'id,name,country,population\r\n1,"Paris, FR",FR,2138551\n2,Two\n3,"multi\nline",XX,\n4,x,"bad"q,1\n');
+    const rows = await read(
+      'a.csv',
+      'id,name,country,population\r\n1,"Paris, FR",FR,2138551\n2,Two\n3,"multi\nline",XX,\n4,x,"bad"q,1\n',
+    );
     expect(rows).toEqual([
       { line: 2, item: { id: '1', name: 'Paris, FR', country: 'FR', population: 2138551 } },
       { line: 3, error: 'has 2 fields, the header has 4' },
@@ -38,7 +44,9 @@ describe(readCorpus.name, () => {
   });
 
   it('should refuse a CSV file whose header has no id or name column', async () => {
-    await expect(read('b.csv', 'key,title\n1,x\n')).rejects.toThrow(/header row \(line 1\) has no id or name column/);
+    await expect(read('b.csv', 'key,title\n1,x\n')).rejects.toThrow(
+      /header row \(line 1\) has no id or name column/,
+    );
   });
 });
 

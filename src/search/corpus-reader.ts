@@ -18,11 +18,16 @@ export function corpusFormat(path: string): 'jsonl' | 'csv' {
   const ext = extname(path).toLowerCase();
   if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl';
   if (ext === '.csv') return 'csv';
-  throw new CorpusFileError(`${path}: unsupported file type "${ext}" (use .jsonl, .ndjson or .csv)`);
+  throw new CorpusFileError(
+    `${path}: unsupported file type "${ext}" (use .jsonl, .ndjson or .csv)`,
+  );
 }
 
 function lines(path: string): AsyncIterable<string> {
-  return createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  return createInterface({
+    input: createReadStream(path, { encoding: 'utf8' }),
+    crlfDelay: Infinity,
+  });
 }
 
 /** Reads a JSON Lines or CSV corpus row by row; bad rows are reported, never thrown. */
@@ -39,7 +44,8 @@ export async function* readCorpus(path: string): AsyncGenerator<CorpusRow> {
         yield { line, error: `not valid JSON: ${(e as Error).message}` };
         continue;
       }
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) yield { line, error: 'not a JSON object' };
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        yield { line, error: 'not a JSON object' };
       else yield { line, ...rowToSearchItem(value as Record<string, unknown>) };
     }
     return;
@@ -47,20 +53,32 @@ export async function* readCorpus(path: string): AsyncGenerator<CorpusRow> {
   let header: string[] | undefined;
   for await (const rec of csvRecords(lines(path))) {
     if ('error' in rec) {
-      if (!header) throw new CorpusFileError(`${path}: line ${rec.line}: the header row cannot be read: ${rec.error}`);
+      if (!header)
+        throw new CorpusFileError(
+          `${path}: line ${rec.line}: the header row cannot be read: ${rec.error}`,
+        );
       yield rec;
       continue;
     }
     if (!header) {
       header = rec.fields.map((f) => f.trim());
       const missing = ['id', 'name'].filter((c) => !header!.includes(c));
-      if (missing.length > 0) throw new CorpusFileError(`${path}: the header row (line ${rec.line}) has no ${missing.join(' or ')} column`);
+      if (missing.length > 0)
+        throw new CorpusFileError(
+          `${path}: the header row (line ${rec.line}) has no ${missing.join(' or ')} column`,
+        );
       continue;
     }
     if (rec.fields.length !== header.length) {
-      yield { line: rec.line, error: `has ${rec.fields.length} fields, the header has ${header.length}` };
+      yield {
+        line: rec.line,
+        error: `has ${rec.fields.length} fields, the header has ${header.length}`,
+      };
       continue;
     }
-    yield { line: rec.line, ...rowToSearchItem(Object.fromEntries(header.map((h, i) => [h, rec.fields[i]]))) };
+    yield {
+      line: rec.line,
+      ...rowToSearchItem(Object.fromEntries(header.map((h, i) => [h, rec.fields[i]]))),
+    };
   }
 }

@@ -16,7 +16,9 @@ export interface CsvError {
  * quotes, line breaks allowed inside quotes). Blank lines are skipped. A
  * malformed record is reported with its line number and skipped.
  */
-export async function* csvRecords(lines: AsyncIterable<string> | Iterable<string>): AsyncGenerator<CsvRecord | CsvError> {
+export async function* csvRecords(
+  lines: AsyncIterable<string> | Iterable<string>,
+): AsyncGenerator<CsvRecord | CsvError> {
   let lineNo = 0;
   let start = 0;
   let fields: string[] = [];
@@ -67,5 +69,6 @@ export async function* csvRecords(lines: AsyncIterable<string> | Iterable<string
     fields.push(field);
     yield { line: start, fields };
   }
-  if (quoted) yield { line: start, error: 'quoted field never closed (runs to the end of the file)' };
+  if (quoted)
+    yield { line: start, error: 'quoted field never closed (runs to the end of the file)' };
 }

@@ -78,7 +78,8 @@ export async function runIndexCli(argv: string[], io: CliIo): Promise<number> {
     let batch: SearchItem[] = [];
     for (; !next.done; next = await reader.next()) {
       const row = next.value;
-      if (++rows % PROGRESS_EVERY === 0) io.out(`${rows} rows read, ${loaded + batch.length} items, ${bad} bad rows`);
+      if (++rows % PROGRESS_EVERY === 0)
+        io.out(`${rows} rows read, ${loaded + batch.length} items, ${bad} bad rows`);
       if ('error' in row) {
         if (++bad <= MAX_REPORTED) io.err(`${file}:${row.line}: skipped: ${row.error}`);
         continue;
@@ -99,7 +100,9 @@ export async function runIndexCli(argv: string[], io: CliIo): Promise<number> {
     await backend.close();
   }
   if (bad > MAX_REPORTED) io.err(`… and ${bad - MAX_REPORTED} more bad rows`);
-  io.out(`loaded ${loaded} items from ${file} into ${where} in ${Math.round(performance.now() - t0)} ms; ${bad} bad rows skipped`);
+  io.out(
+    `loaded ${loaded} items from ${file} into ${where} in ${Math.round(performance.now() - t0)} ms; ${bad} bad rows skipped`,
+  );
   if (loaded === 0) io.err('nothing was loaded');
   return loaded > 0 && !failed ? 0 : 1;
 }
@@ -111,4 +114,3 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   });
   process.exitCode = code;
 }
-

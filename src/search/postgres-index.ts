@@ -26,13 +26,18 @@ CREATE INDEX IF NOT EXISTS rampart_search_items_tsv ON rampart_search_items USIN
 CREATE TABLE IF NOT EXISTS rampart_search_terms (term text COLLATE "C" PRIMARY KEY, docs integer NOT NULL);
 `;
 
-export const PG_DROP = 'DROP TABLE IF EXISTS rampart_search_items, rampart_search_terms; DELETE FROM rampart_search_meta;';
+export const PG_DROP =
+  'DROP TABLE IF EXISTS rampart_search_items, rampart_search_terms; DELETE FROM rampart_search_meta;';
 
 /** Serialises writers of one schema's index (first-start seeding, adds, clear) across processes. */
-export const PG_WRITE_LOCK = "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.rampart_search'))";
+export const PG_WRITE_LOCK =
+  "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.rampart_search'))";
 
 export async function pgMeta(client: PoolClient, key: string): Promise<string | undefined> {
-  const r = await client.query<{ value: string }>('SELECT value FROM rampart_search_meta WHERE key = $1', [key]);
+  const r = await client.query<{ value: string }>(
+    'SELECT value FROM rampart_search_meta WHERE key = $1',
+    [key],
+  );
   return r.rows[0]?.value;
 }
 
@@ -44,7 +49,9 @@ export async function setPgMeta(client: PoolClient, key: string, value: string):
 }
 
 export async function bumpPgRevision(client: PoolClient): Promise<void> {
-  await client.query("UPDATE rampart_search_meta SET value = (value::bigint + 1)::text WHERE key = 'revision'");
+  await client.query(
+    "UPDATE rampart_search_meta SET value = (value::bigint + 1)::text WHERE key = 'revision'",
+  );
 }
 
 const UPSERT = `
@@ -86,14 +93,22 @@ export async function pgWrite(client: PoolClient, docs: IndexedItem[]): Promise<
     [changed.map(([t]) => t), changed.map(([, n]) => n)],
   );
   const dropped = changed.filter(([, n]) => n < 0).map(([t]) => t);
-  if (dropped.length > 0) await client.query('DELETE FROM rampart_search_terms WHERE term = ANY($1::text[]) AND docs <= 0', [dropped]);
+  if (dropped.length > 0)
+    await client.query(
+      'DELETE FROM rampart_search_terms WHERE term = ANY($1::text[]) AND docs <= 0',
+      [dropped],
+    );
 }
 
 /** Items per INSERT statement. */
 const WRITE_CHUNK = 2_000;
 
 /** Writes any number of items in chunks (inside the caller's transaction). */
-export async function writeChunks(client: PoolClient, docs: IndexedItem[], progress?: (done: number) => void): Promise<void> {
+export async function writeChunks(
+  client: PoolClient,
+  docs: IndexedItem[],
+  progress?: (done: number) => void,
+): Promise<void> {
   for (let i = 0; i < docs.length; i += WRITE_CHUNK) {
     await pgWrite(client, docs.slice(i, i + WRITE_CHUNK));
     progress?.(Math.min(i + WRITE_CHUNK, docs.length));

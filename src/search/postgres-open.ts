@@ -1,5 +1,13 @@
 import type { Pool, PoolClient } from 'pg';
-import { PG_DROP, PG_FORMAT, PG_SCHEMA, PG_WRITE_LOCK, pgMeta, setPgMeta, writeChunks } from './postgres-index.js';
+import {
+  PG_DROP,
+  PG_FORMAT,
+  PG_SCHEMA,
+  PG_WRITE_LOCK,
+  pgMeta,
+  setPgMeta,
+  writeChunks,
+} from './postgres-index.js';
 import { prepareBatch } from './search-document.js';
 import { PROGRESS_EVERY, SearchOpenOptions } from './search-open-options.js';
 
@@ -27,15 +35,21 @@ async function prepare(client: PoolClient, opts: SearchOpenOptions): Promise<voi
   const log = opts.log ?? (() => undefined);
   const where = (await client.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s;
   if (!where) throw new Error('search database: no schema to create tables in (check search_path)');
-  await client.query('CREATE TABLE IF NOT EXISTS rampart_search_meta (key text PRIMARY KEY, value text NOT NULL)');
+  await client.query(
+    'CREATE TABLE IF NOT EXISTS rampart_search_meta (key text PRIMARY KEY, value text NOT NULL)',
+  );
   const format = await pgMeta(client, 'format');
   if (format !== undefined && format !== PG_FORMAT) {
-    log(`search index in schema ${where} has format ${format}, this version needs ${PG_FORMAT}: rebuilding it (reload your own corpus with npm run index)`);
+    log(
+      `search index in schema ${where} has format ${format}, this version needs ${PG_FORMAT}: rebuilding it (reload your own corpus with npm run index)`,
+    );
     await client.query(PG_DROP);
   }
   await client.query(PG_SCHEMA);
   if ((await pgMeta(client, 'initialised')) === '1') {
-    const n = (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM rampart_search_items')).rows[0]!.n;
+    const n = (
+      await client.query<{ n: number }>('SELECT count(*)::int AS n FROM rampart_search_items')
+    ).rows[0]!.n;
     log(`search index in schema ${where} reused (${n} items)`);
     return;
   }

@@ -3,7 +3,12 @@ import { BeforeAddListeners } from './before-add-listeners.js';
 import { cancellableQuery } from './postgres-query.js';
 import { PG_WRITE_LOCK, bumpPgRevision, writeChunks } from './postgres-index.js';
 import { openPostgresIndex } from './postgres-open.js';
-import type { BeforeAddListener, SearchBackend, SearchItem, SearchPage } from './search-backend.interface.js';
+import type {
+  BeforeAddListener,
+  SearchBackend,
+  SearchItem,
+  SearchPage,
+} from './search-backend.interface.js';
 import { ITEM_COLUMNS, ItemRow, prepareBatch, queryOf, rowToItem } from './search-document.js';
 import { ITERATOR_PAGE, SearchOpenOptions } from './search-open-options.js';
 
@@ -23,7 +28,10 @@ export class PostgresSearchBackend implements SearchBackend {
   private constructor(private readonly pool: pg.Pool) {}
 
   /** Connects, creates the tables when needed and indexes the seed corpus the first time. */
-  static async open(url: string, opts: SearchOpenOptions & { poolSize?: number } = {}): Promise<PostgresSearchBackend> {
+  static async open(
+    url: string,
+    opts: SearchOpenOptions & { poolSize?: number } = {},
+  ): Promise<PostgresSearchBackend> {
     const pool = new pg.Pool({
       connectionString: url,
       max: opts.poolSize ?? 10,
@@ -42,14 +50,25 @@ export class PostgresSearchBackend implements SearchBackend {
     }
   }
 
-  async search(q: string, limit: number, offset: number, signal?: AbortSignal): Promise<SearchPage> {
+  async search(
+    q: string,
+    limit: number,
+    offset: number,
+    signal?: AbortSignal,
+  ): Promise<SearchPage> {
     this.ready(signal);
     const { terms, norm } = queryOf(q);
     if (terms.length === 0) return { items: [], total: 0 };
     // Quoted lexemes are taken verbatim by the tsquery input (no parser, no folding); terms hold no quote.
     const query = terms.map((t) => `'${t}'`).join(' & ');
-    const rows = await cancellableQuery<ItemRow & { total: number }>(this.pool, PAGE_SQL, [query, norm, limit, offset], signal);
-    if (rows.length > 0 || offset === 0) return { items: rows.map(rowToItem), total: rows[0]?.total ?? 0 };
+    const rows = await cancellableQuery<ItemRow & { total: number }>(
+      this.pool,
+      PAGE_SQL,
+      [query, norm, limit, offset],
+      signal,
+    );
+    if (rows.length > 0 || offset === 0)
+      return { items: rows.map(rowToItem), total: rows[0]?.total ?? 0 };
     const [row] = await cancellableQuery<{ n: number }>(
       this.pool,
       'SELECT count(*)::int AS n FROM rampart_search_items WHERE tsv @@ $1::tsquery',
@@ -61,16 +80,25 @@ export class PostgresSearchBackend implements SearchBackend {
 
   async getById(id: string, signal?: AbortSignal): Promise<SearchItem | undefined> {
     this.ready(signal);
-    const [row] = await cancellableQuery<ItemRow>(this.pool, `SELECT ${ITEM_COLUMNS} FROM rampart_search_items WHERE id = $1`, [id], signal);
+    const [row] = await cancellableQuery<ItemRow>(
+      this.pool,
+      `SELECT ${ITEM_COLUMNS} FROM rampart_search_items WHERE id = $1`,
+      [id],
+      signal,
+    );
     return row ? rowToItem(row) : undefined;
   }
 
   vocabulary(): AsyncIterable<string> {
-    return this.pages('SELECT term AS v FROM rampart_search_terms WHERE term > $1 ORDER BY term LIMIT $2');
+    return this.pages(
+      'SELECT term AS v FROM rampart_search_terms WHERE term > $1 ORDER BY term LIMIT $2',
+    );
   }
 
   ids(): AsyncIterable<string> {
-    return this.pages('SELECT id AS v FROM rampart_search_items WHERE id > $1 ORDER BY id LIMIT $2');
+    return this.pages(
+      'SELECT id AS v FROM rampart_search_items WHERE id > $1 ORDER BY id LIMIT $2',
+    );
   }
 
   private async *pages(sql: string): AsyncIterable<string> {
@@ -103,7 +131,9 @@ export class PostgresSearchBackend implements SearchBackend {
   }
 
   async clear(): Promise<void> {
-    await this.transaction((client) => client.query('TRUNCATE rampart_search_items, rampart_search_terms'));
+    await this.transaction((client) =>
+      client.query('TRUNCATE rampart_search_items, rampart_search_terms'),
+    );
   }
 
   onBeforeAdd(listener: BeforeAddListener): () => void {

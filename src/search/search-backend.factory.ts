@@ -17,10 +17,14 @@ export function openSearchBackend(
   opts: { log?: (message: string) => void; seed?: 'cities' | 'none' } = {},
 ): Promise<SearchBackend> {
   const seed = opts.seed ?? searchSettings(config).seed;
-  const open: SearchOpenOptions = { log: opts.log, seed: seed === 'cities' ? { name: CITIES_CORPUS, load: loadCities } : undefined };
+  const open: SearchOpenOptions = {
+    log: opts.log,
+    seed: seed === 'cities' ? { name: CITIES_CORPUS, load: loadCities } : undefined,
+  };
   if (config.search.backend === 'postgres') {
     const url = config.search.databaseUrl;
-    if (!url) return Promise.reject(new ConfigError(['SEARCH_BACKEND=postgres needs DATABASE_URL']));
+    if (!url)
+      return Promise.reject(new ConfigError(['SEARCH_BACKEND=postgres needs DATABASE_URL']));
     return PostgresSearchBackend.open(url, open);
   }
   return SqliteSearchBackend.open(config.search.sqlitePath, open);

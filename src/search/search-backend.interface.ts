@@ -2,7 +2,8 @@
 export const SEARCH_BACKEND = Symbol.for('rampart.SearchBackend');
 
 /** A JSON value kept with an item and returned as is. */
-export type FieldValue = string | number | boolean | null | FieldValue[] | { [key: string]: FieldValue };
+export type FieldValue =
+  string | number | boolean | null | FieldValue[] | { [key: string]: FieldValue };
 
 /**
  * One searchable item. The shipped corpus holds world cities; a user's own

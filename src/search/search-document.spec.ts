@@ -3,7 +3,9 @@ import { SearchItemError, indexItem, prepareBatch, queryOf, rowToItem } from './
 
 describe(indexItem.name, () => {
   it('should index name, alternative names and country, each term once', () => {
-    expect(indexItem({ id: '1', name: 'São Paulo', altNames: ['Sao Paulo', 'Sampa'], country: 'BR' })).toMatchObject({
+    expect(
+      indexItem({ id: '1', name: 'São Paulo', altNames: ['Sao Paulo', 'Sampa'], country: 'BR' }),
+    ).toMatchObject({
       terms: ['sao', 'paulo', 'sampa', 'br'],
       nameNorm: 'sao paulo',
     });
@@ -44,7 +46,16 @@ describe(queryOf.name, () => {
 describe(rowToItem.name, () => {
   it('should leave absent values out and parse JSON columns', () => {
     expect(
-      rowToItem({ id: '1', name: 'n', country: null, population: 0, lat: null, lon: null, alt_names: '["a"]', fields: '{"k":[1]}' }),
+      rowToItem({
+        id: '1',
+        name: 'n',
+        country: null,
+        population: 0,
+        lat: null,
+        lon: null,
+        alt_names: '["a"]',
+        fields: '{"k":[1]}',
+      }),
     ).toEqual({ id: '1', name: 'n', population: 0, altNames: ['a'], fields: { k: [1] } });
   });
 });

@@ -23,12 +23,18 @@ function check(item: SearchItem): void {
   if (typeof item?.id !== 'string' || item.id.length === 0 || item.id.length > MAX_ID_LENGTH) {
     throw new SearchItemError(`${where}: id must be a string of 1-${MAX_ID_LENGTH} characters`);
   }
-  if (typeof item.name !== 'string' || item.name.trim() === '') throw new SearchItemError(`${where}: name must be a non-empty string`);
-  if (item.population !== undefined && !(Number.isSafeInteger(item.population) && item.population >= 0)) {
+  if (typeof item.name !== 'string' || item.name.trim() === '')
+    throw new SearchItemError(`${where}: name must be a non-empty string`);
+  if (
+    item.population !== undefined &&
+    !(Number.isSafeInteger(item.population) && item.population >= 0)
+  ) {
     throw new SearchItemError(`${where}: population must be a whole number ≥ 0`);
   }
-  if (item.lat !== undefined && !(Number.isFinite(item.lat) && Math.abs(item.lat) <= 90)) throw new SearchItemError(`${where}: lat must lie in -90..90`);
-  if (item.lon !== undefined && !(Number.isFinite(item.lon) && Math.abs(item.lon) <= 180)) throw new SearchItemError(`${where}: lon must lie in -180..180`);
+  if (item.lat !== undefined && !(Number.isFinite(item.lat) && Math.abs(item.lat) <= 90))
+    throw new SearchItemError(`${where}: lat must lie in -90..90`);
+  if (item.lon !== undefined && !(Number.isFinite(item.lon) && Math.abs(item.lon) <= 180))
+    throw new SearchItemError(`${where}: lon must lie in -180..180`);
 }
 
 /** Terms and normalised name of one item (validated). */
@@ -42,7 +48,10 @@ export function indexItem(item: SearchItem): IndexedItem {
 }
 
 /** Validates and indexes a batch; a repeated id keeps its last version (upsert semantics, as SQL would). */
-export function prepareBatch(items: readonly SearchItem[]): { docs: IndexedItem[]; batch: AddBatch } {
+export function prepareBatch(items: readonly SearchItem[]): {
+  docs: IndexedItem[];
+  batch: AddBatch;
+} {
   const byId = new Map<string, IndexedItem>();
   for (const item of items) {
     const doc = indexItem(item);
@@ -84,13 +93,31 @@ export function rowToItem(row: ItemRow): SearchItem {
   if (row.population !== null) item.population = row.population;
   if (row.lat !== null) item.lat = row.lat;
   if (row.lon !== null) item.lon = row.lon;
-  if (row.alt_names !== null) item.altNames = typeof row.alt_names === 'string' ? (JSON.parse(row.alt_names) as string[]) : row.alt_names;
-  if (row.fields !== null) item.fields = typeof row.fields === 'string' ? (JSON.parse(row.fields) as Record<string, FieldValue>) : row.fields;
+  if (row.alt_names !== null)
+    item.altNames =
+      typeof row.alt_names === 'string' ? (JSON.parse(row.alt_names) as string[]) : row.alt_names;
+  if (row.fields !== null)
+    item.fields =
+      typeof row.fields === 'string'
+        ? (JSON.parse(row.fields) as Record<string, FieldValue>)
+        : row.fields;
   return item;
 }
 
 /** Column values of an item for an INSERT, in the order of {@link ItemRow} plus name_norm. */
-export function itemValues(doc: IndexedItem): [string, string, string | null, number | null, number | null, number | null, string | null, string | null, string] {
+export function itemValues(
+  doc: IndexedItem,
+): [
+  string,
+  string,
+  string | null,
+  number | null,
+  number | null,
+  number | null,
+  string | null,
+  string | null,
+  string,
+] {
   const { item } = doc;
   return [
     item.id,

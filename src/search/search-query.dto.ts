@@ -4,7 +4,13 @@ import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 
 /** Query string of `GET /v1/search`. */
 export class SearchQueryDto {
-  @ApiProperty({ description: 'Search text; every term must match (whole terms, case and accents ignored). 1-256 characters after trimming.', minLength: 1, maxLength: 256, example: 'new york' })
+  @ApiProperty({
+    description:
+      'Search text; every term must match (whole terms, case and accents ignored). 1-256 characters after trimming.',
+    minLength: 1,
+    maxLength: 256,
+    example: 'new york',
+  })
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @Length(1, 256)

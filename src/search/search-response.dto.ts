@@ -24,7 +24,12 @@ export class SearchItemDto implements SearchItem {
   @ApiPropertyOptional({ type: [String] })
   altNames?: string[];
 
-  @ApiPropertyOptional({ description: 'Other attributes, returned as stored', type: 'object', additionalProperties: true, example: { featureCode: 'PPLC', adminCode: '11' } })
+  @ApiPropertyOptional({
+    description: 'Other attributes, returned as stored',
+    type: 'object',
+    additionalProperties: true,
+    example: { featureCode: 'PPLC', adminCode: '11' },
+  })
   fields?: Record<string, FieldValue>;
 }
 

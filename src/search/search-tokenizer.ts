@@ -20,7 +20,12 @@ const SEPARATORS = /[^\p{L}\p{N}]+/u;
 
 /** Splits text into search terms (may repeat; see {@link uniqueTerms}). */
 export function tokenize(text: string): string[] {
-  const folded = text.normalize('NFKC').toLowerCase().normalize('NFD').replace(MARKS, '').normalize('NFC');
+  const folded = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(MARKS, '')
+    .normalize('NFC');
   const out: string[] = [];
   for (const raw of folded.split(SEPARATORS)) {
     if (raw.length === 0) continue;

@@ -1,5 +1,12 @@
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Protect } from '../chain/protect.decorator.js';
 import { ProblemException } from '../common/problem.exception.js';
 import { AnyRequest, requestState } from '../http/http-context.js';
@@ -20,12 +27,28 @@ export class SearchController {
   @Protect('search')
   @ApiOperation({ summary: 'Full-text search: every term of q must match' })
   @ApiOkResponse({ type: SearchResponseDto })
-  @ApiBadRequestResponse({ ...PROBLEM, description: 'q missing or longer than 256 characters, limit or offset out of range (validation_failed)' })
-  @ApiServiceUnavailableResponse({ ...PROBLEM, description: 'search backend unavailable (search_unavailable)' })
+  @ApiBadRequestResponse({
+    ...PROBLEM,
+    description:
+      'q missing or longer than 256 characters, limit or offset out of range (validation_failed)',
+  })
+  @ApiServiceUnavailableResponse({
+    ...PROBLEM,
+    description: 'search backend unavailable (search_unavailable)',
+  })
   async search(@Query() query: SearchQueryDto, @Req() req: AnyRequest): Promise<SearchResponseDto> {
     const { signal } = requestState(req);
-    const page = await this.call(() => this.backend.search(query.q, query.limit, query.offset, signal), signal);
-    return { query: query.q, total: page.total, items: page.items, limit: query.limit, offset: query.offset };
+    const page = await this.call(
+      () => this.backend.search(query.q, query.limit, query.offset, signal),
+      signal,
+    );
+    return {
+      query: query.q,
+      total: page.total,
+      items: page.items,
+      limit: query.limit,
+      offset: query.offset,
+    };
   }
 
   @Get('items/:id')
@@ -33,11 +56,20 @@ export class SearchController {
   @ApiOperation({ summary: 'One item by id' })
   @ApiOkResponse({ type: SearchItemDto })
   @ApiNotFoundResponse({ ...PROBLEM, description: 'no item with this id (item_not_found)' })
-  @ApiServiceUnavailableResponse({ ...PROBLEM, description: 'search backend unavailable (search_unavailable)' })
+  @ApiServiceUnavailableResponse({
+    ...PROBLEM,
+    description: 'search backend unavailable (search_unavailable)',
+  })
   async item(@Param('id') id: string, @Req() req: AnyRequest): Promise<SearchItemDto> {
     const { signal } = requestState(req);
-    const item = id.length <= MAX_ID_LENGTH ? await this.call(() => this.backend.getById(id, signal), signal) : undefined;
-    if (!item) throw ProblemException.fast(404, 'item_not_found', 'Item not found', { detail: 'No item has this id' });
+    const item =
+      id.length <= MAX_ID_LENGTH
+        ? await this.call(() => this.backend.getById(id, signal), signal)
+        : undefined;
+    if (!item)
+      throw ProblemException.fast(404, 'item_not_found', 'Item not found', {
+        detail: 'No item has this id',
+      });
     return item;
   }
 
@@ -47,7 +79,9 @@ export class SearchController {
       return await work();
     } catch (err) {
       if (signal?.aborted) throw err;
-      throw new ProblemException(503, 'search_unavailable', 'Search backend unavailable', { headers: { 'retry-after': '1' } });
+      throw new ProblemException(503, 'search_unavailable', 'Search backend unavailable', {
+        headers: { 'retry-after': '1' },
+      });
     }
   }
 }

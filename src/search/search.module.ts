@@ -1,4 +1,11 @@
-import { Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  Logger,
+  Module,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
 import { RAMPART_CONFIG } from '../config/config.constants.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { HealthRegistry } from '../health/health-registry.service.js';

@@ -22,7 +22,10 @@ describe(searchSettings.name, () => {
       expect(e).toBeInstanceOf(ConfigError);
       problems = (e as ConfigError).problems;
     }
-    expect(problems).toEqual(['CONFIG_FILE: search.seed must be one of cities, none', 'CONFIG_FILE: search.depth is not a known option (seed)']);
+    expect(problems).toEqual([
+      'CONFIG_FILE: search.seed must be one of cities, none',
+      'CONFIG_FILE: search.depth is not a known option (seed)',
+    ]);
     expect(() => searchSettings(withSection('cities'))).toThrow('search must be an object');
   });
 });

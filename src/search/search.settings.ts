@@ -18,7 +18,8 @@ export function searchSettings(config: RampartConfig): SearchSettings {
   const raw = config.sections.search;
   const out: SearchSettings = { seed: 'cities' };
   if (raw === undefined) return out;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(['CONFIG_FILE: search must be an object']);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new ConfigError(['CONFIG_FILE: search must be an object']);
   const problems: string[] = [];
   for (const [k, v] of Object.entries(raw)) {
     if (k === 'seed') {

@@ -37,7 +37,9 @@ export function openSqliteIndex(path: string, opts: SearchOpenOptions): Database
     db.pragma('busy_timeout = 60000');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID',
+    );
     // IMMEDIATE: the first of several processes opening a new file builds it, the others wait and reuse it.
     db.transaction(() => prepareIndex(db, file, opts)).immediate();
     return db;
@@ -48,23 +50,33 @@ export function openSqliteIndex(path: string, opts: SearchOpenOptions): Database
 }
 
 function meta(db: Database.Database, key: string): string | undefined {
-  return (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  return (
+    db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined
+  )?.value;
 }
 
 function setMeta(db: Database.Database, key: string, value: string): void {
-  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+  db.prepare(
+    'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+  ).run(key, value);
 }
 
 function prepareIndex(db: Database.Database, file: string, opts: SearchOpenOptions): void {
   const log = opts.log ?? (() => undefined);
   const format = meta(db, 'format');
   if (format !== undefined && format !== FORMAT) {
-    log(`search index ${file} has format ${format}, this version needs ${FORMAT}: rebuilding it (reload your own corpus with npm run index)`);
-    db.exec('DROP TABLE IF EXISTS items_vocab; DROP TABLE IF EXISTS items_fts; DROP TABLE IF EXISTS items; DELETE FROM meta;');
+    log(
+      `search index ${file} has format ${format}, this version needs ${FORMAT}: rebuilding it (reload your own corpus with npm run index)`,
+    );
+    db.exec(
+      'DROP TABLE IF EXISTS items_vocab; DROP TABLE IF EXISTS items_fts; DROP TABLE IF EXISTS items; DELETE FROM meta;',
+    );
   }
   db.exec(SCHEMA);
   if (meta(db, 'initialised') === '1') {
-    log(`search index ${file} reused (${(db.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n} items)`);
+    log(
+      `search index ${file} reused (${(db.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n} items)`,
+    );
     return;
   }
   setMeta(db, 'format', FORMAT);
@@ -80,7 +92,9 @@ function prepareIndex(db: Database.Database, file: string, opts: SearchOpenOptio
     });
     db.exec("INSERT INTO items_fts (items_fts) VALUES ('optimize')");
     setMeta(db, 'seed', opts.seed.name);
-    log(`search index: ${docs.length}/${docs.length} items, done in ${Math.round(performance.now() - t0)} ms`);
+    log(
+      `search index: ${docs.length}/${docs.length} items, done in ${Math.round(performance.now() - t0)} ms`,
+    );
   }
   setMeta(db, 'initialised', '1');
 }

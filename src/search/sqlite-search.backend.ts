@@ -1,11 +1,18 @@
 import type Database from 'better-sqlite3';
 import { BeforeAddListeners } from './before-add-listeners.js';
-import type { BeforeAddListener, SearchBackend, SearchItem, SearchPage } from './search-backend.interface.js';
+import type {
+  BeforeAddListener,
+  SearchBackend,
+  SearchItem,
+  SearchPage,
+} from './search-backend.interface.js';
 import { ITEM_COLUMNS, ItemRow, prepareBatch, queryOf, rowToItem } from './search-document.js';
 import { ITERATOR_PAGE, SearchOpenOptions } from './search-open-options.js';
 import { bumpRevision, openSqliteIndex, sqliteWriter } from './sqlite-index.js';
 
-const PAGE_SQL = `SELECT ${ITEM_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')}
+const PAGE_SQL = `SELECT ${ITEM_COLUMNS.split(', ')
+  .map((c) => `i.${c}`)
+  .join(', ')}
   FROM items_fts f JOIN items i ON i.doc = f.rowid
   WHERE items_fts MATCH ?
   ORDER BY (i.name_norm = ?) DESC, i.population DESC NULLS LAST, i.id
@@ -28,10 +35,16 @@ export class SqliteSearchBackend implements SearchBackend {
     this.write = sqliteWriter(db);
     this.stmt = {
       page: db.prepare<[string, string, number, number], ItemRow>(PAGE_SQL),
-      total: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM items_fts WHERE items_fts MATCH ?'),
+      total: db.prepare<[string], { n: number }>(
+        'SELECT count(*) AS n FROM items_fts WHERE items_fts MATCH ?',
+      ),
       byId: db.prepare<[string], ItemRow>(`SELECT ${ITEM_COLUMNS} FROM items WHERE id = ?`),
-      terms: db.prepare<[string, number], { term: string }>('SELECT term FROM items_vocab WHERE term > ? ORDER BY term LIMIT ?'),
-      ids: db.prepare<[string, number], { id: string }>('SELECT id FROM items WHERE id > ? ORDER BY id LIMIT ?'),
+      terms: db.prepare<[string, number], { term: string }>(
+        'SELECT term FROM items_vocab WHERE term > ? ORDER BY term LIMIT ?',
+      ),
+      ids: db.prepare<[string, number], { id: string }>(
+        'SELECT id FROM items WHERE id > ? ORDER BY id LIMIT ?',
+      ),
       items: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM items'),
       vocab: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM items_vocab'),
       revision: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'revision'"),
@@ -43,7 +56,12 @@ export class SqliteSearchBackend implements SearchBackend {
     return Promise.resolve().then(() => new SqliteSearchBackend(openSqliteIndex(path, opts)));
   }
 
-  async search(q: string, limit: number, offset: number, signal?: AbortSignal): Promise<SearchPage> {
+  async search(
+    q: string,
+    limit: number,
+    offset: number,
+    signal?: AbortSignal,
+  ): Promise<SearchPage> {
     this.ready(signal);
     const { terms, norm } = queryOf(q);
     if (terms.length === 0) return { items: [], total: 0 };
@@ -51,7 +69,10 @@ export class SqliteSearchBackend implements SearchBackend {
     const match = terms.map((t) => `"${t}"`).join(' ');
     const items = this.stmt.page.all(match, norm, limit, offset).map(rowToItem);
     // A page that is not full ends the matches: its total is known without counting (a window count makes SQLite slower).
-    const total = items.length < limit && (items.length > 0 || offset === 0) ? offset + items.length : this.stmt.total.get(match)!.n;
+    const total =
+      items.length < limit && (items.length > 0 || offset === 0)
+        ? offset + items.length
+        : this.stmt.total.get(match)!.n;
     return { items, total };
   }
 
@@ -86,7 +107,8 @@ export class SqliteSearchBackend implements SearchBackend {
     const revision = Number(this.stmt.revision.get()?.value ?? 0);
     // Counting the vocabulary walks the whole FTS index: keep it until a write (ours or another process's).
     const key = `${revision}`;
-    if (this.counted?.key !== key) this.counted = { key, items: this.stmt.items.get()!.n, terms: this.stmt.vocab.get()!.n };
+    if (this.counted?.key !== key)
+      this.counted = { key, items: this.stmt.items.get()!.n, terms: this.stmt.vocab.get()!.n };
     return { items: this.counted.items, terms: this.counted.terms, revision };
   }
 

@@ -35,8 +35,23 @@ async function seenAfter(app, target, t0) {
 // Only the signature and rate-limit locks matter here; a generous admin limit so the bench is not throttled.
 const config = writeConfig({
   policies: {
-    ...Object.fromEntries(['search', 'search-item', 'inference', 'whoami', 'admin', 'notifications'].map((p) => [p, { locks: { cacheShield: { mode: 'off' }, circuitBreaker: { mode: 'off' } } }])),
-    admin: { locks: { cacheShield: { mode: 'off' }, circuitBreaker: { mode: 'off' }, rateLimit: { mode: 'enforce', failMode: 'open', rules: [{ name: 'per-ip', dimension: 'ip', capacity: 100000, rate: '100000/s' }] } } },
+    ...Object.fromEntries(
+      ['search', 'search-item', 'inference', 'whoami', 'admin', 'notifications'].map((p) => [
+        p,
+        { locks: { cacheShield: { mode: 'off' }, circuitBreaker: { mode: 'off' } } },
+      ]),
+    ),
+    admin: {
+      locks: {
+        cacheShield: { mode: 'off' },
+        circuitBreaker: { mode: 'off' },
+        rateLimit: {
+          mode: 'enforce',
+          failMode: 'open',
+          rules: [{ name: 'per-ip', dimension: 'ip', capacity: 100000, rate: '100000/s' }],
+        },
+      },
+    },
   },
 });
 
@@ -46,13 +61,21 @@ const [a, b] = [await startApp(env), await startApp(env)];
 const raw = new Redis(redis.url);
 try {
   // Warm-up: the first change also stores the boot set as version 1.
-  await fetch(`${a.url}/admin/policies/whoami/locks/signature`, { method: 'PATCH', headers: H, body: JSON.stringify({ mode: 'shadow' }) });
+  await fetch(`${a.url}/admin/policies/whoami/locks/signature`, {
+    method: 'PATCH',
+    headers: H,
+    body: JSON.stringify({ mode: 'shadow' }),
+  });
 
   const roundTrip = [];
   const pubsub = [];
   for (let i = 0; i < CHANGES; i++) {
     const t0 = performance.now();
-    const r = await fetch(`${a.url}/admin/policies/whoami/locks/signature`, { method: 'PATCH', headers: H, body: JSON.stringify({ mode: i % 2 ? 'shadow' : 'enforce' }) });
+    const r = await fetch(`${a.url}/admin/policies/whoami/locks/signature`, {
+      method: 'PATCH',
+      headers: H,
+      body: JSON.stringify({ mode: i % 2 ? 'shadow' : 'enforce' }),
+    });
     const { version: v } = await r.json();
     const t1 = performance.now();
     roundTrip.push(t1 - t0);
@@ -66,11 +89,21 @@ try {
     const active = Number(await raw.get(`${prefix}:active`));
     const current = JSON.parse(await raw.get(`${prefix}:v:${active}`));
     current.policies.whoami.locks.signature.mode = i % 2 ? 'shadow' : 'enforce';
-    const meta = { version: active + 1, at: new Date().toISOString(), actor: 'bench', summary: 'no announcement' };
+    const meta = {
+      version: active + 1,
+      at: new Date().toISOString(),
+      actor: 'bench',
+      summary: 'no announcement',
+    };
     // Start at a random phase of the 1 s check so the numbers are not tied to the loop's rhythm.
     await new Promise((r) => setTimeout(r, Math.random() * 1000));
     const t0 = performance.now();
-    await raw.multi().set(`${prefix}:v:${active + 1}`, JSON.stringify({ ...meta, policies: current.policies })).hset(`${prefix}:meta`, active + 1, JSON.stringify(meta)).incr(`${prefix}:active`).exec();
+    await raw
+      .multi()
+      .set(`${prefix}:v:${active + 1}`, JSON.stringify({ ...meta, policies: current.policies }))
+      .hset(`${prefix}:meta`, active + 1, JSON.stringify(meta))
+      .incr(`${prefix}:active`)
+      .exec();
     lost.push(await seenAfter(b, active + 1, t0));
   }
 
@@ -85,13 +118,35 @@ try {
       .map((c) => [c, ms((after[c].calls - (before[c]?.calls ?? 0)) / idleSeconds)]),
   );
 
-  console.log(`\nAdmin change propagation, instance A → instance B (${CHANGES} changes via the API, ${LOST} written without announcement)`);
+  console.log(
+    `\nAdmin change propagation, instance A → instance B (${CHANGES} changes via the API, ${LOST} written without announcement)`,
+  );
   table([
-    { path: 'PATCH round trip on A (validate, commit, apply, audit)', n: CHANGES, p50_ms: ms(pct(roundTrip, 50)), p95_ms: ms(pct(roundTrip, 95)), max_ms: ms(Math.max(...roundTrip)) },
-    { path: 'A answered → B runs it (pub/sub)', n: CHANGES, p50_ms: ms(pct(pubsub, 50)), p95_ms: ms(pct(pubsub, 95)), max_ms: ms(Math.max(...pubsub)) },
-    { path: 'written → B runs it (periodic check only, 1 s)', n: LOST, p50_ms: ms(pct(lost, 50)), p95_ms: ms(pct(lost, 95)), max_ms: ms(Math.max(...lost)) },
+    {
+      path: 'PATCH round trip on A (validate, commit, apply, audit)',
+      n: CHANGES,
+      p50_ms: ms(pct(roundTrip, 50)),
+      p95_ms: ms(pct(roundTrip, 95)),
+      max_ms: ms(Math.max(...roundTrip)),
+    },
+    {
+      path: 'A answered → B runs it (pub/sub)',
+      n: CHANGES,
+      p50_ms: ms(pct(pubsub, 50)),
+      p95_ms: ms(pct(pubsub, 95)),
+      max_ms: ms(Math.max(...pubsub)),
+    },
+    {
+      path: 'written → B runs it (periodic check only, 1 s)',
+      n: LOST,
+      p50_ms: ms(pct(lost, 50)),
+      p95_ms: ms(pct(lost, 95)),
+      max_ms: ms(Math.max(...lost)),
+    },
   ]);
-  console.log(`pub/sub is ${Math.round(pct(lost, 50) / pct(pubsub, 50))}× faster than the safety net alone (median); both stay under 1 s: ${Math.max(...pubsub) < 1000 && Math.max(...lost) < 1100 ? 'yes' : 'NO'}`);
+  console.log(
+    `pub/sub is ${Math.round(pct(lost, 50) / pct(pubsub, 50))}× faster than the safety net alone (median); both stay under 1 s: ${Math.max(...pubsub) < 1000 && Math.max(...lost) < 1100 ? 'yes' : 'NO'}`,
+  );
   console.log(`idle Redis commands per second from 2 instances (version check + counters):`, idle);
 } finally {
   raw.disconnect();

@@ -31,13 +31,32 @@ const BREAKER = {
   rampMs: 4_000,
 };
 const OFF = { mode: 'off' };
-const config = (breaker) => writeConfig({ policies: { inference: { locks: { signature: OFF, rateLimit: OFF, cacheShield: OFF, circuitBreaker: breaker } } } });
-const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8 });
-const post = (url, extra = {}) => ({ url: `${url}/v1/inference`, method: 'POST', headers: { 'content-type': 'application/json' }, body, ...extra });
+const config = (breaker) =>
+  writeConfig({
+    policies: {
+      inference: {
+        locks: { signature: OFF, rateLimit: OFF, cacheShield: OFF, circuitBreaker: breaker },
+      },
+    },
+  });
+const body = JSON.stringify({
+  model: 'gpt-4o-mini',
+  messages: [{ role: 'user', content: 'Hello' }],
+  max_tokens: 8,
+});
+const post = (url, extra = {}) => ({
+  url: `${url}/v1/inference`,
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body,
+  ...extra,
+});
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function startFake() {
-  const child = fork(new URL(import.meta.url).pathname, ['--fake'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL(import.meta.url).pathname, ['--fake'], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const { url } = await new Promise((resolve) => child.once('message', resolve));
   let seq = 0;
   return {
@@ -50,7 +69,8 @@ async function startFake() {
         child.on('message', on);
         child.send({ cmd: 'counts', id });
       }),
-    stop: () => new Promise((resolve) => (child.once('exit', resolve), child.send({ cmd: 'stop' }))),
+    stop: () =>
+      new Promise((resolve) => (child.once('exit', resolve), child.send({ cmd: 'stop' }))),
   };
 }
 
@@ -62,7 +82,9 @@ async function phase(url) {
 }
 
 async function breakerStatus(url) {
-  const res = await fetch(`${url}/admin/breakers`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const res = await fetch(`${url}/admin/breakers`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
   return (await res.json()).breakers.find((b) => b.name === 'inference');
 }
 
@@ -114,7 +136,10 @@ async function failingUpstream(app, fake, withBreaker) {
 
 /** Upstream recovers under load: ms to the first good probe (ramp start) and to full traffic. */
 async function recovery(app, fake) {
-  await fetch(`${app.url}/admin/breakers/inference/reset`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  await fetch(`${app.url}/admin/breakers/inference/reset`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
   fake.setStatus(500);
   const load = cannon({ ...post(app.url), duration: 30 });
   await until(app.url, (p) => p === 'open');
@@ -124,20 +149,38 @@ async function recovery(app, fake) {
   const ramp = await until(app.url, (p) => p === 'recovering' || p === 'closed');
   const full = await until(app.url, (p) => p === 'closed');
   const res = await load;
-  return { 'ms to ramp start': ramp - t, 'ms to full traffic': full - t, 'of which ramp (rampMs)': BREAKER.rampMs, 'answers/s': Math.round(res.requests.average) };
+  return {
+    'ms to ramp start': ramp - t,
+    'ms to full traffic': full - t,
+    'of which ramp (rampMs)': BREAKER.rampMs,
+    'answers/s': Math.round(res.requests.average),
+  };
 }
 
 /** p99 of the 503 path next to the 200 and 502 paths, same app, same load. */
 async function latencies(app, fake) {
   const auth = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-  const run = async (label, opts = post(app.url)) => ({ path: label, ...summary(await cannon({ ...opts, duration: P99_SECONDS })) });
+  const run = async (label, opts = post(app.url)) => ({
+    path: label,
+    ...summary(await cannon({ ...opts, duration: P99_SECONDS })),
+  });
   await fetch(`${app.url}/admin/breakers/inference/reset`, { method: 'POST', headers: auth });
-  const bare = await run('GET /v1/time (no lock, no backend: framework floor)', { url: `${app.url}/v1/time` });
+  const bare = await run('GET /v1/time (no lock, no backend: framework floor)', {
+    url: `${app.url}/v1/time`,
+  });
   const ok = await run('200 (upstream healthy)');
-  await fetch(`${app.url}/admin/breakers/inference/force`, { method: 'PUT', headers: auth, body: JSON.stringify({ state: 'closed' }) });
+  await fetch(`${app.url}/admin/breakers/inference/force`, {
+    method: 'PUT',
+    headers: auth,
+    body: JSON.stringify({ state: 'closed' }),
+  });
   fake.setStatus(500);
   const failed = await run('502 (breaker closed, upstream 500)');
-  await fetch(`${app.url}/admin/breakers/inference/force`, { method: 'PUT', headers: auth, body: JSON.stringify({ state: 'open' }) });
+  await fetch(`${app.url}/admin/breakers/inference/force`, {
+    method: 'PUT',
+    headers: auth,
+    body: JSON.stringify({ state: 'open' }),
+  });
   const refused = await run('503 circuit_open (open)');
   fake.setStatus(undefined);
   await fetch(`${app.url}/admin/breakers/inference/force`, { method: 'DELETE', headers: auth });
@@ -146,7 +189,9 @@ async function latencies(app, fake) {
 }
 
 async function main() {
-  console.log(`bench:breaker — autocannon ${CONNECTIONS} connections; upstream failing for ${FAIL_MS / 1000} s; reset ${BREAKER.resetTimeoutMs} ms ±20 %, ${BREAKER.halfOpenProbes} probes, ramp ${BREAKER.rampPercents.join('→')}→100 % over ${BREAKER.rampMs} ms`);
+  console.log(
+    `bench:breaker — autocannon ${CONNECTIONS} connections; upstream failing for ${FAIL_MS / 1000} s; reset ${BREAKER.resetTimeoutMs} ms ±20 %, ${BREAKER.halfOpenProbes} probes, ramp ${BREAKER.rampPercents.join('→')}→100 % over ${BREAKER.rampMs} ms`,
+  );
   const fake = await startFake();
   const failing = [];
   const recoveries = [];
@@ -159,7 +204,12 @@ async function main() {
       await off.stop();
     }
     for (const adapter of ['express', 'fastify']) {
-      const app = await startApp({ HTTP_ADAPTER: adapter, CONFIG_FILE: config(BREAKER), INFERENCE_UPSTREAM_URL: fake.url, ADMIN_TOKEN });
+      const app = await startApp({
+        HTTP_ADAPTER: adapter,
+        CONFIG_FILE: config(BREAKER),
+        INFERENCE_UPSTREAM_URL: fake.url,
+        ADMIN_TOKEN,
+      });
       try {
         failing.push({ adapter, ...(await failingUpstream(app, fake, true)).row });
         recoveries.push({ adapter, ...(await recovery(app, fake)) });
@@ -171,7 +221,9 @@ async function main() {
   } finally {
     await fake.stop();
   }
-  console.log('\n1. Upstream failing under load (goal after opening: only the probes reach it, at most one per reset period)');
+  console.log(
+    '\n1. Upstream failing under load (goal after opening: only the probes reach it, at most one per reset period)',
+  );
   table(failing);
   console.log('\n2. Latency by answer path');
   table(paths);
@@ -185,7 +237,13 @@ if (process.argv[2] === '--fake') {
   fake.setChunkDelay(0);
   process.on('message', (m) => {
     if (m.cmd === 'status') fake.setStatus(m.value ?? undefined);
-    if (m.cmd === 'counts') process.send({ id: m.id, requests: fake.requests, inFlight: fake.inFlight, aborted: fake.aborted });
+    if (m.cmd === 'counts')
+      process.send({
+        id: m.id,
+        requests: fake.requests,
+        inFlight: fake.inFlight,
+        aborted: fake.aborted,
+      });
     if (m.cmd === 'stop') void fake.close().then(() => process.exit(0));
   });
   process.send({ url: fake.url });

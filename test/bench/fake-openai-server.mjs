@@ -17,7 +17,9 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 export async function importFakeOpenAI() {
   const ts = (await import('typescript')).default;
   const source = readFileSync(join(ROOT, 'test/support/fake-openai.ts'), 'utf8');
-  const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
   const file = join(mkdtempSync(join(tmpdir(), 'rampart-fake-openai-')), 'fake-openai.mjs');
   writeFileSync(file, outputText);
   return import(file);
@@ -25,7 +27,10 @@ export async function importFakeOpenAI() {
 
 /** Starts the fake upstream in a child process; resolves with `{ url, pid, stop() }`. */
 export async function spawnFakeOpenAI(env = {}) {
-  const child = spawn(process.execPath, [new URL(import.meta.url).pathname, '--serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [new URL(import.meta.url).pathname, '--serve'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`fake upstream exited with ${code}`)));

@@ -6,7 +6,9 @@ const LOCKS = ['signature', 'rateLimit', 'cacheShield', 'circuitBreaker'];
 const allOff = Object.fromEntries(LOCKS.map((l) => [l, { mode: 'off' }]));
 const configFile = writeConfig({ policies: { whoami: { locks: allOff } } });
 
-console.log(`bench:http — autocannon ${CONNECTIONS} connections, ${SECONDS} s per run, after a warm-up; no Redis`);
+console.log(
+  `bench:http — autocannon ${CONNECTIONS} connections, ${SECONDS} s per run, after a warm-up; no Redis`,
+);
 const rows = [];
 for (const adapter of ['express', 'fastify']) {
   const app = await startApp({ HTTP_ADAPTER: adapter, CONFIG_FILE: configFile });
@@ -14,7 +16,12 @@ for (const adapter of ['express', 'fastify']) {
     const bare = summary(await measure({ url: `${app.url}/v1/time` }));
     const prot = summary(await measure({ url: `${app.url}/v1/whoami` }));
     rows.push({ adapter, route: 'bare GET /v1/time', ...bare, ratio: 1 });
-    rows.push({ adapter, route: '@Protect GET /v1/whoami, all locks off', ...prot, ratio: +(prot.reqPerSec / bare.reqPerSec).toFixed(3) });
+    rows.push({
+      adapter,
+      route: '@Protect GET /v1/whoami, all locks off',
+      ...prot,
+      ratio: +(prot.reqPerSec / bare.reqPerSec).toFixed(3),
+    });
   } finally {
     await app.stop();
   }

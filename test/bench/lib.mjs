@@ -37,7 +37,14 @@ export async function startApp(env = {}) {
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/src/main.js'], {
     cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      ...env,
+      PORT: String(port),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -82,16 +89,36 @@ export function cpuMicros(pid) {
 export async function startRedis() {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'rampart-bench-redis-'));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+    ],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 200; i++) {
     try {
-      if (execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).trim() === 'PONG') break;
+      if (
+        execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).trim() ===
+        'PONG'
+      )
+        break;
     } catch {
       /* not up yet */
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  const cli = (...args) => execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
+  const cli = (...args) =>
+    execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
   return {
     port,
     pid: child.pid,
@@ -118,7 +145,9 @@ export async function startRedis() {
 /** Runs autocannon; `opts` are passed through (url, headers, requests, setupRequest…). */
 export function cannon(opts) {
   return new Promise((resolve, reject) => {
-    autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts }, (err, res) => (err ? reject(err) : resolve(res)));
+    autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts }, (err, res) =>
+      err ? reject(err) : resolve(res),
+    );
   });
 }
 

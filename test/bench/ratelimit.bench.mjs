@@ -10,12 +10,23 @@
 // window + block key as @nest-lab/throttler-storage-redis, sent by EVALSHA (nest-lab sends the
 // whole script with EVAL each call, which would only make the comparison kinder to us).
 import { spawn } from 'node:child_process';
-import { ROOT, cannon, cpuMicros, freePort, startRedis, summary, table, SECONDS, CONNECTIONS } from './lib.mjs';
+import {
+  ROOT,
+  cannon,
+  cpuMicros,
+  freePort,
+  startRedis,
+  summary,
+  table,
+  SECONDS,
+  CONNECTIONS,
+} from './lib.mjs';
 
 const HUGE = 1_000_000_000;
 
 async function serve() {
-  const { Controller, Get, Injectable, Module, UseGuards, HttpException } = await import('@nestjs/common');
+  const { Controller, Get, Injectable, Module, UseGuards, HttpException } =
+    await import('@nestjs/common');
   const { ThrottlerGuard, ThrottlerModule } = await import('@nestjs/throttler');
   const { RateLimiterRedis } = await import('rate-limiter-flexible');
   const { Redis } = await import('ioredis');
@@ -25,8 +36,16 @@ async function serve() {
   const { RateLimitLock } = await import(`${ROOT}dist/src/locks/rate-limit/rate-limit.lock.js`);
   const { requestState } = await import(`${ROOT}dist/src/http/http-context.js`);
 
-  const client = new Redis(process.env.REDIS_URL, { enableOfflineQueue: true, maxRetriesPerRequest: 0 });
-  const rlf = new RateLimiterRedis({ storeClient: client, points: HUGE, duration: 60, keyPrefix: 'rlf' });
+  const client = new Redis(process.env.REDIS_URL, {
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: 0,
+  });
+  const rlf = new RateLimiterRedis({
+    storeClient: client,
+    points: HUGE,
+    duration: 60,
+    keyPrefix: 'rlf',
+  });
 
   class RlfGuard {
     async canActivate(ctx) {
@@ -49,7 +68,18 @@ async function serve() {
     async canActivate(ctx) {
       const http = ctx.switchToHttp();
       const req = http.getRequest();
-      await lockGuard.lock.check({ req, reply: http.getResponse(), state: requestState(req), policyName: 'bench-rl', policy: lockGuard.policy, route: '/bench/lock', mode: 'enforce' }, lockGuard.slice);
+      await lockGuard.lock.check(
+        {
+          req,
+          reply: http.getResponse(),
+          state: requestState(req),
+          policyName: 'bench-rl',
+          policy: lockGuard.policy,
+          route: '/bench/lock',
+          mode: 'enforce',
+        },
+        lockGuard.slice,
+      );
       return true;
     }
   }
@@ -66,19 +96,44 @@ return { hits, ttl, blocked > 0 and 1 or 0, blocked > 0 and blocked or 0 }`,
   });
   const tinyStorage = {
     async increment(key, ttl, limit, blockDuration, name) {
-      const [hits, ttlMs, isBlocked, blockMs] = await client.throttlerIncr(`{${key}:${name}}:hits`, `{${key}:${name}}:blocked`, ttl, limit, blockDuration || ttl);
-      return { totalHits: hits, timeToExpire: Math.ceil(ttlMs / 1000), isBlocked: isBlocked === 1, timeToBlockExpire: Math.ceil(blockMs / 1000) };
+      const [hits, ttlMs, isBlocked, blockMs] = await client.throttlerIncr(
+        `{${key}:${name}}:hits`,
+        `{${key}:${name}}:blocked`,
+        ttl,
+        limit,
+        blockDuration || ttl,
+      );
+      return {
+        totalHits: hits,
+        timeToExpire: Math.ceil(ttlMs / 1000),
+        isBlocked: isBlocked === 1,
+        timeToBlockExpire: Math.ceil(blockMs / 1000),
+      };
     },
   };
 
   class BenchController {
-    bare() { return { ok: true }; }
-    rampart() { return { ok: true }; }
-    rlf() { return { ok: true }; }
-    throttler() { return { ok: true }; }
-    flood() { return { ok: true }; }
-    chain() { return { ok: true }; }
-    lock() { return { ok: true }; }
+    bare() {
+      return { ok: true };
+    }
+    rampart() {
+      return { ok: true };
+    }
+    rlf() {
+      return { ok: true };
+    }
+    throttler() {
+      return { ok: true };
+    }
+    flood() {
+      return { ok: true };
+    }
+    chain() {
+      return { ok: true };
+    }
+    lock() {
+      return { ok: true };
+    }
   }
   Controller('bench')(BenchController);
   const route = (name, ...decorators) => {
@@ -95,7 +150,9 @@ return { hits, ttl, blocked > 0 and 1 or 0, blocked > 0 and blocked or 0 }`,
 
   class BenchModule {}
   Module({
-    imports: [ThrottlerModule.forRoot({ throttlers: [{ ttl: 60_000, limit: HUGE }], storage: tinyStorage })],
+    imports: [
+      ThrottlerModule.forRoot({ throttlers: [{ ttl: 60_000, limit: HUGE }], storage: tinyStorage }),
+    ],
     controllers: [BenchController],
     providers: [RlfGuard, LockGuard],
   })(BenchModule);
@@ -115,10 +172,18 @@ return { hits, ttl, blocked > 0 and 1 or 0, blocked > 0 and blocked or 0 }`,
     ],
   });
   config.policies['bench-off'] = only({ mode: 'off' });
-  config.policies['bench-flood'] = only({ mode: 'enforce', failMode: 'open', rules: [{ name: 'per-ip', dimension: 'ip', capacity: 10, rate: 1 }] });
+  config.policies['bench-flood'] = only({
+    mode: 'enforce',
+    failMode: 'open',
+    rules: [{ name: 'per-ip', dimension: 'ip', capacity: 10, rate: 1 }],
+  });
   config.sections = { ...config.sections, rateLimit: { userHeader: 'x-user-id' } };
   const app = await createApp(config, { imports: [BenchModule] });
-  Object.assign(lockGuard, { lock: app.get(RateLimitLock), policy: config.policies['bench-rl'], slice: config.policies['bench-rl'].locks.rateLimit });
+  Object.assign(lockGuard, {
+    lock: app.get(RateLimitLock),
+    policy: config.policies['bench-rl'],
+    slice: config.policies['bench-rl'].locks.rateLimit,
+  });
   await app.listen(config.port, config.host);
   process.stdout.write('ready\n');
 }
@@ -127,7 +192,17 @@ async function startServer(adapter, redis) {
   const port = await freePort();
   const child = spawn(process.execPath, [new URL(import.meta.url).pathname, '--serve'], {
     cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error', HOST: '127.0.0.1', PORT: String(port), HTTP_ADAPTER: adapter, REDIS_URL: redis.url, RAMPART_ENV: 'bench', REDIS_COMMAND_TIMEOUT_MS: process.env.REDIS_COMMAND_TIMEOUT_MS ?? '1000' },
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'error',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      HTTP_ADAPTER: adapter,
+      REDIS_URL: redis.url,
+      RAMPART_ENV: 'bench',
+      REDIS_COMMAND_TIMEOUT_MS: process.env.REDIS_COMMAND_TIMEOUT_MS ?? '1000',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise((resolve, reject) => {
@@ -137,7 +212,12 @@ async function startServer(adapter, redis) {
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
-    stop: () => new Promise((r) => { child.removeAllListeners('exit'); child.once('exit', r); child.kill('SIGTERM'); }),
+    stop: () =>
+      new Promise((r) => {
+        child.removeAllListeners('exit');
+        child.once('exit', r);
+        child.kill('SIGTERM');
+      }),
   };
 }
 
@@ -145,7 +225,11 @@ const scriptStats = (redis) => {
   const s = redis.commandstats();
   const pick = (n) => s[n] ?? { calls: 0, usec: 0 };
   const calls = pick('evalsha').calls + pick('eval').calls;
-  return { calls, usec: pick('evalsha').usec + pick('eval').usec, all: Object.values(s).reduce((a, c) => a + c.calls, 0) };
+  return {
+    calls,
+    usec: pick('evalsha').usec + pick('eval').usec,
+    all: Object.values(s).reduce((a, c) => a + c.calls, 0),
+  };
 };
 
 /** Rounds per variant, interleaved; the median round (by req/s) is reported. The machine is shared: medians of interleaved rounds keep ratios honest. */
@@ -155,7 +239,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 async function counterSum(server, name) {
   const text = await (await fetch(`${server.url}/metrics`)).text();
   let sum = 0;
-  for (const line of text.split('\n')) if (line.startsWith(name)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const line of text.split('\n'))
+    if (line.startsWith(name)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   return sum;
 }
 
@@ -163,7 +248,10 @@ async function run(server, redis, path, headers, warm = true) {
   if (warm) await cannon({ url: `${server.url}${path}`, headers, duration: Math.min(3, SECONDS) });
   redis.cli('CONFIG', 'RESETSTAT');
   const fallbacks0 = await counterSum(server, 'rampart_ratelimit_fallback_total');
-  const decides0 = await counterSum(server, 'rampart_redis_script_seconds_count{script="ratelimit_decide"}');
+  const decides0 = await counterSum(
+    server,
+    'rampart_redis_script_seconds_count{script="ratelimit_decide"}',
+  );
   const redisCpu0 = cpuMicros(redis.pid);
   const nodeCpu0 = cpuMicros(server.pid);
   const res = await cannon({ url: `${server.url}${path}`, headers });
@@ -174,12 +262,16 @@ async function run(server, redis, path, headers, warm = true) {
   // Decisions that did not come from Redis (timeouts under load → failMode): shown, so no number hides them.
   const fallbacks = (await counterSum(server, 'rampart_ratelimit_fallback_total')) - fallbacks0;
   // Decision-script calls as the app counts them (INFO commandstats also sees heartbeats and other modules' scripts).
-  const decides = (await counterSum(server, 'rampart_redis_script_seconds_count{script="ratelimit_decide"}')) - decides0;
+  const decides =
+    (await counterSum(server, 'rampart_redis_script_seconds_count{script="ratelimit_decide"}')) -
+    decides0;
   return { res, total, st, redisCpu, nodeCpu, fallbacks, decides };
 }
 
 async function main() {
-  console.log(`bench:ratelimit — autocannon ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} interleaved rounds (median shown) after a warm-up; one private redis-server; same app process per adapter`);
+  console.log(
+    `bench:ratelimit — autocannon ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} interleaved rounds (median shown) after a warm-up; one private redis-server; same app process per adapter`,
+  );
   const redis = await startRedis();
   const rows = [];
   const flood = [];
@@ -189,18 +281,31 @@ async function main() {
       try {
         const headers = { 'x-user-id': 'bench-user' };
         const results = {};
-        const variants = [['bare (no limiter)', '/bench/bare'], ['@Protect chain, rate limit off', '/bench/chain'], ['rampart 3 rules (ip+user+global)', '/bench/rampart'], ['rampart 3 rules, lock as a plain guard', '/bench/lock'], ['rate-limiter-flexible 1 key', '/bench/rlf'], ['@nestjs/throttler + redis storage', '/bench/throttler']];
+        const variants = [
+          ['bare (no limiter)', '/bench/bare'],
+          ['@Protect chain, rate limit off', '/bench/chain'],
+          ['rampart 3 rules (ip+user+global)', '/bench/rampart'],
+          ['rampart 3 rules, lock as a plain guard', '/bench/lock'],
+          ['rate-limiter-flexible 1 key', '/bench/rlf'],
+          ['@nestjs/throttler + redis storage', '/bench/throttler'],
+        ];
         const rounds = Object.fromEntries(variants.map(([v]) => [v, []]));
-        for (const [, path] of variants) await cannon({ url: `${server.url}${path}`, headers, duration: Math.min(3, SECONDS) });
+        for (const [, path] of variants)
+          await cannon({ url: `${server.url}${path}`, headers, duration: Math.min(3, SECONDS) });
         for (let round = 0; round < ROUNDS; round++) {
-          for (const [variant, path] of variants) rounds[variant].push(await run(server, redis, path, headers, false));
+          for (const [variant, path] of variants)
+            rounds[variant].push(await run(server, redis, path, headers, false));
         }
         for (const [variant] of variants) {
-          const sorted = rounds[variant].sort((x, y) => x.res.requests.average - y.res.requests.average);
+          const sorted = rounds[variant].sort(
+            (x, y) => x.res.requests.average - y.res.requests.average,
+          );
           const r = sorted[Math.floor(sorted.length / 2)];
           results[variant] = r;
           rows.push({
-            adapter, variant, ...summary(r.res),
+            adapter,
+            variant,
+            ...summary(r.res),
             'script µs/decision': r.st.calls ? +(r.st.usec / r.total).toFixed(2) : 0,
             'redis cmds/req': +(r.st.all / r.total).toFixed(2),
             'redis proc CPU µs/req': +(r.redisCpu / r.total).toFixed(1),
@@ -210,9 +315,12 @@ async function main() {
         }
         const ours = results['rampart 3 rules (ip+user+global)'].res.requests.average;
         const rlfRps = results['rate-limiter-flexible 1 key'].res.requests.average;
-        for (const row of rows.filter((x) => x.adapter === adapter)) row['÷ rlf'] = +(row.reqPerSec / rlfRps).toFixed(2);
+        for (const row of rows.filter((x) => x.adapter === adapter))
+          row['÷ rlf'] = +(row.reqPerSec / rlfRps).toFixed(2);
         const lockOnly = results['rampart 3 rules, lock as a plain guard'].res.requests.average;
-        console.log(`${adapter}: ours ÷ rate-limiter-flexible = ${(ours / rlfRps).toFixed(2)}× through @Protect, ${(lockOnly / rlfRps).toFixed(2)}× as a plain guard like rate-limiter-flexible's`);
+        console.log(
+          `${adapter}: ours ÷ rate-limiter-flexible = ${(ours / rlfRps).toFixed(2)}× through @Protect, ${(lockOnly / rlfRps).toFixed(2)}× as a plain guard like rate-limiter-flexible's`,
+        );
 
         const f = await run(server, redis, '/bench/flood', headers);
         const rejected = f.res.non2xx;

@@ -5,7 +5,9 @@ import { spawnSync } from 'node:child_process';
 const dir = new URL('.', import.meta.url).pathname;
 const only = process.argv.slice(2);
 let failed = 0;
-for (const f of readdirSync(dir).filter((f) => f.endsWith('.bench.mjs')).sort()) {
+for (const f of readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.mjs'))
+  .sort()) {
   if (only.length && !only.some((o) => f.includes(o))) continue;
   console.log(`\n=== ${f} ===`);
   const r = spawnSync(process.execPath, [dir + f], { stdio: 'inherit' });

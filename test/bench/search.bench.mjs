@@ -11,8 +11,15 @@ import pg from 'pg';
 import { ROOT, measure, startApp, summary, writeConfig } from './lib.mjs';
 
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const OFF = { signature: { mode: 'off' }, rateLimit: { mode: 'off' }, cacheShield: { mode: 'off' }, circuitBreaker: { mode: 'off' } };
-const CONFIG_FILE = writeConfig({ policies: { search: { locks: OFF }, 'search-item': { locks: OFF } } });
+const OFF = {
+  signature: { mode: 'off' },
+  rateLimit: { mode: 'off' },
+  cacheShield: { mode: 'off' },
+  circuitBreaker: { mode: 'off' },
+};
+const CONFIG_FILE = writeConfig({
+  policies: { search: { locks: OFF }, 'search-item': { locks: OFF } },
+});
 
 /** Small result (17 matches), large result (11k matches, sorted by population), by id. */
 const CASES = [
@@ -46,7 +53,12 @@ const rows = [];
 const starts = [];
 try {
   const sqlite = await firstStart({ SEARCH_SQLITE_PATH: file });
-  starts.push({ backend: 'sqlite', firstStartMs: sqlite.firstMs, secondStartMs: sqlite.secondMs, sizeMB: +(statSync(file).size / 1e6).toFixed(1) });
+  starts.push({
+    backend: 'sqlite',
+    firstStartMs: sqlite.firstMs,
+    secondStartMs: sqlite.secondMs,
+    sizeMB: +(statSync(file).size / 1e6).toFixed(1),
+  });
   rows.push(...(await run('sqlite/express', sqlite.app)));
   await sqlite.app.stop();
   const fast = await startApp({ CONFIG_FILE, SEARCH_SQLITE_PATH: file, HTTP_ADAPTER: 'fastify' });
@@ -54,7 +66,10 @@ try {
   await fast.stop();
 
   const admin = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  const pgUp = await admin.connect().then(() => true, () => false);
+  const pgUp = await admin.connect().then(
+    () => true,
+    () => false,
+  );
   if (pgUp) {
     const schema = `rampart_bench_${process.pid}`;
     await admin.query(`CREATE SCHEMA ${schema}`);
@@ -66,7 +81,12 @@ try {
         `SELECT sum(pg_total_relation_size(c.oid))::bigint AS b FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
         [schema],
       );
-      starts.push({ backend: 'postgres', firstStartMs: pgApp.firstMs, secondStartMs: pgApp.secondMs, sizeMB: +(Number(size.rows[0].b) / 1e6).toFixed(1) });
+      starts.push({
+        backend: 'postgres',
+        firstStartMs: pgApp.firstMs,
+        secondStartMs: pgApp.secondMs,
+        sizeMB: +(Number(size.rows[0].b) / 1e6).toFixed(1),
+      });
       rows.push(...(await run('postgres/express', pgApp.app)));
       await pgApp.app.stop();
     } finally {
@@ -84,6 +104,13 @@ console.log(`\nSearch backends (${ROOT}), all locks off on the search routes\n`)
 console.table(starts);
 console.table(rows);
 const base = rows.find((r) => r.backend === 'sqlite/express' && r.case === 'q=paris');
-for (const r of rows) if (r !== base) r.vsSqliteExpressParis = +(r.reqPerSec / base.reqPerSec).toFixed(2);
+for (const r of rows)
+  if (r !== base) r.vsSqliteExpressParis = +(r.reqPerSec / base.reqPerSec).toFixed(2);
 console.log('req/s relative to sqlite/express q=paris:');
-console.table(rows.map(({ backend, case: c, vsSqliteExpressParis }) => ({ backend, case: c, ratio: vsSqliteExpressParis ?? 1 })));
+console.table(
+  rows.map(({ backend, case: c, vsSqliteExpressParis }) => ({
+    backend,
+    case: c,
+    ratio: vsSqliteExpressParis ?? 1,
+  })),
+);

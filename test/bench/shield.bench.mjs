@@ -24,12 +24,17 @@ async function bloomRun(impl) {
   const keys = Array.from({ length: N }, (_, i) => `term:${i}`);
   const absent = Array.from({ length: 100_000 }, (_, i) => `absent:${i}:${(i * 2654435761) >>> 0}`);
   globalThis.gc?.();
-  const mem = () => { const u = process.memoryUsage(); return u.heapUsed + u.arrayBuffers; };
+  const mem = () => {
+    const u = process.memoryUsage();
+    return u.heapUsed + u.arrayBuffers;
+  };
   const mem0 = mem();
   const t0 = performance.now();
   let f, bytes, m, k;
   if (impl === 'ours') {
-    const { BloomFilter } = await import(`${ROOT}dist/src/locks/cache-shield/bloom/bloom-filter.js`);
+    const { BloomFilter } = await import(
+      `${ROOT}dist/src/locks/cache-shield/bloom/bloom-filter.js`
+    );
     f = BloomFilter.sized(N, P);
     for (const key of keys) f.add(key);
     [bytes, m, k] = [f.bits.length, f.m, f.k];
@@ -50,11 +55,27 @@ async function bloomRun(impl) {
   let fp = 0;
   for (const key of absent) if (f.has(key)) fp++;
   const t3 = performance.now();
-  return { impl, m, k, bytes, 'm/8': Math.ceil(m / 8), buildMs: Math.round(buildMs), presentPerSec: Math.round(probe.length / ((t2 - t1) / 1000)), absentPerSec: Math.round(absent.length / ((t3 - t2) / 1000)), falseNegatives: fn, measuredFp: fp / absent.length, 'retained MB (heap + buffers)': +retainedMb.toFixed(2) };
+  return {
+    impl,
+    m,
+    k,
+    bytes,
+    'm/8': Math.ceil(m / 8),
+    buildMs: Math.round(buildMs),
+    presentPerSec: Math.round(probe.length / ((t2 - t1) / 1000)),
+    absentPerSec: Math.round(absent.length / ((t3 - t2) / 1000)),
+    falseNegatives: fn,
+    measuredFp: fp / absent.length,
+    'retained MB (heap + buffers)': +retainedMb.toFixed(2),
+  };
 }
 
 function bloomInChild(impl) {
-  const r = spawnSync(process.execPath, ['--expose-gc', new URL(import.meta.url).pathname, '--bloom', impl], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync(
+    process.execPath,
+    ['--expose-gc', new URL(import.meta.url).pathname, '--bloom', impl],
+    { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
   if (r.status !== 0) throw new Error(`bloom run ${impl} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
@@ -67,8 +88,12 @@ function junk() {
   const ids = new Set(db.prepare('SELECT id FROM items').pluck().all());
   db.close();
   let seed = 12345;
-  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
-  const word = (alphabet, min, max) => Array.from({ length: min + Math.floor(rnd() * (max - min + 1)) }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join('');
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const word = (alphabet, min, max) =>
+    Array.from(
+      { length: min + Math.floor(rnd() * (max - min + 1)) },
+      () => alphabet[Math.floor(rnd() * alphabet.length)],
+    ).join('');
   const queries = new Set();
   while (queries.size < FLOOD) {
     const w = word('abcdefghijklmnopqrstuvwxyz', 5, 10);
@@ -85,14 +110,17 @@ function junk() {
 async function metric(app, name, labels) {
   const text = await (await fetch(`${app.url}/metrics`)).text();
   let sum = 0;
-  for (const line of text.split('\n')) if (line.startsWith(name) && line.includes(labels)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const line of text.split('\n'))
+    if (line.startsWith(name) && line.includes(labels))
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   return sum;
 }
 
 async function shieldReady(app) {
   for (let i = 0; i < 600; i++) {
     const body = await (await fetch(`${app.url}/health/ready`)).json();
-    if (body.info?.cacheShield?.status === 'up' || body.details?.cacheShield?.status === 'up') return;
+    if (body.info?.cacheShield?.status === 'up' || body.details?.cacheShield?.status === 'up')
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('the shield did not become ready');
@@ -108,7 +136,12 @@ function flood(app, paths) {
   let last = first;
   return new Promise((resolve, reject) => {
     const inst = autocannon(
-      { url: app.url, connections: CONNECTIONS, amount: paths.length, requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] }) }] },
+      {
+        url: app.url,
+        connections: CONNECTIONS,
+        amount: paths.length,
+        requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] }) }],
+      },
       (err, res) => (err ? reject(err) : resolve({ ...res, seconds: (last - first) / 1000 })),
     );
     inst.on('response', () => (last = performance.now()));
@@ -116,21 +149,40 @@ function flood(app, paths) {
 }
 
 async function main() {
-  console.log(`bench:shield — Bloom n=${N.toLocaleString()} p=${P}, each implementation in its own process; junk flood ${FLOOD.toLocaleString()} requests per route, ${CONNECTIONS} connections`);
+  console.log(
+    `bench:shield — Bloom n=${N.toLocaleString()} p=${P}, each implementation in its own process; junk flood ${FLOOD.toLocaleString()} requests per route, ${CONNECTIONS} connections`,
+  );
   const ours = bloomInChild('ours');
   const theirs = bloomInChild('bloom-filters');
   table([ours, theirs]);
-  console.log(`ours vs bloom-filters@3: build ${(theirs.buildMs / ours.buildMs).toFixed(1)}× faster, lookups ${(ours.absentPerSec / theirs.absentPerSec).toFixed(1)}× (absent) / ${(ours.presentPerSec / theirs.presentPerSec).toFixed(1)}× (present) faster; bytes = m/8: ours ${ours.bytes === ours['m/8']}, bloom-filters ${theirs.bytes === theirs['m/8']}`);
+  console.log(
+    `ours vs bloom-filters@3: build ${(theirs.buildMs / ours.buildMs).toFixed(1)}× faster, lookups ${(ours.absentPerSec / theirs.absentPerSec).toFixed(1)}× (absent) / ${(ours.presentPerSec / theirs.presentPerSec).toFixed(1)}× (present) faster; bytes = m/8: ours ${ours.bytes === ours['m/8']}, bloom-filters ${theirs.bytes === theirs['m/8']}`,
+  );
 
   const { queries, ids, terms } = junk();
-  console.log(`junk: ${queries.length} queries (none of ${terms} indexed terms), ${ids.length} ids (none indexed)`);
-  const base = { policies: { search: { locks: { rateLimit: { mode: 'off' } } }, 'search-item': { locks: { rateLimit: { mode: 'off' } } } } };
+  console.log(
+    `junk: ${queries.length} queries (none of ${terms} indexed terms), ${ids.length} ids (none indexed)`,
+  );
+  const base = {
+    policies: {
+      search: { locks: { rateLimit: { mode: 'off' } } },
+      'search-item': { locks: { rateLimit: { mode: 'off' } } },
+    },
+  };
   const unshielded = JSON.parse(JSON.stringify(base));
   for (const p of Object.values(unshielded.policies)) p.locks.cacheShield = { mode: 'off' };
   const redis = await startRedis();
   const variants = [
     ['shielded, memory store', { CONFIG_FILE: writeConfig(base) }],
-    ['shielded, Redis store', { CONFIG_FILE: writeConfig(base), REDIS_URL: redis.url, RAMPART_ENV: 'bench', REDIS_COMMAND_TIMEOUT_MS: '1000' }],
+    [
+      'shielded, Redis store',
+      {
+        CONFIG_FILE: writeConfig(base),
+        REDIS_URL: redis.url,
+        RAMPART_ENV: 'bench',
+        REDIS_COMMAND_TIMEOUT_MS: '1000',
+      },
+    ],
     ['unshielded', { CONFIG_FILE: writeConfig(unshielded) }],
   ];
   const rows = [];
@@ -138,21 +190,38 @@ async function main() {
     for (const adapter of ['express', 'fastify']) {
       // All variants up at once, then interleaved rounds on fresh keys: the machine is shared, so each variant sees the same load.
       const apps = [];
-      for (const [variant, env] of variants) apps.push([variant, await startApp({ HTTP_ADAPTER: adapter, LOG_LEVEL: 'error', ...env })]);
+      for (const [variant, env] of variants)
+        apps.push([variant, await startApp({ HTTP_ADAPTER: adapter, LOG_LEVEL: 'error', ...env })]);
       try {
         for (const [, app] of apps) await shieldReady(app);
-        for (const [route, policy, all] of [['/v1/search?q=<junk>', 'search', queries.map((q) => `/v1/search?q=${q}`)], ['/v1/search/items/<junk>', 'search-item', ids.map((id) => `/v1/search/items/${id}`)]]) {
+        for (const [route, policy, all] of [
+          ['/v1/search?q=<junk>', 'search', queries.map((q) => `/v1/search?q=${q}`)],
+          ['/v1/search/items/<junk>', 'search-item', ids.map((id) => `/v1/search/items/${id}`)],
+        ]) {
           const warm = all.slice(0, 2_000);
           const measured = all.slice(2_000);
-          const acc = Object.fromEntries(apps.map(([v]) => [v, { n: 0, seconds: 0, forwarded: 0, rps: [], p99: [], non2xx: 0, errors: 0 }]));
+          const acc = Object.fromEntries(
+            apps.map(([v]) => [
+              v,
+              { n: 0, seconds: 0, forwarded: 0, rps: [], p99: [], non2xx: 0, errors: 0 },
+            ]),
+          );
           for (const [, app] of apps) await flood(app, warm); // these keys are then cached: not counted below
           for (let round = 0; round < ROUNDS; round++) {
-            const chunk = measured.slice(Math.floor((round * measured.length) / ROUNDS), Math.floor(((round + 1) * measured.length) / ROUNDS));
+            const chunk = measured.slice(
+              Math.floor((round * measured.length) / ROUNDS),
+              Math.floor(((round + 1) * measured.length) / ROUNDS),
+            );
             for (const [variant, app] of apps) {
-              const fwd0 = await metric(app, 'rampart_shield_forwarded_total', `policy="${policy}"`);
+              const fwd0 = await metric(
+                app,
+                'rampart_shield_forwarded_total',
+                `policy="${policy}"`,
+              );
               const res = await flood(app, chunk);
               const a = acc[variant];
-              a.forwarded += (await metric(app, 'rampart_shield_forwarded_total', `policy="${policy}"`)) - fwd0;
+              a.forwarded +=
+                (await metric(app, 'rampart_shield_forwarded_total', `policy="${policy}"`)) - fwd0;
               a.n += res.requests.total;
               a.rps.push(res.requests.total / res.seconds);
               a.p99.push(res.latency.p99);
@@ -166,9 +235,18 @@ async function main() {
             const a = acc[variant];
             const shielded = variant !== 'unshielded';
             rows.push({
-              adapter, variant, route, requests: a.n, 'req/s (median round)': Math.round(median(a.rps)), '÷ unshielded': +(median(a.rps) / off).toFixed(2), 'p99 ms': median(a.p99),
-              'reached backend': shielded ? a.forwarded : a.n, 'fraction to backend': shielded ? +(a.forwarded / a.n).toFixed(5) : 1,
-              'goal ≤ 1.5p': shielded ? (a.forwarded / a.n <= 1.5 * P ? 'yes' : 'NO') : '', non2xx: a.non2xx, errors: a.errors,
+              adapter,
+              variant,
+              route,
+              requests: a.n,
+              'req/s (median round)': Math.round(median(a.rps)),
+              '÷ unshielded': +(median(a.rps) / off).toFixed(2),
+              'p99 ms': median(a.p99),
+              'reached backend': shielded ? a.forwarded : a.n,
+              'fraction to backend': shielded ? +(a.forwarded / a.n).toFixed(5) : 1,
+              'goal ≤ 1.5p': shielded ? (a.forwarded / a.n <= 1.5 * P ? 'yes' : 'NO') : '',
+              non2xx: a.non2xx,
+              errors: a.errors,
             });
           }
         }

@@ -13,7 +13,17 @@
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { CONNECTIONS, ROOT, SECONDS, cannon, cpuMicros, startApp, startRedis, table, writeConfig } from './lib.mjs';
+import {
+  CONNECTIONS,
+  ROOT,
+  SECONDS,
+  cannon,
+  cpuMicros,
+  startApp,
+  startRedis,
+  table,
+  writeConfig,
+} from './lib.mjs';
 
 const SDK = `${ROOT}dist/src/sdk/index.js`;
 if (!existsSync(SDK)) {
@@ -23,12 +33,21 @@ if (!existsSync(SDK)) {
 const { signRequest } = await import(SDK);
 
 const APP = { id: 'bench-app', secret: randomBytes(32).toString('base64url') };
-const appsFile = writeConfig({ apps: [{ id: APP.id, tier: 'pro', secrets: [{ id: 'k1', secret: APP.secret }] }] }, 'apps.json');
+const appsFile = writeConfig(
+  { apps: [{ id: APP.id, tier: 'pro', secrets: [{ id: 'k1', secret: APP.secret }] }] },
+  'apps.json',
+);
 // Only the signature lock runs: every other lock is off on the shipped policies (and on whoami, the measured route).
-const othersOff = { rateLimit: { mode: 'off' }, cacheShield: { mode: 'off' }, circuitBreaker: { mode: 'off' } };
+const othersOff = {
+  rateLimit: { mode: 'off' },
+  cacheShield: { mode: 'off' },
+  circuitBreaker: { mode: 'off' },
+};
 const configFile = writeConfig({
   policies: {
-    ...Object.fromEntries(['search', 'search-item', 'inference', 'admin'].map((p) => [p, { locks: othersOff }])),
+    ...Object.fromEntries(
+      ['search', 'search-item', 'inference', 'admin'].map((p) => [p, { locks: othersOff }]),
+    ),
     whoami: { locks: { signature: { mode: 'enforce', signed: 'optional' }, ...othersOff } },
   },
 });
@@ -49,8 +68,22 @@ const phases = {
   unsigned: () => ({}),
   signed: () => signRequest({ appId: APP.id, secret: APP.secret, method: 'GET', url: PATH }),
   // Forged requests carry recognisable nonces, so MONITOR can attribute any nonce command to them.
-  forged: () => signRequest({ appId: APP.id, secret: 'forged-forged-forged-forged-forged-forged', method: 'GET', url: PATH, nonce: `forged-${randomBytes(12).toString('base64url')}` }),
-  'unknown app': () => signRequest({ appId: 'no-such-app', secret: APP.secret, method: 'GET', url: PATH, nonce: `unknown-${randomBytes(12).toString('base64url')}` }),
+  forged: () =>
+    signRequest({
+      appId: APP.id,
+      secret: 'forged-forged-forged-forged-forged-forged',
+      method: 'GET',
+      url: PATH,
+      nonce: `forged-${randomBytes(12).toString('base64url')}`,
+    }),
+  'unknown app': () =>
+    signRequest({
+      appId: 'no-such-app',
+      secret: APP.secret,
+      method: 'GET',
+      url: PATH,
+      nonce: `unknown-${randomBytes(12).toString('base64url')}`,
+    }),
 };
 const WATCHED = new Set(['forged', 'unknown app']);
 
@@ -60,7 +93,9 @@ const WATCHED = new Set(['forged', 'unknown app']);
  * (other modules' background work, e.g. the rate limiter's heartbeat).
  */
 async function monitor(port, fn) {
-  const child = spawn('redis-cli', ['-p', String(port), 'monitor'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn('redis-cli', ['-p', String(port), 'monitor'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   let text = '';
   child.stdout.on('data', (d) => (text += d));
   await new Promise((r) => setTimeout(r, 200));
@@ -79,7 +114,9 @@ function classify(text) {
     // A nonce command caused by a forged / unknown-app request would carry its recognisable nonce or app id.
     if (/"nonce:[^"]*(:forged-|:unknown-|:no-such-app:)/.test(m[3])) nonce++;
     else {
-      const cmd = m[3].includes('"nonce:') ? `${m[2].toLowerCase()} nonce (earlier signed requests)` : m[2].toLowerCase();
+      const cmd = m[3].includes('"nonce:')
+        ? `${m[2].toLowerCase()} nonce (earlier signed requests)`
+        : m[2].toLowerCase();
       other[cmd] = (other[cmd] ?? 0) + 1;
     }
   }
@@ -107,39 +144,63 @@ async function run(app, sign, watch) {
   const statuses = {};
   const before = redis.commandstats();
   const cpu0 = cpuMicros(app.pid);
-  const go = () => cannon({ url: app.url, requests: requests(sign, statuses), duration: RUN_SECONDS });
+  const go = () =>
+    cannon({ url: app.url, requests: requests(sign, statuses), duration: RUN_SECONDS });
   const m = watch ? await monitor(redis.port, go) : { result: await go() };
   const cpu = cpuMicros(app.pid) - cpu0;
   const after = redis.commandstats();
   const total = Object.values(statuses).reduce((a, b) => a + b, 0);
-  return { res: m.result, statuses, cpuPerReq: cpu / total, set: (after.set?.calls ?? 0) - (before.set?.calls ?? 0), nonce: m.nonce, other: m.other };
+  return {
+    res: m.result,
+    statuses,
+    cpuPerReq: cpu / total,
+    set: (after.set?.calls ?? 0) - (before.set?.calls ?? 0),
+    nonce: m.nonce,
+    other: m.other,
+  };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RUN_SECONDS = Math.max(2, Math.round(SECONDS / 2));
 
-console.log(`bench:signature — autocannon ${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${RUN_SECONDS} s per case after a warm-up (medians shown); private redis-server; LOG_LEVEL=warn`);
+console.log(
+  `bench:signature — autocannon ${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${RUN_SECONDS} s per case after a warm-up (medians shown); private redis-server; LOG_LEVEL=warn`,
+);
 const redis = await startRedis();
 const rows = [];
 const nonceCalls = [];
 try {
   for (const adapter of ['express', 'fastify']) {
     const env = { HTTP_ADAPTER: adapter, CONFIG_FILE: configFile, APPS_FILE: appsFile };
-    const app = await startApp({ ...env, REDIS_URL: redis.url, RAMPART_ENV: `bench${Date.now().toString(36)}` });
+    const app = await startApp({
+      ...env,
+      REDIS_URL: redis.url,
+      RAMPART_ENV: `bench${Date.now().toString(36)}`,
+    });
     const mem = await startApp(env);
-    const cases = [...Object.entries(phases).map(([name, sign]) => ({ name, app, sign })), { name: 'signed (memory nonces)', app: mem, sign: phases.signed }];
+    const cases = [
+      ...Object.entries(phases).map(([name, sign]) => ({ name, app, sign })),
+      { name: 'signed (memory nonces)', app: mem, sign: phases.signed },
+    ];
     try {
-      for (const c of cases) await cannon({ url: c.app.url, requests: requests(c.sign, {}), duration: Math.min(3, SECONDS) });
+      for (const c of cases)
+        await cannon({
+          url: c.app.url,
+          requests: requests(c.sign, {}),
+          duration: Math.min(3, SECONDS),
+        });
       const results = new Map(cases.map((c) => [c.name, []]));
       // Interleaved rounds: the machine's load drifts, so every case sees the same drift.
       for (let round = 0; round < ROUNDS; round++) {
-        for (const c of cases) results.get(c.name).push(await run(c.app, c.sign, WATCHED.has(c.name)));
+        for (const c of cases)
+          results.get(c.name).push(await run(c.app, c.sign, WATCHED.has(c.name)));
       }
       for (const c of cases) {
         const rs = results.get(c.name);
         const statuses = {};
-        for (const r of rs) for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
+        for (const r of rs)
+          for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
         const row = {
           adapter,
           case: c.name,
@@ -150,7 +211,16 @@ try {
           'app CPU µs/req': Math.round(median(rs.map((r) => r.cpuPerReq))),
           'SET Δ': c.app === mem ? '-' : rs.reduce((a, r) => a + r.set, 0),
           nonceCmds: WATCHED.has(c.name) ? rs.reduce((a, r) => a + r.nonce, 0) : '-',
-          'other redis cmds (MONITOR)': WATCHED.has(c.name) ? JSON.stringify(rs.map((r) => r.other).reduce((a, o) => { for (const [k, v] of Object.entries(o)) a[k] = (a[k] ?? 0) + v; return a; }, {})) : '-',
+          'other redis cmds (MONITOR)': WATCHED.has(c.name)
+            ? JSON.stringify(
+                rs
+                  .map((r) => r.other)
+                  .reduce((a, o) => {
+                    for (const [k, v] of Object.entries(o)) a[k] = (a[k] ?? 0) + v;
+                    return a;
+                  }, {}),
+              )
+            : '-',
         };
         if (WATCHED.has(c.name)) nonceCalls.push(row.nonceCmds);
         rows.push(row);
@@ -171,20 +241,77 @@ const { parseAppDefinition } = await import(`${ROOT}dist/src/locks/signature/app
 const { contentDigest } = await import(`${ROOT}dist/src/locks/signature/content-digest.js`);
 const { createSigner, httpbis } = await import('http-message-signatures');
 const now = Date.now();
-const registry = new Map([[APP.id, parseAppDefinition({ id: APP.id, tier: 'pro', secrets: [{ id: 'k1', secret: APP.secret }] }, 'app', now).app]]);
-const kb = Buffer.from(JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'x'.repeat(960) }] }));
-const view = (method, target, headers, body = Buffer.alloc(0)) => ({ method, target, headers: { host: 'bench', ...headers }, body, scheme: 'http' });
-const hmacView = (body, o = {}) => view('POST', '/v1/inference?a=1', signRequest({ appId: APP.id, secret: APP.secret, method: 'POST', url: '/v1/inference?a=1', body, timestamp: now, ...o }), body);
+const registry = new Map([
+  [
+    APP.id,
+    parseAppDefinition(
+      { id: APP.id, tier: 'pro', secrets: [{ id: 'k1', secret: APP.secret }] },
+      'app',
+      now,
+    ).app,
+  ],
+]);
+const kb = Buffer.from(
+  JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'x'.repeat(960) }] }),
+);
+const view = (method, target, headers, body = Buffer.alloc(0)) => ({
+  method,
+  target,
+  headers: { host: 'bench', ...headers },
+  body,
+  scheme: 'http',
+});
+const hmacView = (body, o = {}) =>
+  view(
+    'POST',
+    '/v1/inference?a=1',
+    signRequest({
+      appId: APP.id,
+      secret: APP.secret,
+      method: 'POST',
+      url: '/v1/inference?a=1',
+      body,
+      timestamp: now,
+      ...o,
+    }),
+    body,
+  );
 const rfc = await httpbis.signMessage(
-  { key: createSigner(Buffer.from(APP.secret), 'hmac-sha256', APP.id), fields: ['@method', '@path', '@query', 'content-digest'], params: ['created', 'keyid', 'alg', 'nonce'], paramValues: { nonce: 'bench-nonce-0123456789', created: new Date(now) } },
-  { method: 'POST', url: 'http://bench/v1/inference?a=1', headers: { 'content-digest': contentDigest(kb) } },
+  {
+    key: createSigner(Buffer.from(APP.secret), 'hmac-sha256', APP.id),
+    fields: ['@method', '@path', '@query', 'content-digest'],
+    params: ['created', 'keyid', 'alg', 'nonce'],
+    paramValues: { nonce: 'bench-nonce-0123456789', created: new Date(now) },
+  },
+  {
+    method: 'POST',
+    url: 'http://bench/v1/inference?a=1',
+    headers: { 'content-digest': contentDigest(kb) },
+  },
 );
 const cases = {
-  'HMAC, GET, no body': view('GET', '/v1/whoami', signRequest({ appId: APP.id, secret: APP.secret, method: 'GET', url: '/v1/whoami', timestamp: now })),
+  'HMAC, GET, no body': view(
+    'GET',
+    '/v1/whoami',
+    signRequest({
+      appId: APP.id,
+      secret: APP.secret,
+      method: 'GET',
+      url: '/v1/whoami',
+      timestamp: now,
+    }),
+  ),
   'HMAC, POST, 1 KB body': hmacView(kb),
-  'HMAC, forged (bad_signature)': hmacView(kb, { secret: 'forged-forged-forged-forged-forged-forged' }),
+  'HMAC, forged (bad_signature)': hmacView(kb, {
+    secret: 'forged-forged-forged-forged-forged-forged',
+  }),
   'HMAC, unknown app': hmacView(kb, { appId: 'no-such-app' }),
-  'RFC 9421, POST, 1 KB body + content-digest': view('POST', '/v1/inference?a=1', Object.fromEntries(Object.entries(rfc.headers).map(([k, v]) => [k.toLowerCase(), v])), kb),
+  'RFC 9421, POST, 1 KB body + content-digest': view(
+    'POST',
+    '/v1/inference?a=1',
+    Object.fromEntries(Object.entries(rfc.headers).map(([k, v]) => [k.toLowerCase(), v])),
+    kb,
+  ),
   'unsigned (optional route)': view('GET', '/v1/whoami', {}),
 };
 const micro = [];
@@ -195,7 +322,11 @@ for (const [name, v] of Object.entries(cases)) {
   const t0 = performance.now();
   for (let i = 0; i < n; i++) verifyRequest(v, registry, opts);
   const us = ((performance.now() - t0) * 1000) / n;
-  micro.push({ case: name, outcome: r.ok ? 'ok' : r.unsigned ? 'unsigned' : r.code, 'µs/verify': +us.toFixed(2) });
+  micro.push({
+    case: name,
+    outcome: r.ok ? 'ok' : r.unsigned ? 'unsigned' : r.code,
+    'µs/verify': +us.toFixed(2),
+  });
 }
 console.log('verification alone, in process (no HTTP, no nonce claim):');
 table(micro);
@@ -203,7 +334,9 @@ const pick = (adapter, c, k) => rows.find((r) => r.adapter === adapter && r.case
 for (const adapter of ['express', 'fastify']) {
   const parts = ['signed', 'signed (memory nonces)', 'forged', 'unknown app'].map((c) => {
     const rps = (pick(adapter, c, 'reqPerSec') / pick(adapter, 'unsigned', 'reqPerSec')).toFixed(3);
-    const cpu = (pick(adapter, c, 'app CPU µs/req') / pick(adapter, 'unsigned', 'app CPU µs/req')).toFixed(3);
+    const cpu = (
+      pick(adapter, c, 'app CPU µs/req') / pick(adapter, 'unsigned', 'app CPU µs/req')
+    ).toFixed(3);
     return `${c}: req/s ×${rps}, CPU/req ×${cpu}`;
   });
   console.log(`${adapter} vs unsigned — ${parts.join('; ')}`);
@@ -212,4 +345,6 @@ if (nonceCalls.some((n) => n !== 0)) {
   console.error('FAIL: forged requests reached the nonce store', nonceCalls);
   process.exit(1);
 }
-console.log('forged and unknown-app requests: 0 nonce-store commands for their nonces seen by Redis MONITOR (other commands listed: background work of other modules, or late signed requests of the previous run).');
+console.log(
+  'forged and unknown-app requests: 0 nonce-store commands for their nonces seen by Redis MONITOR (other commands listed: background work of other modules, or late signed requests of the previous run).',
+);

@@ -32,7 +32,11 @@ function onlyIdentityAndRate(c: RampartConfig): RampartConfig {
 /** A tight per-IP limit on /admin: 5 requests, then one a minute. */
 const strictAdminLimit = (c: RampartConfig): RampartConfig => {
   const out = onlyIdentityAndRate(c);
-  out.policies.admin!.locks.rateLimit = { mode: 'enforce', failMode: 'open', rules: [{ name: 'per-ip', dimension: 'ip', capacity: 5, rate: '1/min' }] };
+  out.policies.admin!.locks.rateLimit = {
+    mode: 'enforce',
+    failMode: 'open',
+    rules: [{ name: 'per-ip', dimension: 'ip', capacity: 5, rate: '1/min' }],
+  };
   return out;
 };
 
@@ -44,7 +48,8 @@ describe.each(ADAPTERS)('admin API behind the real rate-limit lock (%s)', (adapt
   afterAll(() => app?.close());
 
   it('should answer a flood of bad tokens with 429 before the token is even checked', (ctx) => {
-    if (!app.app.get(LockChain).lock('rateLimit')) ctx.skip('the rate-limit lock is not installed (LOCK_MODULES): nothing throttles /admin yet');
+    if (!app.app.get(LockChain).lock('rateLimit'))
+      ctx.skip('the rate-limit lock is not installed (LOCK_MODULES): nothing throttles /admin yet');
     return (async () => {
       const guesses = new AdminClient(app, 'guess-0000000000000000');
       const statuses: number[] = [];
@@ -54,7 +59,11 @@ describe.each(ADAPTERS)('admin API behind the real rate-limit lock (%s)', (adapt
       const good = await new AdminClient(app).get('/admin/config');
       expect(good.status).toBe(429);
       expect(good.headers.get('retry-after')).toMatch(/^\d+$/);
-      expect((await fetch(`${app.url}/metrics`).then((r) => r.text())).match(/rampart_admin_auth_failures_total (\d+)/)?.[1]).toBe('5');
+      expect(
+        (await fetch(`${app.url}/metrics`).then((r) => r.text())).match(
+          /rampart_admin_auth_failures_total (\d+)/,
+        )?.[1],
+      ).toBe('5');
     })();
   });
 });
@@ -69,7 +78,11 @@ describe.skipIf(!redisUrl())('admin API with the real locks on two instances (on
 
   beforeAll(async () => {
     // A generous command timeout: this machine is shared, and a slow nonce claim (503) would hide what is tested here.
-    const start = () => startApp({ REDIS_URL: redisUrl(), RAMPART_ENV: env, ADMIN_TOKEN, REDIS_COMMAND_TIMEOUT_MS: '1000' }, { config: onlyIdentityAndRate });
+    const start = () =>
+      startApp(
+        { REDIS_URL: redisUrl(), RAMPART_ENV: env, ADMIN_TOKEN, REDIS_COMMAND_TIMEOUT_MS: '1000' },
+        { config: onlyIdentityAndRate },
+      );
     [a, b] = [await start(), await start()];
     adminA = new AdminClient(a);
     adminB = new AdminClient(b);
@@ -79,25 +92,49 @@ describe.skipIf(!redisUrl())('admin API with the real locks on two instances (on
     await Promise.all([a?.close(), b?.close()]);
   });
 
-  const whoami = (app: RunningApp, appId: string, secret: string): Promise<Response> => signedFetch({ appId, secret }, `${app.url}/v1/whoami`);
+  const whoami = (app: RunningApp, appId: string, secret: string): Promise<Response> =>
+    signedFetch({ appId, secret }, `${app.url}/v1/whoami`);
 
   it('should let an app created on one instance sign requests on the other, until it is deactivated', async (ctx) => {
-    if (!installed.includes('signature')) ctx.skip('the signature lock is not installed (LOCK_MODULES)');
-    const created = await adminA.call<{ secret: { value: string } }>('POST', '/admin/apps', { id: 'live-app', tier: 'pro' });
+    if (!installed.includes('signature'))
+      ctx.skip('the signature lock is not installed (LOCK_MODULES)');
+    const created = await adminA.call<{ secret: { value: string } }>('POST', '/admin/apps', {
+      id: 'live-app',
+      tier: 'pro',
+    });
     expect(created.status).toBe(201);
     const secret = created.body.secret.value;
-    const ok = await eventually(() => whoami(b, 'live-app', secret), (r) => r.status === 200, WITHIN_MS);
+    const ok = await eventually(
+      () => whoami(b, 'live-app', secret),
+      (r) => r.status === 200,
+      WITHIN_MS,
+    );
     expect(await ok.json()).toEqual({ app: 'live-app', tier: 'pro' });
 
     await adminA.call('POST', '/admin/apps/live-app/deactivate');
-    const refused = await eventually(() => whoami(b, 'live-app', secret), (r) => r.status === 401, WITHIN_MS);
+    const refused = await eventually(
+      () => whoami(b, 'live-app', secret),
+      (r) => r.status === 401,
+      WITHIN_MS,
+    );
     expect(((await refused.json()) as { error: string }).error).toBe('unknown_app');
 
     await adminB.call('POST', '/admin/apps/live-app/activate');
-    const rotated = await adminB.call<{ secret: { value: string } }>('POST', '/admin/apps/live-app/secrets');
-    await eventually(() => whoami(a, 'live-app', rotated.body.secret.value), (r) => r.status === 200, WITHIN_MS);
+    const rotated = await adminB.call<{ secret: { value: string } }>(
+      'POST',
+      '/admin/apps/live-app/secrets',
+    );
+    await eventually(
+      () => whoami(a, 'live-app', rotated.body.secret.value),
+      (r) => r.status === 200,
+      WITHIN_MS,
+    );
     await adminB.call('POST', '/admin/apps/live-app/secrets/k1/retire');
-    await eventually(() => whoami(a, 'live-app', secret), (r) => r.status === 401, WITHIN_MS);
+    await eventually(
+      () => whoami(a, 'live-app', secret),
+      (r) => r.status === 401,
+      WITHIN_MS,
+    );
     expect((await whoami(a, 'live-app', rotated.body.secret.value)).status).toBe(200);
 
     for (const body of [...adminA.bodies, ...adminB.bodies]) {
@@ -108,48 +145,102 @@ describe.skipIf(!redisUrl())('admin API with the real locks on two instances (on
   });
 
   it('should let the rate-limit lock judge an option edit (400 naming every problem), and apply a valid one everywhere', async (ctx) => {
-    if (!installed.includes('rateLimit')) ctx.skip('the rate-limit lock is not installed (LOCK_MODULES)');
+    if (!installed.includes('rateLimit'))
+      ctx.skip('the rate-limit lock is not installed (LOCK_MODULES)');
     const before = await adminA.version();
-    const bad = await adminA.call<{ problems: string[] }>('PATCH', '/admin/policies/whoami/locks/rateLimit/options', { options: { rules: [{ name: 'Bad Name', dimension: 'planet', capacity: -1, rate: 'fast' }] } });
+    const bad = await adminA.call<{ problems: string[] }>(
+      'PATCH',
+      '/admin/policies/whoami/locks/rateLimit/options',
+      {
+        options: { rules: [{ name: 'Bad Name', dimension: 'planet', capacity: -1, rate: 'fast' }] },
+      },
+    );
     expect(bad.status).toBe(400);
-    for (const field of ['name', 'dimension', 'capacity', 'rate']) expect(bad.body.problems.join('\n')).toMatch(new RegExp(`policies\\.whoami\\.locks\\.rateLimit\\.rules\\[0\\]\\.${field}`));
+    for (const field of ['name', 'dimension', 'capacity', 'rate'])
+      expect(bad.body.problems.join('\n')).toMatch(
+        new RegExp(`policies\\.whoami\\.locks\\.rateLimit\\.rules\\[0\\]\\.${field}`),
+      );
     expect(await adminA.version()).toBe(before);
 
-    const rules = { options: { failMode: 'open', rules: [{ name: 'tiny', dimension: 'ip', capacity: 2, rate: '1/min' }] } };
-    expect((await adminA.call('PATCH', '/admin/policies/whoami/locks/rateLimit/options', rules)).status).toBe(200);
-    expect((await adminA.call('PATCH', '/admin/policies/whoami/locks/rateLimit', { mode: 'enforce' })).status).toBe(200);
-    await eventually(() => adminB.effective('whoami', 'rateLimit'), (m) => m === 'enforce', WITHIN_MS);
+    const rules = {
+      options: {
+        failMode: 'open',
+        rules: [{ name: 'tiny', dimension: 'ip', capacity: 2, rate: '1/min' }],
+      },
+    };
+    expect(
+      (await adminA.call('PATCH', '/admin/policies/whoami/locks/rateLimit/options', rules)).status,
+    ).toBe(200);
+    expect(
+      (await adminA.call('PATCH', '/admin/policies/whoami/locks/rateLimit', { mode: 'enforce' }))
+        .status,
+    ).toBe(200);
+    await eventually(
+      () => adminB.effective('whoami', 'rateLimit'),
+      (m) => m === 'enforce',
+      WITHIN_MS,
+    );
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await fetch(`${b.url}/v1/whoami`)).status);
     expect(statuses).toEqual([200, 200, 429]);
 
     const until = new Date(Date.now() + 60_000).toISOString();
     await adminB.call('PATCH', '/admin/policies/whoami/locks/rateLimit', { mode: 'off', until });
-    await eventually(() => fetch(`${a.url}/v1/whoami`), (r) => r.status === 200, WITHIN_MS);
+    await eventually(
+      () => fetch(`${a.url}/v1/whoami`),
+      (r) => r.status === 200,
+      WITHIN_MS,
+    );
   });
 
   it('should force a breaker open on one instance and have the other refuse at once, then release it', async (ctx) => {
-    if (!installed.includes('circuitBreaker')) ctx.skip('the circuit-breaker lock is not installed (LOCK_MODULES)');
-    const put = await adminA.call('PATCH', '/admin/policies/whoami/locks/circuitBreaker/options', { options: { backend: 'whoami-probe', stale: false } });
+    if (!installed.includes('circuitBreaker'))
+      ctx.skip('the circuit-breaker lock is not installed (LOCK_MODULES)');
+    const put = await adminA.call('PATCH', '/admin/policies/whoami/locks/circuitBreaker/options', {
+      options: { backend: 'whoami-probe', stale: false },
+    });
     expect(put.status).toBe(200);
-    expect((await adminA.call('PATCH', '/admin/policies/whoami/locks/circuitBreaker', { mode: 'enforce' })).status).toBe(200);
-    await eventually(() => fetch(`${b.url}/v1/whoami`), (r) => r.status === 200, WITHIN_MS);
+    expect(
+      (
+        await adminA.call('PATCH', '/admin/policies/whoami/locks/circuitBreaker', {
+          mode: 'enforce',
+        })
+      ).status,
+    ).toBe(200);
+    await eventually(
+      () => fetch(`${b.url}/v1/whoami`),
+      (r) => r.status === 200,
+      WITHIN_MS,
+    );
 
     const forced = await adminA.call('PUT', '/admin/breakers/whoami/force', { state: 'open' });
     expect(forced.status).toBe(200);
-    const refused = await eventually(() => fetch(`${b.url}/v1/whoami`), (r) => r.status === 503, WITHIN_MS);
+    const refused = await eventually(
+      () => fetch(`${b.url}/v1/whoami`),
+      (r) => r.status === 503,
+      WITHIN_MS,
+    );
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
-    const breakers = await adminB.get<{ breakers: { name: string; forced?: string }[] }>('/admin/breakers');
-    expect(breakers.body.breakers.find((x) => x.name === 'whoami-probe')).toMatchObject({ forced: 'open' });
+    const breakers = await adminB.get<{ breakers: { name: string; forced?: string }[] }>(
+      '/admin/breakers',
+    );
+    expect(breakers.body.breakers.find((x) => x.name === 'whoami-probe')).toMatchObject({
+      forced: 'open',
+    });
 
     expect((await adminB.call('DELETE', '/admin/breakers/whoami/force')).status).toBe(200);
-    await eventually(() => fetch(`${a.url}/v1/whoami`), (r) => r.status === 200, WITHIN_MS);
+    await eventually(
+      () => fetch(`${a.url}/v1/whoami`),
+      (r) => r.status === 200,
+      WITHIN_MS,
+    );
     const audit = await adminA.get<{ entries: { action: string }[] }>('/admin/audit?limit=2');
     expect(audit.body.entries.map((e) => e.action)).toEqual(['breaker.unforce', 'breaker.force']);
   });
 
   it('should show the cache shield’s Bloom filters through its admin port', async (ctx) => {
-    if (!installed.includes('cacheShield')) ctx.skip('the cache-shield lock is not installed (LOCK_MODULES)');
+    if (!installed.includes('cacheShield'))
+      ctx.skip('the cache-shield lock is not installed (LOCK_MODULES)');
     const r = await adminA.get<{ filters: { name: string; building: boolean }[] }>('/admin/bloom');
     expect(r.status).toBe(200);
     expect(r.body.filters.length).toBeGreaterThan(0);

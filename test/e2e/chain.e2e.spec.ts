@@ -14,10 +14,19 @@ const testPolicy: RoutePolicy = {
 };
 
 let seq = 0;
-async function call(app: RunningApp, reject?: string): Promise<{ status: number; body: Record<string, unknown>; calls: string[] }> {
+async function call(
+  app: RunningApp,
+  reject?: string,
+): Promise<{ status: number; body: Record<string, unknown>; calls: string[] }> {
   const id = `r${++seq}`;
-  const res = await fetch(`${app.url}/test/protected`, { headers: { 'x-test-id': id, ...(reject ? { 'x-test-reject': reject } : {}) } });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown>, calls: calls.get(id) ?? [] };
+  const res = await fetch(`${app.url}/test/protected`, {
+    headers: { 'x-test-id': id, ...(reject ? { 'x-test-reject': reject } : {}) },
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    calls: calls.get(id) ?? [],
+  };
 }
 
 describe.each(ADAPTERS)('LockChain over HTTP (%s)', (adapter) => {
@@ -38,7 +47,12 @@ describe.each(ADAPTERS)('LockChain over HTTP (%s)', (adapter) => {
     const r = await call(app);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ handler: true });
-    expect(r.calls).toEqual(['signature:enforce', 'rateLimit:enforce', 'cacheShield:enforce', 'circuitBreaker:enforce']);
+    expect(r.calls).toEqual([
+      'signature:enforce',
+      'rateLimit:enforce',
+      'cacheShield:enforce',
+      'circuitBreaker:enforce',
+    ]);
   });
 
   it('should never reach a later lock or the handler after a signature rejection', async () => {
@@ -71,7 +85,11 @@ describe.each(ADAPTERS)('LockChain over HTTP (%s)', (adapter) => {
     try {
       const r = await call(app, 'rateLimit');
       expect(r.status).toBe(200);
-      expect(r.calls).toEqual(['rateLimit:shadow', 'cacheShield:enforce', 'circuitBreaker:enforce']);
+      expect(r.calls).toEqual([
+        'rateLimit:shadow',
+        'cacheShield:enforce',
+        'circuitBreaker:enforce',
+      ]);
       expect(chain.stats.snapshot().rateLimit?.test?.shadow_rejected).toBeGreaterThanOrEqual(1);
     } finally {
       chain.replace(before.policies, before.version + 2);
@@ -104,7 +122,7 @@ describe.each(ADAPTERS)('LockChain over HTTP (%s)', (adapter) => {
     try {
       chain.replace(bad, before.version + 1);
     } catch (e) {
-      problems = ((e as { problem: { problems: string[] } }).problem.problems);
+      problems = (e as { problem: { problems: string[] } }).problem.problems;
     }
     expect(problems.some((p) => p.includes('policies.test.locks.signature.mode'))).toBe(true);
     expect(problems.some((p) => p.includes('teleport'))).toBe(true);

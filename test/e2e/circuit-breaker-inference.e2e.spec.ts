@@ -30,7 +30,13 @@ function withBreaker(c: RampartConfig): RampartConfig {
   const off = { mode: 'off' as const };
   return {
     ...c,
-    policies: { ...c.policies, inference: { ...c.policies.inference!, locks: { signature: off, rateLimit: off, cacheShield: off, circuitBreaker: { ...BREAKER } } } },
+    policies: {
+      ...c.policies,
+      inference: {
+        ...c.policies.inference!,
+        locks: { signature: off, rateLimit: off, cacheShield: off, circuitBreaker: { ...BREAKER } },
+      },
+    },
   };
 }
 
@@ -51,8 +57,16 @@ interface Answer {
 const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello breaker' }] };
 
 async function infer(app: RunningApp, extra: Record<string, unknown> = {}): Promise<Answer> {
-  const res = await fetch(`${app.url}/v1/inference`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...CHAT, ...extra }) });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+  const res = await fetch(`${app.url}/v1/inference`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...CHAT, ...extra }),
+  });
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as Record<string, unknown>,
+  };
 }
 
 async function metric(app: RunningApp, line: RegExp): Promise<number> {
@@ -87,7 +101,10 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
-    app = await startApp({ HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, ADMIN_TOKEN }, { config: withBreaker });
+    app = await startApp(
+      { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, ADMIN_TOKEN },
+      { config: withBreaker },
+    );
     admin = new AdminClient(app);
   });
   afterAll(async () => {
@@ -113,16 +130,38 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
       const retryAfter = Number(a.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(Math.ceil(BREAKER.resetTimeoutMs / 1000));
-      expect(a.body).toMatchObject({ status: 503, error: 'circuit_open', backend: 'inference', state: 'open', retry_after: retryAfter });
+      expect(a.body).toMatchObject({
+        status: 503,
+        error: 'circuit_open',
+        backend: 'inference',
+        state: 'open',
+        retry_after: retryAfter,
+      });
     }
     expect(refused).toBeGreaterThan(0);
     expect(fake.requests).toBe(before);
     expect(await metric(app, /^rampart_breaker_state\{backend="inference",state="open"\}/)).toBe(1);
-    expect(await metric(app, /^rampart_breaker_rejections_total\{backend="inference",policy="inference",reason="open",mode="enforce"\}/)).toBeGreaterThanOrEqual(20);
-    expect(await metric(app, /^rampart_breaker_transitions_total\{backend="inference",from="closed",to="open"\}/)).toBeGreaterThanOrEqual(1);
-    const ready = (await (await fetch(`${app.url}/health/ready`)).json()) as { status: string; details: Record<string, { status: string; message?: string }> };
+    expect(
+      await metric(
+        app,
+        /^rampart_breaker_rejections_total\{backend="inference",policy="inference",reason="open",mode="enforce"\}/,
+      ),
+    ).toBeGreaterThanOrEqual(20);
+    expect(
+      await metric(
+        app,
+        /^rampart_breaker_transitions_total\{backend="inference",from="closed",to="open"\}/,
+      ),
+    ).toBeGreaterThanOrEqual(1);
+    const ready = (await (await fetch(`${app.url}/health/ready`)).json()) as {
+      status: string;
+      details: Record<string, { status: string; message?: string }>;
+    };
     expect(ready.status).toBe('degraded');
-    expect(ready.details['breaker:inference']).toMatchObject({ status: 'degraded', message: expect.stringMatching(/circuit open/) });
+    expect(ready.details['breaker:inference']).toMatchObject({
+      status: 'degraded',
+      message: expect.stringMatching(/circuit open/),
+    });
   });
 
   it('should send probes one at a time after the reset timeout, ramp the traffic, then close', async () => {
@@ -130,11 +169,20 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
     fake.reset();
     const before = fake.requests;
     // The first call after the reset timeout is the first probe.
-    const first = await eventually(() => infer(app), (a) => a.status !== 503, 5_000, 50);
+    const first = await eventually(
+      () => infer(app),
+      (a) => a.status !== 503,
+      5_000,
+      50,
+    );
     expect(first.status).toBe(200);
     expect(fake.requests).toBe(before + 1);
     expect((await infer(app)).status).toBe(200); // second probe → recovering at 50 %
-    expect(await breakerStatus()).toMatchObject({ phase: 'recovering', state: 'half_open', stats: { admittedPercent: 50 } });
+    expect(await breakerStatus()).toMatchObject({
+      phase: 'recovering',
+      state: 'half_open',
+      stats: { admittedPercent: 50 },
+    });
     const ramp = [];
     for (let i = 0; i < 6; i++) ramp.push(await infer(app));
     expect(ramp.map((a) => a.status)).toEqual([503, 200, 503, 200, 503, 200]);
@@ -144,7 +192,13 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
     }
     expect(fake.requests).toBe(before + 2 + 3);
     // Options replaced at run time keep the state: a shorter ramp ends it now.
-    expect((await admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker/options', { options: { rampMs: 1 } })).status).toBe(200);
+    expect(
+      (
+        await admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker/options', {
+          options: { rampMs: 1 },
+        })
+      ).status,
+    ).toBe(200);
     expect(await breakerStatus()).toMatchObject({ phase: 'recovering' });
     await eventually(
       async () => Promise.all(Array.from({ length: 5 }, () => infer(app))),
@@ -152,14 +206,30 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
       10_000,
       100,
     );
-    expect(await metric(app, /^rampart_breaker_transitions_total\{backend="inference",from="recovering",to="closed"\}/)).toBeGreaterThanOrEqual(1);
-    expect((await admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker/options', { options: { rampMs: BREAKER.rampMs } })).status).toBe(200);
+    expect(
+      await metric(
+        app,
+        /^rampart_breaker_transitions_total\{backend="inference",from="recovering",to="closed"\}/,
+      ),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      (
+        await admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker/options', {
+          options: { rampMs: BREAKER.rampMs },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('should reopen when a probe fails, with only that probe reaching the upstream', async () => {
     await trip();
     const before = fake.requests;
-    const probe = await eventually(() => infer(app), (a) => a.status !== 503, 5_000, 50);
+    const probe = await eventually(
+      () => infer(app),
+      (a) => a.status !== 503,
+      5_000,
+      50,
+    );
     expect(probe.status).toBe(502);
     expect(fake.requests).toBe(before + 1);
     expect((await infer(app)).body).toMatchObject({ error: 'circuit_open', state: 'open' });
@@ -171,9 +241,17 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
     const a = await infer(app);
     expect(a.status).toBe(504);
     expect(a.body).toMatchObject({ error: 'backend_timeout', backend: 'inference' });
-    await eventually(async () => fake.aborted, (n) => n === aborted + 1);
-    await eventually(async () => fake.inFlight, (n) => n === 0);
-    expect(await metric(app, /^rampart_breaker_timeouts_total\{backend="inference"\}/)).toBeGreaterThanOrEqual(1);
+    await eventually(
+      async () => fake.aborted,
+      (n) => n === aborted + 1,
+    );
+    await eventually(
+      async () => fake.inFlight,
+      (n) => n === 0,
+    );
+    expect(
+      await metric(app, /^rampart_breaker_timeouts_total\{backend="inference"\}/),
+    ).toBeGreaterThanOrEqual(1);
     expect(await metric(app, /^rampart_breaker_in_flight\{backend="inference"\}/)).toBe(0);
   });
 
@@ -191,7 +269,11 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
 
   it('should let a stream that outlasts timeoutMs finish once its headers are sent', async () => {
     fake.setChunkDelay(100); // 8 chunks, ~800 ms, twice the breaker timeout
-    const res = await fetch(`${app.url}/v1/inference`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...CHAT, stream: true }) });
+    const res = await fetch(`${app.url}/v1/inference`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...CHAT, stream: true }),
+    });
     expect(res.status).toBe(200);
     const events: string[] = [];
     for await (const data of sseData(res)) events.push(data);
@@ -208,9 +290,12 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
     expect((await admin.call('DELETE', '/admin/breakers/inference/force')).status).toBe(200);
     expect((await infer(app)).status).toBe(200); // a probe, at once
 
-    expect((await admin.call('PUT', '/admin/breakers/inference/force', { state: 'closed' })).status).toBe(200);
+    expect(
+      (await admin.call('PUT', '/admin/breakers/inference/force', { state: 'closed' })).status,
+    ).toBe(200);
     fake.setStatus(500);
-    for (let i = 0; i < 3 * BREAKER.volumeThreshold; i++) expect((await infer(app)).status).toBe(502);
+    for (let i = 0; i < 3 * BREAKER.volumeThreshold; i++)
+      expect((await infer(app)).status).toBe(502);
     expect(await breakerStatus()).toMatchObject({ forced: 'closed', phase: 'forced_closed' });
     expect((await admin.call('DELETE', '/admin/breakers/inference/force')).status).toBe(200);
 
@@ -222,7 +307,8 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
   });
 
   it('should refuse calls past capacity with 503 backend_busy while the slots are taken', async () => {
-    const patch = (options: Record<string, unknown>) => admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker/options', { options });
+    const patch = (options: Record<string, unknown>) =>
+      admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker/options', { options });
     expect((await patch({ capacity: 2 })).status).toBe(200);
     try {
       fake.setLatency(300);
@@ -231,7 +317,11 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
       const busy = answers.filter((a) => a.status === 503);
       expect(busy).toHaveLength(3);
       for (const a of busy) {
-        expect(a.body).toMatchObject({ error: 'backend_busy', backend: 'inference', state: 'busy' });
+        expect(a.body).toMatchObject({
+          error: 'backend_busy',
+          backend: 'inference',
+          state: 'busy',
+        });
         expect(a.headers.get('retry-after')).toBe('1');
       }
       expect(await breakerStatus()).toMatchObject({ phase: 'closed', stats: { inFlight: 0 } });
@@ -241,7 +331,13 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
   });
 
   it('should only count in shadow mode: the upstream keeps being called while the breaker would refuse', async () => {
-    expect((await admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker', { mode: 'shadow' })).status).toBe(200);
+    expect(
+      (
+        await admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker', {
+          mode: 'shadow',
+        })
+      ).status,
+    ).toBe(200);
     try {
       fake.setStatus(500);
       for (let i = 0; i < BREAKER.volumeThreshold; i++) expect((await infer(app)).status).toBe(502);
@@ -253,16 +349,36 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
         expect(a.body).toMatchObject({ error: 'upstream_error' });
       }
       expect(fake.requests).toBeGreaterThanOrEqual(before + 5);
-      expect(await metric(app, /^rampart_breaker_rejections_total\{backend="inference",policy="inference",reason="open",mode="shadow"\}/)).toBeGreaterThanOrEqual(1);
-      expect(await metric(app, /^rampart_lock_decisions_total\{lock="circuitBreaker",policy="inference",outcome="shadow_rejected"\}/)).toBeGreaterThanOrEqual(1);
+      expect(
+        await metric(
+          app,
+          /^rampart_breaker_rejections_total\{backend="inference",policy="inference",reason="open",mode="shadow"\}/,
+        ),
+      ).toBeGreaterThanOrEqual(1);
+      expect(
+        await metric(
+          app,
+          /^rampart_lock_decisions_total\{lock="circuitBreaker",policy="inference",outcome="shadow_rejected"\}/,
+        ),
+      ).toBeGreaterThanOrEqual(1);
     } finally {
-      expect((await admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker', { mode: 'enforce' })).status).toBe(200);
+      expect(
+        (
+          await admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker', {
+            mode: 'enforce',
+          })
+        ).status,
+      ).toBe(200);
     }
   });
 
   it('should refuse a second policy setting options for the same backend, naming the owner', async () => {
-    const r = await admin.call('PATCH', '/admin/policies/whoami/locks/circuitBreaker/options', { options: { backend: 'inference', timeoutMs: 50 } });
+    const r = await admin.call('PATCH', '/admin/policies/whoami/locks/circuitBreaker/options', {
+      options: { backend: 'inference', timeoutMs: 50 },
+    });
     expect(r.status).toBe(400);
-    expect(JSON.stringify(r.body)).toContain('backend \\"inference\\" already takes its options from policy \\"inference\\"');
+    expect(JSON.stringify(r.body)).toContain(
+      'backend \\"inference\\" already takes its options from policy \\"inference\\"',
+    );
   });
 });

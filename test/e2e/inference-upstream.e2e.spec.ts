@@ -55,9 +55,16 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
-    const env = { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, INFERENCE_UPSTREAM_API_KEY: API_KEY };
+    const env = {
+      HTTP_ADAPTER: adapter,
+      INFERENCE_UPSTREAM_URL: fake.url,
+      INFERENCE_UPSTREAM_API_KEY: API_KEY,
+    };
     app = await startApp(env, { locks: [TestLocksModule], config: withTestLocks });
-    fast = await startApp({ ...env, INFERENCE_UPSTREAM_TIMEOUT_MS: '300' }, { locks: [TestLocksModule], config: withTestLocks });
+    fast = await startApp(
+      { ...env, INFERENCE_UPSTREAM_TIMEOUT_MS: '300' },
+      { locks: [TestLocksModule], config: withTestLocks },
+    );
   });
   afterEach(() => fake.reset());
   afterAll(async () => {
@@ -68,10 +75,19 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
 
   it('should proxy a JSON completion with only the validated fields and our own credentials', async () => {
     const res = await post(app, chat({ max_tokens: 3, temperature: 0.2, evil: 'x' }), {
-      headers: { authorization: 'Bearer client-secret', 'x-forwarded-for': '6.6.6.6', 'x-custom': 'leak', 'x-request-id': 'req-42' },
+      headers: {
+        authorization: 'Bearer client-secret',
+        'x-forwarded-for': '6.6.6.6',
+        'x-custom': 'leak',
+        'x-request-id': 'req-42',
+      },
     });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { model: string; object: string; choices: { message: { content: string } }[] };
+    const body = (await res.json()) as {
+      model: string;
+      object: string;
+      choices: { message: { content: string } }[];
+    };
     expect(body.object).toBe('chat.completion');
     expect(body.model).toBe(FAKE_MODEL);
     expect(body.choices[0]!.message.content).toBe('This is a');
@@ -80,7 +96,13 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
     expect(seen.headers['x-request-id']).toBe('req-42');
     expect(seen.headers['x-forwarded-for']).toBeUndefined();
     expect(seen.headers['x-custom']).toBeUndefined();
-    expect(seen.body).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello upstream' }], max_tokens: 3, stream: false, temperature: 0.2 });
+    expect(seen.body).toEqual({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Hello upstream' }],
+      max_tokens: 3,
+      stream: false,
+      temperature: 0.2,
+    });
   });
 
   it('should relay a stream chunk by chunk: the first chunk arrives while the upstream is still streaming', async () => {
@@ -89,16 +111,27 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = sseData(res);
-    const roleChunk = JSON.parse((await events.next()).value as string) as { choices: { delta: { role?: string } }[] };
+    const roleChunk = JSON.parse((await events.next()).value as string) as {
+      choices: { delta: { role?: string } }[];
+    };
     expect(roleChunk.choices[0]!.delta.role).toBe('assistant');
-    const first = JSON.parse((await events.next()).value as string) as { choices: { delta: { content?: string } }[] };
+    const first = JSON.parse((await events.next()).value as string) as {
+      choices: { delta: { content?: string } }[];
+    };
     expect(first.choices[0]!.delta.content).toBe('This');
     expect(fake.inFlight).toBe(1); // the upstream is held after its first chunk: we got it relayed, not buffered
     fake.resumeStreams();
     const rest: string[] = [];
     for await (const data of events) rest.push(data);
     expect(rest.at(-1)).toBe('[DONE]');
-    const text = rest.slice(0, -1).map((d) => (JSON.parse(d) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '').join('');
+    const text = rest
+      .slice(0, -1)
+      .map(
+        (d) =>
+          (JSON.parse(d) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta
+            .content ?? '',
+      )
+      .join('');
     expect(`This${text}`).toBe('This is a fake answer from the upstream');
   });
 
@@ -170,13 +203,22 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
     const events: string[] = [];
     for await (const data of sseData(res)) events.push(data);
     expect(events).toHaveLength(3);
-    expect(JSON.parse(events[2]!)).toEqual({ error: { message: 'the upstream did not answer within 300 ms', type: 'upstream_timeout', code: 'upstream_timeout' } });
+    expect(JSON.parse(events[2]!)).toEqual({
+      error: {
+        message: 'the upstream did not answer within 300 ms',
+        type: 'upstream_timeout',
+        code: 'upstream_timeout',
+      },
+    });
     await until(() => fake.aborted > before, 'the upstream to see the call aborted');
   });
 
   it('should reject bad input with 400 before calling the upstream', async () => {
     const before = fake.requests;
-    const res = await post(app, { model: 'm', messages: [{ role: 'system', content: 'no user here' }] });
+    const res = await post(app, {
+      model: 'm',
+      messages: [{ role: 'system', content: 'no user here' }],
+    });
     expect(res.status).toBe(400);
     expect((await problem(res)).error).toBe('validation_failed');
     expect(fake.requests).toBe(before);
@@ -184,7 +226,11 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
 
   it('should keep a lock rejection away from the upstream', async () => {
     const before = fake.requests;
-    const res = await fetch(`${app.url}/v1/inference`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-test-reject': 'rateLimit' }, body: JSON.stringify(chat()) });
+    const res = await fetch(`${app.url}/v1/inference`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-test-reject': 'rateLimit' },
+      body: JSON.stringify(chat()),
+    });
     expect(res.status).toBe(429);
     expect(fake.requests).toBe(before);
   });
@@ -192,33 +238,57 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
   it('should count upstream outcomes apart in /metrics', async () => {
     const text = await (await fetch(`${app.url}/metrics`)).text();
     for (const outcome of ['ok', 'rejected', 'failed']) {
-      expect(text).toMatch(new RegExp(`rampart_inference_duration_seconds_count\\{backend="upstream",mode="json",outcome="${outcome}"\\} [1-9]`));
+      expect(text).toMatch(
+        new RegExp(
+          `rampart_inference_duration_seconds_count\\{backend="upstream",mode="json",outcome="${outcome}"\\} [1-9]`,
+        ),
+      );
     }
     const fastText = await (await fetch(`${fast.url}/metrics`)).text();
-    expect(fastText).toMatch(/rampart_inference_duration_seconds_count\{backend="upstream",mode="stream",outcome="timeout"\} [1-9]/);
+    expect(fastText).toMatch(
+      /rampart_inference_duration_seconds_count\{backend="upstream",mode="stream",outcome="timeout"\} [1-9]/,
+    );
   });
 
   it('should list the route with its request schema in the OpenAPI document', async () => {
-    const doc = (await (await fetch(`${app.url}/docs/openapi.json`)).json()) as { paths: Record<string, { post?: unknown }>; components: { schemas: Record<string, { required?: string[] }> } };
+    const doc = (await (await fetch(`${app.url}/docs/openapi.json`)).json()) as {
+      paths: Record<string, { post?: unknown }>;
+      components: { schemas: Record<string, { required?: string[] }> };
+    };
     expect(doc.paths['/v1/inference']?.post).toBeDefined();
-    expect(doc.components.schemas.ChatCompletionRequestDto?.required).toEqual(expect.arrayContaining(['model', 'messages']));
+    expect(doc.components.schemas.ChatCompletionRequestDto?.required).toEqual(
+      expect.arrayContaining(['model', 'messages']),
+    );
   });
 
   it('should report the upstream in /health/ready, degraded (not down) when it fails', async () => {
-    let body = (await (await fetch(`${app.url}/health/ready`)).json()) as { status: string; details: Record<string, Record<string, unknown>> };
-    expect(body.details.inference).toMatchObject({ status: 'up', backend: 'upstream', upstream: new URL(fake.url).origin });
+    let body = (await (await fetch(`${app.url}/health/ready`)).json()) as {
+      status: string;
+      details: Record<string, Record<string, unknown>>;
+    };
+    expect(body.details.inference).toMatchObject({
+      status: 'up',
+      backend: 'upstream',
+      upstream: new URL(fake.url).origin,
+    });
     fake.setStatus(500);
     const res = await fetch(`${app.url}/health/ready`);
     expect(res.status).toBe(200);
     body = (await res.json()) as typeof body;
-    expect(body.details.inference).toMatchObject({ status: 'degraded', message: 'upstream GET /models answered 500' });
+    expect(body.details.inference).toMatchObject({
+      status: 'degraded',
+      message: 'upstream GET /models answered 500',
+    });
   });
 });
 
 describe.each(ADAPTERS)('POST /v1/inference, shutdown during a stream (%s)', (adapter) => {
   it('should finish the stream in flight, then close without waiting out the keep-alive timeout', async () => {
     const fake = await startFakeOpenAI();
-    const app = await startApp({ HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url }, { locks: [TestLocksModule], config: withTestLocks });
+    const app = await startApp(
+      { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url },
+      { locks: [TestLocksModule], config: withTestLocks },
+    );
     try {
       fake.pauseStreams();
       const events = sseData(await post(app, chat({ stream: true })));
@@ -249,7 +319,10 @@ describe.each(ADAPTERS)('POST /v1/inference, upstream unreachable (%s)', (adapte
         s.close(() => resolve(p));
       });
     });
-    app = await startApp({ HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: `http://127.0.0.1:${port}/v1` }, { locks: [TestLocksModule], config: withTestLocks });
+    app = await startApp(
+      { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: `http://127.0.0.1:${port}/v1` },
+      { locks: [TestLocksModule], config: withTestLocks },
+    );
   });
   afterAll(() => app?.close());
 

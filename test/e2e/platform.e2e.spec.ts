@@ -42,7 +42,9 @@ describe.each(ADAPTERS)('HTTP platform (%s)', (adapter) => {
   });
 
   it('should answer an unknown route with a 404 problem+json carrying the request id', async () => {
-    const res = await fetch(`${app.url}/no/such/route`, { headers: { 'x-request-id': 'client-id-42' } });
+    const res = await fetch(`${app.url}/no/such/route`, {
+      headers: { 'x-request-id': 'client-id-42' },
+    });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(res.headers.get('x-request-id')).toBe('client-id-42');
@@ -51,7 +53,9 @@ describe.each(ADAPTERS)('HTTP platform (%s)', (adapter) => {
   });
 
   it('should replace a malformed request id with a fresh one', async () => {
-    const res = await fetch(`${app.url}/v1/time`, { headers: { 'x-request-id': 'bad id with spaces <script>' } });
+    const res = await fetch(`${app.url}/v1/time`, {
+      headers: { 'x-request-id': 'bad id with spaces <script>' },
+    });
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -61,7 +65,11 @@ describe.each(ADAPTERS)('HTTP platform (%s)', (adapter) => {
     for (const path of ['/v1/search?q=paris', '/v1/inference']) {
       const res = await fetch(app.url + path, {
         method: 'OPTIONS',
-        headers: { origin: ORIGIN, 'access-control-request-method': path.includes('inference') ? 'POST' : 'GET', 'access-control-request-headers': 'content-type,x-signature' },
+        headers: {
+          origin: ORIGIN,
+          'access-control-request-method': path.includes('inference') ? 'POST' : 'GET',
+          'access-control-request-headers': 'content-type,x-signature',
+        },
       });
       expect(res.status).toBeLessThan(300);
       expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
@@ -71,7 +79,9 @@ describe.each(ADAPTERS)('HTTP platform (%s)', (adapter) => {
   });
 
   it('should not allow an origin that is not on the list', async () => {
-    const res = await fetch(`${app.url}/v1/time`, { headers: { origin: 'https://evil.example.net' } });
+    const res = await fetch(`${app.url}/v1/time`, {
+      headers: { origin: 'https://evil.example.net' },
+    });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 
@@ -79,7 +89,9 @@ describe.each(ADAPTERS)('HTTP platform (%s)', (adapter) => {
     await fetch(`${app.url}/v1/search?q=averyprivatequeryword`);
     await fetch(`${app.url}/v1/search/items/some-private-id-123`);
     const text = await (await fetch(`${app.url}/metrics`)).text();
-    expect(text).toMatch(/rampart_http_request_duration_seconds_count\{method="GET",route="\/v1\/search",status="200"\}/);
+    expect(text).toMatch(
+      /rampart_http_request_duration_seconds_count\{method="GET",route="\/v1\/search",status="200"\}/,
+    );
     expect(text).toMatch(/route="\/v1\/search\/items\/:id"/);
     expect(text).toMatch(/rampart_process_cpu_user_seconds_total/);
     expect(text).not.toContain('averyprivatequeryword');
@@ -88,8 +100,17 @@ describe.each(ADAPTERS)('HTTP platform (%s)', (adapter) => {
   });
 
   it('should publish the OpenAPI document with the protected APIs', async () => {
-    const doc = (await (await fetch(`${app.url}/docs/openapi.json`)).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/search', '/v1/search/items/{id}', '/v1/inference', '/health/ready']));
+    const doc = (await (await fetch(`${app.url}/docs/openapi.json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/search',
+        '/v1/search/items/{id}',
+        '/v1/inference',
+        '/health/ready',
+      ]),
+    );
     expect((await fetch(`${app.url}/docs`)).status).toBe(200);
   });
 });
@@ -102,37 +123,52 @@ describe.each(ADAPTERS)('graceful shutdown (%s)', (adapter) => {
   });
   afterAll(() => fake?.close());
 
-  it.skipIf(!redisUrl())('should finish the request in flight, then refuse new connections and close Redis', async () => {
-    const app = await startApp(
-      { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('shut'), REDIS_COMMAND_TIMEOUT_MS: '1000', ...emptyIndexEnv() },
-      {
-        config: (c) => {
-          const inference = structuredClone(c.policies.inference!);
-          for (const slice of Object.values(inference.locks)) slice.mode = 'off';
-          return { ...c, policies: { ...c.policies, inference } };
+  it.skipIf(!redisUrl())(
+    'should finish the request in flight, then refuse new connections and close Redis',
+    async () => {
+      const app = await startApp(
+        {
+          HTTP_ADAPTER: adapter,
+          INFERENCE_UPSTREAM_URL: fake.url,
+          REDIS_URL: redisUrl(),
+          RAMPART_ENV: uniqueEnv('shut'),
+          REDIS_COMMAND_TIMEOUT_MS: '1000',
+          ...emptyIndexEnv(),
         },
-      },
-    );
-    const redis = app.app.get(RedisService);
-    expect(redis.ready).toBe(true);
-    fake.setLatency(400);
-    const inFlight = fetch(`${app.url}/v1/inference`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', connection: 'close' },
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'drain me' }] }),
-    });
-    const deadline = Date.now() + 5_000;
-    while (fake.inFlight === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect(fake.inFlight).toBe(1);
-    const closing = app.close();
-    const res = await inFlight;
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as { object: string }).object).toBe('chat.completion');
-    await closing;
-    await expect(fetch(`${app.url}/v1/time`)).rejects.toThrow();
-    // QUIT is answered before the socket closes; the client then ends.
-    const ended = Date.now() + 2_000;
-    while (redis.client?.status !== 'end' && Date.now() < ended) await new Promise((r) => setTimeout(r, 10));
-    expect(redis.client?.status).toBe('end');
-  });
+        {
+          config: (c) => {
+            const inference = structuredClone(c.policies.inference!);
+            for (const slice of Object.values(inference.locks)) slice.mode = 'off';
+            return { ...c, policies: { ...c.policies, inference } };
+          },
+        },
+      );
+      const redis = app.app.get(RedisService);
+      expect(redis.ready).toBe(true);
+      fake.setLatency(400);
+      const inFlight = fetch(`${app.url}/v1/inference`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', connection: 'close' },
+        body: JSON.stringify({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'drain me' }],
+        }),
+      });
+      const deadline = Date.now() + 5_000;
+      while (fake.inFlight === 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(fake.inFlight).toBe(1);
+      const closing = app.close();
+      const res = await inFlight;
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { object: string }).object).toBe('chat.completion');
+      await closing;
+      await expect(fetch(`${app.url}/v1/time`)).rejects.toThrow();
+      // QUIT is answered before the socket closes; the client then ends.
+      const ended = Date.now() + 2_000;
+      while (redis.client?.status !== 'end' && Date.now() < ended)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(redis.client?.status).toBe('end');
+    },
+  );
 });

@@ -2,7 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEARCH_BACKEND, SearchBackend, SearchItem } from '../../src/search/search-backend.interface.js';
+import {
+  SEARCH_BACKEND,
+  SearchBackend,
+  SearchItem,
+} from '../../src/search/search-backend.interface.js';
 import { tokenize } from '../../src/search/search-tokenizer.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { fixtureCorpus } from '../fixtures/search/fixture-corpus.js';
@@ -21,7 +25,11 @@ interface Answer {
 
 async function get(app: RunningApp, path: string): Promise<Answer> {
   const res = await fetch(`${app.url}${path}`);
-  return { status: res.status, type: res.headers.get('content-type') ?? '', body: (await res.json()) as Record<string, unknown> };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    body: (await res.json()) as Record<string, unknown>,
+  };
 }
 
 function items(a: Answer): SearchItem[] {
@@ -56,14 +64,20 @@ describe.each(ADAPTERS)('Search API over HTTP on SQLite and the cities corpus (%
     expect(a.status).toBe(200);
     expect(a.body.query).toBe('New York');
     expect(items(a)[0]).toMatchObject({ id: '5128581', name: 'New York City', country: 'US' });
-    expect(items(a).every((i) => tokenize(i.name).includes('new') && tokenize(i.name).includes('york'))).toBe(true);
+    expect(
+      items(a).every((i) => tokenize(i.name).includes('new') && tokenize(i.name).includes('york')),
+    ).toBe(true);
   });
 
   it('should page with limit and offset', async () => {
     const all = await get(app, '/v1/search?q=london&limit=6');
     const second = await get(app, '/v1/search?q=london&limit=3&offset=3');
     expect(second.body).toMatchObject({ limit: 3, offset: 3, total: all.body.total });
-    expect(items(second).map((i) => i.id)).toEqual(items(all).slice(3, 6).map((i) => i.id));
+    expect(items(second).map((i) => i.id)).toEqual(
+      items(all)
+        .slice(3, 6)
+        .map((i) => i.id),
+    );
   });
 
   it('should answer an empty page when one term is in no item', async () => {
@@ -75,7 +89,12 @@ describe.each(ADAPTERS)('Search API over HTTP on SQLite and the cities corpus (%
   it('should return one item by id', async () => {
     const a = await get(app, '/v1/search/items/2988507');
     expect(a.status).toBe(200);
-    expect(a.body).toMatchObject({ id: '2988507', name: 'Paris', country: 'FR', fields: { featureCode: 'PPLC' } });
+    expect(a.body).toMatchObject({
+      id: '2988507',
+      name: 'Paris',
+      country: 'FR',
+      fields: { featureCode: 'PPLC' },
+    });
     expect(a.body.population).toBeGreaterThan(2_000_000);
   });
 
@@ -85,7 +104,13 @@ describe.each(ADAPTERS)('Search API over HTTP on SQLite and the cities corpus (%
   });
 
   it('should answer 400 when q is missing, blank or longer than 256 characters', async () => {
-    for (const path of ['/v1/search', '/v1/search?q=', '/v1/search?q=%20%20', `/v1/search?q=${'a'.repeat(257)}`, '/v1/search?q=a&q=b']) {
+    for (const path of [
+      '/v1/search',
+      '/v1/search?q=',
+      '/v1/search?q=%20%20',
+      `/v1/search?q=${'a'.repeat(257)}`,
+      '/v1/search?q=a&q=b',
+    ]) {
       const a = await get(app, path);
       expectProblem(a, 400, 'validation_failed');
       expect(String(a.body.detail)).toMatch(/\bq\b/);
@@ -94,12 +119,24 @@ describe.each(ADAPTERS)('Search API over HTTP on SQLite and the cities corpus (%
   });
 
   it('should answer 400 for a limit or offset out of range or not a whole number', async () => {
-    for (const query of ['limit=0', 'limit=101', 'limit=abc', 'limit=2.5', 'offset=-1', 'offset=10001', 'offset=x']) {
+    for (const query of [
+      'limit=0',
+      'limit=101',
+      'limit=abc',
+      'limit=2.5',
+      'offset=-1',
+      'offset=10001',
+      'offset=x',
+    ]) {
       const a = await get(app, `/v1/search?q=paris&${query}`);
       expectProblem(a, 400, 'validation_failed');
       expect(String(a.body.detail)).toMatch(query.startsWith('limit') ? /limit/ : /offset/);
     }
-    expect((await get(app, '/v1/search?q=paris&limit=100&offset=10000')).body).toMatchObject({ items: [], limit: 100, offset: 10000 });
+    expect((await get(app, '/v1/search?q=paris&limit=100&offset=10000')).body).toMatchObject({
+      items: [],
+      limit: 100,
+      offset: 10000,
+    });
   });
 
   it('should report the search backend in /health/ready', async () => {
@@ -109,9 +146,15 @@ describe.each(ADAPTERS)('Search API over HTTP on SQLite and the cities corpus (%
   });
 
   it('should document both routes in the OpenAPI document', async () => {
-    const doc = (await get(app, '/docs/openapi.json')).body as { paths: Record<string, { get?: { tags?: string[]; parameters?: { name: string }[] } }> };
+    const doc = (await get(app, '/docs/openapi.json')).body as {
+      paths: Record<string, { get?: { tags?: string[]; parameters?: { name: string }[] } }>;
+    };
     expect(doc.paths['/v1/search']?.get?.tags).toContain('search');
-    expect(doc.paths['/v1/search']?.get?.parameters?.map((p) => p.name).sort()).toEqual(['limit', 'offset', 'q']);
+    expect(doc.paths['/v1/search']?.get?.parameters?.map((p) => p.name).sort()).toEqual([
+      'limit',
+      'offset',
+      'q',
+    ]);
     expect(doc.paths['/v1/search/items/{id}']?.get?.tags).toContain('search');
   });
 });
@@ -149,14 +192,25 @@ describe.skipIf(!withPostgres)('Search API over HTTP on PostgreSQL', () => {
     await schema?.drop();
   });
 
-  it.each(ADAPTERS.map((adapter, i) => [adapter, i] as const))('should search, fetch by id and answer 404 (%s)', async (_adapter, i) => {
-    const app = apps[i]!;
-    const a = await get(app, '/v1/search?q=PARIS&limit=2');
-    expect(a.body).toMatchObject({ query: 'PARIS', total: 4, limit: 2, offset: 0 });
-    expect(items(a).map((x) => x.id)).toEqual(['2988507', '4717560']);
-    expect((await get(app, '/v1/search?q=sao%20paulo')).body).toMatchObject({ total: 1, items: [{ id: '3448439', name: 'São Paulo' }] });
-    expect((await get(app, '/v1/search/items/doc-%CE%B1')).body).toMatchObject({ id: 'doc-α', fields: { size: 3 } });
-    expectProblem(await get(app, '/v1/search/items/nope'), 404, 'item_not_found');
-    expect((await get(app, '/health/ready')).body).toMatchObject({ info: { search: { status: 'up', backend: 'postgres' } } });
-  });
+  it.each(ADAPTERS.map((adapter, i) => [adapter, i] as const))(
+    'should search, fetch by id and answer 404 (%s)',
+    async (_adapter, i) => {
+      const app = apps[i]!;
+      const a = await get(app, '/v1/search?q=PARIS&limit=2');
+      expect(a.body).toMatchObject({ query: 'PARIS', total: 4, limit: 2, offset: 0 });
+      expect(items(a).map((x) => x.id)).toEqual(['2988507', '4717560']);
+      expect((await get(app, '/v1/search?q=sao%20paulo')).body).toMatchObject({
+        total: 1,
+        items: [{ id: '3448439', name: 'São Paulo' }],
+      });
+      expect((await get(app, '/v1/search/items/doc-%CE%B1')).body).toMatchObject({
+        id: 'doc-α',
+        fields: { size: 3 },
+      });
+      expectProblem(await get(app, '/v1/search/items/nope'), 404, 'item_not_found');
+      expect((await get(app, '/health/ready')).body).toMatchObject({
+        info: { search: { status: 'up', backend: 'postgres' } },
+      });
+    },
+  );
 });

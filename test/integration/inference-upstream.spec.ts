@@ -9,13 +9,22 @@ import { FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
 const TIMEOUT_MS = 400;
 
 function body(extra: Record<string, unknown> = {}): ChatCompletionRequestDto {
-  return plainToInstance(ChatCompletionRequestDto, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], ...extra });
+  return plainToInstance(ChatCompletionRequestDto, {
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'hi' }],
+    ...extra,
+  });
 }
 
 function call(): InferenceCall & { gone: AbortController; breaker: AbortController } {
   const gone = new AbortController();
   const breaker = new AbortController();
-  return { gone, breaker, clientGone: gone.signal, signal: AbortSignal.any([gone.signal, breaker.signal]) };
+  return {
+    gone,
+    breaker,
+    clientGone: gone.signal,
+    signal: AbortSignal.any([gone.signal, breaker.signal]),
+  };
 }
 
 /** Records each write as it happens. */
@@ -60,7 +69,11 @@ describe(UpstreamBackend.name, () => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
-    backend = new UpstreamBackend({ upstreamUrl: `${fake.url}/`, upstreamApiKey: 'sk-int-test', upstreamTimeoutMs: TIMEOUT_MS });
+    backend = new UpstreamBackend({
+      upstreamUrl: `${fake.url}/`,
+      upstreamApiKey: 'sk-int-test',
+      upstreamTimeoutMs: TIMEOUT_MS,
+    });
   });
   afterEach(() => fake.reset());
   afterAll(async () => {
@@ -70,7 +83,8 @@ describe(UpstreamBackend.name, () => {
 
   it('should reuse one keep-alive connection for calls in a row', async () => {
     const before = fake.connections;
-    for (let i = 0; i < 10; i++) expect((await backend.complete(body(), call())).object).toBe('chat.completion');
+    for (let i = 0; i < 10; i++)
+      expect((await backend.complete(body(), call())).object).toBe('chat.completion');
     // undici may open a second socket while the first is being released; never one per call
     expect(fake.connections - before).toBeLessThanOrEqual(2);
   });
@@ -96,7 +110,10 @@ describe(UpstreamBackend.name, () => {
     const e = await pending;
     expect(e.kind).toBe('timeout');
     expect(isBackendFailure(e)).toBe(true);
-    await until(() => fake.aborted > before && fake.inFlight === 0, 'the upstream to see the abort');
+    await until(
+      () => fake.aborted > before && fake.inFlight === 0,
+      'the upstream to see the abort',
+    );
   });
 
   it('should call a client that went away client_closed, not a failure', async () => {
@@ -139,10 +156,15 @@ describe(UpstreamBackend.name, () => {
 
   it('should check readiness with GET /models', async () => {
     const before = fake.modelRequests;
-    expect(await backend.health(AbortSignal.timeout(1_000))).toMatchObject({ backend: 'upstream', upstream: new URL(fake.url).origin });
+    expect(await backend.health(AbortSignal.timeout(1_000))).toMatchObject({
+      backend: 'upstream',
+      upstream: new URL(fake.url).origin,
+    });
     expect(fake.modelRequests).toBe(before + 1);
     expect(fake.lastRequest?.headers.authorization).toBe('Bearer sk-int-test');
     fake.setStatus(500);
-    await expect(backend.health(AbortSignal.timeout(1_000))).rejects.toThrow('upstream GET /models answered 500');
+    await expect(backend.health(AbortSignal.timeout(1_000))).rejects.toThrow(
+      'upstream GET /models answered 500',
+    );
   });
 });

@@ -11,9 +11,22 @@ import { canStartRedis, uniqueEnv } from '../support/redis-env.js';
 import { RedisClusterProcess, startRedisCluster } from '../support/redis-server.js';
 
 const bucket = (key: string, capacity: number, group: string): BucketSpec => ({
-  key, kind: 'g', capacity, intervalUs: 1e6, cost: 1, shadow: false, soft: false, degradable: false, group,
+  key,
+  kind: 'g',
+  capacity,
+  intervalUs: 1e6,
+  cost: 1,
+  shadow: false,
+  soft: false,
+  degradable: false,
+  group,
 });
-const req = (buckets: BucketSpec[]): DecideRequest => ({ buckets, degradeAt: 0, degradeFactor: 1, degradedHint: false });
+const req = (buckets: BucketSpec[]): DecideRequest => ({
+  buckets,
+  degradeAt: 0,
+  degradeFactor: 1,
+  degradedHint: false,
+});
 const tagOf = (key: string): string => /\{[^}]*\}/.exec(key)![0];
 
 describe.skipIf(!canStartRedis())(`${RedisRateLimitStore.name} on a 3-master Redis Cluster`, () => {
@@ -23,7 +36,14 @@ describe.skipIf(!canStartRedis())(`${RedisRateLimitStore.name} on a 3-master Red
 
   beforeAll(async () => {
     cluster = await startRedisCluster(3);
-    redis = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_CLUSTER_NODES: nodes(), REDIS_COMMAND_TIMEOUT_MS: '1000' }), new MetricsService());
+    redis = new RedisService(
+      loadConfig({
+        LOG_LEVEL: 'silent',
+        REDIS_CLUSTER_NODES: nodes(),
+        REDIS_COMMAND_TIMEOUT_MS: '1000',
+      }),
+      new MetricsService(),
+    );
     await redis.onModuleInit();
   }, 60_000);
   afterAll(async () => {
@@ -31,7 +51,8 @@ describe.skipIf(!canStartRedis())(`${RedisRateLimitStore.name} on a 3-master Red
     await cluster?.stop();
   });
 
-  const slot = (key: string): Promise<number> => redis.run('keyslot', (c) => c.call('CLUSTER', 'KEYSLOT', key) as Promise<number>);
+  const slot = (key: string): Promise<number> =>
+    redis.run('keyslot', (c) => c.call('CLUSTER', 'KEYSLOT', key) as Promise<number>);
 
   it('should decide buckets that share the service hash tag in one call, all or nothing', async () => {
     const env = uniqueEnv();
@@ -50,7 +71,12 @@ describe.skipIf(!canStartRedis())(`${RedisRateLimitStore.name} on a 3-master Red
     const env = uniqueEnv();
     const clock = new ManualClock();
     let refunds = 0;
-    const store = new RedisRateLimitStore(redis, { clock: 'app', cluster: true, appClock: clock, onRefund: (n) => (refunds += n) });
+    const store = new RedisRateLimitStore(redis, {
+      clock: 'app',
+      cluster: true,
+      appClock: clock,
+      onRefund: (n) => (refunds += n),
+    });
     // Find two own-slot keys on different slots (and, with 3 masters, usually different nodes).
     const keys: string[] = [];
     for (let i = 0; keys.length < 2; i++) {
@@ -74,7 +100,11 @@ describe.skipIf(!canStartRedis())(`${RedisRateLimitStore.name} on a 3-master Red
     let app: RunningApp;
     beforeAll(async () => {
       app = await startApp(
-        { REDIS_CLUSTER_NODES: nodes(), RAMPART_ENV: uniqueEnv('rlc'), REDIS_COMMAND_TIMEOUT_MS: '1000' },
+        {
+          REDIS_CLUSTER_NODES: nodes(),
+          RAMPART_ENV: uniqueEnv('rlc'),
+          REDIS_COMMAND_TIMEOUT_MS: '1000',
+        },
         {
           imports: [RateLimitRoutesModule],
           config: withRateLimitPolicies({
@@ -84,7 +114,13 @@ describe.skipIf(!canStartRedis())(`${RedisRateLimitStore.name} on a 3-master Red
               rules: [
                 { name: 'per-ip', dimension: 'ip', capacity: 3, rate: '1/h' },
                 { name: 'global', dimension: 'global', capacity: 100, rate: '1/h' },
-                { name: 'own-slot', dimension: 'route', capacity: 50, rate: '1/h', scope: 'subject' },
+                {
+                  name: 'own-slot',
+                  dimension: 'route',
+                  capacity: 50,
+                  rate: '1/h',
+                  scope: 'subject',
+                },
               ],
             },
           }),

@@ -10,7 +10,11 @@ describe.skipIf(!redisUrl())('rate limit across two app instances on one Redis',
   const apps: RunningApp[] = [];
 
   beforeAll(async () => {
-    const env = { REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('rlx'), REDIS_COMMAND_TIMEOUT_MS: '2000' };
+    const env = {
+      REDIS_URL: redisUrl(),
+      RAMPART_ENV: uniqueEnv('rlx'),
+      REDIS_COMMAND_TIMEOUT_MS: '2000',
+    };
     const config = withRateLimitPolicies({
       plain: {
         mode: 'enforce',
@@ -23,13 +27,24 @@ describe.skipIf(!redisUrl())('rate limit across two app instances on one Redis',
       },
     });
     for (const adapter of ['express', 'fastify']) {
-      apps.push(await startApp({ ...env, HTTP_ADAPTER: adapter }, { imports: [RateLimitRoutesModule], config }));
+      apps.push(
+        await startApp(
+          { ...env, HTTP_ADAPTER: adapter },
+          { imports: [RateLimitRoutesModule], config },
+        ),
+      );
     }
   });
   afterAll(() => Promise.all(apps.map((a) => a.close())));
 
   it(`should admit exactly the capacity out of ${2 * PER_INSTANCE} concurrent requests`, async () => {
-    const all = await Promise.all(apps.flatMap((a) => Array.from({ length: PER_INSTANCE }, () => fetch(`${a.url}/rl-test/plain`).then((r) => r.status))));
+    const all = await Promise.all(
+      apps.flatMap((a) =>
+        Array.from({ length: PER_INSTANCE }, () =>
+          fetch(`${a.url}/rl-test/plain`).then((r) => r.status),
+        ),
+      ),
+    );
     expect(all.filter((s) => s === 200)).toHaveLength(CAPACITY);
     expect(all.filter((s) => s === 429)).toHaveLength(2 * PER_INSTANCE - CAPACITY);
   });

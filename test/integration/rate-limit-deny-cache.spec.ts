@@ -22,9 +22,23 @@ describe.skipIf(!canStartRedis())('rate-limit local deny cache (private redis-se
       {
         imports: [RateLimitRoutesModule],
         config: withRateLimitPolicies({
-          plain: { mode: 'enforce', rules: [{ name: 'per-ip', dimension: 'ip', capacity: 1, rate: '1/h' }] },
+          plain: {
+            mode: 'enforce',
+            rules: [{ name: 'per-ip', dimension: 'ip', capacity: 1, rate: '1/h' }],
+          },
           // Strikes live 2 s: Redis alone (about one refusal a second behind the deny cache) never reaches 3.
-          admin: { mode: 'enforce', rules: [{ name: 'per-ip', dimension: 'ip', capacity: 2, rate: '1/s', penalty: { threshold: 3, factor: 0.5, decay: '2s' } }] },
+          admin: {
+            mode: 'enforce',
+            rules: [
+              {
+                name: 'per-ip',
+                dimension: 'ip',
+                capacity: 2,
+                rate: '1/s',
+                penalty: { threshold: 3, factor: 0.5, decay: '2s' },
+              },
+            ],
+          },
         }),
       },
     );
@@ -40,7 +54,9 @@ describe.skipIf(!canStartRedis())('rate-limit local deny cache (private redis-se
     const before = await decideCalls();
     expect(before).toBe(1);
     expect((await fetch(`${app.url}/rl-test/plain`)).status).toBe(429);
-    const statuses = await Promise.all(Array.from({ length: 50 }, () => fetch(`${app.url}/rl-test/plain`).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, () => fetch(`${app.url}/rl-test/plain`).then((r) => r.status)),
+    );
     expect(statuses.every((s) => s === 429)).toBe(true);
     expect(await decideCalls()).toBe(before);
     const metrics = await (await fetch(`${app.url}/metrics`)).text();
@@ -52,7 +68,12 @@ describe.skipIf(!canStartRedis())('rate-limit local deny cache (private redis-se
     expect((await get()).status).toBe(200);
     expect((await get()).status).toBe(200);
     const refused = await Promise.all(Array.from({ length: 20 }, () => get()));
-    expect(refused.every((r) => r.status === 429 && r.headers.get('ratelimit-policy') === '"rl-admin.per-ip";q=2;w=2')).toBe(true);
+    expect(
+      refused.every(
+        (r) =>
+          r.status === 429 && r.headers.get('ratelimit-policy') === '"rl-admin.per-ip";q=2;w=2',
+      ),
+    ).toBe(true);
     // The next decision in Redis carries those 20 strikes (capped): the quota collapses to its floor.
     const deadline = Date.now() + 10_000;
     let policy = '';

@@ -18,16 +18,33 @@ function get(url: string): Promise<Response> {
   return fetch(url, { signal: AbortSignal.timeout(10_000) });
 }
 const post = (url: string): Promise<Response> =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user-id': 'u1' }, body: '{}', signal: AbortSignal.timeout(10_000) });
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-user-id': 'u1' },
+    body: '{}',
+    signal: AbortSignal.timeout(10_000),
+  });
 
 const config = withRateLimitPolicies(
   {
     // local: limit ÷ live instances while Redis is down
-    plain: { mode: 'enforce', failMode: 'local', rules: [{ name: 'per-ip', dimension: 'ip', capacity: 4, rate: '1/h' }] },
+    plain: {
+      mode: 'enforce',
+      failMode: 'local',
+      rules: [{ name: 'per-ip', dimension: 'ip', capacity: 4, rate: '1/h' }],
+    },
     // closed: 503 + Retry-After
-    infer: { mode: 'enforce', failMode: 'closed', rules: [{ name: 'per-user', dimension: 'user', capacity: 1000, rate: '1/s' }] },
+    infer: {
+      mode: 'enforce',
+      failMode: 'closed',
+      rules: [{ name: 'per-user', dimension: 'user', capacity: 1000, rate: '1/s' }],
+    },
     // open: through, counted
-    admin: { mode: 'enforce', failMode: 'open', rules: [{ name: 'per-ip', dimension: 'ip', capacity: 1000, rate: '1/s' }] },
+    admin: {
+      mode: 'enforce',
+      failMode: 'open',
+      rules: [{ name: 'per-ip', dimension: 'ip', capacity: 1000, rate: '1/s' }],
+    },
   },
   { rateLimit: { heartbeat: '1s', probeAfter: '100ms', userHeader: 'x-user-id' } },
 );
@@ -38,8 +55,19 @@ describe.skipIf(!canStartRedis())('rate limit when its Redis dies and comes back
 
   beforeAll(async () => {
     server = await startRedis();
-    const env = { REDIS_URL: server.url, RAMPART_ENV: uniqueEnv('rlo'), REDIS_COMMAND_TIMEOUT_MS: '1000', REDIS_MAX_RECONNECT_DELAY_MS: '200' };
-    for (const adapter of ['express', 'fastify']) apps.push(await startApp({ ...env, HTTP_ADAPTER: adapter }, { imports: [RateLimitRoutesModule], config }));
+    const env = {
+      REDIS_URL: server.url,
+      RAMPART_ENV: uniqueEnv('rlo'),
+      REDIS_COMMAND_TIMEOUT_MS: '1000',
+      REDIS_MAX_RECONNECT_DELAY_MS: '200',
+    };
+    for (const adapter of ['express', 'fastify'])
+      apps.push(
+        await startApp(
+          { ...env, HTTP_ADAPTER: adapter },
+          { imports: [RateLimitRoutesModule], config },
+        ),
+      );
     await until(() => apps.every((a) => a.app.get(RateLimitPeers).liveInstances === 2));
   });
   afterAll(async () => {
@@ -66,21 +94,29 @@ describe.skipIf(!canStartRedis())('rate limit when its Redis dies and comes back
       expect(statuses).toEqual([200, 200, 429, 429]);
     }
     const metrics = await (await get(`${a.url}/metrics`)).text();
-    expect(metrics).toMatch(/rampart_ratelimit_fallback_total\{policy="rl-plain",mode="local"\} [1-9]/);
-    expect(metrics).toMatch(/rampart_ratelimit_fallback_total\{policy="rl-infer",mode="closed"\} [1-9]/);
+    expect(metrics).toMatch(
+      /rampart_ratelimit_fallback_total\{policy="rl-plain",mode="local"\} [1-9]/,
+    );
+    expect(metrics).toMatch(
+      /rampart_ratelimit_fallback_total\{policy="rl-infer",mode="closed"\} [1-9]/,
+    );
 
     await server.start();
     await until(async () => (await post(`${a.url}/rl-test/infer`)).status === 200);
     await until(async () => (await post(`${b.url}/rl-test/infer`)).status === 200);
     // Back on Redis: the RateLimit fields come from the shared bucket again.
-    expect((await post(`${b.url}/rl-test/infer`)).headers.get('ratelimit')).toMatch(/^"rl-infer\.per-user";r=\d+;t=\d+$/);
+    expect((await post(`${b.url}/rl-test/infer`)).headers.get('ratelimit')).toMatch(
+      /^"rl-infer\.per-user";r=\d+;t=\d+$/,
+    );
   });
 
   it('should answer every request when Redis hangs (paused): the command timeout, then the failMode', async () => {
     const [a] = apps as [RunningApp];
     server.pause();
     try {
-      const results = await Promise.all(Array.from({ length: 20 }, () => post(`${a.url}/rl-test/infer`).then((r) => r.status)));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => post(`${a.url}/rl-test/infer`).then((r) => r.status)),
+      );
       expect(results.every((s) => s === 503)).toBe(true);
     } finally {
       server.resume();

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { ManualClock, systemClock } from '../../src/locks/rate-limit/clock.js';
 import { MemoryRateLimitStore } from '../../src/locks/rate-limit/memory-rate-limit.store.js';
-import { RedisRateLimitStore, ScriptRunner } from '../../src/locks/rate-limit/redis-rate-limit.store.js';
+import {
+  RedisRateLimitStore,
+  ScriptRunner,
+} from '../../src/locks/rate-limit/redis-rate-limit.store.js';
 import type { BucketSpec, DecideRequest } from '../../src/locks/rate-limit/rate-limit.store.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
@@ -11,14 +14,25 @@ import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
 import { RedisProcess, startRedis } from '../support/redis-server.js';
 
 const gcra = (key: string, capacity: number, perSec: number): BucketSpec => ({
-  key, kind: 'g', capacity, intervalUs: 1e6 / perSec, cost: 1, shadow: false, soft: false, degradable: false, group: 'x',
+  key,
+  kind: 'g',
+  capacity,
+  intervalUs: 1e6 / perSec,
+  cost: 1,
+  shadow: false,
+  soft: false,
+  degradable: false,
+  group: 'x',
 });
 
 describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
   let redis: RedisService;
 
   beforeAll(async () => {
-    redis = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl(), REDIS_COMMAND_TIMEOUT_MS: '1000' }), new MetricsService());
+    redis = new RedisService(
+      loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl(), REDIS_COMMAND_TIMEOUT_MS: '1000' }),
+      new MetricsService(),
+    );
     await redis.onModuleInit();
   });
   afterAll(() => redis?.onApplicationShutdown());
@@ -26,24 +40,53 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
   describe('scenario table (app clock passed in, so both stores see the same time)', () => {
     runStoreScenarios(async () => {
       const clock = new ManualClock();
-      const store = new RedisRateLimitStore(redis, { clock: 'app', cluster: false, appClock: clock });
-      return { store, clock, ttl: (k) => redis.run('pttl', (c) => c.pttl(k)), prefix: `rl:{${uniqueEnv()}:rampart}` };
+      const store = new RedisRateLimitStore(redis, {
+        clock: 'app',
+        cluster: false,
+        appClock: clock,
+      });
+      return {
+        store,
+        clock,
+        ttl: (k) => redis.run('pttl', (c) => c.pttl(k)),
+        prefix: `rl:{${uniqueEnv()}:rampart}`,
+      };
     });
   });
 
-  describe('scenario table through the script\'s general path only (no GCRA fast path)', () => {
+  describe("scenario table through the script's general path only (no GCRA fast path)", () => {
     runStoreScenarios(async () => {
       const clock = new ManualClock();
-      const store = new RedisRateLimitStore(redis, { clock: 'app', cluster: false, appClock: clock, fastPath: false });
-      return { store, clock, ttl: (k) => redis.run('pttl', (c) => c.pttl(k)), prefix: `rl:{${uniqueEnv()}:rampart}` };
+      const store = new RedisRateLimitStore(redis, {
+        clock: 'app',
+        cluster: false,
+        appClock: clock,
+        fastPath: false,
+      });
+      return {
+        store,
+        clock,
+        ttl: (k) => redis.run('pttl', (c) => c.pttl(k)),
+        prefix: `rl:{${uniqueEnv()}:rampart}`,
+      };
     });
   });
 
   describe('scenario table through the batch script (each decision a batch of one)', () => {
     runStoreScenarios(async () => {
       const clock = new ManualClock();
-      const store = new RedisRateLimitStore(redis, { clock: 'app', cluster: false, appClock: clock, batch: 'always' });
-      return { store, clock, ttl: (k) => redis.run('pttl', (c) => c.pttl(k)), prefix: `rl:{${uniqueEnv()}:rampart}` };
+      const store = new RedisRateLimitStore(redis, {
+        clock: 'app',
+        cluster: false,
+        appClock: clock,
+        batch: 'always',
+      });
+      return {
+        store,
+        clock,
+        ttl: (k) => redis.run('pttl', (c) => c.pttl(k)),
+        prefix: `rl:{${uniqueEnv()}:rampart}`,
+      };
     });
   });
 
@@ -66,10 +109,15 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
       ];
       return Array.from({ length: n }, () => {
         const picked = new Set<number>();
-        for (let k = 1 + rnd(3); picked.size < k; ) picked.add(rnd(pool.length));
+        for (let k = 1 + rnd(3); picked.size < k;) picked.add(rnd(pool.length));
         const cost = 1 + rnd(3);
         const degrade = rnd(2) === 0;
-        return { buckets: [...picked].map((i) => ({ ...pool[i]!, cost })), degradeAt: degrade ? 0.5 : 0, degradeFactor: degrade ? 0.5 : 1, degradedHint: false };
+        return {
+          buckets: [...picked].map((i) => ({ ...pool[i]!, cost })),
+          degradeAt: degrade ? 0.5 : 0,
+          degradeFactor: degrade ? 0.5 : 1,
+          degradedHint: false,
+        };
       });
     }
 
@@ -91,17 +139,30 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
       it(`should decide each request exactly as one-by-one decisions would, in ${maxBatch === 128 ? 'one call' : 'calls of at most 7'} (same clock)`, async () => {
         const clock = new ManualClock();
         const { runner, calls } = counting();
-        const store = new RedisRateLimitStore(runner, { clock: 'app', cluster: false, appClock: clock, maxBatch });
+        const store = new RedisRateLimitStore(runner, {
+          clock: 'app',
+          cluster: false,
+          appClock: clock,
+          maxBatch,
+        });
         const memory = new MemoryRateLimitStore(clock);
         const prefix = `rl:{${uniqueEnv()}:rampart}`;
-        for (const [round, advance] of [[1, 0], [2, 1_500], [3, 250]] as const) {
+        for (const [round, advance] of [
+          [1, 0],
+          [2, 1_500],
+          [3, 250],
+        ] as const) {
           clock.advance(advance);
           const reqs = workload(prefix, round * 7919, 40);
           const batched = await Promise.all(reqs.map((r) => store.decide(r)));
           const oneByOne = reqs.map((r) => memory.decideSync(r));
           expect(batched).toEqual(oneByOne);
           // The workload refuses some and degrades some, so the comparison covers both.
-          expect(batched.some((d) => !d.allowed) && batched.some((d) => d.allowed) && batched.some((d) => d.degraded)).toBe(true);
+          expect(
+            batched.some((d) => !d.allowed) &&
+              batched.some((d) => d.allowed) &&
+              batched.some((d) => d.degraded),
+          ).toBe(true);
         }
         expect(calls.get('ratelimit_decide') ?? 0).toBe(0);
         expect(calls.get('ratelimit_decide_batch')).toBe(3 * Math.ceil(40 / maxBatch));
@@ -115,13 +176,25 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
     it('should admit exactly the capacity of a bucket that 100 concurrent decisions share', async () => {
       const clock = new ManualClock();
       const { runner, calls } = counting();
-      const store = new RedisRateLimitStore(runner, { clock: 'app', cluster: false, appClock: clock });
+      const store = new RedisRateLimitStore(runner, {
+        clock: 'app',
+        cluster: false,
+        appClock: clock,
+      });
       const b = gcra(`rl:{${uniqueEnv()}:rampart}:global:-:g`, 10, 1);
-      const ds = await Promise.all(Array.from({ length: 100 }, () => store.decide({ buckets: [b], degradeAt: 0, degradeFactor: 1, degradedHint: false })));
+      const ds = await Promise.all(
+        Array.from({ length: 100 }, () =>
+          store.decide({ buckets: [b], degradeAt: 0, degradeFactor: 1, degradedHint: false }),
+        ),
+      );
       expect(ds.filter((d) => d.allowed)).toHaveLength(10);
-      expect(ds.filter((d) => d.allowed).map((d) => d.buckets[0]!.remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+      expect(ds.filter((d) => d.allowed).map((d) => d.buckets[0]!.remaining)).toEqual([
+        9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+      ]);
       // The 11th waits one interval; every refused request is told the same exact time.
-      expect(new Set(ds.filter((d) => !d.allowed).map((d) => d.buckets[0]!.retryAfterMs))).toEqual(new Set([1000]));
+      expect(new Set(ds.filter((d) => !d.allowed).map((d) => d.buckets[0]!.retryAfterMs))).toEqual(
+        new Set([1000]),
+      );
       expect(calls.get('ratelimit_decide_batch')).toBe(1);
     });
 
@@ -129,7 +202,13 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
       const { runner, calls } = counting();
       const store = new RedisRateLimitStore(runner, { clock: 'redis', cluster: false });
       const key = `rl:{${uniqueEnv()}:rampart}:user:s:a`;
-      for (let i = 0; i < 3; i++) await store.decide({ buckets: [gcra(key, 2, 1)], degradeAt: 0, degradeFactor: 1, degradedHint: false });
+      for (let i = 0; i < 3; i++)
+        await store.decide({
+          buckets: [gcra(key, 2, 1)],
+          degradeAt: 0,
+          degradeFactor: 1,
+          degradedHint: false,
+        });
       expect(calls.get('ratelimit_decide')).toBe(3);
       expect(calls.get('ratelimit_decide_batch') ?? 0).toBe(0);
     });
@@ -137,9 +216,18 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
 
   it('should take the time from Redis TIME and ignore a skewed app clock', async () => {
     const skewed = new ManualClock(Date.now() - 3_600_000);
-    const store = new RedisRateLimitStore(redis, { clock: 'redis', cluster: false, appClock: skewed });
+    const store = new RedisRateLimitStore(redis, {
+      clock: 'redis',
+      cluster: false,
+      appClock: skewed,
+    });
     const key = `rl:{${uniqueEnv()}:rampart}:user:s:a`;
-    const d = await store.decide({ buckets: [gcra(key, 2, 1)], degradeAt: 0, degradeFactor: 1, degradedHint: false });
+    const d = await store.decide({
+      buckets: [gcra(key, 2, 1)],
+      degradeAt: 0,
+      degradeFactor: 1,
+      degradedHint: false,
+    });
     expect(Math.abs(d.nowMs - systemClock.now())).toBeLessThan(5_000);
     const tat = Number(await redis.run('get', (c) => c.get(key)));
     expect(Math.abs(tat / 1000 - systemClock.now() - 1000)).toBeLessThan(5_000);
@@ -159,29 +247,53 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
   });
 });
 
-describe.skipIf(!canStartRedis())(`${RedisRateLimitStore.name} where Redis refuses TIME (as some managed Redis do)`, () => {
-  let server: RedisProcess;
-  let redis: RedisService;
+describe.skipIf(!canStartRedis())(
+  `${RedisRateLimitStore.name} where Redis refuses TIME (as some managed Redis do)`,
+  () => {
+    let server: RedisProcess;
+    let redis: RedisService;
 
-  beforeAll(async () => {
-    server = await startRedis(['--rename-command', 'TIME', '']);
-    redis = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '1000' }), new MetricsService());
-    await redis.onModuleInit();
-  });
-  afterAll(async () => {
-    await redis?.onApplicationShutdown();
-    await server?.stop();
-  });
+    beforeAll(async () => {
+      server = await startRedis(['--rename-command', 'TIME', '']);
+      redis = new RedisService(
+        loadConfig({
+          LOG_LEVEL: 'silent',
+          REDIS_URL: server.url,
+          REDIS_COMMAND_TIMEOUT_MS: '1000',
+        }),
+        new MetricsService(),
+      );
+      await redis.onModuleInit();
+    });
+    afterAll(async () => {
+      await redis?.onApplicationShutdown();
+      await server?.stop();
+    });
 
-  it('should fall back to the passed-in app time and still decide exactly', async () => {
-    const clock = new ManualClock(1_900_000_000_000);
-    const store = new RedisRateLimitStore(redis, { clock: 'redis', cluster: false, appClock: clock });
-    const key = `rl:{${uniqueEnv()}:rampart}:user:s:a`;
-    const first = await store.decide({ buckets: [gcra(key, 1, 1)], degradeAt: 0, degradeFactor: 1, degradedHint: false });
-    expect(first.nowMs).toBe(1_900_000_000_000);
-    clock.advance(400);
-    const second = await store.decide({ buckets: [gcra(key, 1, 1)], degradeAt: 0, degradeFactor: 1, degradedHint: false });
-    expect(second.allowed).toBe(false);
-    expect(second.buckets[0]!.retryAfterMs).toBe(600);
-  });
-});
+    it('should fall back to the passed-in app time and still decide exactly', async () => {
+      const clock = new ManualClock(1_900_000_000_000);
+      const store = new RedisRateLimitStore(redis, {
+        clock: 'redis',
+        cluster: false,
+        appClock: clock,
+      });
+      const key = `rl:{${uniqueEnv()}:rampart}:user:s:a`;
+      const first = await store.decide({
+        buckets: [gcra(key, 1, 1)],
+        degradeAt: 0,
+        degradeFactor: 1,
+        degradedHint: false,
+      });
+      expect(first.nowMs).toBe(1_900_000_000_000);
+      clock.advance(400);
+      const second = await store.decide({
+        buckets: [gcra(key, 1, 1)],
+        degradeAt: 0,
+        degradeFactor: 1,
+        degradedHint: false,
+      });
+      expect(second.allowed).toBe(false);
+      expect(second.buckets[0]!.retryAfterMs).toBe(600);
+    });
+  },
+);

@@ -3,7 +3,12 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisScriptError, RedisUnavailableError } from '../../src/redis/redis.errors.js';
 import { RedisService } from '../../src/redis/redis.service.js';
-import { RedisClusterProcess, RedisProcess, startRedis, startRedisCluster } from '../support/redis-server.js';
+import {
+  RedisClusterProcess,
+  RedisProcess,
+  startRedis,
+  startRedisCluster,
+} from '../support/redis-server.js';
 import { canStartRedis } from '../support/redis-env.js';
 
 async function service(env: Record<string, string>): Promise<RedisService> {
@@ -47,7 +52,9 @@ describe.skipIf(!canStartRedis())(`${RedisService.name} (standalone, private red
 
   it('should name the script when it fails for a reason other than availability', async () => {
     await expect(redis.script('no_such_script', [], [])).rejects.toBeInstanceOf(RedisScriptError);
-    await expect(redis.run('bad command', (c) => c.call('NOT_A_COMMAND'))).rejects.toBeInstanceOf(RedisScriptError);
+    await expect(redis.run('bad command', (c) => c.call('NOT_A_COMMAND'))).rejects.toBeInstanceOf(
+      RedisScriptError,
+    );
   });
 
   it('should fail with a typed error instead of hanging when Redis stops answering, and recover', async () => {
@@ -71,8 +78,12 @@ describe.skipIf(!canStartRedis())(`${RedisService.name} (standalone, private red
     await redis.run('set', (c) => c.set('replay-probe', '0'));
     await server.kill();
     await until(() => !redis.ready);
-    const failures = await Promise.allSettled(Array.from({ length: 5 }, () => redis.run('incr', (c) => c.incr('replay-probe'))));
-    expect(failures.every((f) => f.status === 'rejected' && f.reason instanceof RedisUnavailableError)).toBe(true);
+    const failures = await Promise.allSettled(
+      Array.from({ length: 5 }, () => redis.run('incr', (c) => c.incr('replay-probe'))),
+    );
+    expect(
+      failures.every((f) => f.status === 'rejected' && f.reason instanceof RedisUnavailableError),
+    ).toBe(true);
     await server.start();
     await until(() => redis.ready, 15_000);
     // A fresh server: the key is gone; had the 5 INCRs been queued and replayed it would read 5.
@@ -88,7 +99,10 @@ describe(`${RedisService.name} without Redis`, () => {
   });
 
   it('should boot with an unreachable Redis and fail calls fast', async () => {
-    const redis = await service({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_CONNECT_TIMEOUT_MS: '200' });
+    const redis = await service({
+      REDIS_URL: 'redis://127.0.0.1:1',
+      REDIS_CONNECT_TIMEOUT_MS: '200',
+    });
     try {
       expect(redis.ready).toBe(false);
       await expect(redis.script('ping', [], ['x'])).rejects.toBeInstanceOf(RedisUnavailableError);
@@ -104,7 +118,10 @@ describe.skipIf(!canStartRedis())(`${RedisService.name} (3-master cluster)`, () 
 
   beforeAll(async () => {
     cluster = await startRedisCluster(3);
-    redis = await service({ REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(','), REDIS_COMMAND_TIMEOUT_MS: '500' });
+    redis = await service({
+      REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(','),
+      REDIS_COMMAND_TIMEOUT_MS: '500',
+    });
   }, 60_000);
   afterAll(async () => {
     await redis?.onApplicationShutdown();

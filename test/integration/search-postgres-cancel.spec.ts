@@ -39,18 +39,29 @@ describe.skipIf(!withPostgres)(cancellableQuery.name, () => {
   });
 
   it('should return the rows when the signal never fires', async () => {
-    const rows = await cancellableQuery<{ n: number }>(pool, 'SELECT $1::int + 1 AS n', [41], new AbortController().signal);
+    const rows = await cancellableQuery<{ n: number }>(
+      pool,
+      'SELECT $1::int + 1 AS n',
+      [41],
+      new AbortController().signal,
+    );
     expect(rows).toEqual([{ n: 42 }]);
   });
 
   it('should stop waiting on abort, cancel the statement on the server and give the connection back', async () => {
     const ctl = new AbortController();
     const call = cancellableQuery(pool, 'SELECT pg_sleep(20)', [], ctl.signal);
-    expect(await until(async () => (await running()).some((q) => q.includes('pg_sleep')))).toBe(true);
+    expect(await until(async () => (await running()).some((q) => q.includes('pg_sleep')))).toBe(
+      true,
+    );
     ctl.abort(new Error('breaker gave up'));
     await expect(call).rejects.toThrow('breaker gave up');
-    expect(await until(async () => !(await running()).some((q) => q.includes('pg_sleep')))).toBe(true);
-    expect(await until(async () => pool.idleCount === pool.totalCount && pool.waitingCount === 0)).toBe(true);
+    expect(await until(async () => !(await running()).some((q) => q.includes('pg_sleep')))).toBe(
+      true,
+    );
+    expect(
+      await until(async () => pool.idleCount === pool.totalCount && pool.waitingCount === 0),
+    ).toBe(true);
     expect(await cancellableQuery<{ ok: number }>(pool, 'SELECT 1 AS ok', [])).toEqual([{ ok: 1 }]);
   });
 

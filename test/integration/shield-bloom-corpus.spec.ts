@@ -42,7 +42,12 @@ describe(`${BloomService.name} over the cities corpus`, () => {
     // The same SQLite file the app uses by default (built from the cities corpus on first use).
     backend = await openSearchBackend(loadConfig({ LOG_LEVEL: 'silent' }));
     const metrics = new ShieldMetrics(new MetricsService());
-    const filters = new BloomFilters(backend, new MemoryBloomStore(), { ...DEFAULT_SETTINGS, targetFpRate: P, measureSample: 100_000, revisionPollMs: 0 }, metrics);
+    const filters = new BloomFilters(
+      backend,
+      new MemoryBloomStore(),
+      { ...DEFAULT_SETTINGS, targetFpRate: P, measureSample: 100_000, revisionPollMs: 0 },
+      metrics,
+    );
     bloom = new BloomService(filters, metrics, new HealthRegistry());
     bloom.onModuleInit();
     await bloom.ready;
@@ -72,23 +77,26 @@ describe(`${BloomService.name} over the cities corpus`, () => {
   it.each([
     [TERMS_FILTER, 'abcdefghijklmnopqrstuvwxyzàéöüçñ', () => backend.vocabulary()],
     [IDS_FILTER, '0123456789', () => backend.ids()],
-  ] as const)('should measure a false-positive rate within [0.5p, 1.5p] on 100k random absent keys of %s', async (filter, alphabet, keys) => {
-    const present = new Set<string>();
-    for await (const k of keys()) present.add(k);
-    const rnd = seeded(filter.length * 7919);
-    const probes = new Set<string>();
-    while (probes.size < 100_000) {
-      const k = randomKey(rnd, alphabet) + (filter === IDS_FILTER ? 'x' : '');
-      if (!present.has(k)) probes.add(k);
-    }
-    let fp = 0;
-    for (const k of probes) if (bloom.verdict(filter, [k]).verdict === 'maybe') fp++;
-    const rate = fp / probes.size;
-    expect(rate).toBeGreaterThanOrEqual(0.5 * P);
-    expect(rate).toBeLessThanOrEqual(1.5 * P);
-    // The build's own measurement (100k held-out near misses of present keys) agrees.
-    const info = bloom.filters.replica(filter).active!.info;
-    expect(info.measuredP).toBeGreaterThanOrEqual(0.5 * P);
-    expect(info.measuredP).toBeLessThanOrEqual(1.5 * P);
-  });
+  ] as const)(
+    'should measure a false-positive rate within [0.5p, 1.5p] on 100k random absent keys of %s',
+    async (filter, alphabet, keys) => {
+      const present = new Set<string>();
+      for await (const k of keys()) present.add(k);
+      const rnd = seeded(filter.length * 7919);
+      const probes = new Set<string>();
+      while (probes.size < 100_000) {
+        const k = randomKey(rnd, alphabet) + (filter === IDS_FILTER ? 'x' : '');
+        if (!present.has(k)) probes.add(k);
+      }
+      let fp = 0;
+      for (const k of probes) if (bloom.verdict(filter, [k]).verdict === 'maybe') fp++;
+      const rate = fp / probes.size;
+      expect(rate).toBeGreaterThanOrEqual(0.5 * P);
+      expect(rate).toBeLessThanOrEqual(1.5 * P);
+      // The build's own measurement (100k held-out near misses of present keys) agrees.
+      const info = bloom.filters.replica(filter).active!.info;
+      expect(info.measuredP).toBeGreaterThanOrEqual(0.5 * P);
+      expect(info.measuredP).toBeLessThanOrEqual(1.5 * P);
+    },
+  );
 });

@@ -16,7 +16,15 @@ describe.skipIf(!redisUrl())(RedisBloomStore.name, () => {
 
   // One RedisService (and subscriber) per case: each case gets its own env, so its keys and channel are its own.
   runBloomStoreTable(async () => {
-    const redis = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('bs'), REDIS_COMMAND_TIMEOUT_MS: '2000' }), new MetricsService());
+    const redis = new RedisService(
+      loadConfig({
+        LOG_LEVEL: 'silent',
+        REDIS_URL: redisUrl(),
+        RAMPART_ENV: uniqueEnv('bs'),
+        REDIS_COMMAND_TIMEOUT_MS: '2000',
+      }),
+      new MetricsService(),
+    );
     await redis.onModuleInit();
     services.push(redis);
     const store = new RedisBloomStore(redis);
@@ -37,7 +45,15 @@ describe.skipIf(!canStartRedis())(`${RedisBloomStore.name} on a 3-master Redis C
   runBloomStoreTable(async () => {
     cluster ??= await startRedisCluster(3);
     const nodes = cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',');
-    const redis = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_CLUSTER_NODES: nodes, RAMPART_ENV: uniqueEnv('bc'), REDIS_COMMAND_TIMEOUT_MS: '2000' }), new MetricsService());
+    const redis = new RedisService(
+      loadConfig({
+        LOG_LEVEL: 'silent',
+        REDIS_CLUSTER_NODES: nodes,
+        RAMPART_ENV: uniqueEnv('bc'),
+        REDIS_COMMAND_TIMEOUT_MS: '2000',
+      }),
+      new MetricsService(),
+    );
     await redis.onModuleInit();
     services.push(redis);
     return { store: new RedisBloomStore(redis), filter: 'search-terms' };

@@ -10,7 +10,10 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { HealthRegistry } from '../../src/health/health-registry.service.js';
 import { ShieldMetrics } from '../../src/locks/cache-shield/cache-shield.metrics.js';
-import { DEFAULT_SETTINGS, type CacheShieldSettings } from '../../src/locks/cache-shield/cache-shield.types.js';
+import {
+  DEFAULT_SETTINGS,
+  type CacheShieldSettings,
+} from '../../src/locks/cache-shield/cache-shield.types.js';
 import { BloomAdmin } from '../../src/locks/cache-shield/filters/bloom-admin.service.js';
 import { BloomFilters } from '../../src/locks/cache-shield/filters/bloom-filters.service.js';
 import { BloomService } from '../../src/locks/cache-shield/filters/bloom.service.js';
@@ -55,7 +58,15 @@ const stores: [string, ((env: string) => Promise<BloomStore>) | undefined][] = [
     'redis',
     redisUrl()
       ? async (env) => {
-          const redis = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl(), RAMPART_ENV: env, REDIS_COMMAND_TIMEOUT_MS: '2000' }), new MetricsService());
+          const redis = new RedisService(
+            loadConfig({
+              LOG_LEVEL: 'silent',
+              REDIS_URL: redisUrl(),
+              RAMPART_ENV: env,
+              REDIS_COMMAND_TIMEOUT_MS: '2000',
+            }),
+            new MetricsService(),
+          );
           await redis.onModuleInit();
           cleanups.push(() => redis.onApplicationShutdown());
           return new RedisBloomStore(redis);
@@ -65,13 +76,20 @@ const stores: [string, ((env: string) => Promise<BloomStore>) | undefined][] = [
 ];
 
 describe.each(stores)('shield filters on the %s store', (name, makeStore) => {
-  async function start(settings: Partial<CacheShieldSettings> = {}): Promise<Harness & { env: string }> {
+  async function start(
+    settings: Partial<CacheShieldSettings> = {},
+  ): Promise<Harness & { env: string }> {
     const env = uniqueEnv('sf');
     const path = join(dir, `f${++files}.sqlite`);
     const backend = await SqliteSearchBackend.open(path);
     await backend.add(fixtureCorpus());
     const metrics = new ShieldMetrics(new MetricsService());
-    const filters = new BloomFilters(backend, await makeStore!(env), { ...DEFAULT_SETTINGS, targetFpRate: 0.01, measureSample: 1_000, ...settings }, metrics);
+    const filters = new BloomFilters(
+      backend,
+      await makeStore!(env),
+      { ...DEFAULT_SETTINGS, targetFpRate: 0.01, measureSample: 1_000, ...settings },
+      metrics,
+    );
     const bloom = new BloomService(filters, metrics, new HealthRegistry());
     bloom.onModuleInit();
     cleanups.push(async () => {
@@ -82,83 +100,136 @@ describe.each(stores)('shield filters on the %s store', (name, makeStore) => {
     return { backend, bloom, admin: new BloomAdmin(filters), path, env };
   }
 
-  it.skipIf(!makeStore)('should build both filters from the backend at boot, every key present', async () => {
-    const { backend, bloom } = await start();
-    for await (const t of backend.vocabulary()) expect(bloom.verdict(TERMS_FILTER, [t]).verdict).toBe('maybe');
-    for await (const id of backend.ids()) expect(bloom.verdict(IDS_FILTER, [id]).verdict).toBe('maybe');
-    expect(bloom.verdict(TERMS_FILTER, ['paris', 'qqxzvw']).verdict).toBe('absent');
-    expect(bloom.verdict(IDS_FILTER, ['no-such-id']).verdict).toBe('absent');
-  });
+  it.skipIf(!makeStore)(
+    'should build both filters from the backend at boot, every key present',
+    async () => {
+      const { backend, bloom } = await start();
+      for await (const t of backend.vocabulary())
+        expect(bloom.verdict(TERMS_FILTER, [t]).verdict).toBe('maybe');
+      for await (const id of backend.ids())
+        expect(bloom.verdict(IDS_FILTER, [id]).verdict).toBe('maybe');
+      expect(bloom.verdict(TERMS_FILTER, ['paris', 'qqxzvw']).verdict).toBe('absent');
+      expect(bloom.verdict(IDS_FILTER, ['no-such-id']).verdict).toBe('absent');
+    },
+  );
 
-  it.skipIf(!makeStore)('should hold new terms and ids before the backend makes them searchable', async () => {
-    const { backend, bloom } = await start();
-    const seen: string[] = [];
-    // Registered after the shield's listener, so it runs after it and before the write.
-    backend.onBeforeAdd(async () => {
-      seen.push(bloom.verdict(TERMS_FILTER, ['zyxwvut']).verdict, bloom.verdict(IDS_FILTER, ['shield-new-1']).verdict);
-      expect((await backend.search('zyxwvut', 10, 0)).total).toBe(0);
-    });
-    expect(bloom.verdict(TERMS_FILTER, ['zyxwvut']).verdict).toBe('absent');
-    await backend.add([{ id: 'shield-new-1', name: 'Zyxwvut Town' }]);
-    expect(seen).toEqual(['maybe', 'maybe']);
-    expect((await backend.search('zyxwvut', 10, 0)).total).toBe(1);
-    expect(bloom.filters.replica(TERMS_FILTER).explainedRevision()).toBe((await backend.count()).revision);
-    expect(await bloom.confirmAbsent(TERMS_FILTER)).toBe(true);
-  });
+  it.skipIf(!makeStore)(
+    'should hold new terms and ids before the backend makes them searchable',
+    async () => {
+      const { backend, bloom } = await start();
+      const seen: string[] = [];
+      // Registered after the shield's listener, so it runs after it and before the write.
+      backend.onBeforeAdd(async () => {
+        seen.push(
+          bloom.verdict(TERMS_FILTER, ['zyxwvut']).verdict,
+          bloom.verdict(IDS_FILTER, ['shield-new-1']).verdict,
+        );
+        expect((await backend.search('zyxwvut', 10, 0)).total).toBe(0);
+      });
+      expect(bloom.verdict(TERMS_FILTER, ['zyxwvut']).verdict).toBe('absent');
+      await backend.add([{ id: 'shield-new-1', name: 'Zyxwvut Town' }]);
+      expect(seen).toEqual(['maybe', 'maybe']);
+      expect((await backend.search('zyxwvut', 10, 0)).total).toBe(1);
+      expect(bloom.filters.replica(TERMS_FILTER).explainedRevision()).toBe(
+        (await backend.count()).revision,
+      );
+      expect(await bloom.confirmAbsent(TERMS_FILTER)).toBe(true);
+    },
+  );
 
-  it.skipIf(!makeStore)('should notice a write made outside the app, bypass the filter, and rebuild it', async () => {
-    const { path, bloom } = await start({ revisionPollMs: 50 });
-    const outside = await SqliteSearchBackend.open(path);
-    cleanups.push(() => outside.close());
-    const v1 = bloom.filters.replica(TERMS_FILTER).active!.info.version;
-    await outside.add([{ id: 'cli-1', name: 'Qwertzuiop' }]);
-    if (name === 'memory') expect(await bloom.confirmAbsent(TERMS_FILTER)).toBe(false);
-    await until(() => bloom.filters.replica(TERMS_FILTER).active!.info.version > v1 && bloom.filters.replica(TERMS_FILTER).usable);
-    expect(bloom.verdict(TERMS_FILTER, ['qwertzuiop']).verdict).toBe('maybe');
-    await until(() => bloom.filters.replica(IDS_FILTER).usable && bloom.verdict(IDS_FILTER, ['cli-1']).verdict === 'maybe');
-  });
+  it.skipIf(!makeStore)(
+    'should notice a write made outside the app, bypass the filter, and rebuild it',
+    async () => {
+      const { path, bloom } = await start({ revisionPollMs: 50 });
+      const outside = await SqliteSearchBackend.open(path);
+      cleanups.push(() => outside.close());
+      const v1 = bloom.filters.replica(TERMS_FILTER).active!.info.version;
+      await outside.add([{ id: 'cli-1', name: 'Qwertzuiop' }]);
+      if (name === 'memory') expect(await bloom.confirmAbsent(TERMS_FILTER)).toBe(false);
+      await until(
+        () =>
+          bloom.filters.replica(TERMS_FILTER).active!.info.version > v1 &&
+          bloom.filters.replica(TERMS_FILTER).usable,
+      );
+      expect(bloom.verdict(TERMS_FILTER, ['qwertzuiop']).verdict).toBe('maybe');
+      await until(
+        () =>
+          bloom.filters.replica(IDS_FILTER).usable &&
+          bloom.verdict(IDS_FILTER, ['cli-1']).verdict === 'maybe',
+      );
+    },
+  );
 
-  it.skipIf(!makeStore)('should switch to a new build and roll back to the previous one, keeping adds in both', async () => {
-    const { backend, admin, bloom } = await start();
-    const [terms] = await admin.status();
-    expect(terms).toMatchObject({ name: TERMS_FILTER, active: { version: 1, items: expect.any(Number), targetFp: 0.01, source: 'sqlite:vocabulary' }, previous: null, building: false });
-    const after = await admin.rebuild(TERMS_FILTER);
-    expect(after[0]).toMatchObject({ active: { version: 2 }, previous: { version: 1 } });
-    await backend.add([{ id: 'late-1', name: 'Plovdivka' }]);
-    const back = await admin.rollback(TERMS_FILTER);
-    expect(back[0]).toMatchObject({ active: { version: 1 }, previous: { version: 2 } });
-    expect(bloom.verdict(TERMS_FILTER, ['plovdivka']).verdict).toBe('maybe');
-    expect((await bloom.filters.store.pointer(TERMS_FILTER)).active).toBe(1);
-    await expect(admin.rollback(TERMS_FILTER, 99)).rejects.toMatchObject({ problem: { status: 404, error: 'bloom_version_not_found' } });
-    await expect(admin.rebuild('nope')).rejects.toMatchObject({ problem: { status: 404, error: 'bloom_filter_not_found' } });
-    expect((await admin.rollback(TERMS_FILTER, 1))[0]).toMatchObject({ active: { version: 1 } });
-    // Every filter at once: refused as a whole while one has no previous build.
-    await expect(admin.rollback()).rejects.toMatchObject({ problem: { status: 404, error: 'bloom_version_not_found' } });
-    expect((await bloom.filters.store.pointer(TERMS_FILTER)).active).toBe(1);
-    expect((await admin.rebuild()).map((f) => f.active?.version)).toEqual([3, 2]);
-    expect((await admin.rollback()).map((f) => f.active?.version)).toEqual([1, 1]);
-  });
+  it.skipIf(!makeStore)(
+    'should switch to a new build and roll back to the previous one, keeping adds in both',
+    async () => {
+      const { backend, admin, bloom } = await start();
+      const [terms] = await admin.status();
+      expect(terms).toMatchObject({
+        name: TERMS_FILTER,
+        active: {
+          version: 1,
+          items: expect.any(Number),
+          targetFp: 0.01,
+          source: 'sqlite:vocabulary',
+        },
+        previous: null,
+        building: false,
+      });
+      const after = await admin.rebuild(TERMS_FILTER);
+      expect(after[0]).toMatchObject({ active: { version: 2 }, previous: { version: 1 } });
+      await backend.add([{ id: 'late-1', name: 'Plovdivka' }]);
+      const back = await admin.rollback(TERMS_FILTER);
+      expect(back[0]).toMatchObject({ active: { version: 1 }, previous: { version: 2 } });
+      expect(bloom.verdict(TERMS_FILTER, ['plovdivka']).verdict).toBe('maybe');
+      expect((await bloom.filters.store.pointer(TERMS_FILTER)).active).toBe(1);
+      await expect(admin.rollback(TERMS_FILTER, 99)).rejects.toMatchObject({
+        problem: { status: 404, error: 'bloom_version_not_found' },
+      });
+      await expect(admin.rebuild('nope')).rejects.toMatchObject({
+        problem: { status: 404, error: 'bloom_filter_not_found' },
+      });
+      expect((await admin.rollback(TERMS_FILTER, 1))[0]).toMatchObject({ active: { version: 1 } });
+      // Every filter at once: refused as a whole while one has no previous build.
+      await expect(admin.rollback()).rejects.toMatchObject({
+        problem: { status: 404, error: 'bloom_version_not_found' },
+      });
+      expect((await bloom.filters.store.pointer(TERMS_FILTER)).active).toBe(1);
+      expect((await admin.rebuild()).map((f) => f.active?.version)).toEqual([3, 2]);
+      expect((await admin.rollback()).map((f) => f.active?.version)).toEqual([1, 1]);
+    },
+  );
 
-  it.skipIf(!makeStore)('should load the build another instance made instead of building again, and follow its adds', async () => {
-    const a = await start();
-    // A second instance on the same store: with Redis a separate connection; in memory the same object.
-    const metrics = new ShieldMetrics(new MetricsService());
-    const store = a.bloom.filters.store;
-    const other = await SqliteSearchBackend.open(a.path);
-    const filters = new BloomFilters(other, name === 'memory' ? store : await makeStore!(a.env), { ...DEFAULT_SETTINGS, targetFpRate: 0.01, measureSample: 1_000 }, metrics);
-    const b = new BloomService(filters, metrics, new HealthRegistry());
-    b.onModuleInit();
-    cleanups.push(async () => {
-      await b.onApplicationShutdown();
-      await other.close();
-    });
-    await b.ready;
-    expect(b.filters.replica(TERMS_FILTER).active!.info.version).toBe(a.bloom.filters.replica(TERMS_FILTER).active!.info.version);
-    expect(await metrics.builds.get()).toMatchObject({ values: [] });
-    await a.backend.add([{ id: 'from-a', name: 'Xanadoo' }]);
-    await until(() => b.verdict(TERMS_FILTER, ['xanadoo']).verdict === 'maybe');
-    await new BloomAdmin(a.bloom.filters).rebuild(IDS_FILTER);
-    await until(() => b.filters.replica(IDS_FILTER).active?.info.version === 2);
-    expect(b.verdict(IDS_FILTER, ['from-a']).verdict).toBe('maybe');
-  });
+  it.skipIf(!makeStore)(
+    'should load the build another instance made instead of building again, and follow its adds',
+    async () => {
+      const a = await start();
+      // A second instance on the same store: with Redis a separate connection; in memory the same object.
+      const metrics = new ShieldMetrics(new MetricsService());
+      const store = a.bloom.filters.store;
+      const other = await SqliteSearchBackend.open(a.path);
+      const filters = new BloomFilters(
+        other,
+        name === 'memory' ? store : await makeStore!(a.env),
+        { ...DEFAULT_SETTINGS, targetFpRate: 0.01, measureSample: 1_000 },
+        metrics,
+      );
+      const b = new BloomService(filters, metrics, new HealthRegistry());
+      b.onModuleInit();
+      cleanups.push(async () => {
+        await b.onApplicationShutdown();
+        await other.close();
+      });
+      await b.ready;
+      expect(b.filters.replica(TERMS_FILTER).active!.info.version).toBe(
+        a.bloom.filters.replica(TERMS_FILTER).active!.info.version,
+      );
+      expect(await metrics.builds.get()).toMatchObject({ values: [] });
+      await a.backend.add([{ id: 'from-a', name: 'Xanadoo' }]);
+      await until(() => b.verdict(TERMS_FILTER, ['xanadoo']).verdict === 'maybe');
+      await new BloomAdmin(a.bloom.filters).rebuild(IDS_FILTER);
+      await until(() => b.filters.replica(IDS_FILTER).active?.info.version === 2);
+      expect(b.verdict(IDS_FILTER, ['from-a']).verdict).toBe('maybe');
+    },
+  );
 });

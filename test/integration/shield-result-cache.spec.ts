@@ -11,28 +11,47 @@ describe.skipIf(!redisUrl())(RedisResultCacheStore.name, () => {
   let redis: RedisService;
 
   beforeAll(async () => {
-    redis = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl(), REDIS_COMMAND_TIMEOUT_MS: '2000' }), new MetricsService());
+    redis = new RedisService(
+      loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl(), REDIS_COMMAND_TIMEOUT_MS: '2000' }),
+      new MetricsService(),
+    );
     await redis.onModuleInit();
   });
   afterAll(() => redis?.onApplicationShutdown());
 
-  runResultCacheTable(async () => ({ store: new RedisResultCacheStore(redis), prefix: `shield:{${uniqueEnv('rc')}:rampart}:r` }));
+  runResultCacheTable(async () => ({
+    store: new RedisResultCacheStore(redis),
+    prefix: `shield:{${uniqueEnv('rc')}:rampart}:r`,
+  }));
 });
 
-describe.skipIf(!canStartRedis())(`${RedisResultCacheStore.name} on a 3-master Redis Cluster`, () => {
-  let cluster: RedisClusterProcess;
-  let redis: RedisService;
+describe.skipIf(!canStartRedis())(
+  `${RedisResultCacheStore.name} on a 3-master Redis Cluster`,
+  () => {
+    let cluster: RedisClusterProcess;
+    let redis: RedisService;
 
-  beforeAll(async () => {
-    cluster = await startRedisCluster(3);
-    const nodes = cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',');
-    redis = new RedisService(loadConfig({ LOG_LEVEL: 'silent', REDIS_CLUSTER_NODES: nodes, REDIS_COMMAND_TIMEOUT_MS: '2000' }), new MetricsService());
-    await redis.onModuleInit();
-  });
-  afterAll(async () => {
-    await redis?.onApplicationShutdown();
-    await cluster?.stop();
-  });
+    beforeAll(async () => {
+      cluster = await startRedisCluster(3);
+      const nodes = cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',');
+      redis = new RedisService(
+        loadConfig({
+          LOG_LEVEL: 'silent',
+          REDIS_CLUSTER_NODES: nodes,
+          REDIS_COMMAND_TIMEOUT_MS: '2000',
+        }),
+        new MetricsService(),
+      );
+      await redis.onModuleInit();
+    });
+    afterAll(async () => {
+      await redis?.onApplicationShutdown();
+      await cluster?.stop();
+    });
 
-  runResultCacheTable(async () => ({ store: new RedisResultCacheStore(redis), prefix: `shield:{${uniqueEnv('rc')}:rampart}:r` }));
-});
+    runResultCacheTable(async () => ({
+      store: new RedisResultCacheStore(redis),
+      prefix: `shield:{${uniqueEnv('rc')}:rampart}:r`,
+    }));
+  },
+);

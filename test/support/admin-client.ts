@@ -32,8 +32,16 @@ export class AdminClient {
     return c;
   }
 
-  async call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<AdminResponse<T>> {
-    const init: RequestInit = { method, headers: { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...headers } };
+  async call<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<AdminResponse<T>> {
+    const init: RequestInit = {
+      method,
+      headers: { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...headers },
+    };
     if (body !== undefined) {
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
       (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
@@ -63,18 +71,28 @@ export class AdminClient {
 
   /** Effective mode of a lock on a policy on this instance. */
   async effective(policy: string, lock: string): Promise<string | undefined> {
-    const r = await this.get<{ policySet: { effective: Record<string, Record<string, string>> } }>('/admin/config');
+    const r = await this.get<{ policySet: { effective: Record<string, Record<string, string>> } }>(
+      '/admin/config',
+    );
     return r.body.policySet.effective[policy]?.[lock];
   }
 }
 
 /** Polls `check` until it returns true, or fails after `timeoutMs` with the last value seen. */
-export async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 5_000, intervalMs = 20): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T>,
+  ok: (v: T) => boolean,
+  timeoutMs = 5_000,
+  intervalMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await read();
     if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms (last value: ${JSON.stringify(v)})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `condition not met within ${timeoutMs} ms (last value: ${JSON.stringify(v)})`,
+      );
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
@@ -84,5 +102,8 @@ export async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolea
  * module in tests that install the test locks instead of the real ones.
  */
 @Global()
-@Module({ providers: [{ provide: AppRegistry, useFactory: () => new AppRegistry() }], exports: [AppRegistry] })
+@Module({
+  providers: [{ provide: AppRegistry, useFactory: () => new AppRegistry() }],
+  exports: [AppRegistry],
+})
 export class AdminTestAppRegistryModule {}

@@ -5,13 +5,27 @@
  * Neither provider is exported, to prove the admin API finds them app-wide.
  */
 import { Injectable, Module } from '@nestjs/common';
-import { BLOOM_ADMIN, BREAKER_ADMIN, BloomAdminPort, BloomBuildInfo, BloomFilterStatus, BreakerAdminPort, BreakerStatus } from '../../src/admin/admin-ports.js';
+import {
+  BLOOM_ADMIN,
+  BREAKER_ADMIN,
+  BloomAdminPort,
+  BloomBuildInfo,
+  BloomFilterStatus,
+  BreakerAdminPort,
+  BreakerStatus,
+} from '../../src/admin/admin-ports.js';
 import { ProblemException } from '../../src/common/problem.exception.js';
 
 @Injectable()
 class MemoryBloomBuilds implements BloomAdminPort {
-  private readonly builds = new Map<string, BloomBuildInfo[]>([['terms', [build(1)]], ['item-ids', [build(1)]]]);
-  private readonly active = new Map<string, number>([['terms', 1], ['item-ids', 1]]);
+  private readonly builds = new Map<string, BloomBuildInfo[]>([
+    ['terms', [build(1)]],
+    ['item-ids', [build(1)]],
+  ]);
+  private readonly active = new Map<string, number>([
+    ['terms', 1],
+    ['item-ids', 1],
+  ]);
 
   status(): Promise<BloomFilterStatus[]> {
     return Promise.resolve([...this.builds.keys()].map((name) => this.view(name)));
@@ -30,7 +44,9 @@ class MemoryBloomBuilds implements BloomAdminPort {
     for (const name of this.names(filter)) {
       const target = version ?? this.active.get(name)! - 1;
       if (!this.builds.get(name)!.some((b) => b.version === target)) {
-        throw new ProblemException(404, 'bloom_build_not_found', 'No such build', { detail: `filter ${name} has no build ${target}` });
+        throw new ProblemException(404, 'bloom_build_not_found', 'No such build', {
+          detail: `filter ${name} has no build ${target}`,
+        });
       }
       this.active.set(name, target);
     }
@@ -39,27 +55,54 @@ class MemoryBloomBuilds implements BloomAdminPort {
 
   private names(filter?: string): string[] {
     if (filter === undefined) return [...this.builds.keys()];
-    if (!this.builds.has(filter)) throw new ProblemException(404, 'bloom_filter_not_found', 'No such filter', { detail: filter });
+    if (!this.builds.has(filter))
+      throw new ProblemException(404, 'bloom_filter_not_found', 'No such filter', {
+        detail: filter,
+      });
     return [filter];
   }
 
   private view(name: string): BloomFilterStatus {
     const list = this.builds.get(name)!;
     const v = this.active.get(name)!;
-    return { name, active: list.find((b) => b.version === v) ?? null, previous: list.find((b) => b.version === v - 1) ?? null, building: false };
+    return {
+      name,
+      active: list.find((b) => b.version === v) ?? null,
+      previous: list.find((b) => b.version === v - 1) ?? null,
+      building: false,
+    };
   }
 }
 
 function build(version: number): BloomBuildInfo {
-  return { version, items: 1000 * version, targetFp: 0.01, measuredFp: 0.009, source: 'test', builtAt: new Date().toISOString() };
+  return {
+    version,
+    items: 1000 * version,
+    targetFp: 0.01,
+    measuredFp: 0.009,
+    source: 'test',
+    builtAt: new Date().toISOString(),
+  };
 }
 
 @Injectable()
 class StaticBreakers implements BreakerAdminPort {
   status(): Promise<BreakerStatus[]> {
-    return Promise.resolve([{ name: 'search', state: 'closed', policies: ['search', 'search-item'], stats: { fires: 0, failures: 0 } }]);
+    return Promise.resolve([
+      {
+        name: 'search',
+        state: 'closed',
+        policies: ['search', 'search-item'],
+        stats: { fires: 0, failures: 0 },
+      },
+    ]);
   }
 }
 
-@Module({ providers: [{ provide: BLOOM_ADMIN, useClass: MemoryBloomBuilds }, { provide: BREAKER_ADMIN, useClass: StaticBreakers }] })
+@Module({
+  providers: [
+    { provide: BLOOM_ADMIN, useClass: MemoryBloomBuilds },
+    { provide: BREAKER_ADMIN, useClass: StaticBreakers },
+  ],
+})
 export class AdminTestPortsModule {}

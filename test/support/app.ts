@@ -26,9 +26,18 @@ export async function startApp(
     config?: (c: RampartConfig) => RampartConfig;
   } = {},
 ): Promise<RunningApp> {
-  let config = loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', HOST: '127.0.0.1', PORT: '0', ...env });
+  let config = loadConfig({
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ...env,
+  });
   if (opts.config) config = opts.config(config);
-  const app = await createApp(config, { imports: opts.imports, locks: opts.locks, logger: createPino(config.logLevel, process.stderr) });
+  const app = await createApp(config, {
+    imports: opts.imports,
+    locks: opts.locks,
+    logger: createPino(config.logLevel, process.stderr),
+  });
   await app.listen(0, '127.0.0.1');
   const addr = app.getHttpServer().address() as { port: number };
   return { app, config, url: `http://127.0.0.1:${addr.port}`, close: () => app.close() };

@@ -80,7 +80,14 @@ interface Settings {
   chunkDelayMs: number;
   badJson: boolean;
 }
-const DEFAULTS: Settings = { latencyMs: 0, errorRate: 0, hang: false, status: undefined, chunkDelayMs: 5, badJson: false };
+const DEFAULTS: Settings = {
+  latencyMs: 0,
+  errorRate: 0,
+  hang: false,
+  status: undefined,
+  chunkDelayMs: 5,
+  badJson: false,
+};
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const s: Settings = { ...DEFAULTS };
@@ -106,7 +113,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     } else if (req.method === 'GET' && path === '/v1/models') {
       counts.modelRequests++;
     } else {
-      return json(res, 404, { error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' } });
+      return json(res, 404, {
+        error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' },
+      });
     }
     if (s.hang) return; // never answered; 'close' counts the abort
     if (s.latencyMs > 0 && !(await sleep(s.latencyMs, res))) return;
@@ -116,7 +125,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       res.writeHead(200, { 'content-type': 'application/json' });
       return void res.end('{"id": "chatcmpl-broken", "choices": [');
     }
-    if (path === '/v1/models') return json(res, 200, { object: 'list', data: [{ id: FAKE_MODEL, object: 'model', created: 0, owned_by: 'rampart-tests' }] });
+    if (path === '/v1/models')
+      return json(res, 200, {
+        object: 'list',
+        data: [{ id: FAKE_MODEL, object: 'model', created: 0, owned_by: 'rampart-tests' }],
+      });
     const body = lastRequest?.body ?? {};
     const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16;
     const words = WORDS.slice(0, Math.max(1, Math.min(maxTokens, WORDS.length)));
@@ -126,17 +139,34 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: FAKE_MODEL,
-      choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: 'stop', logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: words.join('') },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
       usage: { prompt_tokens: 5, completion_tokens: words.length, total_tokens: 5 + words.length },
     });
   }
 
   async function stream(res: ServerResponse, words: string[]): Promise<void> {
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+    });
     res.flushHeaders();
-    const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: FAKE_MODEL };
+    const base = {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model: FAKE_MODEL,
+    };
     const send = (delta: object, finish: string | null): boolean =>
-      res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`,
+      );
     send({ role: 'assistant', content: '' }, null);
     for (let i = 0; i < words.length; i++) {
       if (res.destroyed) return;
@@ -206,14 +236,22 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 }
 
 function errorAnswer(res: ServerResponse, status: number): void {
-  const type = status >= 500 ? 'server_error' : status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error';
+  const type =
+    status >= 500
+      ? 'server_error'
+      : status === 429
+        ? 'rate_limit_exceeded'
+        : 'invalid_request_error';
   if (status === 429) res.setHeader('retry-after', '1');
   json(res, status, { error: { message: `fake upstream answered ${status}`, type, code: type } });
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 

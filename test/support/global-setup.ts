@@ -25,7 +25,8 @@ export async function setup(project: TestProject): Promise<void> {
     url = own.url;
   }
   if (!url) {
-    const msg = 'NO REDIS: neither REDIS_URL nor redis-server on PATH — every Redis-backed test is SKIPPED';
+    const msg =
+      'NO REDIS: neither REDIS_URL nor redis-server on PATH — every Redis-backed test is SKIPPED';
     if (process.env.CI === 'true') throw new Error(`${msg} (CI=true makes this a failure)`);
     process.stderr.write(`\n\n*** ${msg} ***\n\n`);
   }

@@ -35,7 +35,10 @@ class RateLimitTestController {
 @Module({ controllers: [RateLimitTestController] })
 export class RateLimitRoutesModule {}
 
-const only = (slice: RateLimitSlice, critical = false): RoutePolicy => ({ critical, locks: { rateLimit: slice } });
+const only = (slice: RateLimitSlice, critical = false): RoutePolicy => ({
+  critical,
+  locks: { rateLimit: slice },
+});
 
 /** Adds the three test policies to a loaded config (slices may be overridden per test). */
 export function withRateLimitPolicies(
@@ -47,9 +50,26 @@ export function withRateLimitPolicies(
     sections: { ...c.sections, ...sections },
     policies: {
       ...c.policies,
-      'rl-plain': only(slices.plain ?? { mode: 'enforce', rules: [{ name: 'per-ip', dimension: 'ip', capacity: 3, rate: '1/min' }] }),
-      'rl-infer': only(slices.infer ?? { mode: 'enforce', cost: 'inference', rules: [{ name: 'per-user', dimension: 'user', capacity: 10, rate: '1/min' }] }),
-      'rl-admin': only(slices.admin ?? { mode: 'enforce', rules: [{ name: 'global', dimension: 'global', capacity: 1, rate: '1/h' }] }, true),
+      'rl-plain': only(
+        slices.plain ?? {
+          mode: 'enforce',
+          rules: [{ name: 'per-ip', dimension: 'ip', capacity: 3, rate: '1/min' }],
+        },
+      ),
+      'rl-infer': only(
+        slices.infer ?? {
+          mode: 'enforce',
+          cost: 'inference',
+          rules: [{ name: 'per-user', dimension: 'user', capacity: 10, rate: '1/min' }],
+        },
+      ),
+      'rl-admin': only(
+        slices.admin ?? {
+          mode: 'enforce',
+          rules: [{ name: 'global', dimension: 'global', capacity: 1, rate: '1/h' }],
+        },
+        true,
+      ),
     },
   });
 }

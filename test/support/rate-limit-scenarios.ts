@@ -4,9 +4,18 @@
  * with the same manual clock, and must give the same numbers.
  */
 import { expect, it } from 'vitest';
-import { CompiledRule, bucketFor, fuseBucket, penaltyOf } from '../../src/locks/rate-limit/compile-policy.js';
+import {
+  CompiledRule,
+  bucketFor,
+  fuseBucket,
+  penaltyOf,
+} from '../../src/locks/rate-limit/compile-policy.js';
 import type { ManualClock } from '../../src/locks/rate-limit/clock.js';
-import type { BucketSpec, Decision, RateLimitStore } from '../../src/locks/rate-limit/rate-limit.store.js';
+import type {
+  BucketSpec,
+  Decision,
+  RateLimitStore,
+} from '../../src/locks/rate-limit/rate-limit.store.js';
 
 export interface StoreHarness {
   store: RateLimitStore;
@@ -17,13 +26,26 @@ export interface StoreHarness {
   prefix: string;
 }
 
-type RuleOpts = Partial<Omit<CompiledRule, 'penalty'>> & { penalty?: { threshold: number; factor: number; decayMs: number; floor?: number } };
+type RuleOpts = Partial<Omit<CompiledRule, 'penalty'>> & {
+  penalty?: { threshold: number; factor: number; decayMs: number; floor?: number };
+};
 
 function rule(name: string, capacity: number, rate: number, o: RuleOpts = {}): CompiledRule {
   const { penalty, ...rest } = o;
   return {
-    name, id: `t.${name}`, dimension: 'user', kind: 'g', capacity, rate, shadow: false, action: name, scope: 'service', tiered: false,
-    penalty: penalty && penaltyOf(penalty.threshold, penalty.factor, penalty.decayMs * 1000, penalty.floor ?? 0.1),
+    name,
+    id: `t.${name}`,
+    dimension: 'user',
+    kind: 'g',
+    capacity,
+    rate,
+    shadow: false,
+    action: name,
+    scope: 'service',
+    tiered: false,
+    penalty:
+      penalty &&
+      penaltyOf(penalty.threshold, penalty.factor, penalty.decayMs * 1000, penalty.floor ?? 0.1),
     ...rest,
   };
 }
@@ -76,7 +98,10 @@ export const SCENARIOS: Scenario[] = [
       { req: { rules: [A] }, expect: { allowed: true, remaining: { a: 1 } } },
       // allowed at the edge: the bucket also says when a next request would fit (feeds the deny cache)
       { req: { rules: [A] }, expect: { allowed: true, remaining: { a: 0 }, retry: { a: 1000 } } },
-      { req: { rules: [A] }, expect: { allowed: false, blocker: 'a', retry: { a: 1000 }, remaining: { a: 0 } } },
+      {
+        req: { rules: [A] },
+        expect: { allowed: false, blocker: 'a', retry: { a: 1000 }, remaining: { a: 0 } },
+      },
     ],
   },
   {
@@ -92,27 +117,54 @@ export const SCENARIOS: Scenario[] = [
     name: 'a rate of 6/min: exact retry-after of 10 s',
     steps: [
       { req: { rules: [rule('slow', 1, 0.1)] }, expect: { allowed: true, remaining: { slow: 0 } } },
-      { advance: 2500, req: { rules: [rule('slow', 1, 0.1)] }, expect: { allowed: false, retry: { slow: 7500 } } },
+      {
+        advance: 2500,
+        req: { rules: [rule('slow', 1, 0.1)] },
+        expect: { allowed: false, retry: { slow: 7500 } },
+      },
     ],
   },
   {
     name: 'costs: a request takes cost tokens and waits for cost tokens',
     steps: [
-      { req: { rules: [rule('c', 10, 1)], cost: 4 }, expect: { allowed: true, remaining: { c: 6 } } },
-      { req: { rules: [rule('c', 10, 1)], cost: 4 }, expect: { allowed: true, remaining: { c: 2 } } },
-      { req: { rules: [rule('c', 10, 1)], cost: 4 }, expect: { allowed: false, retry: { c: 2000 }, remaining: { c: 2 } } },
-      { req: { rules: [rule('c', 10, 1)], cost: 2 }, expect: { allowed: true, remaining: { c: 0 } } },
+      {
+        req: { rules: [rule('c', 10, 1)], cost: 4 },
+        expect: { allowed: true, remaining: { c: 6 } },
+      },
+      {
+        req: { rules: [rule('c', 10, 1)], cost: 4 },
+        expect: { allowed: true, remaining: { c: 2 } },
+      },
+      {
+        req: { rules: [rule('c', 10, 1)], cost: 4 },
+        expect: { allowed: false, retry: { c: 2000 }, remaining: { c: 2 } },
+      },
+      {
+        req: { rules: [rule('c', 10, 1)], cost: 2 },
+        expect: { allowed: true, remaining: { c: 0 } },
+      },
     ],
   },
   {
     name: 'a rule cost overrides the request cost',
-    steps: [{ req: { rules: [rule('c', 10, 1), rule('n', 10, 1, { cost: 1 })], cost: 3 }, expect: { allowed: true, remaining: { c: 7, n: 9 } } }],
+    steps: [
+      {
+        req: { rules: [rule('c', 10, 1), rule('n', 10, 1, { cost: 1 })], cost: 3 },
+        expect: { allowed: true, remaining: { c: 7, n: 9 } },
+      },
+    ],
   },
   {
     name: 'a cost above capacity is refused and charges nothing',
     steps: [
-      { req: { rules: [rule('c', 3, 1)], cost: 4 }, expect: { allowed: false, retry: { c: 1000 } } },
-      { req: { rules: [rule('c', 3, 1)], cost: 3 }, expect: { allowed: true, remaining: { c: 0 } } },
+      {
+        req: { rules: [rule('c', 3, 1)], cost: 4 },
+        expect: { allowed: false, retry: { c: 1000 } },
+      },
+      {
+        req: { rules: [rule('c', 3, 1)], cost: 3 },
+        expect: { allowed: true, remaining: { c: 0 } },
+      },
     ],
   },
   {
@@ -120,29 +172,59 @@ export const SCENARIOS: Scenario[] = [
     steps: [
       { req: { rules: [BIG, B] }, expect: { allowed: true, remaining: { big: 4, b: 1 } } },
       { req: { rules: [BIG, B] }, expect: { allowed: true, remaining: { big: 3, b: 0 } } },
-      { req: { rules: [BIG, B] }, expect: { allowed: false, blocker: 'b', ok: { big: true, b: false }, remaining: { big: 2, b: 0 } }, times: 3 },
-      { advance: 1000, req: { rules: [BIG, B] }, expect: { allowed: true, remaining: { big: 3, b: 0 } } },
+      {
+        req: { rules: [BIG, B] },
+        expect: {
+          allowed: false,
+          blocker: 'b',
+          ok: { big: true, b: false },
+          remaining: { big: 2, b: 0 },
+        },
+        times: 3,
+      },
+      {
+        advance: 1000,
+        req: { rules: [BIG, B] },
+        expect: { allowed: true, remaining: { big: 3, b: 0 } },
+      },
     ],
   },
   {
     name: 'the blocker is the refusing rule with the longest wait',
     steps: [
       { req: { rules: [rule('fast', 1, 1), rule('slow', 1, 0.25)] }, expect: { allowed: true } },
-      { req: { rules: [rule('fast', 1, 1), rule('slow', 1, 0.25)] }, expect: { allowed: false, blocker: 'slow', retry: { fast: 1000, slow: 4000 } } },
+      {
+        req: { rules: [rule('fast', 1, 1), rule('slow', 1, 0.25)] },
+        expect: { allowed: false, blocker: 'slow', retry: { fast: 1000, slow: 4000 } },
+      },
     ],
   },
   {
     name: 'shadow rules are decided and reported but never block nor get charged past their limit',
     steps: [
-      { req: { rules: [BIG, rule('s', 1, 1, { shadow: true })] }, expect: { allowed: true, ok: { s: true }, remaining: { big: 4, s: 0 } } },
-      { req: { rules: [BIG, rule('s', 1, 1, { shadow: true })] }, expect: { allowed: true, ok: { s: false }, retry: { s: 1000 } } },
-      { advance: 1000, req: { rules: [BIG, rule('s', 1, 1, { shadow: true })] }, expect: { allowed: true, ok: { s: true } } },
+      {
+        req: { rules: [BIG, rule('s', 1, 1, { shadow: true })] },
+        expect: { allowed: true, ok: { s: true }, remaining: { big: 4, s: 0 } },
+      },
+      {
+        req: { rules: [BIG, rule('s', 1, 1, { shadow: true })] },
+        expect: { allowed: true, ok: { s: false }, retry: { s: 1000 } },
+      },
+      {
+        advance: 1000,
+        req: { rules: [BIG, rule('s', 1, 1, { shadow: true })] },
+        expect: { allowed: true, ok: { s: true } },
+      },
     ],
   },
   {
     name: 'tiers multiply capacity and rate',
     steps: [
-      { req: { rules: [rule('t', 2, 1)], tier: 5 }, expect: { allowed: true, remaining: { t: 9 }, limit: { t: 10 } }, times: 1 },
+      {
+        req: { rules: [rule('t', 2, 1)], tier: 5 },
+        expect: { allowed: true, remaining: { t: 9 }, limit: { t: 10 } },
+        times: 1,
+      },
       { req: { rules: [rule('t', 2, 1)], tier: 5 }, expect: { allowed: true }, times: 9 },
       { req: { rules: [rule('t', 2, 1)], tier: 5 }, expect: { allowed: false, retry: { t: 200 } } },
     ],
@@ -150,77 +232,256 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'progressive penalties shrink the quota after repeated refusals, then decay back',
     steps: [
-      { req: { rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })] }, expect: { allowed: true }, times: 4 },
-      { req: { rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })] }, expect: { allowed: false, limit: { p: 4 } } },
-      { req: { rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })] }, expect: { allowed: false, limit: { p: 4 } } },
-      { advance: 4000, req: { rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })] }, expect: { allowed: true, limit: { p: 2 }, remaining: { p: 1 } } },
-      { req: { rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })] }, expect: { allowed: true, remaining: { p: 0 } } },
-      { req: { rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })] }, expect: { allowed: false, limit: { p: 2 }, retry: { p: 2000 } } },
-      { advance: 30_000, req: { rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })] }, expect: { allowed: true, limit: { p: 4 }, remaining: { p: 3 } } },
+      {
+        req: {
+          rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })],
+        },
+        expect: { allowed: true },
+        times: 4,
+      },
+      {
+        req: {
+          rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })],
+        },
+        expect: { allowed: false, limit: { p: 4 } },
+      },
+      {
+        req: {
+          rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })],
+        },
+        expect: { allowed: false, limit: { p: 4 } },
+      },
+      {
+        advance: 4000,
+        req: {
+          rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })],
+        },
+        expect: { allowed: true, limit: { p: 2 }, remaining: { p: 1 } },
+      },
+      {
+        req: {
+          rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })],
+        },
+        expect: { allowed: true, remaining: { p: 0 } },
+      },
+      {
+        req: {
+          rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })],
+        },
+        expect: { allowed: false, limit: { p: 2 }, retry: { p: 2000 } },
+      },
+      {
+        advance: 30_000,
+        req: {
+          rules: [rule('p', 4, 1, { penalty: { threshold: 2, factor: 0.5, decayMs: 10_000 } })],
+        },
+        expect: { allowed: true, limit: { p: 4 }, remaining: { p: 3 } },
+      },
     ],
   },
   {
     name: 'strikes from local refusals count, capped where the floor is reached, so the decay back is bounded',
     steps: [
-      { req: { rules: [rule('p2', 4, 1, { penalty: { threshold: 1, factor: 0.5, decayMs: 10_000, floor: 0.25 } })], pending: 100 }, expect: { allowed: true, limit: { p2: 1 }, remaining: { p2: 0 } } },
-      { advance: 19_000, req: { rules: [rule('p2', 4, 1, { penalty: { threshold: 1, factor: 0.5, decayMs: 10_000, floor: 0.25 } })] }, expect: { allowed: true, limit: { p2: 2 } } },
-      { advance: 1_000, req: { rules: [rule('p2', 4, 1, { penalty: { threshold: 1, factor: 0.5, decayMs: 10_000, floor: 0.25 } })] }, expect: { allowed: true, limit: { p2: 4 } } },
+      {
+        req: {
+          rules: [
+            rule('p2', 4, 1, {
+              penalty: { threshold: 1, factor: 0.5, decayMs: 10_000, floor: 0.25 },
+            }),
+          ],
+          pending: 100,
+        },
+        expect: { allowed: true, limit: { p2: 1 }, remaining: { p2: 0 } },
+      },
+      {
+        advance: 19_000,
+        req: {
+          rules: [
+            rule('p2', 4, 1, {
+              penalty: { threshold: 1, factor: 0.5, decayMs: 10_000, floor: 0.25 },
+            }),
+          ],
+        },
+        expect: { allowed: true, limit: { p2: 2 } },
+      },
+      {
+        advance: 1_000,
+        req: {
+          rules: [
+            rule('p2', 4, 1, {
+              penalty: { threshold: 1, factor: 0.5, decayMs: 10_000, floor: 0.25 },
+            }),
+          ],
+        },
+        expect: { allowed: true, limit: { p2: 4 } },
+      },
     ],
   },
   {
     name: 'degrade before reject: the global soft threshold lowers the other rules',
     steps: [
-      { req: { rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'u1' })], degrade: { at: 0.5, factor: 0.5 } }, expect: { allowed: true, degraded: false, limit: { u: 4 } } },
-      { req: { rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'u2' })], degrade: { at: 0.5, factor: 0.5 } }, expect: { allowed: true, degraded: false }, times: 4 },
-      { req: { rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'u3' })], degrade: { at: 0.5, factor: 0.5 } }, expect: { allowed: true, degraded: true, limit: { u: 2, g: 10 }, remaining: { u: 1, g: 4 } } },
+      {
+        req: {
+          rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'u1' })],
+          degrade: { at: 0.5, factor: 0.5 },
+        },
+        expect: { allowed: true, degraded: false, limit: { u: 4 } },
+      },
+      {
+        req: {
+          rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'u2' })],
+          degrade: { at: 0.5, factor: 0.5 },
+        },
+        expect: { allowed: true, degraded: false },
+        times: 4,
+      },
+      {
+        req: {
+          rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'u3' })],
+          degrade: { at: 0.5, factor: 0.5 },
+        },
+        expect: {
+          allowed: true,
+          degraded: true,
+          limit: { u: 2, g: 10 },
+          remaining: { u: 1, g: 4 },
+        },
+      },
     ],
   },
   {
     name: 'a degraded rule is charged at the degraded rate, and that state carries over to the next request',
     steps: [
-      { req: { rules: [rule('g', 10, 1, { dimension: 'global' }), rule('f', 10, 1, { action: 'f1' })], degrade: { at: 0.5, factor: 0.5 } }, expect: { allowed: true, degraded: false }, times: 5 },
-      { req: { rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'ud' })], degrade: { at: 0.5, factor: 0.5 } }, expect: { allowed: true, degraded: true, limit: { u: 2 }, remaining: { u: 1 } } },
-      { req: { rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'ud' })], degrade: { at: 0.5, factor: 0.5 } }, expect: { allowed: true, degraded: true, remaining: { u: 0 } } },
-      { req: { rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'ud' })], degrade: { at: 0.5, factor: 0.5 } }, expect: { allowed: false, blocker: 'u', degraded: true, limit: { u: 2 }, retry: { u: 2000 } } },
+      {
+        req: {
+          rules: [rule('g', 10, 1, { dimension: 'global' }), rule('f', 10, 1, { action: 'f1' })],
+          degrade: { at: 0.5, factor: 0.5 },
+        },
+        expect: { allowed: true, degraded: false },
+        times: 5,
+      },
+      {
+        req: {
+          rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'ud' })],
+          degrade: { at: 0.5, factor: 0.5 },
+        },
+        expect: { allowed: true, degraded: true, limit: { u: 2 }, remaining: { u: 1 } },
+      },
+      {
+        req: {
+          rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'ud' })],
+          degrade: { at: 0.5, factor: 0.5 },
+        },
+        expect: { allowed: true, degraded: true, remaining: { u: 0 } },
+      },
+      {
+        req: {
+          rules: [rule('g', 10, 1, { dimension: 'global' }), rule('u', 4, 1, { action: 'ud' })],
+          degrade: { at: 0.5, factor: 0.5 },
+        },
+        expect: {
+          allowed: false,
+          blocker: 'u',
+          degraded: true,
+          limit: { u: 2 },
+          retry: { u: 2000 },
+        },
+      },
     ],
   },
   {
     name: 'token bucket: burst, refill and exact retry-after',
     steps: [
-      { req: { rules: [rule('tb', 2, 2, { kind: 't' })] }, expect: { allowed: true, remaining: { tb: 1 } } },
-      { req: { rules: [rule('tb', 2, 2, { kind: 't' })] }, expect: { allowed: true, remaining: { tb: 0 }, retry: { tb: 500 } } },
-      { advance: 100, req: { rules: [rule('tb', 2, 2, { kind: 't' })] }, expect: { allowed: false, retry: { tb: 400 } } },
-      { advance: 400, req: { rules: [rule('tb', 2, 2, { kind: 't' })] }, expect: { allowed: true, remaining: { tb: 0 } } },
+      {
+        req: { rules: [rule('tb', 2, 2, { kind: 't' })] },
+        expect: { allowed: true, remaining: { tb: 1 } },
+      },
+      {
+        req: { rules: [rule('tb', 2, 2, { kind: 't' })] },
+        expect: { allowed: true, remaining: { tb: 0 }, retry: { tb: 500 } },
+      },
+      {
+        advance: 100,
+        req: { rules: [rule('tb', 2, 2, { kind: 't' })] },
+        expect: { allowed: false, retry: { tb: 400 } },
+      },
+      {
+        advance: 400,
+        req: { rules: [rule('tb', 2, 2, { kind: 't' })] },
+        expect: { allowed: true, remaining: { tb: 0 } },
+      },
     ],
   },
   {
     name: 'a clock that goes back never refills a bucket',
     steps: [
-      { req: { rules: [rule('tb', 2, 1, { kind: 't' }), rule('gc', 2, 1)] }, expect: { allowed: true }, times: 2 },
-      { advance: -5000, req: { rules: [rule('tb', 2, 1, { kind: 't' }), rule('gc', 2, 1)] }, expect: { allowed: false, ok: { tb: false, gc: false } } },
-      { advance: 5000, req: { rules: [rule('tb', 2, 1, { kind: 't' })] }, expect: { allowed: false, retry: { tb: 1000 } } },
-      { advance: 1000, req: { rules: [rule('tb', 2, 1, { kind: 't' }), rule('gc', 2, 1)] }, expect: { allowed: true, remaining: { tb: 0, gc: 0 } } },
+      {
+        req: { rules: [rule('tb', 2, 1, { kind: 't' }), rule('gc', 2, 1)] },
+        expect: { allowed: true },
+        times: 2,
+      },
+      {
+        advance: -5000,
+        req: { rules: [rule('tb', 2, 1, { kind: 't' }), rule('gc', 2, 1)] },
+        expect: { allowed: false, ok: { tb: false, gc: false } },
+      },
+      {
+        advance: 5000,
+        req: { rules: [rule('tb', 2, 1, { kind: 't' })] },
+        expect: { allowed: false, retry: { tb: 1000 } },
+      },
+      {
+        advance: 1000,
+        req: { rules: [rule('tb', 2, 1, { kind: 't' }), rule('gc', 2, 1)] },
+        expect: { allowed: true, remaining: { tb: 0, gc: 0 } },
+      },
     ],
   },
   {
     name: 'the emergency fuse is a fixed window over everything',
     steps: [
-      { req: { rules: [A], fuse: { limit: 2, windowMs: 1000 } }, expect: { allowed: true, remaining: { fuse: 1 } } },
-      { req: { rules: [rule('other', 3, 1)], fuse: { limit: 2, windowMs: 1000 } }, expect: { allowed: true, remaining: { fuse: 0 }, retry: { fuse: 1000 } } },
-      { advance: 300, req: { rules: [rule('third', 3, 1)], fuse: { limit: 2, windowMs: 1000 } }, expect: { allowed: false, blocker: 'fuse', retry: { fuse: 700 }, ok: { third: true } } },
-      { advance: 700, req: { rules: [rule('third', 3, 1)], fuse: { limit: 2, windowMs: 1000 } }, expect: { allowed: true, remaining: { fuse: 1, third: 2 } } },
+      {
+        req: { rules: [A], fuse: { limit: 2, windowMs: 1000 } },
+        expect: { allowed: true, remaining: { fuse: 1 } },
+      },
+      {
+        req: { rules: [rule('other', 3, 1)], fuse: { limit: 2, windowMs: 1000 } },
+        expect: { allowed: true, remaining: { fuse: 0 }, retry: { fuse: 1000 } },
+      },
+      {
+        advance: 300,
+        req: { rules: [rule('third', 3, 1)], fuse: { limit: 2, windowMs: 1000 } },
+        expect: { allowed: false, blocker: 'fuse', retry: { fuse: 700 }, ok: { third: true } },
+      },
+      {
+        advance: 700,
+        req: { rules: [rule('third', 3, 1)], fuse: { limit: 2, windowMs: 1000 } },
+        expect: { allowed: true, remaining: { fuse: 1, third: 2 } },
+      },
     ],
   },
 ];
 
 function build(h: StoreHarness, req: Req): { buckets: BucketSpec[]; names: string[] } {
   const buckets: BucketSpec[] = req.rules.map((r) => ({
-    ...bucketFor(r, { key: `${h.prefix}:${r.dimension}:s:${r.action}`, group: h.prefix }, req.cost ?? 1, req.tier ?? 1, req.degrade !== undefined),
+    ...bucketFor(
+      r,
+      { key: `${h.prefix}:${r.dimension}:s:${r.action}`, group: h.prefix },
+      req.cost ?? 1,
+      req.tier ?? 1,
+      req.degrade !== undefined,
+    ),
     pendingStrikes: req.pending,
   }));
   const names = req.rules.map((r) => r.name);
   if (req.fuse) {
-    buckets.push(fuseBucket({ key: `${h.prefix}:global:-:fuse`, group: h.prefix }, req.fuse.limit, req.fuse.windowMs));
+    buckets.push(
+      fuseBucket(
+        { key: `${h.prefix}:global:-:fuse`, group: h.prefix },
+        req.fuse.limit,
+        req.fuse.windowMs,
+      ),
+    );
     names.push('fuse');
   }
   return { buckets, names };
@@ -236,10 +497,14 @@ function check(d: Decision, names: string[], e: Expect, where: string): void {
   if (e.blocker !== undefined) expect(names[d.blocker], `${where} blocker`).toBe(e.blocker);
   if (e.allowed) expect(d.blocker, `${where} blocker`).toBe(-1);
   if (e.degraded !== undefined) expect(d.degraded, `${where} degraded`).toBe(e.degraded);
-  for (const [n, v] of Object.entries(e.remaining ?? {})) expect(d.buckets[at(n)]!.remaining, `${where} remaining ${n}`).toBe(v);
-  for (const [n, v] of Object.entries(e.retry ?? {})) expect(d.buckets[at(n)]!.retryAfterMs, `${where} retry ${n}`).toBe(v);
-  for (const [n, v] of Object.entries(e.ok ?? {})) expect(d.buckets[at(n)]!.allowed, `${where} ok ${n}`).toBe(v);
-  for (const [n, v] of Object.entries(e.limit ?? {})) expect(d.buckets[at(n)]!.limit, `${where} limit ${n}`).toBe(v);
+  for (const [n, v] of Object.entries(e.remaining ?? {}))
+    expect(d.buckets[at(n)]!.remaining, `${where} remaining ${n}`).toBe(v);
+  for (const [n, v] of Object.entries(e.retry ?? {}))
+    expect(d.buckets[at(n)]!.retryAfterMs, `${where} retry ${n}`).toBe(v);
+  for (const [n, v] of Object.entries(e.ok ?? {}))
+    expect(d.buckets[at(n)]!.allowed, `${where} ok ${n}`).toBe(v);
+  for (const [n, v] of Object.entries(e.limit ?? {}))
+    expect(d.buckets[at(n)]!.limit, `${where} limit ${n}`).toBe(v);
 }
 
 /** Declares one `it` per scenario against the store that `make` builds (fresh keys each time). */
@@ -253,7 +518,12 @@ export function runStoreScenarios(make: () => Promise<StoreHarness>): void {
         if (step.advance) h.clock.advance(step.advance);
         for (let t = 0; t < (step.times ?? 1); t++) {
           const { buckets, names } = build(h, step.req);
-          const d = await h.store.decide({ buckets, degradeAt: step.req.degrade?.at ?? 0, degradeFactor: step.req.degrade?.factor ?? 1, degradedHint: false });
+          const d = await h.store.decide({
+            buckets,
+            degradeAt: step.req.degrade?.at ?? 0,
+            degradeFactor: step.req.degrade?.factor ?? 1,
+            degradedHint: false,
+          });
           check(d, names, step.expect, `step ${stepNo}#${t + 1}`);
           // Every key the decision may have written lives with a TTL (never -1).
           for (const b of buckets) {
@@ -263,7 +533,9 @@ export function runStoreScenarios(make: () => Promise<StoreHarness>): void {
               expect(ttl === -2 || ttl > 0, `${key} has a TTL (got ${ttl})`).toBe(true);
             }
           }
-          if (d.allowed) for (const b of buckets) expect(await h.ttl(b.key), `${b.key} written with a TTL`).toBeGreaterThan(0);
+          if (d.allowed)
+            for (const b of buckets)
+              expect(await h.ttl(b.key), `${b.key} written with a TTL`).toBeGreaterThan(0);
         }
       }
     });

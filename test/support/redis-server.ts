@@ -35,12 +35,16 @@ async function waitForPing(port: number, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const out = execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const out = execFileSync('redis-cli', ['-p', String(port), 'ping'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       if (out.trim() === 'PONG') return;
     } catch {
       /* not up yet */
     }
-    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -61,7 +65,19 @@ export class RedisProcess {
   async start(): Promise<this> {
     this.proc = spawn(
       'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir, ...this.extraArgs],
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        this.dir,
+        ...this.extraArgs,
+      ],
       { stdio: 'ignore' },
     );
     this.proc.unref();
@@ -130,15 +146,39 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterProces
   const procs: RedisProcess[] = [];
   for (let i = 0; i < masters; i++) {
     const port = await freePort();
-    procs.push(await new RedisProcess(port, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000']).start());
+    procs.push(
+      await new RedisProcess(port, [
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        `nodes-${port}.conf`,
+        '--cluster-node-timeout',
+        '2000',
+      ]).start(),
+    );
   }
-  execFileSync('redis-cli', ['--cluster', 'create', ...procs.map((p) => `127.0.0.1:${p.port}`), '--cluster-replicas', '0', '--cluster-yes'], { stdio: 'ignore' });
+  execFileSync(
+    'redis-cli',
+    [
+      '--cluster',
+      'create',
+      ...procs.map((p) => `127.0.0.1:${p.port}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ],
+    { stdio: 'ignore' },
+  );
   // Wait until every node agrees that all slots are served.
   const deadline = Date.now() + 15_000;
   for (;;) {
     const ok = procs.every((p) => {
       try {
-        return /cluster_state:ok/.test(execFileSync('redis-cli', ['-p', String(p.port), 'cluster', 'info'], { encoding: 'utf8' }));
+        return /cluster_state:ok/.test(
+          execFileSync('redis-cli', ['-p', String(p.port), 'cluster', 'info'], {
+            encoding: 'utf8',
+          }),
+        );
       } catch {
         return false;
       }

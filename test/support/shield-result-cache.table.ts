@@ -19,7 +19,10 @@ export function runResultCacheTable(make: () => Promise<ResultCacheHarness>): vo
 
   it('should return what was set, byte for byte, and the last value set', async () => {
     const { store, prefix } = await make();
-    const value = JSON.stringify({ query: 'São Paulo 東京 😀', items: [{ id: '1', name: 'x'.repeat(10_000) }] });
+    const value = JSON.stringify({
+      query: 'São Paulo 東京 😀',
+      items: [{ id: '1', name: 'x'.repeat(10_000) }],
+    });
     await store.set(`${prefix}:a`, value, 60_000);
     expect(await store.get(`${prefix}:a`)).toBe(value);
     await store.set(`${prefix}:a`, 'second', 60_000);
@@ -43,6 +46,9 @@ export function runResultCacheTable(make: () => Promise<ResultCacheHarness>): vo
     const { store, prefix } = await make();
     await store.set(`${prefix}:1`, 'one', 60_000);
     await store.set(`${prefix}:2`, 'two', 60_000);
-    expect([await store.get(`${prefix}:1`), await store.get(`${prefix}:2`)]).toEqual(['one', 'two']);
+    expect([await store.get(`${prefix}:1`), await store.get(`${prefix}:2`)]).toEqual([
+      'one',
+      'two',
+    ]);
   });
 }

@@ -27,7 +27,13 @@ export interface Echo {
 function echo(req: AnyRequest, contentType?: string): Echo {
   const s = requestState(req);
   const body = rawBody(req);
-  return { app: s.appId ?? null, tier: s.tier ?? null, bodySha256: createHash('sha256').update(body).digest('hex'), bodyLength: body.length, contentType: contentType ?? null };
+  return {
+    app: s.appId ?? null,
+    tier: s.tier ?? null,
+    bodySha256: createHash('sha256').update(body).digest('hex'),
+    bodyLength: body.length,
+    contentType: contentType ?? null,
+  };
 }
 
 @Controller('sig-test')
@@ -73,7 +79,9 @@ export class SignatureRoutesModule {}
 const only = (slice: SignatureSlice): RoutePolicy => ({ locks: { signature: slice } });
 
 /** Adds the test policies (signature lock only) and optional `signature:` settings to a loaded config. */
-export function withSignaturePolicies(sections: Record<string, unknown> = {}): (c: RampartConfig) => RampartConfig {
+export function withSignaturePolicies(
+  sections: Record<string, unknown> = {},
+): (c: RampartConfig) => RampartConfig {
   return (c) => ({
     ...c,
     sections: { ...c.sections, ...sections },
@@ -91,7 +99,15 @@ export function signatureOnly(c: RampartConfig): RampartConfig {
   const policies = Object.fromEntries(
     Object.entries(c.policies).map(([name, p]) => [
       name,
-      { ...p, locks: Object.fromEntries(Object.entries(p.locks).map(([lock, slice]) => [lock, lock === 'signature' ? slice : { mode: 'off' as const }])) },
+      {
+        ...p,
+        locks: Object.fromEntries(
+          Object.entries(p.locks).map(([lock, slice]) => [
+            lock,
+            lock === 'signature' ? slice : { mode: 'off' as const },
+          ]),
+        ),
+      },
     ]),
   );
   return { ...c, policies };
@@ -115,13 +131,22 @@ export function testApps(): {
         id: main.appId,
         tier: main.tier,
         secrets: [
-          { id: 'old', secret: main.retired, notAfter: new Date(Date.now() - 60_000).toISOString() },
+          {
+            id: 'old',
+            secret: main.retired,
+            notAfter: new Date(Date.now() - 60_000).toISOString(),
+          },
           { id: 'k1', secret: main.secrets[0] },
           { id: 'k2', secret: main.secrets[1] },
         ],
       },
       { id: debug.appId, tier: 'free', debug: true, secrets: [{ id: 'k1', secret: debug.secret }] },
-      { id: inactive.appId, tier: 'free', active: false, secrets: [{ id: 'k1', secret: inactive.secret }] },
+      {
+        id: inactive.appId,
+        tier: 'free',
+        active: false,
+        secrets: [{ id: 'k1', secret: inactive.secret }],
+      },
     ],
   };
   const file = join(mkdtempSync(join(tmpdir(), 'rampart-sig-')), 'apps.yaml');

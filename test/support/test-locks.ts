@@ -29,7 +29,8 @@ function guardLock(name: LockName, status: number): GuardLock {
     validateSlice: () => [],
     check(ctx) {
       note(ctx, `${name}:${ctx.mode}`);
-      if (wantsReject(ctx, name)) throw new ProblemException(status, `test_${name}`, `rejected by test ${name}`);
+      if (wantsReject(ctx, name))
+        throw new ProblemException(status, `test_${name}`, `rejected by test ${name}`);
     },
   };
 }

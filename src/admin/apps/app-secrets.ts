@@ -34,5 +34,8 @@ export function definitionOf(app: ClientApp): AppDefinition {
 export function redacted(def: AppDefinition | undefined): Record<string, unknown> | undefined {
   if (!def) return undefined;
   const { secrets, ...rest } = def;
-  return { ...rest, keys: Object.fromEntries(secrets.map((s) => [s.id, { notAfter: s.notAfter ?? null }])) };
+  return {
+    ...rest,
+    keys: Object.fromEntries(secrets.map((s) => [s.id, { notAfter: s.notAfter ?? null }])),
+  };
 }

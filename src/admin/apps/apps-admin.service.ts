@@ -41,11 +41,23 @@ export class AppsAdmin {
     return this.parts.requireAppRegistry().list();
   }
 
-  async create(actor: string, input: { id: string; tier: string; skewSeconds?: number; debug?: boolean }): Promise<{ app: ClientAppView; secret: OneTimeSecret }> {
+  async create(
+    actor: string,
+    input: { id: string; tier: string; skewSeconds?: number; debug?: boolean },
+  ): Promise<{ app: ClientAppView; secret: OneTimeSecret }> {
     const secret = newSecret('k1');
     const app = await this.change(actor, 'app.create', input.id, (current) => {
-      if (current) throw new ProblemException(409, 'app_exists', 'App already exists', { detail: `An app "${input.id}" already exists` });
-      const def: AppDefinition = { id: input.id, tier: input.tier, active: true, debug: input.debug ?? false, secrets: [secret] };
+      if (current)
+        throw new ProblemException(409, 'app_exists', 'App already exists', {
+          detail: `An app "${input.id}" already exists`,
+        });
+      const def: AppDefinition = {
+        id: input.id,
+        tier: input.tier,
+        active: true,
+        debug: input.debug ?? false,
+        secrets: [secret],
+      };
       if (input.skewSeconds !== undefined) def.skewSeconds = input.skewSeconds;
       return def;
     });
@@ -53,7 +65,10 @@ export class AppsAdmin {
   }
 
   setActive(actor: string, id: string, active: boolean): Promise<ClientAppView> {
-    return this.change(actor, active ? 'app.activate' : 'app.deactivate', id, (current) => ({ ...existing(current, id), active }));
+    return this.change(actor, active ? 'app.activate' : 'app.deactivate', id, (current) => ({
+      ...existing(current, id),
+      active,
+    }));
   }
 
   /** Adds a new secret (older ones keep working until retired). */
@@ -61,7 +76,9 @@ export class AppsAdmin {
     let secret: OneTimeSecret | undefined;
     const app = await this.change(actor, 'app.rotate_secret', id, (current, now) => {
       const def = existing(current, id);
-      const live = def.secrets.filter((s) => s.notAfter === undefined || Date.parse(s.notAfter) > now);
+      const live = def.secrets.filter(
+        (s) => s.notAfter === undefined || Date.parse(s.notAfter) > now,
+      );
       if (live.length >= MAX_ACTIVE_SECRETS) {
         throw new ProblemException(409, 'too_many_secrets', 'Too many active secrets', {
           detail: `App "${id}" already has ${live.length} active secrets (at most ${MAX_ACTIVE_SECRETS}); retire one first`,
@@ -79,11 +96,16 @@ export class AppsAdmin {
     return this.change(actor, 'app.retire_secret', id, (current, now) => {
       const def = existing(current, id);
       if (!def.secrets.some((s) => s.id === secretId)) {
-        throw new ProblemException(404, 'secret_not_found', 'No such secret', { detail: `App "${id}" has no secret "${secretId}"` });
+        throw new ProblemException(404, 'secret_not_found', 'No such secret', {
+          detail: `App "${id}" has no secret "${secretId}"`,
+        });
       }
-      const secrets = notAfter === undefined
-        ? def.secrets.filter((s) => s.id !== secretId)
-        : def.secrets.map((s) => (s.id === secretId ? { ...s, notAfter: new Date(notAfter).toISOString() } : s));
+      const secrets =
+        notAfter === undefined
+          ? def.secrets.filter((s) => s.id !== secretId)
+          : def.secrets.map((s) =>
+              s.id === secretId ? { ...s, notAfter: new Date(notAfter).toISOString() } : s,
+            );
       if (!secrets.some((s) => s.notAfter === undefined || Date.parse(s.notAfter) > now)) {
         throw new ProblemException(409, 'last_secret', 'Last active secret', {
           detail: `Retiring "${secretId}" would leave app "${id}" without a working secret; rotate first, or deactivate the app`,
@@ -106,7 +128,10 @@ export class AppsAdmin {
         const { problems } = parseAppDefinition(next, `apps.${id}`, now);
         if (problems.length > 0) {
           this.metrics.changes.inc({ action, result: 'rejected' });
-          throw new ProblemException(400, 'invalid_app', 'App change rejected', { problems, detail: problems.join('; ') });
+          throw new ProblemException(400, 'invalid_app', 'App change rejected', {
+            problems,
+            detail: problems.join('; '),
+          });
         }
         const res = await this.store.put(stored?.rev ?? 0, next);
         if (!res.ok) continue;
@@ -129,6 +154,9 @@ export class AppsAdmin {
 }
 
 function existing(def: AppDefinition | undefined, id: string): AppDefinition {
-  if (!def) throw new ProblemException(404, 'app_not_found', 'No such app', { detail: `There is no app "${id}"` });
+  if (!def)
+    throw new ProblemException(404, 'app_not_found', 'No such app', {
+      detail: `There is no app "${id}"`,
+    });
   return structuredClone(def);
 }

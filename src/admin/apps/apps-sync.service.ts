@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { ADMIN_SETTINGS, AdminSettings } from '../admin-settings.js';
 import { InstalledParts } from '../installed-parts.service.js';
 import { APP_STORE, AppStore } from './app-store.js';
@@ -62,7 +68,9 @@ export class AppsSync implements OnApplicationBootstrap, OnApplicationShutdown {
             registry.upsert(stored.definition);
             this.applied.set(id, stored.rev);
           } catch (err) {
-            this.logger.error(`stored app "${id}" (rev ${stored.rev}) refused here: ${(err as Error).message}`);
+            this.logger.error(
+              `stored app "${id}" (rev ${stored.rev}) refused here: ${(err as Error).message}`,
+            );
           }
         }
         this.appliedVersion = version;

@@ -3,8 +3,14 @@ import { diffValues, masked } from './audit-diff.js';
 
 describe(diffValues.name, () => {
   it('should list leaf changes as dotted paths, with from and to', () => {
-    const before = { search: { locks: { rateLimit: { mode: 'enforce', rules: [1] } } }, gone: { x: 1 } };
-    const after = { search: { locks: { rateLimit: { mode: 'shadow', rules: [1, 2] } } }, added: true };
+    const before = {
+      search: { locks: { rateLimit: { mode: 'enforce', rules: [1] } } },
+      gone: { x: 1 },
+    };
+    const after = {
+      search: { locks: { rateLimit: { mode: 'shadow', rules: [1, 2] } } },
+      added: true,
+    };
     expect(diffValues(before, after, 'policies')).toEqual([
       { path: 'policies.search.locks.rateLimit.mode', from: 'enforce', to: 'shadow' },
       { path: 'policies.search.locks.rateLimit.rules', from: [1], to: [1, 2] },
@@ -14,7 +20,10 @@ describe(diffValues.name, () => {
   });
 
   it('should never write a value that sits under a secret-looking key', () => {
-    const changes = diffValues({ app: { secret: 'old-s3cret' } }, { app: { secret: 'new-s3cret', apiKey: { value: 'k3y' } }, list: [{ password: 'pw' }] });
+    const changes = diffValues(
+      { app: { secret: 'old-s3cret' } },
+      { app: { secret: 'new-s3cret', apiKey: { value: 'k3y' } }, list: [{ password: 'pw' }] },
+    );
     const text = JSON.stringify(changes);
     for (const s of ['old-s3cret', 'new-s3cret', 'k3y', '"pw"']) expect(text).not.toContain(s);
     expect(changes.map((c) => c.path)).toEqual(['app.secret', 'app.apiKey', 'list']);

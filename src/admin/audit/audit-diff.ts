@@ -15,13 +15,17 @@ export function diffValues(before: unknown, after: unknown, path = ''): AuditCha
   const out: AuditChange[] = [];
   walk(before, after, path, out);
   if (out.length <= MAX_CHANGES) return out;
-  return [...out.slice(0, MAX_CHANGES), { path: '…', to: `${out.length - MAX_CHANGES} more changes not listed` }];
+  return [
+    ...out.slice(0, MAX_CHANGES),
+    { path: '…', to: `${out.length - MAX_CHANGES} more changes not listed` },
+  ];
 }
 
 function walk(a: unknown, b: unknown, path: string, out: AuditChange[]): void {
   if (isDeepStrictEqual(a, b)) return;
   if (isObject(a) && isObject(b)) {
-    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) walk(a[k], b[k], path ? `${path}.${k}` : k, out);
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)]))
+      walk(a[k], b[k], path ? `${path}.${k}` : k, out);
     return;
   }
   const secret = path.split('.').some((segment) => SECRET_KEY.test(segment));
@@ -35,7 +39,9 @@ function walk(a: unknown, b: unknown, path: string, out: AuditChange[]): void {
 export function masked(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(masked);
   if (!isObject(v)) return v;
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, SECRET_KEY.test(k) ? '***' : masked(x)]));
+  return Object.fromEntries(
+    Object.entries(v).map(([k, x]) => [k, SECRET_KEY.test(k) ? '***' : masked(x)]),
+  );
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

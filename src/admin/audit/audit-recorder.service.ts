@@ -16,7 +16,9 @@ export class AuditRecorder {
     try {
       await this.log.append(entry);
     } catch (err) {
-      this.logger.error(`audit entry lost (${entry.actor} ${entry.action} ${entry.target}): ${(err as Error).message}`);
+      this.logger.error(
+        `audit entry lost (${entry.actor} ${entry.action} ${entry.target}): ${(err as Error).message}`,
+      );
     }
   }
 }

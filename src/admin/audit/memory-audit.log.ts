@@ -18,7 +18,8 @@ export class MemoryAuditLog implements AuditLog {
     this.lastMs = ms;
     const id = `${ms}-${this.seq}`;
     this.entries.push({ id, ...structuredClone(entry) });
-    if (this.entries.length > this.maxLen) this.entries.splice(0, this.entries.length - this.maxLen);
+    if (this.entries.length > this.maxLen)
+      this.entries.splice(0, this.entries.length - this.maxLen);
     return Promise.resolve(id);
   }
 
@@ -28,7 +29,9 @@ export class MemoryAuditLog implements AuditLog {
     if (end < 0) end = this.entries.length;
     const entries = this.entries.slice(Math.max(0, end - limit), end).reverse();
     const more = end - limit > 0;
-    return Promise.resolve(more && entries.length > 0 ? { entries, next: entries[entries.length - 1]!.id } : { entries });
+    return Promise.resolve(
+      more && entries.length > 0 ? { entries, next: entries[entries.length - 1]!.id } : { entries },
+    );
   }
 }
 

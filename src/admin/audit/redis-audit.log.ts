@@ -14,14 +14,23 @@ export class RedisAuditLog implements AuditLog {
   }
 
   async append(entry: Omit<AuditEntry, 'id'>): Promise<string> {
-    const id = await this.redis.run('admin.audit.append', (c) => c.xadd(this.key, 'MAXLEN', '~', this.maxLen, '*', 'e', JSON.stringify(entry)));
+    const id = await this.redis.run('admin.audit.append', (c) =>
+      c.xadd(this.key, 'MAXLEN', '~', this.maxLen, '*', 'e', JSON.stringify(entry)),
+    );
     return String(id);
   }
 
   async page(limit: number, before?: string): Promise<AuditPage> {
     // Fetch one more than asked to know whether an older page exists.
-    const rows = await this.redis.run('admin.audit.page', (c) => c.xrevrange(this.key, before ? `(${before}` : '+', '-', 'COUNT', limit + 1));
-    const entries = rows.slice(0, limit).map(([id, fields]) => ({ id, ...(JSON.parse(fields[1] ?? '{}') as Omit<AuditEntry, 'id'>) }));
+    const rows = await this.redis.run('admin.audit.page', (c) =>
+      c.xrevrange(this.key, before ? `(${before}` : '+', '-', 'COUNT', limit + 1),
+    );
+    const entries = rows
+      .slice(0, limit)
+      .map(([id, fields]) => ({
+        id,
+        ...(JSON.parse(fields[1] ?? '{}') as Omit<AuditEntry, 'id'>),
+      }));
     return rows.length > limit ? { entries, next: entries[entries.length - 1]!.id } : { entries };
   }
 }

@@ -14,4 +14,6 @@ export function actorOf(req: AnyRequest): string {
 }
 
 /** Parameter decorator: the token id of the admin making the request, e.g. `env` or `alice`. */
-export const AdminActor = createParamDecorator((_: unknown, ctx: ExecutionContext): string => actorOf(ctx.switchToHttp().getRequest<AnyRequest>()));
+export const AdminActor = createParamDecorator((_: unknown, ctx: ExecutionContext): string =>
+  actorOf(ctx.switchToHttp().getRequest<AnyRequest>()),
+);

@@ -30,7 +30,12 @@ export class AdminAuthGuard implements CanActivate {
     const tokenId = this.tokens.verify(header(req, 'authorization'));
     if (tokenId === undefined) {
       this.metrics.authFailures.inc();
-      throw ProblemException.fast(401, 'admin_unauthorized', 'Admin credentials missing or invalid', { headers: CHALLENGE });
+      throw ProblemException.fast(
+        401,
+        'admin_unauthorized',
+        'Admin credentials missing or invalid',
+        { headers: CHALLENGE },
+      );
     }
     setActor(req, tokenId);
     return true;

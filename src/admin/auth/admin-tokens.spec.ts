@@ -5,7 +5,13 @@ import { AdminTokens, bearerToken } from './admin-tokens.js';
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 describe(AdminTokens.name, () => {
-  const tokens = new AdminTokens([{ id: 'alice', sha256: sha('alice-token-0123456789') }, { id: 'bob', sha256: sha('bob-token-0123456789') }], 'env-token-0123456789');
+  const tokens = new AdminTokens(
+    [
+      { id: 'alice', sha256: sha('alice-token-0123456789') },
+      { id: 'bob', sha256: sha('bob-token-0123456789') },
+    ],
+    'env-token-0123456789',
+  );
 
   it('should name the holder of a valid token, from the file or from ADMIN_TOKEN', () => {
     expect(tokens.verify('Bearer alice-token-0123456789')).toBe('alice');

@@ -22,7 +22,9 @@ export class AdminAppsController {
 
   @Post()
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Creates an app with a server-generated secret, shown ONCE in this answer' })
+  @ApiOperation({
+    summary: 'Creates an app with a server-generated secret, shown ONCE in this answer',
+  })
   @ApiBody({ type: CreateAppDto })
   @ApiCreatedResponse({ description: '`secret.value` is shown only here; store it now' })
   create(@AdminActor() actor: string, @AdminBody() body: CreateAppDto): Promise<WithSecret> {
@@ -45,7 +47,10 @@ export class AdminAppsController {
 
   @Post(':id/secrets')
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Rotates: adds a new server-generated secret, shown ONCE; older secrets work until retired' })
+  @ApiOperation({
+    summary:
+      'Rotates: adds a new server-generated secret, shown ONCE; older secrets work until retired',
+  })
   @ApiCreatedResponse({ description: '`secret.value` is shown only here; store it now' })
   rotate(@AdminActor() actor: string, @Param('id') id: string): Promise<WithSecret> {
     return this.apps.rotate(actor, id);
@@ -55,8 +60,14 @@ export class AdminAppsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Retires a secret: now (deleted), or at `notAfter`' })
   @ApiBody({ type: RetireSecretDto, required: false })
-  retire(@AdminActor() actor: string, @Param('id') id: string, @Param('secretId') secretId: string, @AdminBody() body: RetireSecretDto): Promise<ClientAppView> {
-    const notAfter = body.notAfter === undefined ? undefined : futureInstant(body.notAfter, 'notAfter');
+  retire(
+    @AdminActor() actor: string,
+    @Param('id') id: string,
+    @Param('secretId') secretId: string,
+    @AdminBody() body: RetireSecretDto,
+  ): Promise<ClientAppView> {
+    const notAfter =
+      body.notAfter === undefined ? undefined : futureInstant(body.notAfter, 'notAfter');
     return this.apps.retire(actor, id, secretId, notAfter);
   }
 }

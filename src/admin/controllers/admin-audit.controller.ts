@@ -9,7 +9,10 @@ export class AdminAuditController {
   constructor(@Inject(AUDIT_LOG) private readonly log: AuditLog) {}
 
   @Get()
-  @ApiOperation({ summary: 'Admin changes, newest first: who (token id), when, what (a diff without secret values). Page with `next` → `before`.' })
+  @ApiOperation({
+    summary:
+      'Admin changes, newest first: who (token id), when, what (a diff without secret values). Page with `next` → `before`.',
+  })
   page(@Query() q: AuditQueryDto): Promise<AuditPage> {
     return this.log.page(q.limit ?? 50, q.before);
   }

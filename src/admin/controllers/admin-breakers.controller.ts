@@ -8,7 +8,11 @@ import { AdminActor } from '../auth/admin-actor.js';
 import { BreakerForceDto } from '../dto/breaker.dto.js';
 import { futureInstant } from '../dto/iso-time.js';
 import { InstalledParts } from '../installed-parts.service.js';
-import { PolicyChange, PolicyChangeResult, PolicyChanges } from '../policies/policy-changes.service.js';
+import {
+  PolicyChange,
+  PolicyChangeResult,
+  PolicyChanges,
+} from '../policies/policy-changes.service.js';
 import { forceBreaker, resetBreaker } from '../policies/policy-edits.js';
 import { PolicySetView, policySetView } from '../policies/policy-view.js';
 
@@ -34,18 +38,36 @@ export class AdminBreakersController {
   }
 
   @Put(':policy/force')
-  @ApiOperation({ summary: 'Forces the breaker of a policy open (kill switch) or closed, optionally until a time' })
+  @ApiOperation({
+    summary: 'Forces the breaker of a policy open (kill switch) or closed, optionally until a time',
+  })
   @ApiBody({ type: BreakerForceDto })
-  force(@AdminActor() actor: string, @Param('policy') policy: string, @AdminBody() body: BreakerForceDto): Promise<ChangeAnswer> {
+  force(
+    @AdminActor() actor: string,
+    @Param('policy') policy: string,
+    @AdminBody() body: BreakerForceDto,
+  ): Promise<ChangeAnswer> {
     const until = body.until === undefined ? undefined : futureInstant(body.until, 'until');
     const summary = `${policy}: breaker forced ${body.state}${until ? ` until ${new Date(until).toISOString()}` : ''}`;
-    return this.policyChange({ actor, action: 'breaker.force', target: `${policy}/circuitBreaker`, summary, edit: (p) => forceBreaker(p, policy, body.state, until) });
+    return this.policyChange({
+      actor,
+      action: 'breaker.force',
+      target: `${policy}/circuitBreaker`,
+      summary,
+      edit: (p) => forceBreaker(p, policy, body.state, until),
+    });
   }
 
   @Delete(':policy/force')
   @ApiOperation({ summary: 'Removes a force: the breaker decides by itself again' })
   unforce(@AdminActor() actor: string, @Param('policy') policy: string): Promise<ChangeAnswer> {
-    return this.policyChange({ actor, action: 'breaker.unforce', target: `${policy}/circuitBreaker`, summary: `${policy}: breaker force removed`, edit: (p) => forceBreaker(p, policy, undefined) });
+    return this.policyChange({
+      actor,
+      action: 'breaker.unforce',
+      target: `${policy}/circuitBreaker`,
+      summary: `${policy}: breaker force removed`,
+      edit: (p) => forceBreaker(p, policy, undefined),
+    });
   }
 
   @Post(':policy/reset')
@@ -53,7 +75,13 @@ export class AdminBreakersController {
   @ApiOperation({ summary: 'Closes the breaker and clears its window once (removes any force)' })
   reset(@AdminActor() actor: string, @Param('policy') policy: string): Promise<ChangeAnswer> {
     const now = Date.now();
-    return this.policyChange({ actor, action: 'breaker.reset', target: `${policy}/circuitBreaker`, summary: `${policy}: breaker reset`, edit: (p) => resetBreaker(p, policy, now) });
+    return this.policyChange({
+      actor,
+      action: 'breaker.reset',
+      target: `${policy}/circuitBreaker`,
+      summary: `${policy}: breaker reset`,
+      edit: (p) => resetBreaker(p, policy, now),
+    });
   }
 
   private async policyChange(change: PolicyChange): Promise<ChangeAnswer> {

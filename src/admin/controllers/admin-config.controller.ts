@@ -17,8 +17,14 @@ export class AdminConfigController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'The running configuration (secrets masked), installed locks and the policy set in force with its version' })
-  @ApiOkResponse({ description: '`config` is the boot configuration without policies; `policySet` is what this instance runs now' })
+  @ApiOperation({
+    summary:
+      'The running configuration (secrets masked), installed locks and the policy set in force with its version',
+  })
+  @ApiOkResponse({
+    description:
+      '`config` is the boot configuration without policies; `policySet` is what this instance runs now',
+  })
   read(): { config: unknown; installedLocks: string[]; store: string; policySet: PolicySetView } {
     const { policies: _bootPolicies, ...rest } = this.config;
     return {

@@ -8,7 +8,12 @@ import { AdminActor } from '../auth/admin-actor.js';
 import { VersionsQueryDto } from '../dto/page-query.dto.js';
 import { RollbackDto } from '../dto/rollback.dto.js';
 import { PolicyChanges } from '../policies/policy-changes.service.js';
-import { POLICY_STORE, PolicyStore, PolicyVersion, PolicyVersionMeta } from '../policies/policy-store.js';
+import {
+  POLICY_STORE,
+  PolicyStore,
+  PolicyVersion,
+  PolicyVersionMeta,
+} from '../policies/policy-store.js';
 import { PolicySetView, policySetView } from '../policies/policy-view.js';
 
 /** Reading the policy set and its history; rolling back. */
@@ -22,15 +27,23 @@ export class AdminPoliciesController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'The policy set in force on this instance, its version, and the effective mode of every lock' })
+  @ApiOperation({
+    summary:
+      'The policy set in force on this instance, its version, and the effective mode of every lock',
+  })
   current(): PolicySetView {
     return policySetView(this.chain.current());
   }
 
   @Get('versions')
   @ApiOperation({ summary: 'Stored versions, newest first (number, time, actor, summary)' })
-  async versions(@Query() q: VersionsQueryDto): Promise<{ active: number; historyLimit: number; versions: PolicyVersionMeta[] }> {
-    const [active, versions] = await Promise.all([this.store.activeVersion(), this.store.list(q.limit ?? this.settings.historyLimit)]);
+  async versions(
+    @Query() q: VersionsQueryDto,
+  ): Promise<{ active: number; historyLimit: number; versions: PolicyVersionMeta[] }> {
+    const [active, versions] = await Promise.all([
+      this.store.activeVersion(),
+      this.store.list(q.limit ?? this.settings.historyLimit),
+    ]);
     return { active, historyLimit: this.settings.historyLimit, versions };
   }
 
@@ -42,10 +55,19 @@ export class AdminPoliciesController {
 
   @Post('rollback')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Makes the content of an earlier version active again, as a new version (history is never rewritten)' })
+  @ApiOperation({
+    summary:
+      'Makes the content of an earlier version active again, as a new version (history is never rewritten)',
+  })
   @ApiBody({ type: RollbackDto })
-  @ApiOkResponse({ description: '`version` is the new version; `changed` is false when that content was already active' })
-  async rollback(@AdminActor() actor: string, @AdminBody() body: RollbackDto): Promise<{ version: number; changed: boolean; policySet: PolicySetView }> {
+  @ApiOkResponse({
+    description:
+      '`version` is the new version; `changed` is false when that content was already active',
+  })
+  async rollback(
+    @AdminActor() actor: string,
+    @AdminBody() body: RollbackDto,
+  ): Promise<{ version: number; changed: boolean; policySet: PolicySetView }> {
     const target = (await this.store.get(body.version)) ?? throwVersionNotFound(body.version);
     const res = await this.changes.apply({
       actor,

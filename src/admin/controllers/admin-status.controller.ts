@@ -9,8 +9,10 @@ export class AdminStatusController {
 
   @Get()
   @ApiOperation({
-    summary: 'Per lock and per route counters (allowed, rejected, shadow_rejected, short_circuited, skipped), summed over every live instance',
-    description: 'Each instance writes its counters to Redis every statsIntervalMs; instances silent for three intervals drop out. Without Redis: this instance only.',
+    summary:
+      'Per lock and per route counters (allowed, rejected, shadow_rejected, short_circuited, skipped), summed over every live instance',
+    description:
+      'Each instance writes its counters to Redis every statsIntervalMs; instances silent for three intervals drop out. Without Redis: this instance only.',
   })
   read(): Promise<StatusView> {
     return this.status.status();

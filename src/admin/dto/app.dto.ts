@@ -12,14 +12,21 @@ export class CreateAppDto {
   @Matches(/^[a-z][a-z0-9_-]{0,31}$/, { message: 'tier must match [a-z][a-z0-9_-]{0,31}' })
   tier!: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 600, description: 'Allowed clock difference in seconds (default: the service setting)' })
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 600,
+    description: 'Allowed clock difference in seconds (default: the service setting)',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(600)
   skewSeconds?: number;
 
-  @ApiPropertyOptional({ description: 'Include the server’s string to sign in bad_signature answers (integration help; off in production)' })
+  @ApiPropertyOptional({
+    description:
+      'Include the server’s string to sign in bad_signature answers (integration help; off in production)',
+  })
   @IsOptional()
   @IsBoolean()
   debug?: boolean;
@@ -29,9 +36,12 @@ export class CreateAppDto {
 export class RetireSecretDto {
   @ApiPropertyOptional({
     example: '2030-01-31T00:00:00Z',
-    description: 'Retire later: the secret works until this ISO time. Absent = removed now (its material is deleted).',
+    description:
+      'Retire later: the secret works until this ISO time. Absent = removed now (its material is deleted).',
   })
   @IsOptional()
-  @Matches(ISO_TIME_WITH_ZONE, { message: 'notAfter must be an ISO 8601 time with a zone, e.g. 2030-01-31T00:00:00Z' })
+  @Matches(ISO_TIME_WITH_ZONE, {
+    message: 'notAfter must be an ISO 8601 time with a zone, e.g. 2030-01-31T00:00:00Z',
+  })
   notAfter?: string;
 }

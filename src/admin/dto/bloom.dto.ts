@@ -13,7 +13,10 @@ export class BloomRebuildDto {
 
 /** Body of `POST /admin/bloom/rollback` (optional). */
 export class BloomRollbackDto extends BloomRebuildDto {
-  @ApiPropertyOptional({ minimum: 1, description: 'Build to return to; the previous build when absent' })
+  @ApiPropertyOptional({
+    minimum: 1,
+    description: 'Build to return to; the previous build when absent',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)

@@ -13,7 +13,9 @@ export class AuditQueryDto {
   @Max(200)
   limit?: number;
 
-  @ApiPropertyOptional({ description: 'Cursor: the `next` of the previous page (entries older than this id)' })
+  @ApiPropertyOptional({
+    description: 'Cursor: the `next` of the previous page (entries older than this id)',
+  })
   @IsOptional()
   @Matches(AUDIT_ID, { message: 'before must be an entry id such as 1700000000000-0' })
   before?: string;

@@ -19,7 +19,8 @@ export class PolicyDto {
     type: 'object',
     additionalProperties: { type: 'object' },
     example: { signature: { mode: 'enforce' }, rateLimit: { mode: 'shadow' } },
-    description: 'One slice per lock (`mode` plus the lock’s own options); each installed lock validates its slice',
+    description:
+      'One slice per lock (`mode` plus the lock’s own options); each installed lock validates its slice',
   })
   @IsObject()
   locks!: Record<string, LockSlice>;

@@ -1,4 +1,9 @@
-import type { CommitResult, PolicyStore, PolicyVersion, PolicyVersionMeta } from './policy-store.js';
+import type {
+  CommitResult,
+  PolicyStore,
+  PolicyVersion,
+  PolicyVersionMeta,
+} from './policy-store.js';
 
 /** The policy versions of a single instance (no Redis): same contract as the Redis store. */
 export class MemoryPolicyStore implements PolicyStore {

@@ -69,7 +69,12 @@ export class PolicyChanges {
           continue;
         }
         const at = new Date().toISOString();
-        const res = await this.store.commit(base.version, { at, actor: change.actor, summary: change.summary, policies: next });
+        const res = await this.store.commit(base.version, {
+          at,
+          actor: change.actor,
+          summary: change.summary,
+          policies: next,
+        });
         if (!res.ok) continue;
         this.chain.replace(next, res.version, at);
         this.metrics.changes.inc({ action: change.action, result: 'applied' });
@@ -92,7 +97,8 @@ export class PolicyChanges {
   private async base(): Promise<{ version: number; policies: Policies }> {
     const active = await this.store.activeVersion();
     const current = this.chain.current();
-    if (active === 0 || active === current.version) return { version: active, policies: current.policies };
+    if (active === 0 || active === current.version)
+      return { version: active, policies: current.policies };
     const stored = await this.store.get(active);
     if (!stored) throw conflict(`active policy version ${active} is not readable; try again`);
     return stored;
@@ -101,7 +107,12 @@ export class PolicyChanges {
   /** Stores the set this instance runs as version 1, so the first change can be rolled back. */
   private async seed(): Promise<void> {
     const { policies } = this.chain.current();
-    const res = await this.store.commit(0, { at: new Date().toISOString(), actor: 'system', summary: 'policy set in force before the first admin change', policies });
+    const res = await this.store.commit(0, {
+      at: new Date().toISOString(),
+      actor: 'system',
+      summary: 'policy set in force before the first admin change',
+      policies,
+    });
     if (res.ok) this.logger.log('stored the running policy set as version 1');
   }
 }

@@ -29,7 +29,13 @@ function sliceOf(policies: Policies, name: string, lock: string): LockSlice {
  * (any running override is dropped); with `until` (epoch ms) it is a
  * time-boxed override that the chain stops applying at that instant.
  */
-export function setLockMode(policies: Policies, name: string, lock: string, mode: LockMode, until?: number): Policies {
+export function setLockMode(
+  policies: Policies,
+  name: string,
+  lock: string,
+  mode: LockMode,
+  until?: number,
+): Policies {
   const slice = sliceOf(policies, name, lock);
   if (until === undefined) {
     slice.mode = mode;
@@ -51,10 +57,20 @@ export function clearOverride(policies: Policies, name: string, lock: string): P
  * objects merge key by key, `null` deletes a key, anything else (arrays
  * included) replaces. `mode` and `override` have their own endpoint.
  */
-export function mergeLockOptions(policies: Policies, name: string, lock: string, patch: Record<string, unknown>): Policies {
+export function mergeLockOptions(
+  policies: Policies,
+  name: string,
+  lock: string,
+  patch: Record<string, unknown>,
+): Policies {
   const reserved = Object.keys(patch).filter((k) => k === 'mode' || k === 'override');
   if (reserved.length > 0) {
-    throw invalidChange(reserved.map((k) => `options.${k}: set the mode with PATCH /admin/policies/${name}/locks/${lock} instead`));
+    throw invalidChange(
+      reserved.map(
+        (k) =>
+          `options.${k}: set the mode with PATCH /admin/policies/${name}/locks/${lock} instead`,
+      ),
+    );
   }
   const slice = sliceOf(policies, name, lock);
   policyOf(policies, name).locks[lock] = mergePatch(slice, patch) as LockSlice;
@@ -75,7 +91,8 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 
 /** Creates or replaces a whole policy. */
 export function putPolicy(policies: Policies, name: string, policy: RoutePolicy): Policies {
-  if (!POLICY_NAME.test(name)) throw invalidChange([`policies.${name}: a policy name must match [a-z][a-z0-9-]{0,62}`]);
+  if (!POLICY_NAME.test(name))
+    throw invalidChange([`policies.${name}: a policy name must match [a-z][a-z0-9-]{0,62}`]);
   policies[name] = structuredClone(policy);
   return policies;
 }
@@ -88,7 +105,12 @@ export function deletePolicy(policies: Policies, name: string): Policies {
 }
 
 /** Forces the circuit breaker of a policy open or closed (`until` epoch ms), or removes the force (`state` undefined). */
-export function forceBreaker(policies: Policies, name: string, state: 'open' | 'closed' | undefined, until?: number): Policies {
+export function forceBreaker(
+  policies: Policies,
+  name: string,
+  state: 'open' | 'closed' | undefined,
+  until?: number,
+): Policies {
   const slice = sliceOf(policies, name, 'circuitBreaker') as LockSlice & BreakerSliceControls;
   delete slice.force;
   delete slice.forceUntil;
@@ -99,7 +121,8 @@ export function forceBreaker(policies: Policies, name: string, state: 'open' | '
 
 /** Asks the circuit breaker of a policy to close and forget its window once (`resetAt`), dropping any force. */
 export function resetBreaker(policies: Policies, name: string, now: number): Policies {
-  const slice = forceBreaker(policies, name, undefined)[name]!.locks.circuitBreaker as LockSlice & BreakerSliceControls;
+  const slice = forceBreaker(policies, name, undefined)[name]!.locks.circuitBreaker as LockSlice &
+    BreakerSliceControls;
   slice.resetAt = now;
   return policies;
 }

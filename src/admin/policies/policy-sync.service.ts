@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { HealthRegistry } from '../../health/health-registry.service.js';
 import { RedisUnavailableError } from '../../redis/redis.errors.js';
@@ -72,7 +78,9 @@ export class PolicySync implements OnApplicationBootstrap, OnApplicationShutdown
       if (!this.redis.ready) break; // down, not just busy: start now, the periodic check catches up
       await new Promise((r) => setTimeout(r, 50 * attempt));
     }
-    this.logger.warn(`could not load the active policy version at boot; running version ${this.chain.current().version} until the store answers`);
+    this.logger.warn(
+      `could not load the active policy version at boot; running version ${this.chain.current().version} until the store answers`,
+    );
   }
 
   /**
@@ -86,7 +94,12 @@ export class PolicySync implements OnApplicationBootstrap, OnApplicationShutdown
       this.pullQueued = false;
       try {
         const active = await this.store.activeVersion();
-        if (active === 0 || active === this.chain.current().version || active === this.refused?.version) return true;
+        if (
+          active === 0 ||
+          active === this.chain.current().version ||
+          active === this.refused?.version
+        )
+          return true;
         const version = await this.store.get(active);
         if (version) this.apply(version);
         this.lastError = undefined;
@@ -106,7 +119,9 @@ export class PolicySync implements OnApplicationBootstrap, OnApplicationShutdown
     if (problems.length > 0) {
       this.refused = { version: v.version, problems };
       this.metrics.syncFailures.inc();
-      this.logger.error(`policy version ${v.version} cannot run on this instance, keeping version ${this.chain.current().version}: ${problems.join('; ')}`);
+      this.logger.error(
+        `policy version ${v.version} cannot run on this instance, keeping version ${this.chain.current().version}: ${problems.join('; ')}`,
+      );
       return;
     }
     this.refused = undefined;
@@ -118,7 +133,9 @@ export class PolicySync implements OnApplicationBootstrap, OnApplicationShutdown
     const active = await this.store.activeVersion();
     const running = this.chain.current().version;
     if (this.refused && this.refused.version === active) {
-      throw new Error(`active policy version ${active} refused here (running ${running}): ${this.refused.problems.join('; ')}`);
+      throw new Error(
+        `active policy version ${active} refused here (running ${running}): ${this.refused.problems.join('; ')}`,
+      );
     }
     return { store: this.store.kind, running, active };
   }

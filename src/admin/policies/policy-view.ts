@@ -13,7 +13,9 @@ export interface PolicySetView {
 export function policySetView(set: PolicySet, now = Date.now()): PolicySetView {
   const effective: Record<string, Record<string, LockMode>> = {};
   for (const [name, policy] of Object.entries(set.policies)) {
-    effective[name] = Object.fromEntries(Object.entries(policy.locks).map(([lock, slice]) => [lock, effectiveMode(slice, now)]));
+    effective[name] = Object.fromEntries(
+      Object.entries(policy.locks).map(([lock, slice]) => [lock, effectiveMode(slice, now)]),
+    );
   }
   return { version: set.version, updatedAt: set.updatedAt, policies: set.policies, effective };
 }

@@ -1,6 +1,11 @@
 import type { AdminRedisCommands } from '../admin-redis.js';
 import type { AdminBus } from '../admin-bus.js';
-import type { CommitResult, PolicyStore, PolicyVersion, PolicyVersionMeta } from './policy-store.js';
+import type {
+  CommitResult,
+  PolicyStore,
+  PolicyVersion,
+  PolicyVersionMeta,
+} from './policy-store.js';
 
 /**
  * Policy versions in Redis, shared by every instance:
@@ -26,17 +31,23 @@ export class RedisPolicyStore implements PolicyStore {
   }
 
   async activeVersion(): Promise<number> {
-    const raw = await this.redis.run('admin.policies.active', (c) => c.get(`${this.prefix}:active`));
+    const raw = await this.redis.run('admin.policies.active', (c) =>
+      c.get(`${this.prefix}:active`),
+    );
     return raw === null ? 0 : Number(raw);
   }
 
   async get(version: number): Promise<PolicyVersion | undefined> {
-    const raw = await this.redis.run('admin.policies.get', (c) => c.get(`${this.prefix}:v:${version}`));
+    const raw = await this.redis.run('admin.policies.get', (c) =>
+      c.get(`${this.prefix}:v:${version}`),
+    );
     return raw === null ? undefined : (JSON.parse(raw) as PolicyVersion);
   }
 
   async list(limit: number): Promise<PolicyVersionMeta[]> {
-    const all = await this.redis.run('admin.policies.list', (c) => c.hgetall(`${this.prefix}:meta`));
+    const all = await this.redis.run('admin.policies.list', (c) =>
+      c.hgetall(`${this.prefix}:meta`),
+    );
     return Object.values(all)
       .map((raw) => JSON.parse(raw) as PolicyVersionMeta)
       .sort((a, b) => b.version - a.version)
@@ -46,11 +57,27 @@ export class RedisPolicyStore implements PolicyStore {
   async commit(expected: number, entry: Omit<PolicyVersion, 'version'>): Promise<CommitResult> {
     const version = expected + 1;
     const pruned = Math.max(0, version - this.historyLimit);
-    const meta: PolicyVersionMeta = { version, at: entry.at, actor: entry.actor, summary: entry.summary };
+    const meta: PolicyVersionMeta = {
+      version,
+      at: entry.at,
+      actor: entry.actor,
+      summary: entry.summary,
+    };
     const [ok, n] = await this.redis.script<[number, number]>(
       'admin_policy_commit',
-      [`${this.prefix}:active`, `${this.prefix}:meta`, `${this.prefix}:v:${version}`, `${this.prefix}:v:${pruned}`],
-      [expected, JSON.stringify({ ...meta, policies: entry.policies }), JSON.stringify(meta), pruned, this.channel],
+      [
+        `${this.prefix}:active`,
+        `${this.prefix}:meta`,
+        `${this.prefix}:v:${version}`,
+        `${this.prefix}:v:${pruned}`,
+      ],
+      [
+        expected,
+        JSON.stringify({ ...meta, policies: entry.policies }),
+        JSON.stringify(meta),
+        pruned,
+        this.channel,
+      ],
     );
     return ok === 1 ? { ok: true, version: n } : { ok: false, active: n };
   }

@@ -1,10 +1,22 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { RouteRegistry } from '../../chain/route-registry.service.js';
 import { RedisUnavailableError } from '../../redis/redis.errors.js';
 import { ADMIN_SETTINGS, AdminSettings } from '../admin-settings.js';
-import { InstanceCounts, LockCounts, OutcomeCounts, STATS_STORE, StatsStore } from './stats-store.js';
+import {
+  InstanceCounts,
+  LockCounts,
+  OutcomeCounts,
+  STATS_STORE,
+  StatsStore,
+} from './stats-store.js';
 
 export interface StatusView {
   /** True when the counters are summed over every live instance (Redis); false = this instance only. */
@@ -54,7 +66,9 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
     let others: InstanceCounts[] = [];
     let partial = false;
     try {
-      others = (await this.store.collect(3 * this.settings.statsIntervalMs)).filter((s) => s.instance !== own.instance);
+      others = (await this.store.collect(3 * this.settings.statsIntervalMs)).filter(
+        (s) => s.instance !== own.instance,
+      );
     } catch (err) {
       if (!(err instanceof RedisUnavailableError)) throw err;
       partial = true;
@@ -62,18 +76,29 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
     const all = [own, ...others];
     const byLock = sum(all.map((s) => s.counts));
     const routes = new Map<string, string[]>();
-    for (const r of this.routes.routes()) if (r.policy !== undefined) routes.set(r.policy, [...(routes.get(r.policy) ?? []), `${r.method} ${r.template}`]);
-    for (const byPolicy of Object.values(byLock)) for (const p of Object.keys(byPolicy)) if (!routes.has(p)) routes.set(p, []);
+    for (const r of this.routes.routes())
+      if (r.policy !== undefined)
+        routes.set(r.policy, [...(routes.get(r.policy) ?? []), `${r.method} ${r.template}`]);
+    for (const byPolicy of Object.values(byLock))
+      for (const p of Object.keys(byPolicy)) if (!routes.has(p)) routes.set(p, []);
     const byPolicy = [...routes].map(([policy, list]) => ({
       policy,
       routes: list,
-      locks: Object.fromEntries(Object.entries(byLock).flatMap(([lock, counts]) => (counts[policy] ? [[lock, counts[policy]]] : []))),
+      locks: Object.fromEntries(
+        Object.entries(byLock).flatMap(([lock, counts]) =>
+          counts[policy] ? [[lock, counts[policy]]] : [],
+        ),
+      ),
     }));
     return {
       aggregated: this.store.kind === 'redis' && !partial,
       partial,
       policyVersion: this.chain.current().version,
-      instances: all.map((s) => ({ id: s.instance, at: new Date(s.at).toISOString(), self: s.instance === own.instance })),
+      instances: all.map((s) => ({
+        id: s.instance,
+        at: new Date(s.at).toISOString(),
+        self: s.instance === own.instance,
+      })),
       byLock,
       byPolicy,
     };
@@ -88,7 +113,8 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
       await this.store.publish(this.snapshot());
       this.failing = false;
     } catch (err) {
-      if (!this.failing) this.logger.warn(`could not publish lock counters: ${(err as Error).message}`);
+      if (!this.failing)
+        this.logger.warn(`could not publish lock counters: ${(err as Error).message}`);
       this.failing = true;
     }
   }
@@ -99,8 +125,15 @@ function sum(list: LockCounts[]): LockCounts {
   for (const counts of list) {
     for (const [lock, byPolicy] of Object.entries(counts)) {
       for (const [policy, c] of Object.entries(byPolicy)) {
-        const target = ((out[lock] ??= {})[policy] ??= { allowed: 0, rejected: 0, shadow_rejected: 0, short_circuited: 0, skipped: 0 });
-        for (const [k, n] of Object.entries(c) as [keyof OutcomeCounts, number][]) target[k] = (target[k] ?? 0) + n;
+        const target = ((out[lock] ??= {})[policy] ??= {
+          allowed: 0,
+          rejected: 0,
+          shadow_rejected: 0,
+          short_circuited: 0,
+          skipped: 0,
+        });
+        for (const [k, n] of Object.entries(c) as [keyof OutcomeCounts, number][])
+          target[k] = (target[k] ?? 0) + n;
       }
     }
   }

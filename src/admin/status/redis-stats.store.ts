@@ -20,7 +20,13 @@ export class RedisStatsStore implements StatsStore {
   }
 
   async publish(snapshot: InstanceCounts): Promise<void> {
-    await this.redis.run('admin.stats.publish', (c) => c.multi().hset(this.key, snapshot.instance, JSON.stringify(snapshot)).pexpire(this.key, this.ttlMs).exec());
+    await this.redis.run('admin.stats.publish', (c) =>
+      c
+        .multi()
+        .hset(this.key, snapshot.instance, JSON.stringify(snapshot))
+        .pexpire(this.key, this.ttlMs)
+        .exec(),
+    );
   }
 
   async collect(maxAgeMs: number): Promise<InstanceCounts[]> {
@@ -33,7 +39,8 @@ export class RedisStatsStore implements StatsStore {
       if (s.at >= since) fresh.push(s);
       else stale.push(id);
     }
-    if (stale.length > 0) await this.redis.run('admin.stats.prune', (c) => c.hdel(this.key, ...stale));
+    if (stale.length > 0)
+      await this.redis.run('admin.stats.prune', (c) => c.hdel(this.key, ...stale));
     return fresh;
   }
 }

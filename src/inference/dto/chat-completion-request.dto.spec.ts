@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { ChatCompletionRequestDto } from './chat-completion-request.dto.js';
 
 /** Validates like the global ValidationPipe (whitelist, transform). */
-async function check(plain: Record<string, unknown>): Promise<{ dto: ChatCompletionRequestDto; problems: string[] }> {
+async function check(
+  plain: Record<string, unknown>,
+): Promise<{ dto: ChatCompletionRequestDto; problems: string[] }> {
   const dto = plainToInstance(ChatCompletionRequestDto, plain);
   const errors = await validate(dto, { whitelist: true, forbidUnknownValues: true });
   const flat = (e: (typeof errors)[number], prefix = ''): string[] => [
@@ -48,7 +50,11 @@ describe(ChatCompletionRequestDto.name, () => {
   });
 
   it('should strip fields it does not know, at every level', async () => {
-    const { dto } = await check({ ...ok, tools: [{}], messages: [{ role: 'user', content: 'hi', extra: 1 }] });
+    const { dto } = await check({
+      ...ok,
+      tools: [{}],
+      messages: [{ role: 'user', content: 'hi', extra: 1 }],
+    });
     const stripped = plainToInstance(ChatCompletionRequestDto, dto);
     await validate(stripped, { whitelist: true });
     expect(JSON.parse(JSON.stringify(stripped))).toEqual({ ...ok, max_tokens: 256, stream: false });
@@ -57,16 +63,37 @@ describe(ChatCompletionRequestDto.name, () => {
   it.each([
     [{ ...ok, model: 'm'.repeat(129) }, 'model must be shorter than or equal to 128 characters'],
     [{ ...ok, messages: 'hi' }, 'messages must be an array'],
-    [{ ...ok, messages: [{ role: 'assistant', content: 'x' }] }, 'messages must contain at least one message with role "user"'],
-    [{ ...ok, messages: [{ role: 'user', content: 'a', name: 'has space' }] }, 'messages.0.name must be 1-64 characters of letters, digits, _ or -'],
+    [
+      { ...ok, messages: [{ role: 'assistant', content: 'x' }] },
+      'messages must contain at least one message with role "user"',
+    ],
+    [
+      { ...ok, messages: [{ role: 'user', content: 'a', name: 'has space' }] },
+      'messages.0.name must be 1-64 characters of letters, digits, _ or -',
+    ],
     [{ ...ok, max_tokens: 1.5 }, 'max_tokens must be an integer number'],
     [{ ...ok, stream: 1 }, 'stream must be a boolean value'],
-    [{ ...ok, stream_options: { include_usage: 'yes' } }, 'stream_options.include_usage must be a boolean value'],
-    [{ ...ok, temperature: Number.NaN }, 'temperature must be a number conforming to the specified constraints'],
+    [
+      { ...ok, stream_options: { include_usage: 'yes' } },
+      'stream_options.include_usage must be a boolean value',
+    ],
+    [
+      { ...ok, temperature: Number.NaN },
+      'temperature must be a number conforming to the specified constraints',
+    ],
     [{ ...ok, top_p: 1.01 }, 'top_p must not be greater than 1'],
-    [{ ...ok, stop: '' }, 'stop must be a string or an array of 1 to 4 strings of 1-256 characters'],
-    [{ ...ok, stop: [] }, 'stop must be a string or an array of 1 to 4 strings of 1-256 characters'],
-    [{ ...ok, stop: [3] }, 'stop must be a string or an array of 1 to 4 strings of 1-256 characters'],
+    [
+      { ...ok, stop: '' },
+      'stop must be a string or an array of 1 to 4 strings of 1-256 characters',
+    ],
+    [
+      { ...ok, stop: [] },
+      'stop must be a string or an array of 1 to 4 strings of 1-256 characters',
+    ],
+    [
+      { ...ok, stop: [3] },
+      'stop must be a string or an array of 1 to 4 strings of 1-256 characters',
+    ],
     [{ ...ok, user: 'u'.repeat(257) }, 'user must be shorter than or equal to 256 characters'],
   ])('should reject %j', async (body, message) => {
     const { problems } = await check(body as Record<string, unknown>);

@@ -46,13 +46,21 @@ export class ChatCompletionRequestDto {
   @Type(() => ChatMessageDto)
   messages!: ChatMessageDto[];
 
-  @ApiPropertyOptional({ description: 'Most tokens to generate.', minimum: 1, maximum: 8192, default: 256 })
+  @ApiPropertyOptional({
+    description: 'Most tokens to generate.',
+    minimum: 1,
+    maximum: 8192,
+    default: 256,
+  })
   @IsInt()
   @Min(1)
   @Max(8192)
   max_tokens: number = 256;
 
-  @ApiPropertyOptional({ description: 'Answer as server-sent events of chat.completion.chunk objects.', default: false })
+  @ApiPropertyOptional({
+    description: 'Answer as server-sent events of chat.completion.chunk objects.',
+    default: false,
+  })
   @IsBoolean()
   stream: boolean = false;
 
@@ -90,7 +98,10 @@ export class ChatCompletionRequestDto {
   @Max(2)
   frequency_penalty?: number;
 
-  @ApiPropertyOptional({ description: 'Stop sequence(s): a string or up to 4 strings.', oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] })
+  @ApiPropertyOptional({
+    description: 'Stop sequence(s): a string or up to 4 strings.',
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+  })
   @IsOptional()
   @IsStopSequences()
   stop?: string | string[];
@@ -100,7 +111,10 @@ export class ChatCompletionRequestDto {
   @IsInt()
   seed?: number;
 
-  @ApiPropertyOptional({ description: "The caller's end-user id, passed on to the upstream.", maxLength: 256 })
+  @ApiPropertyOptional({
+    description: "The caller's end-user id, passed on to the upstream.",
+    maxLength: 256,
+  })
   @IsOptional()
   @IsString()
   @MaxLength(256)

@@ -20,7 +20,9 @@ export class ChatMessageDto {
   @ApiPropertyOptional({ maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' })
   @IsOptional()
   @IsString()
-  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'name must be 1-64 characters of letters, digits, _ or -' })
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, {
+    message: 'name must be 1-64 characters of letters, digits, _ or -',
+  })
   name?: string;
 
   @ApiPropertyOptional({ description: 'For role "tool": the id of the tool call answered.' })

@@ -8,9 +8,15 @@ export function IsStopSequences(options?: ValidationOptions): PropertyDecorator 
       validator: {
         validate: (v: unknown) => {
           const list = typeof v === 'string' ? [v] : v;
-          return Array.isArray(list) && list.length >= 1 && list.length <= 4 && list.every((s) => typeof s === 'string' && s.length >= 1 && s.length <= 256);
+          return (
+            Array.isArray(list) &&
+            list.length >= 1 &&
+            list.length <= 4 &&
+            list.every((s) => typeof s === 'string' && s.length >= 1 && s.length <= 256)
+          );
         },
-        defaultMessage: () => 'stop must be a string or an array of 1 to 4 strings of 1-256 characters',
+        defaultMessage: () =>
+          'stop must be a string or an array of 1 to 4 strings of 1-256 characters',
       },
     },
     options,
@@ -23,7 +29,8 @@ export function HasUserMessage(options?: ValidationOptions): PropertyDecorator {
     {
       name: 'hasUserMessage',
       validator: {
-        validate: (v: unknown) => Array.isArray(v) && v.some((m) => (m as { role?: unknown } | null)?.role === 'user'),
+        validate: (v: unknown) =>
+          Array.isArray(v) && v.some((m) => (m as { role?: unknown } | null)?.role === 'user'),
         defaultMessage: () => 'messages must contain at least one message with role "user"',
       },
     },

@@ -26,13 +26,20 @@ export function composeReply(a: TextAnalysis): string {
   const score = `${a.sentiment >= 0 ? '+' : ''}${a.sentiment.toFixed(2)}`;
   parts.push(`Its tone is ${a.label} (sentiment ${score} on a scale from -1 to +1).`);
   if (a.entities.length > 0) {
-    const shown = a.entities.slice(0, MAX_ENTITIES).map((e) => `"${e.value}" (${ENTITY_NAMES[e.type] ?? e.type.toLowerCase()})`);
-    const more = a.entities.length > MAX_ENTITIES ? ` and ${a.entities.length - MAX_ENTITIES} more` : '';
-    parts.push(`I found ${a.entities.length === 1 ? 'one entity' : `${a.entities.length} entities`}: ${shown.join(', ')}${more}.`);
+    const shown = a.entities
+      .slice(0, MAX_ENTITIES)
+      .map((e) => `"${e.value}" (${ENTITY_NAMES[e.type] ?? e.type.toLowerCase()})`);
+    const more =
+      a.entities.length > MAX_ENTITIES ? ` and ${a.entities.length - MAX_ENTITIES} more` : '';
+    parts.push(
+      `I found ${a.entities.length === 1 ? 'one entity' : `${a.entities.length} entities`}: ${shown.join(', ')}${more}.`,
+    );
   } else {
     parts.push('I found no named entities (dates, amounts, numbers, addresses, hashtags…).');
   }
   if (a.keywords.length > 0) parts.push(`Key words: ${a.keywords.join(', ')}.`);
-  parts.push('— Rampart local demo model (wink-nlp); set INFERENCE_UPSTREAM_URL for a real language model.');
+  parts.push(
+    '— Rampart local demo model (wink-nlp); set INFERENCE_UPSTREAM_URL for a real language model.',
+  );
   return parts.join(' ');
 }

@@ -9,13 +9,25 @@ const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
 const backend = new LocalModelBackend(() => NOW);
 
 function body(content: string, extra: Record<string, unknown> = {}): ChatCompletionRequestDto {
-  return plainToInstance(ChatCompletionRequestDto, { model: 'any', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content }], ...extra });
+  return plainToInstance(ChatCompletionRequestDto, {
+    model: 'any',
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content },
+    ],
+    ...extra,
+  });
 }
 
 function call(): InferenceCall & { gone: AbortController; breaker: AbortController } {
   const gone = new AbortController();
   const breaker = new AbortController();
-  return { gone, breaker, clientGone: gone.signal, signal: AbortSignal.any([gone.signal, breaker.signal]) };
+  return {
+    gone,
+    breaker,
+    clientGone: gone.signal,
+    signal: AbortSignal.any([gone.signal, breaker.signal]),
+  };
 }
 
 /** Collects what a stream writes. */
@@ -28,7 +40,12 @@ class MemorySink implements SseSink {
     this.opened = true;
   }
   write(d: string | Uint8Array): Promise<void> {
-    this.data.push(...String(d).split('\n\n').filter(Boolean).map((e) => e.replace(/^data: /, '')));
+    this.data.push(
+      ...String(d)
+        .split('\n\n')
+        .filter(Boolean)
+        .map((e) => e.replace(/^data: /, '')),
+    );
     this.onWrite?.(this.data.length);
     return Promise.resolve();
   }
@@ -44,9 +61,17 @@ class MemorySink implements SseSink {
 describe(LocalModelBackend.name, () => {
   it('should answer a chat.completion with the analysis of the last user message', async () => {
     const c = await backend.complete(body('I absolutely love the new park downtown!'), call());
-    expect(c).toMatchObject({ object: 'chat.completion', created: Math.floor(NOW / 1000), model: LOCAL_MODEL_NAME });
+    expect(c).toMatchObject({
+      object: 'chat.completion',
+      created: Math.floor(NOW / 1000),
+      model: LOCAL_MODEL_NAME,
+    });
     expect(c.choices).toHaveLength(1);
-    expect(c.choices[0]).toMatchObject({ index: 0, finish_reason: 'stop', message: { role: 'assistant' } });
+    expect(c.choices[0]).toMatchObject({
+      index: 0,
+      finish_reason: 'stop',
+      message: { role: 'assistant' },
+    });
     expect(c.choices[0]!.message.content).toMatch(/tone is positive/);
     expect(c.choices[0]!.message.content).toMatch(/Key words: .*park/);
     // "You are terse." = 4 tokens, the user message = 8 tokens
@@ -56,7 +81,9 @@ describe(LocalModelBackend.name, () => {
 
   it('should cut at a stop sequence with finish_reason "stop"', async () => {
     const c = await backend.complete(body('Hello there', { stop: ['tone'] }), call());
-    expect(c.choices[0]!.message.content).toMatch(/^I read your message: 2 tokens in 1 sentence\. Its$/);
+    expect(c.choices[0]!.message.content).toMatch(
+      /^I read your message: 2 tokens in 1 sentence\. Its$/,
+    );
     expect(c.choices[0]!.finish_reason).toBe('stop');
   });
 
@@ -70,13 +97,34 @@ describe(LocalModelBackend.name, () => {
   it('should stream role, content, finish and usage chunks, then [DONE]', async () => {
     const sink = new MemorySink();
     const json = await backend.complete(body('Meet me at 5 pm', { max_tokens: 4 }), call());
-    await backend.stream(body('Meet me at 5 pm', { max_tokens: 4, stream: true, stream_options: { include_usage: true } }), call(), sink);
+    await backend.stream(
+      body('Meet me at 5 pm', {
+        max_tokens: 4,
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+      call(),
+      sink,
+    );
     expect(sink.opened && sink.ended).toBe(true);
     expect(sink.data.at(-1)).toBe('[DONE]');
-    const chunks = sink.data.slice(0, -1).map((d) => JSON.parse(d) as { choices: { delta: { content?: string; role?: string }; finish_reason: string | null }[]; usage?: unknown });
+    const chunks = sink.data
+      .slice(0, -1)
+      .map(
+        (d) =>
+          JSON.parse(d) as {
+            choices: { delta: { content?: string; role?: string }; finish_reason: string | null }[];
+            usage?: unknown;
+          },
+      );
     expect(chunks).toHaveLength(1 + 4 + 1 + 1);
     expect(chunks[0]!.choices[0]!.delta).toEqual({ role: 'assistant', content: '' });
-    expect(chunks.slice(1, 5).map((c) => c.choices[0]!.delta.content).join('')).toBe(json.choices[0]!.message.content);
+    expect(
+      chunks
+        .slice(1, 5)
+        .map((c) => c.choices[0]!.delta.content)
+        .join(''),
+    ).toBe(json.choices[0]!.message.content);
     expect(chunks[5]!.choices[0]).toMatchObject({ delta: {}, finish_reason: 'length' });
     expect(chunks[6]).toMatchObject({ choices: [], usage: json.usage });
   });
@@ -94,7 +142,9 @@ describe(LocalModelBackend.name, () => {
     const sink = new MemorySink();
     const c = call();
     sink.onWrite = (n) => n === 3 && c.breaker.abort();
-    const err = await backend.stream(body('A long enough message to stream'), c, sink).catch((e: unknown) => e);
+    const err = await backend
+      .stream(body('A long enough message to stream'), c, sink)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InferenceError);
     expect((err as InferenceError).kind).toBe('timeout');
     expect(JSON.parse(sink.data.at(-1)!)).toMatchObject({ error: { type: 'upstream_timeout' } });

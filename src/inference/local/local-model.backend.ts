@@ -1,7 +1,13 @@
 import type { ChatCompletionRequestDto } from '../dto/chat-completion-request.dto.js';
 import { abortedCall, InferenceError } from '../inference.errors.js';
 import type { InferenceBackend, InferenceCall, SseSink } from '../inference-backend.js';
-import { ChatCompletion, ChatCompletionChunk, completionId, FinishReason, usage } from '../openai.types.js';
+import {
+  ChatCompletion,
+  ChatCompletionChunk,
+  completionId,
+  FinishReason,
+  usage,
+} from '../openai.types.js';
 import { endWithError } from '../sse-response.js';
 import { composeReply } from './compose-reply.js';
 import { analyzeText, loadLanguageModel } from './text-analysis.js';
@@ -34,14 +40,22 @@ export class LocalModelBackend implements InferenceBackend {
   }
 
   complete(body: ChatCompletionRequestDto, call: InferenceCall): Promise<ChatCompletion> {
-    if (call.signal.aborted) return Promise.reject(abortedCall(call.clientGone, 'the demo model call was aborted'));
+    if (call.signal.aborted)
+      return Promise.reject(abortedCall(call.clientGone, 'the demo model call was aborted'));
     const g = generate(body);
     return Promise.resolve({
       id: completionId(),
       object: 'chat.completion',
       created: Math.floor(this.now() / 1000),
       model: LOCAL_MODEL_NAME,
-      choices: [{ index: 0, message: { role: 'assistant', content: g.pieces.join('') }, finish_reason: g.finish, logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: g.pieces.join('') },
+          finish_reason: g.finish,
+          logprobs: null,
+        },
+      ],
       usage: usage(g.promptTokens, g.pieces.length),
     });
   }
@@ -49,8 +63,16 @@ export class LocalModelBackend implements InferenceBackend {
   async stream(body: ChatCompletionRequestDto, call: InferenceCall, sink: SseSink): Promise<void> {
     if (call.signal.aborted) throw abortedCall(call.clientGone, 'the demo model call was aborted');
     const g = generate(body);
-    const base = { id: completionId(), object: 'chat.completion.chunk' as const, created: Math.floor(this.now() / 1000), model: LOCAL_MODEL_NAME };
-    const chunk = (delta: ChatCompletionChunk['choices'][0]['delta'], finish: FinishReason | null): ChatCompletionChunk => ({
+    const base = {
+      id: completionId(),
+      object: 'chat.completion.chunk' as const,
+      created: Math.floor(this.now() / 1000),
+      model: LOCAL_MODEL_NAME,
+    };
+    const chunk = (
+      delta: ChatCompletionChunk['choices'][0]['delta'],
+      finish: FinishReason | null,
+    ): ChatCompletionChunk => ({
       ...base,
       choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
     });
@@ -59,11 +81,13 @@ export class LocalModelBackend implements InferenceBackend {
     for (let i = 0; i < g.pieces.length; i++) {
       if (call.signal.aborted) return this.stopped(call, sink);
       await sink.event(chunk({ content: g.pieces[i] }, null));
-      if (i % CHUNKS_PER_YIELD === CHUNKS_PER_YIELD - 1) await new Promise<void>((r) => setImmediate(r));
+      if (i % CHUNKS_PER_YIELD === CHUNKS_PER_YIELD - 1)
+        await new Promise<void>((r) => setImmediate(r));
     }
     if (call.signal.aborted) return this.stopped(call, sink);
     await sink.event(chunk({}, g.finish));
-    if (body.stream_options?.include_usage) await sink.event({ ...base, choices: [], usage: usage(g.promptTokens, g.pieces.length) });
+    if (body.stream_options?.include_usage)
+      await sink.event({ ...base, choices: [], usage: usage(g.promptTokens, g.pieces.length) });
     await sink.write('data: [DONE]\n\n');
     await sink.end();
   }
@@ -86,7 +110,8 @@ export function generate(body: ChatCompletionRequestDto): Generated {
   const lastUser = body.messages.findLast((m) => m.role === 'user')?.content ?? '';
   let text = composeReply(analyzeText(lastUser));
   let finish: FinishReason = 'stop';
-  const stops = body.stop === undefined ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
+  const stops =
+    body.stop === undefined ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
   const cut = Math.min(...stops.map((s) => text.indexOf(s)).filter((i) => i >= 0));
   if (Number.isFinite(cut)) text = text.slice(0, cut);
   let pieces = tokenPieces(text);

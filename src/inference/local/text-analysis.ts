@@ -33,7 +33,9 @@ export function analyzeText(text: string, maxKeywords = 5): TextAnalysis {
   const its = w.its;
   const doc = w.readDoc(text);
   const sentiment = Math.round((doc.out(its.sentiment) as unknown as number) * 1000) / 1000;
-  const entities = (doc.entities().out(its.detail) as unknown as { value: string; type: string }[]).map((e) => ({ value: e.value, type: e.type }));
+  const entities = (
+    doc.entities().out(its.detail) as unknown as { value: string; type: string }[]
+  ).map((e) => ({ value: e.value, type: e.type }));
   const counts = new Map<string, number>();
   doc.tokens().each((t: ItemToken) => {
     if (t.out(its.stopWordFlag) || !CONTENT_POS.has(t.out(its.pos))) return;
@@ -49,7 +51,8 @@ export function analyzeText(text: string, maxKeywords = 5): TextAnalysis {
     tokens: doc.tokens().length(),
     sentences: doc.sentences().length(),
     sentiment,
-    label: sentiment > NEUTRAL_BAND ? 'positive' : sentiment < -NEUTRAL_BAND ? 'negative' : 'neutral',
+    label:
+      sentiment > NEUTRAL_BAND ? 'positive' : sentiment < -NEUTRAL_BAND ? 'negative' : 'neutral',
     entities,
     keywords,
   };

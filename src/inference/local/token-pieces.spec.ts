@@ -3,7 +3,14 @@ import { countTokens, tokenPieces } from './token-pieces.js';
 
 describe(tokenPieces.name, () => {
   it('should split words and punctuation, keeping the space before each', () => {
-    expect(tokenPieces('Hello, wörld! 42x  ok')).toEqual(['Hello', ',', ' wörld', '!', ' 42x', '  ok']);
+    expect(tokenPieces('Hello, wörld! 42x  ok')).toEqual([
+      'Hello',
+      ',',
+      ' wörld',
+      '!',
+      ' 42x',
+      '  ok',
+    ]);
   });
 
   it('should give back the text when joined', () => {
@@ -12,6 +19,7 @@ describe(tokenPieces.name, () => {
   });
 
   it('should count as many tokens as it makes pieces', () => {
-    for (const t of ['', '   ', 'a', 'one two, three!', '😀 emoji $300']) expect(countTokens(t)).toBe(tokenPieces(t).length);
+    for (const t of ['', '   ', 'a', 'one two, three!', '😀 emoji $300'])
+      expect(countTokens(t)).toBe(tokenPieces(t).length);
   });
 });

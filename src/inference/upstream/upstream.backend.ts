@@ -51,7 +51,11 @@ export class UpstreamBackend implements InferenceBackend {
       } catch {
         throw upstreamFailed('the upstream answer is not valid JSON', res.statusCode);
       }
-      if (typeof answer !== 'object' || answer === null || !Array.isArray((answer as { choices?: unknown }).choices)) {
+      if (
+        typeof answer !== 'object' ||
+        answer === null ||
+        !Array.isArray((answer as { choices?: unknown }).choices)
+      ) {
         throw upstreamFailed('the upstream answer is not a chat completion', res.statusCode);
       }
       return answer as ChatCompletion;
@@ -95,14 +99,22 @@ export class UpstreamBackend implements InferenceBackend {
     const t0 = performance.now();
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(`${this.base}/models`, { method: 'GET', headers: this.headers('application/json'), signal, dispatcher: this.agent });
+      res = await request(`${this.base}/models`, {
+        method: 'GET',
+        headers: this.headers('application/json'),
+        signal,
+        dispatcher: this.agent,
+      });
     } catch (err) {
       const code = (err as { code?: unknown }).code;
-      throw new Error(`upstream unreachable (${typeof code === 'string' ? code : 'network error'})`);
+      throw new Error(
+        `upstream unreachable (${typeof code === 'string' ? code : 'network error'})`,
+      );
     }
     const latencyMs = Math.round((performance.now() - t0) * 10) / 10;
     await res.body.dump();
-    if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`upstream GET /models answered ${res.statusCode}`);
+    if (res.statusCode < 200 || res.statusCode >= 300)
+      throw new Error(`upstream GET /models answered ${res.statusCode}`);
     return { backend: this.kind, upstream: new URL(this.base).origin, latencyMs };
   }
 
@@ -110,7 +122,11 @@ export class UpstreamBackend implements InferenceBackend {
     return this.agent.close();
   }
 
-  private post(body: ChatCompletionRequestDto, call: InferenceCall, deadline: Deadline): Promise<Dispatcher.ResponseData> {
+  private post(
+    body: ChatCompletionRequestDto,
+    call: InferenceCall,
+    deadline: Deadline,
+  ): Promise<Dispatcher.ResponseData> {
     const headers = this.headers(body.stream ? 'text/event-stream' : 'application/json');
     if (call.requestId) headers['x-request-id'] = call.requestId;
     return request(`${this.base}/chat/completions`, {
@@ -123,7 +139,11 @@ export class UpstreamBackend implements InferenceBackend {
   }
 
   private headers(accept: string): Record<string, string> {
-    const h: Record<string, string> = { 'content-type': 'application/json', accept, 'user-agent': 'rampart' };
+    const h: Record<string, string> = {
+      'content-type': 'application/json',
+      accept,
+      'user-agent': 'rampart',
+    };
     if (this.config.upstreamApiKey) h.authorization = `Bearer ${this.config.upstreamApiKey}`;
     return h;
   }
@@ -132,7 +152,9 @@ export class UpstreamBackend implements InferenceBackend {
   private async failure(res: Dispatcher.ResponseData) {
     let text = '';
     if (res.statusCode >= 400 && res.statusCode < 500) {
-      text = (await readLimited(res.body, MAX_ERROR_BYTES).catch(() => Buffer.alloc(0))).toString('utf8');
+      text = (await readLimited(res.body, MAX_ERROR_BYTES).catch(() => Buffer.alloc(0))).toString(
+        'utf8',
+      );
     } else {
       discard(res.body);
     }

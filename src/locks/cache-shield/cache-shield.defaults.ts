@@ -6,8 +6,27 @@ import type { CacheShieldSlice } from './cache-shield.types.js';
  * override them). Options: see CacheShieldSlice in cache-shield.types.ts.
  */
 const SLICES: Record<string, CacheShieldSlice> = {
-  search: { mode: 'enforce', key: 'query', filter: 'on', allowlist: [], resultTtlSeconds: 60, nullTtlSeconds: 10, staleTtlSeconds: 600, jitter: 0.1, maxQueryLength: 512 },
-  'search-item': { mode: 'enforce', key: 'id', filter: 'on', allowlist: [], resultTtlSeconds: 300, nullTtlSeconds: 30, staleTtlSeconds: 3_600, jitter: 0.1 },
+  search: {
+    mode: 'enforce',
+    key: 'query',
+    filter: 'on',
+    allowlist: [],
+    resultTtlSeconds: 60,
+    nullTtlSeconds: 10,
+    staleTtlSeconds: 600,
+    jitter: 0.1,
+    maxQueryLength: 512,
+  },
+  'search-item': {
+    mode: 'enforce',
+    key: 'id',
+    filter: 'on',
+    allowlist: [],
+    resultTtlSeconds: 300,
+    nullTtlSeconds: 30,
+    staleTtlSeconds: 3_600,
+    jitter: 0.1,
+  },
   inference: { mode: 'off' },
   admin: { mode: 'off' },
   whoami: { mode: 'off' },

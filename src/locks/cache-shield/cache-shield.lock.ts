@@ -19,7 +19,11 @@ export class CacheShieldLock implements InterceptorLock<CacheShieldSlice> {
     return validateSlice(slice, path);
   }
 
-  around(ctx: LockContext, slice: CacheShieldSlice, next: () => Promise<unknown>): Promise<unknown> {
+  around(
+    ctx: LockContext,
+    slice: CacheShieldSlice,
+    next: () => Promise<unknown>,
+  ): Promise<unknown> {
     let route = this.compiled.get(slice);
     if (!route) this.compiled.set(slice, (route = compileSlice(slice)));
     return this.shield.around(ctx, route, next);

@@ -33,14 +33,17 @@ const CACHE_BACKOFF_MS = 1_000;
     {
       provide: BLOOM_STORE,
       inject: [RedisService],
-      useFactory: (redis: RedisService) => (redis.enabled ? new RedisBloomStore(redis) : new MemoryBloomStore()),
+      useFactory: (redis: RedisService) =>
+        redis.enabled ? new RedisBloomStore(redis) : new MemoryBloomStore(),
     },
     {
       provide: ANSWER_CACHE,
       inject: [RedisService, CACHE_SHIELD_SETTINGS, ShieldMetrics],
       useFactory: (redis: RedisService, settings: CacheShieldSettings, metrics: ShieldMetrics) =>
         new AnswerCache(
-          redis.enabled ? new RedisResultCacheStore(redis) : new MemoryResultCacheStore(settings.memoryCacheEntries),
+          redis.enabled
+            ? new RedisResultCacheStore(redis)
+            : new MemoryResultCacheStore(settings.memoryCacheEntries),
           `shield:${redis.tag}:r`,
           (op) => metrics.cacheErrors.inc({ op }),
           { isUp: () => !redis.enabled || redis.ready, backoffMs: CACHE_BACKOFF_MS },

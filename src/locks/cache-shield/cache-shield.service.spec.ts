@@ -37,12 +37,30 @@ class FakeBloom {
 function setup(opts: { now?: () => number } = {}) {
   const bloom = new FakeBloom();
   const metrics = new MetricsService();
-  const cache = new AnswerCache(new MemoryResultCacheStore(100), 'p', () => undefined, { isUp: () => true, backoffMs: 1_000, now: opts.now, random: () => 0.5 });
-  const shield = new ShieldService(bloom as unknown as BloomService, cache, new ShieldMetrics(metrics), new LockStats(metrics));
+  const cache = new AnswerCache(new MemoryResultCacheStore(100), 'p', () => undefined, {
+    isUp: () => true,
+    backoffMs: 1_000,
+    now: opts.now,
+    random: () => 0.5,
+  });
+  const shield = new ShieldService(
+    bloom as unknown as BloomService,
+    cache,
+    new ShieldMetrics(metrics),
+    new LockStats(metrics),
+  );
   return { bloom, shield, metrics };
 }
 
-function ctx(query: Record<string, unknown> | undefined, o: { params?: Record<string, string>; mode?: 'enforce' | 'shadow'; degraded?: boolean; policy?: string } = {}) {
+function ctx(
+  query: Record<string, unknown> | undefined,
+  o: {
+    params?: Record<string, string>;
+    mode?: 'enforce' | 'shadow';
+    degraded?: boolean;
+    policy?: string;
+  } = {},
+) {
   const headers: Record<string, string> = {};
   const c = {
     req: { headers: {}, method: 'GET', url: '/', query, params: o.params },
@@ -58,7 +76,13 @@ function ctx(query: Record<string, unknown> | undefined, o: { params?: Record<st
 
 const search = compileSlice({ mode: 'enforce', key: 'query', jitter: 0 } as CacheShieldSlice);
 const items = compileSlice({ mode: 'enforce', key: 'id', jitter: 0 } as CacheShieldSlice);
-const page = (q: string, total: number) => ({ query: q, total, items: total ? [{ id: '1', name: 'Paris' }] : [], limit: 10, offset: 0 });
+const page = (q: string, total: number) => ({
+  query: q,
+  total,
+  items: total ? [{ id: '1', name: 'Paris' }] : [],
+  limit: 10,
+  offset: 0,
+});
 
 describe(ShieldService.name, () => {
   it('should answer a definitely absent query with an empty page, without calling on', async () => {
@@ -66,7 +90,13 @@ describe(ShieldService.name, () => {
     bloom.verdictFor = 'absent';
     const next = vi.fn();
     const { c, headers } = ctx({ q: ' Qqxzv ', limit: '3' });
-    expect(await shield.around(c, search, next)).toEqual({ query: 'Qqxzv', total: 0, items: [], limit: 3, offset: 0 });
+    expect(await shield.around(c, search, next)).toEqual({
+      query: 'Qqxzv',
+      total: 0,
+      items: [],
+      limit: 3,
+      offset: 0,
+    });
     expect(headers['Rampart-Shield']).toBe('bloom-absent;v=7');
     expect(next).not.toHaveBeenCalled();
     expect(bloom.observed).toEqual(['true-negative']);
@@ -77,11 +107,13 @@ describe(ShieldService.name, () => {
     bloom.verdictFor = 'absent';
     const refusal = new ProblemException(400, 'validation_failed', 'bad');
     const next = vi.fn(async () => Promise.reject(refusal));
-    await expect(shield.around(ctx({ q: 'qqxzv', limit: '500' }).c, search, next)).rejects.toBe(refusal);
+    await expect(shield.around(ctx({ q: 'qqxzv', limit: '500' }).c, search, next)).rejects.toBe(
+      refusal,
+    );
     expect(next).toHaveBeenCalledOnce();
   });
 
-  it('should cache an answer and serve it again with this request\'s own query text', async () => {
+  it("should cache an answer and serve it again with this request's own query text", async () => {
     const { shield } = setup();
     const next = vi.fn(async () => page('paris', 17));
     await shield.around(ctx({ q: 'paris' }).c, search, next);
@@ -169,22 +201,41 @@ describe(ShieldService.name, () => {
     const { bloom, shield, metrics } = setup();
     bloom.verdictFor = 'absent';
     const { c, headers } = ctx({ q: 'paris' }, { mode: 'shadow' });
-    expect(await shield.around(c, search, async () => page('paris', 17))).toEqual(page('paris', 17));
+    expect(await shield.around(c, search, async () => page('paris', 17))).toEqual(
+      page('paris', 17),
+    );
     expect(headers).toEqual({});
     expect(bloom.contradictions).toBe(1);
-    expect(await metrics.registry.getSingleMetricAsString('rampart_shield_interceptions_total')).toContain('reason="bloom-absent",mode="shadow"} 1');
+    expect(
+      await metrics.registry.getSingleMetricAsString('rampart_shield_interceptions_total'),
+    ).toContain('reason="bloom-absent",mode="shadow"} 1');
   });
 
-  it('should answer an absent id with the route\'s 404 and keep a backend 404 in the null cache', async () => {
+  it("should answer an absent id with the route's 404 and keep a backend 404 in the null cache", async () => {
     const { bloom, shield } = setup();
     bloom.verdictFor = 'absent';
     const absent = ctx(undefined, { params: { id: 'nope' }, policy: 'search-item' });
-    await expect(shield.around(absent.c, items, vi.fn())).rejects.toMatchObject({ problem: { status: 404, error: 'item_not_found' }, headers: { 'Rampart-Shield': 'bloom-absent;v=7' } });
+    await expect(shield.around(absent.c, items, vi.fn())).rejects.toMatchObject({
+      problem: { status: 404, error: 'item_not_found' },
+      headers: { 'Rampart-Shield': 'bloom-absent;v=7' },
+    });
     bloom.verdictFor = 'maybe';
     const missing = new ProblemException(404, 'item_not_found', 'Item not found');
     const next = vi.fn(async () => Promise.reject(missing));
-    await expect(shield.around(ctx(undefined, { params: { id: 'gone' }, policy: 'search-item' }).c, items, next)).rejects.toBe(missing);
-    await expect(shield.around(ctx(undefined, { params: { id: 'gone' }, policy: 'search-item' }).c, items, next)).rejects.toMatchObject({ headers: { 'Rampart-Shield': 'null-cache' } });
+    await expect(
+      shield.around(
+        ctx(undefined, { params: { id: 'gone' }, policy: 'search-item' }).c,
+        items,
+        next,
+      ),
+    ).rejects.toBe(missing);
+    await expect(
+      shield.around(
+        ctx(undefined, { params: { id: 'gone' }, policy: 'search-item' }).c,
+        items,
+        next,
+      ),
+    ).rejects.toMatchObject({ headers: { 'Rampart-Shield': 'null-cache' } });
     expect(next).toHaveBeenCalledOnce();
   });
 
@@ -192,10 +243,28 @@ describe(ShieldService.name, () => {
     const { bloom, shield } = setup();
     bloom.verdictFor = 'absent';
     const next = vi.fn(async () => page('zz', 0));
-    await shield.around(ctx({ q: 'zz' }).c, compileSlice({ mode: 'enforce', key: 'query', filter: 'off', nullTtlSeconds: 0 } as CacheShieldSlice), next);
+    await shield.around(
+      ctx({ q: 'zz' }).c,
+      compileSlice({
+        mode: 'enforce',
+        key: 'query',
+        filter: 'off',
+        nullTtlSeconds: 0,
+      } as CacheShieldSlice),
+      next,
+    );
     expect(next).toHaveBeenCalledOnce();
     const expired = ctx({ q: 'zz' });
-    await shield.around(expired.c, compileSlice({ mode: 'enforce', key: 'query', filter: 'off', filterOffUntil: Date.now() - 1 } as CacheShieldSlice), next);
+    await shield.around(
+      expired.c,
+      compileSlice({
+        mode: 'enforce',
+        key: 'query',
+        filter: 'off',
+        filterOffUntil: Date.now() - 1,
+      } as CacheShieldSlice),
+      next,
+    );
     expect(expired.headers['Rampart-Shield']).toBe('bloom-absent;v=7');
     expect(next).toHaveBeenCalledOnce();
   });
@@ -203,13 +272,25 @@ describe(ShieldService.name, () => {
   it('should let allowlisted keys through every time and refuse an over-long query', async () => {
     const { bloom, shield } = setup();
     bloom.verdictFor = 'absent';
-    const route = compileSlice({ mode: 'enforce', key: 'query', maxQueryLength: 10, allowlist: [{ key: 'NEW Thing' }, { key: 'old', until: 1 }] } as CacheShieldSlice);
+    const route = compileSlice({
+      mode: 'enforce',
+      key: 'query',
+      maxQueryLength: 10,
+      allowlist: [{ key: 'NEW Thing' }, { key: 'old', until: 1 }],
+    } as CacheShieldSlice);
     const next = vi.fn(async () => page('new thing', 1));
     await shield.around(ctx({ q: 'new   thing' }).c, route, next);
     await shield.around(ctx({ q: 'new thing' }).c, route, next);
     expect(next).toHaveBeenCalledTimes(2);
-    expect((await shield.around(ctx({ q: 'old' }).c, route, next)) as object).toMatchObject({ total: 0 });
-    await expect(shield.around(ctx({ q: 'x'.repeat(11) }).c, route, next)).rejects.toMatchObject({ problem: { status: 400, error: 'query_too_long', max_length: 10 }, headers: { 'Rampart-Shield': 'too-long' } });
-    expect(await shield.around(ctx({ q: 'x'.repeat(11) }, { mode: 'shadow' }).c, route, next)).toEqual(page('new thing', 1));
+    expect((await shield.around(ctx({ q: 'old' }).c, route, next)) as object).toMatchObject({
+      total: 0,
+    });
+    await expect(shield.around(ctx({ q: 'x'.repeat(11) }).c, route, next)).rejects.toMatchObject({
+      problem: { status: 400, error: 'query_too_long', max_length: 10 },
+      headers: { 'Rampart-Shield': 'too-long' },
+    });
+    expect(
+      await shield.around(ctx({ q: 'x'.repeat(11) }, { mode: 'shadow' }).c, route, next),
+    ).toEqual(page('new thing', 1));
   });
 });

@@ -8,7 +8,15 @@ import { SingleFlight } from './cache/single-flight.js';
 import { ShieldMetrics, type ShieldReason } from './cache-shield.metrics.js';
 import type { ShieldRoute } from './cache-shield.types.js';
 import { BloomService, type Verdict } from './filters/bloom.service.js';
-import { SHIELD_HEADER, emptyPage, isEmptyPage, isItemNotFound, itemNotFound, pageFor, queryTooLong } from './request/shield-answers.js';
+import {
+  SHIELD_HEADER,
+  emptyPage,
+  isEmptyPage,
+  isItemNotFound,
+  itemNotFound,
+  pageFor,
+  queryTooLong,
+} from './request/shield-answers.js';
 import { type ShieldRequest, readRequest, validSearchQuery } from './request/shield-request.js';
 
 export const ANSWER_CACHE = Symbol('ANSWER_CACHE');
@@ -34,7 +42,11 @@ export class ShieldService {
     private readonly stats: LockStats,
   ) {}
 
-  async around(ctx: LockContext, route: ShieldRoute, next: () => Promise<unknown>): Promise<unknown> {
+  async around(
+    ctx: LockContext,
+    route: ShieldRoute,
+    next: () => Promise<unknown>,
+  ): Promise<unknown> {
     const read = readRequest(ctx.req, route);
     if ('skip' in read) return this.forward(ctx, next);
     if ('tooLong' in read) {
@@ -48,24 +60,39 @@ export class ShieldService {
     const enforce = ctx.mode === 'enforce';
     const single = r.keys.length === 1;
     const filterOn = route.filterOn || Date.now() >= route.filterOffUntil;
-    const looked = filterOn ? this.bloom.verdict(r.filter, r.keys) : { verdict: 'bypassed' as Verdict, version: 0 };
+    const looked = filterOn
+      ? this.bloom.verdict(r.filter, r.keys)
+      : { verdict: 'bypassed' as Verdict, version: 0 };
     let verdict = looked.verdict;
     if (verdict === 'absent' && !(await this.bloom.confirmAbsent(r.filter))) verdict = 'bypassed';
     if (verdict === 'absent') {
       if (single) this.bloom.observe(r.filter, 'true-negative');
-      const done = enforce ? this.answer(ctx, r, `bloom-absent;v=${looked.version}`, 'bloom-absent', undefined) : NOT_MINE;
+      const done = enforce
+        ? this.answer(ctx, r, `bloom-absent;v=${looked.version}`, 'bloom-absent', undefined)
+        : NOT_MINE;
       if (done !== NOT_MINE) return done;
       if (!enforce) this.intercepted(ctx, 'bloom-absent');
     }
     const key = this.cache.key(ctx.policyName, r.cacheKey);
     const gen = this.bloom.generation();
-    const hit = route.resultTtlMs > 0 || route.nullTtlMs > 0 || ctx.state.degraded ? await this.cache.get(key) : undefined;
-    this.metrics.cache.inc({ policy: ctx.policyName, result: this.cache.bypassed ? 'bypassed' : hit ? (hit.empty ? 'null' : 'hit') : 'miss' });
+    const hit =
+      route.resultTtlMs > 0 || route.nullTtlMs > 0 || ctx.state.degraded
+        ? await this.cache.get(key)
+        : undefined;
+    this.metrics.cache.inc({
+      policy: ctx.policyName,
+      result: this.cache.bypassed ? 'bypassed' : hit ? (hit.empty ? 'null' : 'hit') : 'miss',
+    });
     if (hit) {
       const fresh = hit.gen === gen && hit.freshUntil > Date.now();
       if (fresh || ctx.state.degraded) {
-        if (single && verdict === 'maybe' && hit.empty) this.bloom.observe(r.filter, 'false-positive');
-        const [header, reason]: [string, ShieldReason] = hit.empty ? ['null-cache', 'null-cache'] : fresh ? ['cache-hit', 'cache-hit'] : ['cache-hit;stale', 'stale'];
+        if (single && verdict === 'maybe' && hit.empty)
+          this.bloom.observe(r.filter, 'false-positive');
+        const [header, reason]: [string, ShieldReason] = hit.empty
+          ? ['null-cache', 'null-cache']
+          : fresh
+            ? ['cache-hit', 'cache-hit']
+            : ['cache-hit;stale', 'stale'];
         const done = enforce ? this.answer(ctx, r, header, reason, hit) : NOT_MINE;
         if (done !== NOT_MINE) return done;
         if (!enforce) this.intercepted(ctx, reason);
@@ -84,29 +111,55 @@ export class ShieldService {
   }
 
   /** Calls on (the backend), then fills the caches and the false-positive count from the answer. */
-  private async call(ctx: LockContext, r: ShieldRequest, route: ShieldRoute, key: string, gen: string, verdict: string, next: () => Promise<unknown>): Promise<Outcome> {
+  private async call(
+    ctx: LockContext,
+    r: ShieldRequest,
+    route: ShieldRoute,
+    key: string,
+    gen: string,
+    verdict: string,
+    next: () => Promise<unknown>,
+  ): Promise<Outcome> {
     let outcome: Outcome;
     try {
       outcome = { ok: true, body: await this.forward(ctx, next) };
     } catch (error) {
       outcome = { ok: false, error };
     }
-    const empty = outcome.ok ? r.kind === 'query' && isEmptyPage(outcome.body) : isItemNotFound(outcome.error);
+    const empty = outcome.ok
+      ? r.kind === 'query' && isEmptyPage(outcome.body)
+      : isItemNotFound(outcome.error);
     const found = outcome.ok && !empty;
-    if (r.keys.length === 1 && verdict === 'maybe' && empty) this.bloom.observe(r.filter, 'false-positive');
+    if (r.keys.length === 1 && verdict === 'maybe' && empty)
+      this.bloom.observe(r.filter, 'false-positive');
     if (verdict === 'absent' && found) this.bloom.contradicted(r.filter);
     // Answers read while the data changed are not cached: they may predate the change.
     if ((found || empty) && this.bloom.generation() === gen) {
-      const ttl = { freshMs: empty ? route.nullTtlMs : route.resultTtlMs, staleMs: route.staleTtlMs, jitter: route.jitter };
+      const ttl = {
+        freshMs: empty ? route.nullTtlMs : route.resultTtlMs,
+        staleMs: route.staleTtlMs,
+        jitter: route.jitter,
+      };
       await this.cache.put(key, { body: outcome.ok ? outcome.body : null, empty, gen }, ttl);
     }
     return outcome;
   }
 
   /** A request that joined another's call: the same answer, if the route would accept this request too. */
-  private async follow(ctx: LockContext, r: ShieldRequest, outcome: Outcome, next: () => Promise<unknown>): Promise<unknown> {
+  private async follow(
+    ctx: LockContext,
+    r: ShieldRequest,
+    outcome: Outcome,
+    next: () => Promise<unknown>,
+  ): Promise<unknown> {
     if (outcome.ok || isItemNotFound(outcome.error)) {
-      const done = this.answer(ctx, r, 'coalesced', 'coalesced', outcome.ok ? { body: outcome.body, empty: false } : { body: null, empty: true });
+      const done = this.answer(
+        ctx,
+        r,
+        'coalesced',
+        'coalesced',
+        outcome.ok ? { body: outcome.body, empty: false } : { body: null, empty: true },
+      );
       if (done !== NOT_MINE) return done;
     } else if (outcome.error instanceof ProblemException && outcome.error.getStatus() >= 500) {
       throw outcome.error;
@@ -116,7 +169,13 @@ export class ShieldService {
   }
 
   /** Answers the request itself, or NOT_MINE when the route would refuse the request (then the caller calls on). */
-  private answer(ctx: LockContext, r: ShieldRequest, header: string, reason: ShieldReason, entry: Pick<CachedAnswer, 'body' | 'empty'> | undefined): unknown {
+  private answer(
+    ctx: LockContext,
+    r: ShieldRequest,
+    header: string,
+    reason: ShieldReason,
+    entry: Pick<CachedAnswer, 'body' | 'empty'> | undefined,
+  ): unknown {
     if (r.kind === 'id') {
       if (entry && !entry.empty) return this.done(ctx, header, reason, entry.body);
       this.count(ctx, reason);
@@ -124,7 +183,12 @@ export class ShieldService {
     }
     const q = validSearchQuery(r.query!);
     if (!q) return NOT_MINE;
-    return this.done(ctx, header, reason, entry && !entry.empty ? pageFor(entry.body, q) : emptyPage(q));
+    return this.done(
+      ctx,
+      header,
+      reason,
+      entry && !entry.empty ? pageFor(entry.body, q) : emptyPage(q),
+    );
   }
 
   private done(ctx: LockContext, header: string, reason: ShieldReason, body: unknown): unknown {
@@ -141,7 +205,11 @@ export class ShieldService {
 
   private count(ctx: LockContext, reason: ShieldReason): void {
     this.metrics.interceptions.inc({ policy: ctx.policyName, reason, mode: 'enforce' });
-    this.stats.record('cacheShield', ctx.policyName, reason === 'too-long' ? 'rejected' : 'short_circuited');
+    this.stats.record(
+      'cacheShield',
+      ctx.policyName,
+      reason === 'too-long' ? 'rejected' : 'short_circuited',
+    );
   }
 
   private intercepted(ctx: LockContext, reason: ShieldReason): void {

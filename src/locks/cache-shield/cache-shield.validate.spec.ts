@@ -5,18 +5,32 @@ import { compileSlice, validateSettings, validateSlice } from './cache-shield.va
 
 describe(validateSlice.name, () => {
   it('should accept every shipped slice', () => {
-    for (const [name, slice] of Object.entries(CACHE_SHIELD_DEFAULTS)) expect(validateSlice(slice, name)).toEqual([]);
+    for (const [name, slice] of Object.entries(CACHE_SHIELD_DEFAULTS))
+      expect(validateSlice(slice, name)).toEqual([]);
   });
 
   it('should require a key unless the lock is off, also for an override', () => {
     expect(validateSlice({ mode: 'enforce' }, 'p')).toEqual(['p.key: must be "query" or "id"']);
-    expect(validateSlice({ mode: 'off', override: { mode: 'shadow', until: 1 } }, 'p')).toEqual(['p.key: must be "query" or "id"']);
+    expect(validateSlice({ mode: 'off', override: { mode: 'shadow', until: 1 } }, 'p')).toEqual([
+      'p.key: must be "query" or "id"',
+    ]);
     expect(validateSlice({ mode: 'off' }, 'p')).toEqual([]);
   });
 
   it('should list every bad option', () => {
     const problems = validateSlice(
-      { mode: 'enforce', key: 'name', filter: 'maybe', resultTtlSeconds: -1, nullTtlSeconds: 'x', staleTtlSeconds: 1e9, jitter: 0.9, maxQueryLength: 2.5, colour: 'red', allowlist: [{ key: '' }, { key: 'a', until: 'soon', extra: 1 }, 5] },
+      {
+        mode: 'enforce',
+        key: 'name',
+        filter: 'maybe',
+        resultTtlSeconds: -1,
+        nullTtlSeconds: 'x',
+        staleTtlSeconds: 1e9,
+        jitter: 0.9,
+        maxQueryLength: 2.5,
+        colour: 'red',
+        allowlist: [{ key: '' }, { key: 'a', until: 'soon', extra: 1 }, 5],
+      },
       'p',
     );
     expect(problems).toEqual([
@@ -33,33 +47,60 @@ describe(validateSlice.name, () => {
       'p.allowlist[1].until: must be epoch milliseconds',
       'p.allowlist[2]: must be {key, until?}',
     ]);
-    expect(validateSlice({ mode: 'enforce', key: 'id', allowlist: 'x' }, 'p')).toEqual(['p.allowlist: must be a list of {key, until?}']);
+    expect(validateSlice({ mode: 'enforce', key: 'id', allowlist: 'x' }, 'p')).toEqual([
+      'p.allowlist: must be a list of {key, until?}',
+    ]);
   });
 });
 
 describe(compileSlice.name, () => {
   it('should apply the documented defaults', () => {
     expect(compileSlice({ mode: 'enforce', key: 'query' })).toEqual({
-      key: 'query', filterOn: true, filterOffUntil: Infinity, allowlist: new Map(), resultTtlMs: 60_000, nullTtlMs: 10_000, staleTtlMs: 600_000, jitter: 0.1, maxQueryLength: 512,
+      key: 'query',
+      filterOn: true,
+      filterOffUntil: Infinity,
+      allowlist: new Map(),
+      resultTtlMs: 60_000,
+      nullTtlMs: 10_000,
+      staleTtlMs: 600_000,
+      jitter: 0.1,
+      maxQueryLength: 512,
     });
   });
 
   it('should normalise query allowlist keys and keep ids as they are', () => {
-    expect([...compileSlice({ mode: 'enforce', key: 'query', filter: 'off', allowlist: [{ key: '  New   YORK ', until: 5 }, { key: 'x' }] }).allowlist]).toEqual([
+    expect([
+      ...compileSlice({
+        mode: 'enforce',
+        key: 'query',
+        filter: 'off',
+        allowlist: [{ key: '  New   YORK ', until: 5 }, { key: 'x' }],
+      }).allowlist,
+    ]).toEqual([
       ['new york', 5],
       ['x', Infinity],
     ]);
-    expect([...compileSlice({ mode: 'enforce', key: 'id', allowlist: [{ key: 'AbC' }] }).allowlist.keys()]).toEqual(['AbC']);
+    expect([
+      ...compileSlice({ mode: 'enforce', key: 'id', allowlist: [{ key: 'AbC' }] }).allowlist.keys(),
+    ]).toEqual(['AbC']);
     expect(compileSlice({ mode: 'enforce', key: 'id', filter: 'off' }).filterOn).toBe(false);
-    expect(compileSlice({ mode: 'enforce', key: 'id', filter: 'off', filterOffUntil: 5 }).filterOffUntil).toBe(5);
-    expect(validateSlice({ mode: 'enforce', key: 'id', filterOffUntil: 'later' }, 'p')).toEqual(['p.filterOffUntil: must be epoch milliseconds']);
+    expect(
+      compileSlice({ mode: 'enforce', key: 'id', filter: 'off', filterOffUntil: 5 }).filterOffUntil,
+    ).toBe(5);
+    expect(validateSlice({ mode: 'enforce', key: 'id', filterOffUntil: 'later' }, 'p')).toEqual([
+      'p.filterOffUntil: must be epoch milliseconds',
+    ]);
   });
 });
 
 describe(validateSettings.name, () => {
   it('should give the defaults without a section and merge a valid one', () => {
     expect(validateSettings(undefined)).toEqual({ settings: DEFAULT_SETTINGS, problems: [] });
-    expect(validateSettings({ targetFpRate: 0.01, revisionPollMs: 0 }).settings).toMatchObject({ targetFpRate: 0.01, revisionPollMs: 0, measureSample: 20_000 });
+    expect(validateSettings({ targetFpRate: 0.01, revisionPollMs: 0 }).settings).toMatchObject({
+      targetFpRate: 0.01,
+      revisionPollMs: 0,
+      measureSample: 20_000,
+    });
   });
 
   it('should list every problem', () => {

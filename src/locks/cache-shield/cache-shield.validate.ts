@@ -1,13 +1,43 @@
 import type { LockSlice } from '../../chain/policy.types.js';
-import { DEFAULT_SETTINGS, type CacheShieldSettings, type CacheShieldSlice, type ShieldRoute } from './cache-shield.types.js';
+import {
+  DEFAULT_SETTINGS,
+  type CacheShieldSettings,
+  type CacheShieldSlice,
+  type ShieldRoute,
+} from './cache-shield.types.js';
 import { normalizeQuery } from './request/query-normalizer.js';
 
-const OPTIONS = ['mode', 'override', 'key', 'filter', 'filterOffUntil', 'allowlist', 'resultTtlSeconds', 'nullTtlSeconds', 'staleTtlSeconds', 'jitter', 'maxQueryLength'];
+const OPTIONS = [
+  'mode',
+  'override',
+  'key',
+  'filter',
+  'filterOffUntil',
+  'allowlist',
+  'resultTtlSeconds',
+  'nullTtlSeconds',
+  'staleTtlSeconds',
+  'jitter',
+  'maxQueryLength',
+];
 const DAY_S = 86_400;
 
-function num(v: unknown, path: string, min: number, max: number, integer: boolean, out: string[]): void {
+function num(
+  v: unknown,
+  path: string,
+  min: number,
+  max: number,
+  integer: boolean,
+  out: string[],
+): void {
   if (v === undefined) return;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
+  if (
+    typeof v !== 'number' ||
+    !Number.isFinite(v) ||
+    v < min ||
+    v > max ||
+    (integer && !Number.isInteger(v))
+  ) {
     out.push(`${path}: must be ${integer ? 'an integer' : 'a number'} between ${min} and ${max}`);
   }
 }
@@ -21,10 +51,18 @@ function runs(slice: LockSlice): boolean {
 export function validateSlice(slice: LockSlice, path: string): string[] {
   const out: string[] = [];
   const s = slice as CacheShieldSlice;
-  for (const k of Object.keys(slice)) if (!OPTIONS.includes(k)) out.push(`${path}.${k}: unknown option (known: ${OPTIONS.join(', ')})`);
-  if (s.key === undefined ? runs(slice) : s.key !== 'query' && s.key !== 'id') out.push(`${path}.key: must be "query" or "id"`);
-  if (s.filter !== undefined && s.filter !== 'on' && s.filter !== 'off') out.push(`${path}.filter: must be "on" or "off"`);
-  if (s.filterOffUntil !== undefined && (typeof s.filterOffUntil !== 'number' || !Number.isFinite(s.filterOffUntil))) out.push(`${path}.filterOffUntil: must be epoch milliseconds`);
+  for (const k of Object.keys(slice))
+    if (!OPTIONS.includes(k))
+      out.push(`${path}.${k}: unknown option (known: ${OPTIONS.join(', ')})`);
+  if (s.key === undefined ? runs(slice) : s.key !== 'query' && s.key !== 'id')
+    out.push(`${path}.key: must be "query" or "id"`);
+  if (s.filter !== undefined && s.filter !== 'on' && s.filter !== 'off')
+    out.push(`${path}.filter: must be "on" or "off"`);
+  if (
+    s.filterOffUntil !== undefined &&
+    (typeof s.filterOffUntil !== 'number' || !Number.isFinite(s.filterOffUntil))
+  )
+    out.push(`${path}.filterOffUntil: must be epoch milliseconds`);
   num(s.resultTtlSeconds, `${path}.resultTtlSeconds`, 0, DAY_S, false, out);
   num(s.nullTtlSeconds, `${path}.nullTtlSeconds`, 0, DAY_S, false, out);
   num(s.staleTtlSeconds, `${path}.staleTtlSeconds`, 0, 7 * DAY_S, false, out);
@@ -36,10 +74,14 @@ export function validateSlice(slice: LockSlice, path: string): string[] {
     else
       s.allowlist.forEach((e, i) => {
         const at = `${path}.allowlist[${i}]`;
-        if (typeof e !== 'object' || e === null || Array.isArray(e)) return void out.push(`${at}: must be {key, until?}`);
-        for (const k of Object.keys(e)) if (k !== 'key' && k !== 'until') out.push(`${at}.${k}: unknown option (key, until)`);
-        if (typeof e.key !== 'string' || e.key.trim() === '' || e.key.length > 1_024) out.push(`${at}.key: must be a non-empty string of at most 1024 characters`);
-        if (e.until !== undefined && (typeof e.until !== 'number' || !Number.isFinite(e.until))) out.push(`${at}.until: must be epoch milliseconds`);
+        if (typeof e !== 'object' || e === null || Array.isArray(e))
+          return void out.push(`${at}: must be {key, until?}`);
+        for (const k of Object.keys(e))
+          if (k !== 'key' && k !== 'until') out.push(`${at}.${k}: unknown option (key, until)`);
+        if (typeof e.key !== 'string' || e.key.trim() === '' || e.key.length > 1_024)
+          out.push(`${at}.key: must be a non-empty string of at most 1024 characters`);
+        if (e.until !== undefined && (typeof e.until !== 'number' || !Number.isFinite(e.until)))
+          out.push(`${at}.until: must be epoch milliseconds`);
       });
   }
   return out;
@@ -50,7 +92,8 @@ export function compileSlice(slice: LockSlice): ShieldRoute {
   const s = slice as CacheShieldSlice;
   const key = s.key ?? 'query';
   const allowlist = new Map<string, number>();
-  for (const e of s.allowlist ?? []) allowlist.set(key === 'query' ? normalizeQuery(e.key) : e.key, e.until ?? Infinity);
+  for (const e of s.allowlist ?? [])
+    allowlist.set(key === 'query' ? normalizeQuery(e.key) : e.key, e.until ?? Infinity);
   return {
     key,
     filterOn: s.filter !== 'off',
@@ -80,15 +123,21 @@ const LIMITS: Record<keyof CacheShieldSettings, [number, number, boolean]> = {
 };
 
 /** Reads CONFIG_FILE `cacheShield:` over the defaults, listing every problem. */
-export function validateSettings(raw: unknown): { settings: CacheShieldSettings; problems: string[] } {
+export function validateSettings(raw: unknown): {
+  settings: CacheShieldSettings;
+  problems: string[];
+} {
   const settings = { ...DEFAULT_SETTINGS };
   if (raw === undefined) return { settings, problems: [] };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { settings, problems: ['CONFIG_FILE: cacheShield must be an object'] };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { settings, problems: ['CONFIG_FILE: cacheShield must be an object'] };
   const problems: string[] = [];
   for (const [k, v] of Object.entries(raw)) {
     const limit = LIMITS[k as keyof CacheShieldSettings];
     if (!limit) {
-      problems.push(`CONFIG_FILE: cacheShield.${k} is not a known option (${Object.keys(LIMITS).join(', ')})`);
+      problems.push(
+        `CONFIG_FILE: cacheShield.${k} is not a known option (${Object.keys(LIMITS).join(', ')})`,
+      );
       continue;
     }
     const before = problems.length;

@@ -25,10 +25,16 @@ const BASE: CircuitBreakerSlice = {
   rampMs: 10_000,
 };
 
-const clock: BreakerClock & { ms: number } = { ms: 1_800_000_000_000, now: () => clock.ms, random: () => 0.5 };
+const clock: BreakerClock & { ms: number } = {
+  ms: 1_800_000_000_000,
+  now: () => clock.ms,
+  random: () => 0.5,
+};
 
 function plan(slice: Partial<CircuitBreakerSlice> = {}) {
-  const policies: Record<string, RoutePolicy> = { p: { locks: { circuitBreaker: { ...BASE, ...slice } } } };
+  const policies: Record<string, RoutePolicy> = {
+    p: { locks: { circuitBreaker: { ...BASE, ...slice } } },
+  };
   return resolveBackends(policies).plans.get('b')!;
 }
 
@@ -50,8 +56,16 @@ function admitted(a: Admission): Extract<Admission, { admit: true }> {
 }
 
 /** Runs one admitted call that resolves or rejects with `result`; resolves with how the breaker saw it. */
-async function call(b: BackendBreaker, result: unknown, opts: GuardOptions = OPTS): Promise<unknown> {
-  const g = b.guard(admitted(b.admit()), () => (result instanceof Error ? Promise.reject(result) : Promise.resolve(result)), opts);
+async function call(
+  b: BackendBreaker,
+  result: unknown,
+  opts: GuardOptions = OPTS,
+): Promise<unknown> {
+  const g = b.guard(
+    admitted(b.admit()),
+    () => (result instanceof Error ? Promise.reject(result) : Promise.resolve(result)),
+    opts,
+  );
   return g.verdict.then(
     (v) => v,
     (e: unknown) => e,
@@ -72,8 +86,10 @@ describe(BackendBreaker.name, () => {
 
   it('should never count client errors (4xx) as failures', async () => {
     const b = breaker();
-    for (let i = 0; i < 20; i++) await call(b, new ProblemException(429, 'upstream_rejected', 'no'));
-    for (let i = 0; i < 20; i++) await call(b, new ProblemException(400, 'validation_failed', 'bad'));
+    for (let i = 0; i < 20; i++)
+      await call(b, new ProblemException(429, 'upstream_rejected', 'no'));
+    for (let i = 0; i < 20; i++)
+      await call(b, new ProblemException(400, 'validation_failed', 'bad'));
     expect(b.phase).toBe('closed');
     expect(b.status().stats).toMatchObject({ failures: 0, fires: 40, totalFailures: 0 });
   });
@@ -94,7 +110,10 @@ describe(BackendBreaker.name, () => {
     let abortedWith: unknown;
     let finish!: () => void;
     const work = new Promise<string>((resolve) => (finish = () => resolve('late')));
-    const g = b.guard(admitted(b.admit()), () => work, { ...OPTS, abort: (r) => (abortedWith = r) });
+    const g = b.guard(admitted(b.admit()), () => work, {
+      ...OPTS,
+      abort: (r) => (abortedWith = r),
+    });
     await expect(g.verdict).rejects.toBeInstanceOf(BreakerTimeoutError);
     expect(abortedWith).toBeInstanceOf(DOMException);
     expect((abortedWith as DOMException).name).toBe('TimeoutError');
@@ -110,7 +129,11 @@ describe(BackendBreaker.name, () => {
   it('should count a timeout in shadow mode without aborting the call', async () => {
     const b = breaker({ timeoutMs: 20 });
     let aborted = false;
-    const g = b.guard(admitted(b.admit()), () => new Promise((r) => setTimeout(() => r('done'), 60)), { ...OPTS, abortOnTimeout: false, abort: () => (aborted = true) });
+    const g = b.guard(
+      admitted(b.admit()),
+      () => new Promise((r) => setTimeout(() => r('done'), 60)),
+      { ...OPTS, abortOnTimeout: false, abort: () => (aborted = true) },
+    );
     await expect(g.verdict).rejects.toBeInstanceOf(BreakerTimeoutError);
     await expect(g.work).resolves.toBe('done');
     expect(aborted).toBe(false);
@@ -118,7 +141,11 @@ describe(BackendBreaker.name, () => {
 
   it('should not time out a call whose reply is already committed (a stream under way)', async () => {
     const b = breaker({ timeoutMs: 10 });
-    const g = b.guard(admitted(b.admit()), () => new Promise((r) => setTimeout(() => r('streamed'), 40)), { ...OPTS, committed: () => true });
+    const g = b.guard(
+      admitted(b.admit()),
+      () => new Promise((r) => setTimeout(() => r('streamed'), 40)),
+      { ...OPTS, committed: () => true },
+    );
     await expect(g.verdict).resolves.toBe('streamed');
   });
 

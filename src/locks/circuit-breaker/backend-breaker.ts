@@ -15,7 +15,9 @@ type Run = () => Promise<unknown>;
 type Opossum = CircuitBreaker<[Run], unknown>;
 
 /** The breaker's answer to "may this call go on?". */
-export type Admission = { admit: true; probe?: { epoch: number } } | { admit: false; reason: BreakerRefusal; retryAfterMs: number };
+export type Admission =
+  | { admit: true; probe?: { epoch: number } }
+  | { admit: false; reason: BreakerRefusal; retryAfterMs: number };
 
 export interface GuardOptions {
   /** Abort the call when the timeout runs out (enforce); shadow mode only counts the timeout. */
@@ -38,7 +40,12 @@ export interface BreakerStatusView extends BreakerStatus {
   phase: BreakerPhase;
 }
 
-const OPOSSUM_KEYS = ['errorThresholdPercentage', 'volumeThreshold', 'rollingCountTimeoutMs', 'rollingCountBuckets'] as const;
+const OPOSSUM_KEYS = [
+  'errorThresholdPercentage',
+  'volumeThreshold',
+  'rollingCountTimeoutMs',
+  'rollingCountBuckets',
+] as const;
 
 /**
  * The breaker of one backend: an opossum CircuitBreaker (rolling window,
@@ -100,7 +107,8 @@ export class BackendBreaker {
   admit(): Admission {
     this.syncForce();
     const a = this.gate.admit();
-    if (this.gate.phase === 'recovering') this.metrics.admittedShare(this.plan.backend, this.gate.admittedShare());
+    if (this.gate.phase === 'recovering')
+      this.metrics.admittedShare(this.plan.backend, this.gate.admittedShare());
     if (!a.admit) {
       this.totals.refused++;
       return a;
@@ -114,7 +122,11 @@ export class BackendBreaker {
   }
 
   /** Runs an admitted call: through opossum (counted) or as a probe (judged by the gate). */
-  guard<T>(ticket: Extract<Admission, { admit: true }>, start: () => Promise<T>, opts: GuardOptions): Guarded<T> {
+  guard<T>(
+    ticket: Extract<Admission, { admit: true }>,
+    start: () => Promise<T>,
+    opts: GuardOptions,
+  ): Guarded<T> {
     const t0 = performance.now();
     let work: Promise<T> | undefined;
     const run = (): Promise<T> => {
@@ -128,7 +140,8 @@ export class BackendBreaker {
     verdict.then(
       () => this.settled('success', probe?.epoch, t0),
       // opossum's own refusals (open, shut down) never reached the backend: nothing to count.
-      (err: unknown) => (work === undefined ? undefined : this.settled(classifyError(err), probe?.epoch, t0)),
+      (err: unknown) =>
+        work === undefined ? undefined : this.settled(classifyError(err), probe?.epoch, t0),
     );
     return { work, verdict };
   }
@@ -139,7 +152,12 @@ export class BackendBreaker {
     const window = this.cb.stats;
     const view: BreakerStatusView = {
       name: this.plan.backend,
-      state: phase === 'closed' || phase === 'forced_closed' ? 'closed' : phase === 'half_open' || phase === 'recovering' ? 'half_open' : 'open',
+      state:
+        phase === 'closed' || phase === 'forced_closed'
+          ? 'closed'
+          : phase === 'half_open' || phase === 'recovering'
+            ? 'half_open'
+            : 'open',
       phase,
       policies: [...this.plan.policies],
       since: new Date(this.gate.since).toISOString(),
@@ -191,7 +209,8 @@ export class BackendBreaker {
       const timer = setTimeout(() => {
         if (opts.committed()) return;
         const err = new BreakerTimeoutError(ms);
-        if (opts.abortOnTimeout) opts.abort(new DOMException(`circuit breaker: ${err.message}`, 'TimeoutError'));
+        if (opts.abortOnTimeout)
+          opts.abort(new DOMException(`circuit breaker: ${err.message}`, 'TimeoutError'));
         reject(err);
       }, ms);
       work.then(
@@ -210,10 +229,18 @@ export class BackendBreaker {
   private settled(outcome: CallOutcome, probeEpoch: number | undefined, t0: number): void {
     if (isFailure(outcome)) this.totals.failures++;
     if (outcome === 'timeout') this.totals.timeouts++;
-    this.metrics.call(this.plan.backend, outcome, probeEpoch !== undefined, (performance.now() - t0) / 1000);
+    this.metrics.call(
+      this.plan.backend,
+      outcome,
+      probeEpoch !== undefined,
+      (performance.now() - t0) / 1000,
+    );
     if (probeEpoch === undefined) return;
     // A client error proves the backend answered; a caller that went away proves nothing.
-    this.gate.probeDone(probeEpoch, isFailure(outcome) ? 'failure' : outcome === 'client_gone' ? 'neutral' : 'success');
+    this.gate.probeDone(
+      probeEpoch,
+      isFailure(outcome) ? 'failure' : outcome === 'client_gone' ? 'neutral' : 'success',
+    );
   }
 
   private syncForce(): void {
@@ -242,7 +269,12 @@ export class BackendBreaker {
 
   private createOpossum(stats?: CircuitBreaker.Stats): Opossum {
     const o = this.plan.options;
-    const window = { rollingCountTimeout: o.rollingCountTimeoutMs, rollingCountBuckets: o.rollingCountBuckets, rollingPercentilesEnabled: false, enableSnapshots: false };
+    const window = {
+      rollingCountTimeout: o.rollingCountTimeoutMs,
+      rollingCountBuckets: o.rollingCountBuckets,
+      rollingPercentilesEnabled: false,
+      enableSnapshots: false,
+    };
     const cb: Opossum = new CircuitBreaker((run: Run) => run(), {
       name: this.plan.backend,
       timeout: false, // ours: per call, aborts the call, ignores committed streams

@@ -1,5 +1,10 @@
 import type { RoutePolicy } from '../../chain/policy.types.js';
-import { BREAKER_OPTION_KEYS, BreakerOptions, CircuitBreakerSlice, GENERIC_BREAKER_OPTIONS } from './circuit-breaker.types.js';
+import {
+  BREAKER_OPTION_KEYS,
+  BreakerOptions,
+  CircuitBreakerSlice,
+  GENERIC_BREAKER_OPTIONS,
+} from './circuit-breaker.types.js';
 
 /** An admin force set on one of the policies of a backend. */
 export interface ForceControl {
@@ -37,7 +42,10 @@ const SLICE_PATH = (policy: string): string => `policies.${policy}.locks.circuit
  * any policy of the backend applies to the breaker (`open` wins over
  * `closed`), and the newest `resetAt` of them counts.
  */
-export function resolveBackends(policies: Record<string, RoutePolicy>): { plans: Map<string, BackendPlan>; problems: string[] } {
+export function resolveBackends(policies: Record<string, RoutePolicy>): {
+  plans: Map<string, BackendPlan>;
+  problems: string[];
+} {
   const plans = new Map<string, BackendPlan>();
   const problems: string[] = [];
   for (const name of Object.keys(policies).sort()) {
@@ -45,7 +53,16 @@ export function resolveBackends(policies: Record<string, RoutePolicy>): { plans:
     if (!slice || typeof slice.backend !== 'string') continue;
     let plan = plans.get(slice.backend);
     if (!plan) {
-      plan = { backend: slice.backend, options: { ...GENERIC_BREAKER_OPTIONS, rampPercents: [...GENERIC_BREAKER_OPTIONS.rampPercents] }, policies: [], forces: [], resetAt: 0 };
+      plan = {
+        backend: slice.backend,
+        options: {
+          ...GENERIC_BREAKER_OPTIONS,
+          rampPercents: [...GENERIC_BREAKER_OPTIONS.rampPercents],
+        },
+        policies: [],
+        forces: [],
+        resetAt: 0,
+      };
       plans.set(slice.backend, plan);
     }
     plan.policies.push(name);
@@ -58,19 +75,28 @@ export function resolveBackends(policies: Record<string, RoutePolicy>): { plans:
         );
       } else {
         plan.owner = name;
-        for (const k of set) (plan.options as unknown as Record<string, unknown>)[k] = structuredClone(slice[k]);
+        for (const k of set)
+          (plan.options as unknown as Record<string, unknown>)[k] = structuredClone(slice[k]);
       }
     }
     if (slice.force === 'open' || slice.force === 'closed') {
-      plan.forces.push(slice.forceUntil === undefined ? { policy: name, force: slice.force } : { policy: name, force: slice.force, until: slice.forceUntil });
+      plan.forces.push(
+        slice.forceUntil === undefined
+          ? { policy: name, force: slice.force }
+          : { policy: name, force: slice.force, until: slice.forceUntil },
+      );
     }
-    if (typeof slice.resetAt === 'number' && slice.resetAt > plan.resetAt) plan.resetAt = slice.resetAt;
+    if (typeof slice.resetAt === 'number' && slice.resetAt > plan.resetAt)
+      plan.resetAt = slice.resetAt;
   }
   return { plans, problems };
 }
 
 /** The force in effect now: `open` wins over `closed`; expired forces are ignored. */
-export function effectiveForce(forces: readonly ForceControl[], now: number): ForceControl | undefined {
+export function effectiveForce(
+  forces: readonly ForceControl[],
+  now: number,
+): ForceControl | undefined {
   let closed: ForceControl | undefined;
   for (const f of forces) {
     if (f.until !== undefined && now >= f.until) continue;

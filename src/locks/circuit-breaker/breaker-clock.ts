@@ -6,4 +6,7 @@ export interface BreakerClock {
   random(): number;
 }
 
-export const systemBreakerClock: BreakerClock = { now: () => Date.now(), random: () => Math.random() };
+export const systemBreakerClock: BreakerClock = {
+  now: () => Date.now(),
+  random: () => Math.random(),
+};

@@ -18,13 +18,41 @@ export class BreakerMetrics {
   private readonly latency: Histogram<'backend' | 'outcome' | 'probe'>;
 
   constructor(metrics: MetricsService) {
-    this.state = metrics.gauge('rampart_breaker_state', 'Breaker phase per backend, one-hot (closed, open, half_open, recovering, forced_open, forced_closed)', ['backend', 'state']);
-    this.admitted = metrics.gauge('rampart_breaker_admitted_ratio', 'Share of calls the breaker lets through now (0 open, ramp step while recovering, 1 closed)', ['backend']);
-    this.inFlight = metrics.gauge('rampart_breaker_in_flight', 'Calls in flight to the backend (bulkhead slots taken)', ['backend']);
-    this.transitions = metrics.counter('rampart_breaker_transitions_total', 'Breaker phase changes', ['backend', 'from', 'to']);
-    this.rejections = metrics.counter('rampart_breaker_rejections_total', 'Calls the breaker refused (mode shadow: would have refused)', ['backend', 'policy', 'reason', 'mode']);
-    this.stale = metrics.counter('rampart_breaker_stale_served_total', 'Refused calls answered with a stale cached result', ['backend', 'policy']);
-    this.timeouts = metrics.counter('rampart_breaker_timeouts_total', 'Calls the breaker gave up on (and aborted, in enforce mode)', ['backend']);
+    this.state = metrics.gauge(
+      'rampart_breaker_state',
+      'Breaker phase per backend, one-hot (closed, open, half_open, recovering, forced_open, forced_closed)',
+      ['backend', 'state'],
+    );
+    this.admitted = metrics.gauge(
+      'rampart_breaker_admitted_ratio',
+      'Share of calls the breaker lets through now (0 open, ramp step while recovering, 1 closed)',
+      ['backend'],
+    );
+    this.inFlight = metrics.gauge(
+      'rampart_breaker_in_flight',
+      'Calls in flight to the backend (bulkhead slots taken)',
+      ['backend'],
+    );
+    this.transitions = metrics.counter(
+      'rampart_breaker_transitions_total',
+      'Breaker phase changes',
+      ['backend', 'from', 'to'],
+    );
+    this.rejections = metrics.counter(
+      'rampart_breaker_rejections_total',
+      'Calls the breaker refused (mode shadow: would have refused)',
+      ['backend', 'policy', 'reason', 'mode'],
+    );
+    this.stale = metrics.counter(
+      'rampart_breaker_stale_served_total',
+      'Refused calls answered with a stale cached result',
+      ['backend', 'policy'],
+    );
+    this.timeouts = metrics.counter(
+      'rampart_breaker_timeouts_total',
+      'Calls the breaker gave up on (and aborted, in enforce mode)',
+      ['backend'],
+    );
     this.latency = metrics.histogram(
       'rampart_breaker_call_duration_seconds',
       'Calls through a breaker by backend, outcome (success, failure, timeout, client_error, client_gone) and probe (true, false)',
@@ -50,7 +78,12 @@ export class BreakerMetrics {
     this.inFlight.set({ backend }, n);
   }
 
-  rejected(backend: string, policy: string, reason: BreakerRefusal, mode: 'enforce' | 'shadow'): void {
+  rejected(
+    backend: string,
+    policy: string,
+    reason: BreakerRefusal,
+    mode: 'enforce' | 'shadow',
+  ): void {
     this.rejections.inc({ backend, policy, reason, mode });
   }
 

@@ -1,7 +1,12 @@
 import { BadRequestException, HttpException } from '@nestjs/common';
 import { describe, expect, it } from 'vitest';
 import { ProblemException } from '../../common/problem.exception.js';
-import { failureProblem, refusalProblem, retryAfterSeconds, timeoutProblem } from './breaker-problems.js';
+import {
+  failureProblem,
+  refusalProblem,
+  retryAfterSeconds,
+  timeoutProblem,
+} from './breaker-problems.js';
 import { BreakerTimeoutError, classifyError } from './call-outcome.js';
 
 describe(classifyError.name, () => {
@@ -21,9 +26,17 @@ describe(refusalProblem.name, () => {
   it('should answer 503 circuit_open naming the backend, with Retry-After rounded up', () => {
     const p = refusalProblem('search', 'open', 7_001);
     expect(p.getStatus()).toBe(503);
-    expect(p.problem).toMatchObject({ error: 'circuit_open', backend: 'search', state: 'open', retry_after: 8 });
+    expect(p.problem).toMatchObject({
+      error: 'circuit_open',
+      backend: 'search',
+      state: 'open',
+      retry_after: 8,
+    });
     expect(p.headers).toEqual({ 'Retry-After': '8', 'Rampart-Breaker': 'open' });
-    expect(refusalProblem('search', 'busy', 10).problem).toMatchObject({ error: 'backend_busy', retry_after: 1 });
+    expect(refusalProblem('search', 'busy', 10).problem).toMatchObject({
+      error: 'backend_busy',
+      retry_after: 1,
+    });
   });
 
   it('should never advise less than one second', () => {
@@ -43,18 +56,37 @@ describe(failureProblem.name, () => {
   });
 
   it('should turn other failures into 502 backend_error keeping the cause, so that 503 only ever means refused', () => {
-    expect((failureProblem('search', new ProblemException(503, 'search_unavailable', 'x')) as ProblemException).problem).toMatchObject({
+    expect(
+      (
+        failureProblem(
+          'search',
+          new ProblemException(503, 'search_unavailable', 'x'),
+        ) as ProblemException
+      ).problem,
+    ).toMatchObject({
       status: 502,
       error: 'backend_error',
       backend: 'search',
       cause: 'search_unavailable',
     });
-    expect((failureProblem('search', new HttpException('x', 500)) as ProblemException).problem).toMatchObject({ cause: 'http_500' });
-    expect((failureProblem('search', new Error('secret detail')) as ProblemException).problem).toMatchObject({ cause: 'unexpected_error' });
-    expect(JSON.stringify((failureProblem('search', new Error('secret detail')) as ProblemException).problem)).not.toContain('secret');
+    expect(
+      (failureProblem('search', new HttpException('x', 500)) as ProblemException).problem,
+    ).toMatchObject({ cause: 'http_500' });
+    expect(
+      (failureProblem('search', new Error('secret detail')) as ProblemException).problem,
+    ).toMatchObject({ cause: 'unexpected_error' });
+    expect(
+      JSON.stringify(
+        (failureProblem('search', new Error('secret detail')) as ProblemException).problem,
+      ),
+    ).not.toContain('secret');
   });
 
   it('should answer a timeout with 504 backend_timeout', () => {
-    expect(timeoutProblem('search', 250).problem).toMatchObject({ status: 504, error: 'backend_timeout', backend: 'search' });
+    expect(timeoutProblem('search', 250).problem).toMatchObject({
+      status: 504,
+      error: 'backend_timeout',
+      backend: 'search',
+    });
   });
 });

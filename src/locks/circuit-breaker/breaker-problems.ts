@@ -24,7 +24,11 @@ const REASON_TEXT: Record<BreakerRefusal, string> = {
  * Distinct from the backend-failed answers (502 `backend_error`, 504
  * `backend_timeout`), which mean the backend was called.
  */
-export function refusalProblem(backend: string, reason: BreakerRefusal, retryAfterMs: number): ProblemException {
+export function refusalProblem(
+  backend: string,
+  reason: BreakerRefusal,
+  retryAfterMs: number,
+): ProblemException {
   const retryAfter = retryAfterSeconds(retryAfterMs);
   const error = reason === 'busy' ? 'backend_busy' : 'circuit_open';
   return ProblemException.fast(503, error, reason === 'busy' ? 'Backend busy' : 'Circuit open', {
@@ -52,7 +56,17 @@ export function timeoutProblem(backend: string, timeoutMs: number): ProblemExcep
  * so that 503 always means "refused by the breaker".
  */
 export function failureProblem(backend: string, err: unknown): HttpException {
-  if (err instanceof HttpException && (err.getStatus() === 502 || err.getStatus() === 504)) return err;
-  const cause = err instanceof ProblemException ? err.problem.error : err instanceof HttpException ? `http_${err.getStatus()}` : 'unexpected_error';
-  return ProblemException.fast(502, 'backend_error', 'Backend failed', { detail: `The ${backend} backend failed (${cause}).`, backend, cause });
+  if (err instanceof HttpException && (err.getStatus() === 502 || err.getStatus() === 504))
+    return err;
+  const cause =
+    err instanceof ProblemException
+      ? err.problem.error
+      : err instanceof HttpException
+        ? `http_${err.getStatus()}`
+        : 'unexpected_error';
+  return ProblemException.fast(502, 'backend_error', 'Backend failed', {
+    detail: `The ${backend} backend failed (${cause}).`,
+    backend,
+    cause,
+  });
 }

@@ -45,7 +45,9 @@ export class BreakerRegistry implements BreakerAdminPort, OnApplicationShutdown 
       }
       this.breakers.set(backend, new BackendBreaker(plan, this.metrics, this.clock));
       this.health.register(`breaker:${backend}`, () => this.readiness(backend), { optional: true });
-      this.logger.log(`breaker "${backend}" for ${plan.policies.join(', ')} (options from ${plan.owner ? `policy ${plan.owner}` : 'the generic defaults'})`);
+      this.logger.log(
+        `breaker "${backend}" for ${plan.policies.join(', ')} (options from ${plan.owner ? `policy ${plan.owner}` : 'the generic defaults'})`,
+      );
     }
     for (const [backend, breaker] of this.breakers) {
       if (plans.has(backend)) continue;
@@ -74,10 +76,18 @@ export class BreakerRegistry implements BreakerAdminPort, OnApplicationShutdown 
     const b = this.breakers.get(backend);
     if (!b) return Promise.resolve({ phase: 'removed' });
     const s = b.status();
-    const detail = { phase: s.phase, admittedPercent: s.stats.admittedPercent, inFlight: s.stats.inFlight, policies: s.policies };
+    const detail = {
+      phase: s.phase,
+      admittedPercent: s.stats.admittedPercent,
+      inFlight: s.stats.inFlight,
+      policies: s.policies,
+    };
     if (s.phase === 'open' || s.phase === 'half_open' || s.phase === 'forced_open') {
-      const next = s.phase === 'open' ? `; next probe in ${Math.ceil(s.stats.nextProbeInMs! / 1000)} s` : '';
-      return Promise.reject(new Error(`circuit ${s.phase}: calls to ${backend} are refused${next}`));
+      const next =
+        s.phase === 'open' ? `; next probe in ${Math.ceil(s.stats.nextProbeInMs! / 1000)} s` : '';
+      return Promise.reject(
+        new Error(`circuit ${s.phase}: calls to ${backend} are refused${next}`),
+      );
     }
     return Promise.resolve(detail);
   }

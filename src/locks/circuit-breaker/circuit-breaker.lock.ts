@@ -52,7 +52,11 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
     this.registry.apply(policies);
   }
 
-  async around(ctx: LockContext, slice: CircuitBreakerSlice, next: () => Promise<unknown>): Promise<unknown> {
+  async around(
+    ctx: LockContext,
+    slice: CircuitBreakerSlice,
+    next: () => Promise<unknown>,
+  ): Promise<unknown> {
     const breaker = this.registry.get(slice.backend ?? '');
     if (!breaker) return next();
     const shadow = ctx.mode === 'shadow';
@@ -70,7 +74,11 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
     const outer = ctx.state.signal;
     ctx.state.signal = outer ? AbortSignal.any([outer, ctl.signal]) : ctl.signal;
     const reply = rawResponse(ctx.reply);
-    const guarded = breaker.guard(ticket, next, { abortOnTimeout: !shadow, committed: () => reply.headersSent, abort: (r) => ctl.abort(r) });
+    const guarded = breaker.guard(ticket, next, {
+      abortOnTimeout: !shadow,
+      committed: () => reply.headersSent,
+      abort: (r) => ctl.abort(r),
+    });
     if (shadow) return guarded.work ?? next();
     try {
       return await guarded.verdict;
@@ -80,7 +88,12 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
   }
 
   /** Refused: the cache shield's last answer when the slice allows and there is one, else 503. */
-  private async refuse(ctx: LockContext, slice: CircuitBreakerSlice, breaker: BackendBreaker, ticket: Refused): Promise<unknown> {
+  private async refuse(
+    ctx: LockContext,
+    slice: CircuitBreakerSlice,
+    breaker: BackendBreaker,
+    ticket: Refused,
+  ): Promise<unknown> {
     if (slice.stale === true && ctx.state.staleResult) {
       const stale = await ctx.state.staleResult().catch(() => undefined);
       if (stale !== undefined) {
@@ -98,8 +111,10 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
     // A stream that already sent its headers ends its own way (an error event); nothing to rewrite.
     if (committed) return err;
     if (err instanceof BreakerTimeoutError) return timeoutProblem(breaker.backend, err.timeoutMs);
-    if ((err as { code?: unknown } | null)?.code === 'EOPENBREAKER') return refusalProblem(breaker.backend, 'open', breaker.options.resetTimeoutMs);
-    if ((err as { code?: unknown } | null)?.code === 'ESHUTDOWN') return refusalProblem(breaker.backend, 'busy', 1_000); // the app is shutting down
+    if ((err as { code?: unknown } | null)?.code === 'EOPENBREAKER')
+      return refusalProblem(breaker.backend, 'open', breaker.options.resetTimeoutMs);
+    if ((err as { code?: unknown } | null)?.code === 'ESHUTDOWN')
+      return refusalProblem(breaker.backend, 'busy', 1_000); // the app is shutting down
     const outcome = classifyError(err);
     return outcome === 'failure' ? failureProblem(breaker.backend, err) : err;
   }

@@ -11,7 +11,12 @@ import { CircuitBreakerLock } from './circuit-breaker.lock.js';
  * probes, a recovery ramp and admin forces. Per process: needs no Redis.
  */
 @Module({
-  providers: [BreakerMetrics, BreakerRegistry, CircuitBreakerLock, { provide: BREAKER_ADMIN, useExisting: BreakerRegistry }],
+  providers: [
+    BreakerMetrics,
+    BreakerRegistry,
+    CircuitBreakerLock,
+    { provide: BREAKER_ADMIN, useExisting: BreakerRegistry },
+  ],
   exports: [CircuitBreakerLock],
 })
 export class CircuitBreakerModule implements OnModuleInit {

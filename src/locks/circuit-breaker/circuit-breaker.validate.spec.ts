@@ -7,21 +7,34 @@ import { validateBreakerSlice } from './circuit-breaker.validate.js';
 
 const P = 'policies.x.locks.circuitBreaker';
 const policies = (slices: Record<string, Record<string, unknown>>): Record<string, RoutePolicy> =>
-  Object.fromEntries(Object.entries(slices).map(([name, s]) => [name, { locks: { circuitBreaker: { mode: 'enforce', ...s } } }]));
+  Object.fromEntries(
+    Object.entries(slices).map(([name, s]) => [
+      name,
+      { locks: { circuitBreaker: { mode: 'enforce', ...s } } },
+    ]),
+  );
 
 describe(validateBreakerSlice.name, () => {
   it('should accept the shipped slices', () => {
     for (const [name, p] of Object.entries(DEFAULT_POLICIES)) {
-      expect(validateBreakerSlice(p.locks.circuitBreaker!, `policies.${name}.locks.circuitBreaker`)).toEqual([]);
+      expect(
+        validateBreakerSlice(p.locks.circuitBreaker!, `policies.${name}.locks.circuitBreaker`),
+      ).toEqual([]);
     }
     expect(resolveBackends(DEFAULT_POLICIES).problems).toEqual([]);
   });
 
   it('should require a backend unless the slice is off', () => {
     expect(validateBreakerSlice({ mode: 'off' }, P)).toEqual([]);
-    expect(validateBreakerSlice({ mode: 'shadow' }, P)).toEqual([`${P}.backend: required: the name of the backend this route calls, e.g. "search"`]);
-    expect(validateBreakerSlice({ mode: 'off', override: { mode: 'enforce', until: 1 } }, P)).toHaveLength(1);
-    expect(validateBreakerSlice({ mode: 'enforce', backend: 'Search!' }, P)).toEqual([`${P}.backend: must match ^[a-z][a-z0-9-]{0,62}$`]);
+    expect(validateBreakerSlice({ mode: 'shadow' }, P)).toEqual([
+      `${P}.backend: required: the name of the backend this route calls, e.g. "search"`,
+    ]);
+    expect(
+      validateBreakerSlice({ mode: 'off', override: { mode: 'enforce', until: 1 } }, P),
+    ).toHaveLength(1);
+    expect(validateBreakerSlice({ mode: 'enforce', backend: 'Search!' }, P)).toEqual([
+      `${P}.backend: must match ^[a-z][a-z0-9-]{0,62}$`,
+    ]);
   });
 
   it('should name every bad option, and refuse volumeThreshold 0 with the reason', () => {
@@ -70,30 +83,51 @@ describe(validateBreakerSlice.name, () => {
   });
 
   it('should refuse forceUntil without force, and a force or reset on a slice without a backend', () => {
-    expect(validateBreakerSlice({ mode: 'enforce', backend: 'search', forceUntil: 5 }, P)).toEqual([`${P}.forceUntil: only valid with force`]);
-    expect(validateBreakerSlice({ mode: 'off', force: 'open' }, P)).toEqual([`${P}: force and reset act on a backend's breaker; this slice names no backend`]);
+    expect(validateBreakerSlice({ mode: 'enforce', backend: 'search', forceUntil: 5 }, P)).toEqual([
+      `${P}.forceUntil: only valid with force`,
+    ]);
+    expect(validateBreakerSlice({ mode: 'off', force: 'open' }, P)).toEqual([
+      `${P}: force and reset act on a backend's breaker; this slice names no backend`,
+    ]);
     expect(validateBreakerSlice({ mode: 'off', resetAt: 5 }, P)).toHaveLength(1);
   });
 });
 
 describe(resolveBackends.name, () => {
   it('should give a backend the options of the one policy that sets them, and list every policy that uses it', () => {
-    const { plans, problems } = resolveBackends(policies({ a: { backend: 'search' }, b: { backend: 'search', timeoutMs: 500 }, c: { backend: 'llm' } }));
+    const { plans, problems } = resolveBackends(
+      policies({
+        a: { backend: 'search' },
+        b: { backend: 'search', timeoutMs: 500 },
+        c: { backend: 'llm' },
+      }),
+    );
     expect(problems).toEqual([]);
-    expect(plans.get('search')).toMatchObject({ owner: 'b', policies: ['a', 'b'], options: { ...GENERIC_BREAKER_OPTIONS, timeoutMs: 500 } });
+    expect(plans.get('search')).toMatchObject({
+      owner: 'b',
+      policies: ['a', 'b'],
+      options: { ...GENERIC_BREAKER_OPTIONS, timeoutMs: 500 },
+    });
     expect(plans.get('llm')).toMatchObject({ policies: ['c'], options: GENERIC_BREAKER_OPTIONS });
     expect(plans.get('llm')!.owner).toBeUndefined();
   });
 
   it('should refuse a second policy that sets options for the same backend, naming the owner', () => {
-    const { problems } = resolveBackends(policies({ a: { backend: 'search', timeoutMs: 100 }, b: { backend: 'search', capacity: 5 } }));
+    const { problems } = resolveBackends(
+      policies({ a: { backend: 'search', timeoutMs: 100 }, b: { backend: 'search', capacity: 5 } }),
+    );
     expect(problems).toEqual([
       'policies.b.locks.circuitBreaker: backend "search" already takes its options from policy "a"; set capacity there, or remove them from "a" first (one policy owns a backend\'s options)',
     ]);
   });
 
   it('should gather forces from every policy of a backend and keep the newest reset', () => {
-    const { plans } = resolveBackends(policies({ a: { backend: 's', force: 'closed', resetAt: 5 }, b: { backend: 's', force: 'open', forceUntil: 100, resetAt: 9 } }));
+    const { plans } = resolveBackends(
+      policies({
+        a: { backend: 's', force: 'closed', resetAt: 5 },
+        b: { backend: 's', force: 'open', forceUntil: 100, resetAt: 9 },
+      }),
+    );
     const plan = plans.get('s')!;
     expect(plan.resetAt).toBe(9);
     expect(effectiveForce(plan.forces, 50)).toEqual({ policy: 'b', force: 'open', until: 100 });

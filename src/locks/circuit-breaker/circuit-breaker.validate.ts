@@ -4,31 +4,47 @@ import { BREAKER_OPTION_KEYS } from './circuit-breaker.types.js';
 export const BACKEND_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 
 const CONTROL_KEYS = ['force', 'forceUntil', 'resetAt'] as const;
-const KNOWN = new Set<string>(['mode', 'override', 'backend', 'stale', ...BREAKER_OPTION_KEYS, ...CONTROL_KEYS]);
+const KNOWN = new Set<string>([
+  'mode',
+  'override',
+  'backend',
+  'stale',
+  ...BREAKER_OPTION_KEYS,
+  ...CONTROL_KEYS,
+]);
 
 type Check = (v: unknown) => string | undefined;
 
 const int =
   (min: number, max: number, unit = ''): Check =>
   (v) =>
-    Number.isInteger(v) && (v as number) >= min && (v as number) <= max ? undefined : `must be a whole number from ${min} to ${max}${unit}`;
+    Number.isInteger(v) && (v as number) >= min && (v as number) <= max
+      ? undefined
+      : `must be a whole number from ${min} to ${max}${unit}`;
 
 const OPTION_CHECKS: Record<(typeof BREAKER_OPTION_KEYS)[number], Check> = {
   timeoutMs: int(1, 600_000, ' (milliseconds)'),
-  errorThresholdPercentage: (v) => (typeof v === 'number' && v >= 1 && v <= 99 ? undefined : 'must be a number from 1 to 99 (percent)'),
+  errorThresholdPercentage: (v) =>
+    typeof v === 'number' && v >= 1 && v <= 99
+      ? undefined
+      : 'must be a number from 1 to 99 (percent)',
   volumeThreshold: (v) =>
-    v === 0 ? 'must be at least 1: with 0 the first failure of a fresh window opens the circuit' : int(1, 1_000_000)(v),
+    v === 0
+      ? 'must be at least 1: with 0 the first failure of a fresh window opens the circuit'
+      : int(1, 1_000_000)(v),
   rollingCountTimeoutMs: int(1_000, 3_600_000, ' (milliseconds)'),
   rollingCountBuckets: int(1, 1_000),
   resetTimeoutMs: int(100, 3_600_000, ' (milliseconds)'),
-  resetJitter: (v) => (typeof v === 'number' && v >= 0 && v <= 0.9 ? undefined : 'must be a fraction from 0 to 0.9'),
+  resetJitter: (v) =>
+    typeof v === 'number' && v >= 0 && v <= 0.9 ? undefined : 'must be a fraction from 0 to 0.9',
   capacity: int(1, 1_000_000),
   halfOpenProbes: int(1, 1_000),
   rampPercents: (v) => {
     if (!Array.isArray(v) || v.length > 20) return 'must be a list of at most 20 percentages';
     for (let i = 0; i < v.length; i++) {
       const p: unknown = v[i];
-      if (typeof p !== 'number' || !(p > 0 && p < 100)) return 'every step must be a number between 0 and 100 (exclusive)';
+      if (typeof p !== 'number' || !(p > 0 && p < 100))
+        return 'every step must be a number between 0 and 100 (exclusive)';
       if (i > 0 && p <= (v[i - 1] as number)) return 'steps must increase';
     }
     return undefined;
@@ -43,33 +59,51 @@ const OPTION_CHECKS: Record<(typeof BREAKER_OPTION_KEYS)[number], Check> = {
 export function validateBreakerSlice(slice: LockSlice, path: string): string[] {
   const problems: string[] = [];
   for (const key of Object.keys(slice)) {
-    if (!KNOWN.has(key)) problems.push(`${path}.${key}: unknown option (known: ${[...KNOWN].filter((k) => k !== 'mode' && k !== 'override').join(', ')})`);
+    if (!KNOWN.has(key))
+      problems.push(
+        `${path}.${key}: unknown option (known: ${[...KNOWN].filter((k) => k !== 'mode' && k !== 'override').join(', ')})`,
+      );
   }
   const overrideMode = (slice.override as { mode?: string } | undefined)?.mode;
   const off = slice.mode === 'off' && (overrideMode === undefined || overrideMode === 'off');
   if (slice.backend === undefined) {
-    if (!off) problems.push(`${path}.backend: required: the name of the backend this route calls, e.g. "search"`);
+    if (!off)
+      problems.push(
+        `${path}.backend: required: the name of the backend this route calls, e.g. "search"`,
+      );
   } else if (typeof slice.backend !== 'string' || !BACKEND_NAME.test(slice.backend)) {
     problems.push(`${path}.backend: must match ${BACKEND_NAME.source}`);
   }
-  if (slice.stale !== undefined && typeof slice.stale !== 'boolean') problems.push(`${path}.stale: must be true or false`);
+  if (slice.stale !== undefined && typeof slice.stale !== 'boolean')
+    problems.push(`${path}.stale: must be true or false`);
   for (const key of BREAKER_OPTION_KEYS) {
     if (slice[key] === undefined) continue;
     const problem = OPTION_CHECKS[key](slice[key]);
     if (problem) problems.push(`${path}.${key}: ${problem}`);
   }
-  const bucketMs = Number(slice.rollingCountTimeoutMs ?? 10_000) / Number(slice.rollingCountBuckets ?? 10);
-  if ((slice.rollingCountTimeoutMs !== undefined || slice.rollingCountBuckets !== undefined) && bucketMs < 100) {
-    problems.push(`${path}.rollingCountBuckets: each bucket must last at least 100 ms (rollingCountTimeoutMs ÷ rollingCountBuckets)`);
+  const bucketMs =
+    Number(slice.rollingCountTimeoutMs ?? 10_000) / Number(slice.rollingCountBuckets ?? 10);
+  if (
+    (slice.rollingCountTimeoutMs !== undefined || slice.rollingCountBuckets !== undefined) &&
+    bucketMs < 100
+  ) {
+    problems.push(
+      `${path}.rollingCountBuckets: each bucket must last at least 100 ms (rollingCountTimeoutMs ÷ rollingCountBuckets)`,
+    );
   }
-  if (slice.force !== undefined && slice.force !== 'open' && slice.force !== 'closed') problems.push(`${path}.force: must be "open" or "closed"`);
+  if (slice.force !== undefined && slice.force !== 'open' && slice.force !== 'closed')
+    problems.push(`${path}.force: must be "open" or "closed"`);
   for (const key of ['forceUntil', 'resetAt'] as const) {
     const v = slice[key];
-    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) problems.push(`${path}.${key}: must be epoch milliseconds`);
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0))
+      problems.push(`${path}.${key}: must be epoch milliseconds`);
   }
-  if (slice.forceUntil !== undefined && slice.force === undefined) problems.push(`${path}.forceUntil: only valid with force`);
+  if (slice.forceUntil !== undefined && slice.force === undefined)
+    problems.push(`${path}.forceUntil: only valid with force`);
   if ((slice.force !== undefined || slice.resetAt !== undefined) && slice.backend === undefined) {
-    problems.push(`${path}: force and reset act on a backend's breaker; this slice names no backend`);
+    problems.push(
+      `${path}: force and reset act on a backend's breaker; this slice names no backend`,
+    );
   }
   return problems;
 }

@@ -13,12 +13,22 @@ class TestClock implements BreakerClock {
   }
 }
 
-const TIMING = { resetTimeoutMs: 10_000, resetJitter: 0.2, halfOpenProbes: 3, rampPercents: [10, 50], rampMs: 20_000 };
+const TIMING = {
+  resetTimeoutMs: 10_000,
+  resetJitter: 0.2,
+  halfOpenProbes: 3,
+  rampPercents: [10, 50],
+  rampMs: 20_000,
+};
 
 function setup(timing: Partial<typeof TIMING> = {}, random = 0.5) {
   const clock = new TestClock(random);
   const moves: string[] = [];
-  const gate = new RecoveryGate({ ...TIMING, ...timing }, clock, (from: BreakerPhase, to: BreakerPhase) => moves.push(`${from}→${to}`));
+  const gate = new RecoveryGate(
+    { ...TIMING, ...timing },
+    clock,
+    (from: BreakerPhase, to: BreakerPhase) => moves.push(`${from}→${to}`),
+  );
   return { clock, gate, moves };
 }
 

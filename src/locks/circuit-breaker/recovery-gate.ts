@@ -13,9 +13,17 @@ import type { BreakerOptions } from './circuit-breaker.types.js';
  * `forced_open` / `forced_closed` are admin forces; lifting `forced_open`
  * goes to half_open (probes decide), lifting `forced_closed` to closed.
  */
-export type BreakerPhase = 'closed' | 'open' | 'half_open' | 'recovering' | 'forced_open' | 'forced_closed';
+export type BreakerPhase =
+  'closed' | 'open' | 'half_open' | 'recovering' | 'forced_open' | 'forced_closed';
 
-export const BREAKER_PHASES: readonly BreakerPhase[] = ['closed', 'open', 'half_open', 'recovering', 'forced_open', 'forced_closed'];
+export const BREAKER_PHASES: readonly BreakerPhase[] = [
+  'closed',
+  'open',
+  'half_open',
+  'recovering',
+  'forced_open',
+  'forced_closed',
+];
 
 /** Why a call is refused. */
 export type Refusal = 'open' | 'half_open' | 'recovering' | 'forced_open';
@@ -26,7 +34,10 @@ export type Admission =
 
 export type ProbeOutcome = 'success' | 'failure' | 'neutral';
 
-type Timing = Pick<BreakerOptions, 'resetTimeoutMs' | 'resetJitter' | 'halfOpenProbes' | 'rampPercents' | 'rampMs'>;
+type Timing = Pick<
+  BreakerOptions,
+  'resetTimeoutMs' | 'resetJitter' | 'halfOpenProbes' | 'rampPercents' | 'rampMs'
+>;
 
 /** Retry hint while a probe is in flight: the probe decides within about a second in the common case. */
 const PROBE_RETRY_MS = 1_000;
@@ -74,13 +85,20 @@ export class RecoveryGate {
       case 'forced_closed':
         return { admit: true };
       case 'forced_open':
-        return { admit: false, reason: 'forced_open', retryAfterMs: this.forcedUntil !== undefined ? this.forcedUntil - now : this.timing.resetTimeoutMs };
+        return {
+          admit: false,
+          reason: 'forced_open',
+          retryAfterMs:
+            this.forcedUntil !== undefined ? this.forcedUntil - now : this.timing.resetTimeoutMs,
+        };
       case 'open':
-        if (now < this.nextProbeAt) return { admit: false, reason: 'open', retryAfterMs: this.nextProbeAt - now };
+        if (now < this.nextProbeAt)
+          return { admit: false, reason: 'open', retryAfterMs: this.nextProbeAt - now };
         this.move('half_open');
         return this.admit();
       case 'half_open':
-        if (this.probeInFlight) return { admit: false, reason: 'half_open', retryAfterMs: PROBE_RETRY_MS };
+        if (this.probeInFlight)
+          return { admit: false, reason: 'half_open', retryAfterMs: PROBE_RETRY_MS };
         this.probeInFlight = true;
         return { admit: true, probe: { epoch: this.epoch } };
       case 'recovering':
@@ -96,7 +114,8 @@ export class RecoveryGate {
     if (outcome === 'neutral') return;
     this.probeSuccesses++;
     if (this.probeSuccesses < this.timing.halfOpenProbes) return;
-    if (this.timing.rampPercents.length === 0 || this.timing.rampMs === 0) return this.move('closed');
+    if (this.timing.rampPercents.length === 0 || this.timing.rampMs === 0)
+      return this.move('closed');
     this.rampStartedAt = this.clock.now();
     this.rampCredit = 0;
     this.move('recovering');
@@ -177,7 +196,11 @@ export class RecoveryGate {
       return { admit: true };
     }
     const stepMs = this.timing.rampMs / this.timing.rampPercents.length;
-    return { admit: false, reason: 'recovering', retryAfterMs: this.rampStartedAt + (step + 1) * stepMs - now };
+    return {
+      admit: false,
+      reason: 'recovering',
+      retryAfterMs: this.rampStartedAt + (step + 1) * stepMs - now,
+    };
   }
 
   private move(to: BreakerPhase): void {

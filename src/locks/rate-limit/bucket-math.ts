@@ -5,7 +5,14 @@
  * so both stores take every reported figure from this one function. Times are
  * microseconds; stored values are plain numbers.
  */
-import { BucketOutcome, BucketSpec, Decision, DecideRequest, TTL_MARGIN_MS, bucketTtlMs } from './rate-limit.store.js';
+import {
+  BucketOutcome,
+  BucketSpec,
+  Decision,
+  DecideRequest,
+  TTL_MARGIN_MS,
+  bucketTtlMs,
+} from './rate-limit.store.js';
 
 /** Stored state of one key: GCRA TAT, token bucket {t, ts}, fixed window {count, expiresAtUs}. */
 export type Stored = number | { t: number; ts: number } | { count: number; expiresAtUs: number };
@@ -25,13 +32,20 @@ export interface Write {
 const EPS = 1e-9;
 
 /** Adds `k` strikes to a strike TAT, never past `maxStrikes` strikes from now. */
-function strike(pt: number | undefined, now: number, k: number, p: NonNullable<BucketSpec['penalty']>): number {
+function strike(
+  pt: number | undefined,
+  now: number,
+  k: number,
+  p: NonNullable<BucketSpec['penalty']>,
+): number {
   return Math.min(Math.max(pt ?? now, now) + k * p.decayUs, now + p.maxStrikes * p.decayUs);
 }
 
 /** The strike TAT in force: the stored one plus the pending strikes (the script adds them the same way). */
 function penaltyTat(b: BucketSpec, s: BucketState, now: number): number | undefined {
-  return b.penalty && b.penaltyKey && (b.pendingStrikes ?? 0) > 0 ? strike(s.penaltyTat, now, b.pendingStrikes!, b.penalty) : s.penaltyTat;
+  return b.penalty && b.penaltyKey && (b.pendingStrikes ?? 0) > 0
+    ? strike(s.penaltyTat, now, b.pendingStrikes!, b.penalty)
+    : s.penaltyTat;
 }
 
 /** factor^(strikes − threshold + 1) as repeated products (no pow: Lua and V8 pow may differ in the last bit). */
@@ -57,7 +71,12 @@ function used(b: BucketSpec, v: Stored | undefined, now: number): number {
 }
 
 /** One bucket at multiplier `m`: its outcome, and the value to store when charged. */
-function decideOne(b: BucketSpec, v: Stored | undefined, m: number, now: number): { o: BucketOutcome; value?: Stored } {
+function decideOne(
+  b: BucketSpec,
+  v: Stored | undefined,
+  m: number,
+  now: number,
+): { o: BucketOutcome; value?: Stored } {
   const cap = b.capacity * m;
   const T = b.intervalUs / (b.kind === 'f' ? 1 : m);
   const limit = Math.floor(cap + EPS);
@@ -67,10 +86,29 @@ function decideOne(b: BucketSpec, v: Stored | undefined, m: number, now: number)
     const next = tat + b.cost * T;
     if (next - now <= tau + EPS) {
       const nextWait = Math.max(0, Math.floor((next - now + b.cost * T - tau) / 1000));
-      return { o: { allowed: true, remaining: Math.floor((tau - (next - now)) / T + EPS), retryAfterMs: nextWait, resetMs: Math.ceil((next - now) / 1000), limit, charged: Math.floor(b.cost * T) }, value: next };
+      return {
+        o: {
+          allowed: true,
+          remaining: Math.floor((tau - (next - now)) / T + EPS),
+          retryAfterMs: nextWait,
+          resetMs: Math.ceil((next - now) / 1000),
+          limit,
+          charged: Math.floor(b.cost * T),
+        },
+        value: next,
+      };
     }
     const retry = b.cost * T > tau + EPS ? Math.max(tat - now, 1e6) : next - tau - now;
-    return { o: { allowed: false, remaining: Math.max(0, Math.floor((tau - (tat - now)) / T + EPS)), retryAfterMs: Math.ceil(retry / 1000), resetMs: Math.ceil((tat - now) / 1000), limit, charged: 0 } };
+    return {
+      o: {
+        allowed: false,
+        remaining: Math.max(0, Math.floor((tau - (tat - now)) / T + EPS)),
+        retryAfterMs: Math.ceil(retry / 1000),
+        resetMs: Math.ceil((tat - now) / 1000),
+        limit,
+        charged: 0,
+      },
+    };
   }
   if (b.kind === 't') {
     const s = v as { t: number; ts: number } | undefined;
@@ -79,10 +117,29 @@ function decideOne(b: BucketSpec, v: Stored | undefined, m: number, now: number)
     if (tokens + EPS >= b.cost) {
       const left = tokens - b.cost;
       const reset = (cap - left) * T;
-      return { o: { allowed: true, remaining: Math.floor(left + EPS), retryAfterMs: Math.floor((Math.max(0, b.cost - left) * T) / 1000), resetMs: Math.ceil(reset / 1000), limit, charged: b.cost }, value: { t: left, ts } };
+      return {
+        o: {
+          allowed: true,
+          remaining: Math.floor(left + EPS),
+          retryAfterMs: Math.floor((Math.max(0, b.cost - left) * T) / 1000),
+          resetMs: Math.ceil(reset / 1000),
+          limit,
+          charged: b.cost,
+        },
+        value: { t: left, ts },
+      };
     }
     const retry = b.cost > cap + EPS ? Math.max((cap - tokens) * T, 1e6) : (b.cost - tokens) * T;
-    return { o: { allowed: false, remaining: Math.floor(tokens + EPS), retryAfterMs: Math.ceil(retry / 1000), resetMs: Math.ceil(((cap - tokens) * T) / 1000), limit, charged: 0 } };
+    return {
+      o: {
+        allowed: false,
+        remaining: Math.floor(tokens + EPS),
+        retryAfterMs: Math.ceil(retry / 1000),
+        resetMs: Math.ceil(((cap - tokens) * T) / 1000),
+        limit,
+        charged: 0,
+      },
+    };
   }
   const stored = v as { count: number; expiresAtUs: number } | undefined;
   const s = stored && stored.expiresAtUs > now ? stored : undefined;
@@ -90,20 +147,46 @@ function decideOne(b: BucketSpec, v: Stored | undefined, m: number, now: number)
   const expiresAt = s?.expiresAtUs ?? now + b.intervalUs;
   const left = Math.max(0, Math.ceil((expiresAt - now) / 1000));
   if (count + b.cost <= cap + EPS) {
-    return { o: { allowed: true, remaining: Math.floor(cap - count - b.cost + EPS), retryAfterMs: count + 2 * b.cost > cap + EPS ? left : 0, resetMs: left, limit, charged: b.cost }, value: { count: count + b.cost, expiresAtUs: expiresAt } };
+    return {
+      o: {
+        allowed: true,
+        remaining: Math.floor(cap - count - b.cost + EPS),
+        retryAfterMs: count + 2 * b.cost > cap + EPS ? left : 0,
+        resetMs: left,
+        limit,
+        charged: b.cost,
+      },
+      value: { count: count + b.cost, expiresAtUs: expiresAt },
+    };
   }
-  return { o: { allowed: false, remaining: Math.max(0, Math.floor(cap - count + EPS)), retryAfterMs: Math.max(1, left), resetMs: left, limit, charged: 0 } };
+  return {
+    o: {
+      allowed: false,
+      remaining: Math.max(0, Math.floor(cap - count + EPS)),
+      retryAfterMs: Math.max(1, left),
+      resetMs: left,
+      limit,
+      charged: 0,
+    },
+  };
 }
 
 /**
  * Decides every bucket from the state it had (`state[i]` for `req.buckets[i]`) at `now`. When `writes`
  * is given, the values to store are pushed to it: the charges (only when allowed) and the penalty strikes.
  */
-export function decideBuckets(req: DecideRequest, state: readonly BucketState[], now: number, writes?: Write[]): Decision {
+export function decideBuckets(
+  req: DecideRequest,
+  state: readonly BucketState[],
+  now: number,
+  writes?: Write[],
+): Decision {
   const { buckets } = req;
   let degraded = req.degradedHint;
   if (req.degradeAt > 0) {
-    for (let i = 0; i < buckets.length; i++) if (buckets[i]!.soft && used(buckets[i]!, state[i]!.value, now) >= req.degradeAt) degraded = true;
+    for (let i = 0; i < buckets.length; i++)
+      if (buckets[i]!.soft && used(buckets[i]!, state[i]!.value, now) >= req.degradeAt)
+        degraded = true;
   }
   const outcomes: BucketOutcome[] = new Array<BucketOutcome>(buckets.length);
   const charges: Write[] = [];
@@ -135,7 +218,11 @@ export function decideBuckets(req: DecideRequest, state: readonly BucketState[],
     if (!struck && !dirty) continue;
     const pt0 = penaltyTat(b, state[i]!, now);
     const pt = struck ? strike(pt0, now, 1, b.penalty) : pt0!;
-    writes.push({ key: b.penaltyKey, value: pt, ttlMs: Math.ceil((pt - now) / 1000) + TTL_MARGIN_MS });
+    writes.push({
+      key: b.penaltyKey,
+      value: pt,
+      ttlMs: Math.ceil((pt - now) / 1000) + TTL_MARGIN_MS,
+    });
   }
   return { allowed, blocker, degraded, nowMs: Math.floor(now / 1000), buckets: outcomes };
 }

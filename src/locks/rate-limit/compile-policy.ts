@@ -1,6 +1,12 @@
 import { parseDuration, parseRate } from './rate-parse.js';
 import type { BucketKind, BucketSpec } from './rate-limit.store.js';
-import type { CostFunctionName, DegradeConfig, Dimension, FailMode, RateLimitSlice } from './rate-limit.types.js';
+import type {
+  CostFunctionName,
+  DegradeConfig,
+  Dimension,
+  FailMode,
+  RateLimitSlice,
+} from './rate-limit.types.js';
 
 /** A rule ready to decide: parsed, defaults applied. */
 export interface CompiledRule {
@@ -52,7 +58,14 @@ export function compileSlice(slice: RateLimitSlice, policyName: string): Compile
       cost: r.cost,
       action: r.action ?? `${policyName}.${r.name}`,
       scope: r.scope ?? 'service',
-      penalty: r.penalty && penaltyOf(r.penalty.threshold, r.penalty.factor, parseDuration(r.penalty.decay)! * 1000, r.penalty.floor ?? 0.1),
+      penalty:
+        r.penalty &&
+        penaltyOf(
+          r.penalty.threshold,
+          r.penalty.factor,
+          parseDuration(r.penalty.decay)! * 1000,
+          r.penalty.floor ?? 0.1,
+        ),
       tiered: r.dimension === 'app' || r.dimension === 'user',
     })),
   };
@@ -85,12 +98,31 @@ export function bucketFor(
 }
 
 /** The emergency fuse as a bucket: a fixed window of `limit` requests per `windowMs`. */
-export function fuseBucket(at: { key: string; group: string }, limit: number, windowMs: number): BucketSpec {
-  return { key: at.key, kind: 'f', capacity: limit, intervalUs: windowMs * 1000, cost: 1, shadow: false, soft: false, degradable: false, group: at.group };
+export function fuseBucket(
+  at: { key: string; group: string },
+  limit: number,
+  windowMs: number,
+): BucketSpec {
+  return {
+    key: at.key,
+    kind: 'f',
+    capacity: limit,
+    intervalUs: windowMs * 1000,
+    cost: 1,
+    shadow: false,
+    soft: false,
+    degradable: false,
+    group: at.group,
+  };
 }
 
 /** Penalty parameters with the strike cap: the strike count at which factor^k reaches the floor. */
-export function penaltyOf(threshold: number, factor: number, decayUs: number, floor: number): NonNullable<BucketSpec['penalty']> {
+export function penaltyOf(
+  threshold: number,
+  factor: number,
+  decayUs: number,
+  floor: number,
+): NonNullable<BucketSpec['penalty']> {
   const toFloor = floor >= 1 ? 0 : Math.ceil(Math.log(floor) / Math.log(factor) - 1e-9);
   return { threshold, factor, decayUs, floor, maxStrikes: threshold - 1 + Math.max(1, toFloor) };
 }

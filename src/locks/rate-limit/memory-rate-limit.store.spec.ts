@@ -15,7 +15,24 @@ describe(MemoryRateLimitStore.name, () => {
     const clock = new ManualClock();
     const store = new MemoryRateLimitStore(clock);
     for (let i = 0; i < 100; i++) {
-      await store.decide({ buckets: [{ key: `k${i}`, kind: 'g', capacity: 1, intervalUs: 1e6, cost: 1, shadow: false, soft: false, degradable: false, group: '' }], degradeAt: 0, degradeFactor: 1, degradedHint: false });
+      await store.decide({
+        buckets: [
+          {
+            key: `k${i}`,
+            kind: 'g',
+            capacity: 1,
+            intervalUs: 1e6,
+            cost: 1,
+            shadow: false,
+            soft: false,
+            degradable: false,
+            group: '',
+          },
+        ],
+        degradeAt: 0,
+        degradeFactor: 1,
+        degradedHint: false,
+      });
     }
     expect(store.size).toBe(100);
     clock.advance(2_001);

@@ -36,7 +36,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
       }
       return e.value;
     };
-    const state: BucketState[] = req.buckets.map((b) => ({ value: read(b.key), penaltyTat: b.penaltyKey ? (read(b.penaltyKey) as number | undefined) : undefined }));
+    const state: BucketState[] = req.buckets.map((b) => ({
+      value: read(b.key),
+      penaltyTat: b.penaltyKey ? (read(b.penaltyKey) as number | undefined) : undefined,
+    }));
     const writes: Write[] = [];
     const decision = decideBuckets(req, state, nowMs * 1000, writes);
     for (const w of writes) this.entries.set(w.key, { value: w.value, expiresAt: nowMs + w.ttlMs });

@@ -38,7 +38,8 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
     private readonly metrics: MetricsService,
   ) {
     this.envSecret = config.rateLimitKeySecret !== undefined;
-    if (config.rateLimitKeySecret) this.sharedSecret = Buffer.from(config.rateLimitKeySecret, 'utf8');
+    if (config.rateLimitKeySecret)
+      this.sharedSecret = Buffer.from(config.rateLimitKeySecret, 'utf8');
     else if (!redis.enabled) this.sharedSecret = this.localSecret;
   }
 
@@ -62,11 +63,22 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
       const [count, secret] = await this.redis.script<[number, string | null]>(
         'ratelimit_instance',
         [`rl:${tag}:instances`, `rl:${tag}:keysecret`],
-        [this.id, this.settings.heartbeatMs * 3, manage ? this.candidate : '', SECRET_TTL_MS, Date.now()],
+        [
+          this.id,
+          this.settings.heartbeatMs * 3,
+          manage ? this.candidate : '',
+          SECRET_TTL_MS,
+          Date.now(),
+        ],
       );
       this.liveInstances = Math.max(1, count);
       if (manage && secret) this.sharedSecret = Buffer.from(secret, 'utf8');
-      this.metrics.gauge('rampart_ratelimit_live_instances', 'Live instances seen in the Redis heartbeat set (last known while Redis is down)').set(this.liveInstances);
+      this.metrics
+        .gauge(
+          'rampart_ratelimit_live_instances',
+          'Live instances seen in the Redis heartbeat set (last known while Redis is down)',
+        )
+        .set(this.liveInstances);
     } catch (err) {
       this.logger.debug?.(`heartbeat failed: ${(err as Error).message}`);
     }
@@ -75,6 +87,8 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (!this.redis.ready) return;
-    await this.redis.run('ratelimit leave', (c) => c.zrem(`rl:${this.redis.tag}:instances`, this.id)).catch(() => undefined);
+    await this.redis
+      .run('ratelimit leave', (c) => c.zrem(`rl:${this.redis.tag}:instances`, this.id))
+      .catch(() => undefined);
   }
 }

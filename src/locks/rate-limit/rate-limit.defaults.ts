@@ -34,7 +34,13 @@ const SLICES: Record<string, RateLimitSlice> = {
     tiers: { free: 1, pro: 5 },
     rules: [
       { name: 'per-app', dimension: 'app', capacity: 120, rate: '20/s' },
-      { name: 'per-user', dimension: 'user', capacity: 30, rate: '60/min', penalty: { threshold: 5, factor: 0.5, decay: '1m' } },
+      {
+        name: 'per-user',
+        dimension: 'user',
+        capacity: 30,
+        rate: '60/min',
+        penalty: { threshold: 5, factor: 0.5, decay: '1m' },
+      },
       { name: 'global', dimension: 'global', capacity: 1000, rate: '200/s' },
     ],
     degrade: { at: 0.8, factor: 0.5 },

@@ -38,7 +38,11 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
         const quota = { ...v.quota, resetS: retryAfter };
         throw ProblemException.fast(429, 'rate_limited', 'Too many requests', {
           detail: `Rate limit "${quota.name}" exceeded; retry in ${retryAfter} s.`,
-          headers: { 'Retry-After': String(retryAfter), 'RateLimit-Policy': rateLimitPolicyField(quota), RateLimit: rateLimitField(quota) },
+          headers: {
+            'Retry-After': String(retryAfter),
+            'RateLimit-Policy': rateLimitPolicyField(quota),
+            RateLimit: rateLimitField(quota),
+          },
           retry_after: retryAfter,
           policy: quota.name,
           'violated-policies': [quota.name],

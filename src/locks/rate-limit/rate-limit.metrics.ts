@@ -64,12 +64,38 @@ export class RateLimitMetrics {
         if (this.skewMs !== undefined) this.clockSkew.set(this.skewMs);
       },
     });
-    this.skipped = m.counter('rampart_ratelimit_skipped_total', 'Rules skipped because the request has no subject for their dimension (or exempt: critical routes and global rules)', ['policy', 'rule', 'dimension']);
-    this.storeErrors = m.counter('rampart_ratelimit_store_errors_total', 'Rate-limit store failures by kind (unavailable, error)', ['policy', 'kind']);
-    this.fallbacks = m.counter('rampart_ratelimit_fallback_total', 'Requests decided by the failMode while Redis is unavailable', ['policy', 'mode']);
-    this.denyCacheHits = m.counter('rampart_ratelimit_deny_cache_hits_total', 'Requests refused from the local deny cache without a Redis call', ['policy']);
-    this.degraded = m.counter('rampart_ratelimit_degraded_total', 'Requests over the global soft threshold (degraded before reject)', ['policy']);
-    this.refunds = m.counter('rampart_ratelimit_refunds_total', 'Cross-slot reservations given back because another slot refused');
-    this.liveInstances = m.gauge('rampart_ratelimit_live_instances', 'Live instances seen in the Redis heartbeat set (last known while Redis is down)');
+    this.skipped = m.counter(
+      'rampart_ratelimit_skipped_total',
+      'Rules skipped because the request has no subject for their dimension (or exempt: critical routes and global rules)',
+      ['policy', 'rule', 'dimension'],
+    );
+    this.storeErrors = m.counter(
+      'rampart_ratelimit_store_errors_total',
+      'Rate-limit store failures by kind (unavailable, error)',
+      ['policy', 'kind'],
+    );
+    this.fallbacks = m.counter(
+      'rampart_ratelimit_fallback_total',
+      'Requests decided by the failMode while Redis is unavailable',
+      ['policy', 'mode'],
+    );
+    this.denyCacheHits = m.counter(
+      'rampart_ratelimit_deny_cache_hits_total',
+      'Requests refused from the local deny cache without a Redis call',
+      ['policy'],
+    );
+    this.degraded = m.counter(
+      'rampart_ratelimit_degraded_total',
+      'Requests over the global soft threshold (degraded before reject)',
+      ['policy'],
+    );
+    this.refunds = m.counter(
+      'rampart_ratelimit_refunds_total',
+      'Cross-slot reservations given back because another slot refused',
+    );
+    this.liveInstances = m.gauge(
+      'rampart_ratelimit_live_instances',
+      'Live instances seen in the Redis heartbeat set (last known while Redis is down)',
+    );
   }
 }

@@ -11,7 +11,11 @@ import { RateLimiter } from './rate-limiter.service.js';
 /** Lock 2: multi-dimensional rate limits decided atomically (one Redis call per request). */
 @Module({
   providers: [
-    { provide: RATE_LIMIT_SETTINGS, useFactory: rateLimitSettings, inject: [RAMPART_CONFIG] as const },
+    {
+      provide: RATE_LIMIT_SETTINGS,
+      useFactory: rateLimitSettings,
+      inject: [RAMPART_CONFIG] as const,
+    },
     RateLimitPeers,
     RateLimiter,
     RateLimitLock,
@@ -33,8 +37,13 @@ export class RateLimitModule implements OnModuleInit {
     this.health.register(
       'rateLimit',
       async () => {
-        if (this.redis.enabled && !this.redis.ready) throw new Error('redis unavailable: policies decide by their failMode');
-        return { store: this.redis.enabled ? 'redis' : 'memory', liveInstances: this.peers.liveInstances, keySecret: this.peers.sharedSecret ? 'ready' : 'pending' };
+        if (this.redis.enabled && !this.redis.ready)
+          throw new Error('redis unavailable: policies decide by their failMode');
+        return {
+          store: this.redis.enabled ? 'redis' : 'memory',
+          liveInstances: this.peers.liveInstances,
+          keySecret: this.peers.sharedSecret ? 'ready' : 'pending',
+        };
       },
       { optional: true },
     );

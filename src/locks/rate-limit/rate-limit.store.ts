@@ -31,7 +31,13 @@ export interface BucketSpec {
    * factor^(strikes − threshold + 1), never below `floor`; strikes are capped at `maxStrikes` (where the floor
    * is reached), which bounds the time to decay back.
    */
-  penalty?: { threshold: number; factor: number; decayUs: number; floor: number; maxStrikes: number };
+  penalty?: {
+    threshold: number;
+    factor: number;
+    decayUs: number;
+    floor: number;
+    maxStrikes: number;
+  };
   /** Refusals answered by the local deny cache since the last decision, to add as strikes (penalty rules). */
   pendingStrikes?: number;
   /** Hash-tag group: buckets of one group share a Redis Cluster slot and are decided in one call. */
@@ -90,5 +96,7 @@ export const TTL_MARGIN_MS = 1_000;
  * the bucket can be in; for `f` it is the window.
  */
 export function bucketTtlMs(b: Pick<BucketSpec, 'kind' | 'capacity' | 'intervalUs'>): number {
-  return Math.ceil((b.kind === 'f' ? b.intervalUs : b.capacity * b.intervalUs) / 1000) + TTL_MARGIN_MS;
+  return (
+    Math.ceil((b.kind === 'f' ? b.intervalUs : b.capacity * b.intervalUs) / 1000) + TTL_MARGIN_MS
+  );
 }

@@ -1,7 +1,16 @@
 import type { LockMode } from '../../chain/policy.types.js';
 
 /** Where a rule finds its subject (see subject-resolver.ts). */
-export const DIMENSIONS = ['app', 'user', 'ip', 'route', 'command', 'chat', 'bot', 'global'] as const;
+export const DIMENSIONS = [
+  'app',
+  'user',
+  'ip',
+  'route',
+  'command',
+  'chat',
+  'bot',
+  'global',
+] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
 /** `gcra`: one theoretical arrival time per key (default); `token-bucket`: the classic tokens + timestamp pair. */

@@ -15,9 +15,12 @@ describe(parseRate.name, () => {
     expect(parseRate(raw)).toBeCloseTo(perSec, 12);
   });
 
-  it.each([['0/s'], ['ten/s'], ['5/fortnight'], [-1], [0], [''], [null]])('should refuse %j', (raw) => {
-    expect(parseRate(raw)).toBeUndefined();
-  });
+  it.each([['0/s'], ['ten/s'], ['5/fortnight'], [-1], [0], [''], [null]])(
+    'should refuse %j',
+    (raw) => {
+      expect(parseRate(raw)).toBeUndefined();
+    },
+  );
 
   it('should read durations', () => {
     expect(parseDuration('1m')).toBe(60_000);
@@ -28,7 +31,8 @@ describe(parseRate.name, () => {
 
 describe(validateSlice.name, () => {
   it('should accept every shipped slice', () => {
-    for (const [name, slice] of Object.entries(RATE_LIMIT_DEFAULTS)) expect(validateSlice(slice, name)).toEqual([]);
+    for (const [name, slice] of Object.entries(RATE_LIMIT_DEFAULTS))
+      expect(validateSlice(slice, name)).toEqual([]);
   });
 
   it('should list every problem at once, each with its path', () => {
@@ -41,7 +45,16 @@ describe(validateSlice.name, () => {
         degrade: { at: 2, factor: 0 },
         colour: 'red',
         rules: [
-          { name: 'Bad Name', dimension: 'planet', capacity: 0, rate: 'fast', mode: 'maybe', cost: 1.5, scope: 'galaxy', penalty: { threshold: 0, factor: 2, decay: 'never' } },
+          {
+            name: 'Bad Name',
+            dimension: 'planet',
+            capacity: 0,
+            rate: 'fast',
+            mode: 'maybe',
+            cost: 1.5,
+            scope: 'galaxy',
+            penalty: { threshold: 0, factor: 2, decay: 'never' },
+          },
           { name: 'dup', dimension: 'ip', capacity: 1, rate: 1 },
           { name: 'dup', dimension: 'ip', capacity: 1, rate: 1 },
         ],
@@ -49,29 +62,63 @@ describe(validateSlice.name, () => {
       'p',
     );
     for (const expected of [
-      'p.failMode', 'p.cost', 'p.tiers.pro', 'p.degrade.at', 'p.degrade.factor', 'p.degrade: needs a rule on the global dimension', 'p.colour',
-      'p.rules[0].name', 'p.rules[0].dimension', 'p.rules[0].capacity', 'p.rules[0].rate', 'p.rules[0].mode', 'p.rules[0].cost', 'p.rules[0].scope',
-      'p.rules[0].penalty.threshold', 'p.rules[0].penalty.factor', 'p.rules[0].penalty.decay', 'p.rules[2].name: "dup" is used twice',
+      'p.failMode',
+      'p.cost',
+      'p.tiers.pro',
+      'p.degrade.at',
+      'p.degrade.factor',
+      'p.degrade: needs a rule on the global dimension',
+      'p.colour',
+      'p.rules[0].name',
+      'p.rules[0].dimension',
+      'p.rules[0].capacity',
+      'p.rules[0].rate',
+      'p.rules[0].mode',
+      'p.rules[0].cost',
+      'p.rules[0].scope',
+      'p.rules[0].penalty.threshold',
+      'p.rules[0].penalty.factor',
+      'p.rules[0].penalty.decay',
+      'p.rules[2].name: "dup" is used twice',
     ]) {
-      expect(problems.some((x) => x.startsWith(expected)), expected).toBe(true);
+      expect(
+        problems.some((x) => x.startsWith(expected)),
+        expected,
+      ).toBe(true);
     }
   });
 
   it('should need rules only when the lock is on', () => {
     expect(validateSlice({ mode: 'off' }, 'p')).toEqual([]);
-    expect(validateSlice({ mode: 'enforce', rules: [] }, 'p')).toEqual(['p.rules: needs at least one rule when the lock is on']);
+    expect(validateSlice({ mode: 'enforce', rules: [] }, 'p')).toEqual([
+      'p.rules: needs at least one rule when the lock is on',
+    ]);
   });
 });
 
 describe(validateSettings.name, () => {
   it('should read the CONFIG_FILE section with defaults', () => {
-    const { settings, problems } = validateSettings({ userHeader: 'X-User-Id', fuse: { limit: 1000, window: '1s' }, heartbeat: '5s' });
+    const { settings, problems } = validateSettings({
+      userHeader: 'X-User-Id',
+      fuse: { limit: 1000, window: '1s' },
+      heartbeat: '5s',
+    });
     expect(problems).toEqual([]);
-    expect(settings).toMatchObject({ userHeader: 'x-user-id', fuse: { limit: 1000, windowMs: 1000 }, heartbeatMs: 5000, clock: 'redis' });
+    expect(settings).toMatchObject({
+      userHeader: 'x-user-id',
+      fuse: { limit: 1000, windowMs: 1000 },
+      heartbeatMs: 5000,
+      clock: 'redis',
+    });
   });
 
   it('should list every bad setting', () => {
-    const { problems } = validateSettings({ clock: 'sundial', fuse: { limit: 0 }, denyCacheSize: -1, extra: 1 });
+    const { problems } = validateSettings({
+      clock: 'sundial',
+      fuse: { limit: 0 },
+      denyCacheSize: -1,
+      extra: 1,
+    });
     expect(problems).toHaveLength(4);
   });
 });

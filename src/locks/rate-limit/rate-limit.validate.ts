@@ -1,13 +1,40 @@
 import { LOCK_MODES } from '../../chain/policy.types.js';
 import { parseDuration, parseRate } from './rate-parse.js';
-import { ALGORITHMS, COST_FUNCTIONS, DIMENSIONS, FAIL_MODES, RateLimitSettings } from './rate-limit.types.js';
+import {
+  ALGORITHMS,
+  COST_FUNCTIONS,
+  DIMENSIONS,
+  FAIL_MODES,
+  RateLimitSettings,
+} from './rate-limit.types.js';
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const ACTION = /^[A-Za-z0-9._-]{1,64}$/;
-const SLICE_KEYS = new Set(['mode', 'override', 'failMode', 'rules', 'cost', 'tiers', 'degrade', 'headers']);
-const RULE_KEYS = new Set(['name', 'dimension', 'algorithm', 'capacity', 'rate', 'mode', 'cost', 'action', 'scope', 'penalty']);
+const SLICE_KEYS = new Set([
+  'mode',
+  'override',
+  'failMode',
+  'rules',
+  'cost',
+  'tiers',
+  'degrade',
+  'headers',
+]);
+const RULE_KEYS = new Set([
+  'name',
+  'dimension',
+  'algorithm',
+  'capacity',
+  'rate',
+  'mode',
+  'cost',
+  'action',
+  'scope',
+  'penalty',
+]);
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const posInt = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 1;
 const fraction = (v: unknown, max: number, inclusive: boolean): boolean =>
   typeof v === 'number' && v > 0 && (inclusive ? v <= max : v < max);
@@ -20,26 +47,38 @@ function oneOf(v: unknown, allowed: readonly string[]): boolean {
 function validateRule(rule: unknown, path: string): string[] {
   if (!isRecord(rule)) return [`${path}: must be an object {name, dimension, capacity, rate, …}`];
   const p: string[] = [];
-  for (const k of Object.keys(rule)) if (!RULE_KEYS.has(k)) p.push(`${path}.${k}: unknown option (known: ${[...RULE_KEYS].join(', ')})`);
-  if (typeof rule.name !== 'string' || !NAME.test(rule.name)) p.push(`${path}.name: must match [a-z0-9][a-z0-9-]* (≤ 40 characters)`);
-  if (!oneOf(rule.dimension, DIMENSIONS)) p.push(`${path}.dimension: must be one of ${DIMENSIONS.join(', ')}`);
-  if (rule.algorithm !== undefined && !oneOf(rule.algorithm, ALGORITHMS)) p.push(`${path}.algorithm: must be one of ${ALGORITHMS.join(', ')}`);
+  for (const k of Object.keys(rule))
+    if (!RULE_KEYS.has(k))
+      p.push(`${path}.${k}: unknown option (known: ${[...RULE_KEYS].join(', ')})`);
+  if (typeof rule.name !== 'string' || !NAME.test(rule.name))
+    p.push(`${path}.name: must match [a-z0-9][a-z0-9-]* (≤ 40 characters)`);
+  if (!oneOf(rule.dimension, DIMENSIONS))
+    p.push(`${path}.dimension: must be one of ${DIMENSIONS.join(', ')}`);
+  if (rule.algorithm !== undefined && !oneOf(rule.algorithm, ALGORITHMS))
+    p.push(`${path}.algorithm: must be one of ${ALGORITHMS.join(', ')}`);
   if (!posInt(rule.capacity)) p.push(`${path}.capacity: must be an integer ≥ 1 (burst, in tokens)`);
-  if (parseRate(rule.rate) === undefined) p.push(`${path}.rate: must be tokens per second > 0 or "<n>/<s|min|h|d>" such as "6/min"`);
-  if (rule.mode !== undefined && !oneOf(rule.mode, ['enforce', 'shadow'])) p.push(`${path}.mode: must be enforce or shadow`);
+  if (parseRate(rule.rate) === undefined)
+    p.push(`${path}.rate: must be tokens per second > 0 or "<n>/<s|min|h|d>" such as "6/min"`);
+  if (rule.mode !== undefined && !oneOf(rule.mode, ['enforce', 'shadow']))
+    p.push(`${path}.mode: must be enforce or shadow`);
   if (rule.cost !== undefined && !posInt(rule.cost)) p.push(`${path}.cost: must be an integer ≥ 1`);
   if (rule.action !== undefined && (typeof rule.action !== 'string' || !ACTION.test(rule.action))) {
     p.push(`${path}.action: must be 1-64 characters of [A-Za-z0-9._-]`);
   }
-  if (rule.scope !== undefined && !oneOf(rule.scope, ['service', 'subject'])) p.push(`${path}.scope: must be service or subject`);
+  if (rule.scope !== undefined && !oneOf(rule.scope, ['service', 'subject']))
+    p.push(`${path}.scope: must be service or subject`);
   if (rule.penalty !== undefined) {
     const pen = rule.penalty;
-    if (!isRecord(pen)) p.push(`${path}.penalty: must be an object {threshold, factor, decay, floor?}`);
+    if (!isRecord(pen))
+      p.push(`${path}.penalty: must be an object {threshold, factor, decay, floor?}`);
     else {
       if (!posInt(pen.threshold)) p.push(`${path}.penalty.threshold: must be an integer ≥ 1`);
-      if (!fraction(pen.factor, 1, false)) p.push(`${path}.penalty.factor: must be a number with 0 < factor < 1`);
-      if (parseDuration(pen.decay) === undefined) p.push(`${path}.penalty.decay: must be milliseconds > 0 or a duration such as "1m"`);
-      if (pen.floor !== undefined && !fraction(pen.floor, 1, true)) p.push(`${path}.penalty.floor: must be a number with 0 < floor ≤ 1`);
+      if (!fraction(pen.factor, 1, false))
+        p.push(`${path}.penalty.factor: must be a number with 0 < factor < 1`);
+      if (parseDuration(pen.decay) === undefined)
+        p.push(`${path}.penalty.decay: must be milliseconds > 0 or a duration such as "1m"`);
+      if (pen.floor !== undefined && !fraction(pen.floor, 1, true))
+        p.push(`${path}.penalty.floor: must be a number with 0 < floor ≤ 1`);
     }
   }
   return p;
@@ -49,14 +88,19 @@ function validateRule(rule: unknown, path: string): string[] {
 export function validateSlice(slice: unknown, path: string): string[] {
   if (!isRecord(slice)) return [`${path}: must be an object`];
   const p: string[] = [];
-  for (const k of Object.keys(slice)) if (!SLICE_KEYS.has(k)) p.push(`${path}.${k}: unknown option (known: ${[...SLICE_KEYS].join(', ')})`);
-  if (!oneOf(slice.mode, LOCK_MODES)) p.push(`${path}.mode: must be one of ${LOCK_MODES.join(', ')}`);
-  if (slice.failMode !== undefined && !oneOf(slice.failMode, FAIL_MODES)) p.push(`${path}.failMode: must be one of ${FAIL_MODES.join(', ')}`);
+  for (const k of Object.keys(slice))
+    if (!SLICE_KEYS.has(k))
+      p.push(`${path}.${k}: unknown option (known: ${[...SLICE_KEYS].join(', ')})`);
+  if (!oneOf(slice.mode, LOCK_MODES))
+    p.push(`${path}.mode: must be one of ${LOCK_MODES.join(', ')}`);
+  if (slice.failMode !== undefined && !oneOf(slice.failMode, FAIL_MODES))
+    p.push(`${path}.failMode: must be one of ${FAIL_MODES.join(', ')}`);
   const off = slice.mode === 'off' && slice.override === undefined;
   if (slice.rules === undefined ? !off : !Array.isArray(slice.rules)) {
     p.push(`${path}.rules: must be a list of rules`);
   } else if (Array.isArray(slice.rules)) {
-    if (slice.rules.length === 0 && !off) p.push(`${path}.rules: needs at least one rule when the lock is on`);
+    if (slice.rules.length === 0 && !off)
+      p.push(`${path}.rules: needs at least one rule when the lock is on`);
     const seen = new Set<string>();
     slice.rules.forEach((r, i) => {
       p.push(...validateRule(r, `${path}.rules[${i}]`));
@@ -71,39 +115,68 @@ export function validateSlice(slice: unknown, path: string): string[] {
     p.push(`${path}.cost: must be an integer ≥ 1 or one of ${COST_FUNCTIONS.join(', ')}`);
   }
   if (slice.tiers !== undefined) {
-    if (!isRecord(slice.tiers)) p.push(`${path}.tiers: must map tier names to multipliers, e.g. {free: 1, pro: 5}`);
-    else for (const [t, m] of Object.entries(slice.tiers)) if (!(typeof m === 'number' && m > 0 && m <= 1000)) p.push(`${path}.tiers.${t}: must be a number with 0 < multiplier ≤ 1000`);
+    if (!isRecord(slice.tiers))
+      p.push(`${path}.tiers: must map tier names to multipliers, e.g. {free: 1, pro: 5}`);
+    else
+      for (const [t, m] of Object.entries(slice.tiers))
+        if (!(typeof m === 'number' && m > 0 && m <= 1000))
+          p.push(`${path}.tiers.${t}: must be a number with 0 < multiplier ≤ 1000`);
   }
   if (slice.degrade !== undefined) {
     const d = slice.degrade;
     if (!isRecord(d)) p.push(`${path}.degrade: must be an object {at, factor}`);
     else {
-      if (!fraction(d.at, 1, false)) p.push(`${path}.degrade.at: must be a fraction with 0 < at < 1`);
-      if (!fraction(d.factor, 1, true)) p.push(`${path}.degrade.factor: must be a number with 0 < factor ≤ 1`);
+      if (!fraction(d.at, 1, false))
+        p.push(`${path}.degrade.at: must be a fraction with 0 < at < 1`);
+      if (!fraction(d.factor, 1, true))
+        p.push(`${path}.degrade.factor: must be a number with 0 < factor ≤ 1`);
       const rules = Array.isArray(slice.rules) ? slice.rules : [];
-      if (!rules.some((r) => isRecord(r) && r.dimension === 'global')) p.push(`${path}.degrade: needs a rule on the global dimension (its soft threshold)`);
+      if (!rules.some((r) => isRecord(r) && r.dimension === 'global'))
+        p.push(`${path}.degrade: needs a rule on the global dimension (its soft threshold)`);
     }
   }
-  if (slice.headers !== undefined && typeof slice.headers !== 'boolean') p.push(`${path}.headers: must be true or false`);
+  if (slice.headers !== undefined && typeof slice.headers !== 'boolean')
+    p.push(`${path}.headers: must be true or false`);
   return p;
 }
 
-const SETTINGS_KEYS = new Set(['userHeader', 'clock', 'fuse', 'denyCacheSize', 'heartbeat', 'closedRetryAfter', 'probeAfter']);
+const SETTINGS_KEYS = new Set([
+  'userHeader',
+  'clock',
+  'fuse',
+  'denyCacheSize',
+  'heartbeat',
+  'closedRetryAfter',
+  'probeAfter',
+]);
 
 /** Reads CONFIG_FILE `rateLimit:`; returns the settings and every problem found. */
-export function validateSettings(raw: unknown): { settings: RateLimitSettings; problems: string[] } {
-  const settings: RateLimitSettings = { clock: 'redis', denyCacheSize: 100_000, heartbeatMs: 2_000, closedRetryAfterS: 1, probeAfterMs: 250 };
+export function validateSettings(raw: unknown): {
+  settings: RateLimitSettings;
+  problems: string[];
+} {
+  const settings: RateLimitSettings = {
+    clock: 'redis',
+    denyCacheSize: 100_000,
+    heartbeatMs: 2_000,
+    closedRetryAfterS: 1,
+    probeAfterMs: 250,
+  };
   if (raw === undefined) return { settings, problems: [] };
   const p: string[] = [];
   if (!isRecord(raw)) return { settings, problems: ['CONFIG_FILE rateLimit: must be an object'] };
   const at = (k: string): string => `CONFIG_FILE rateLimit.${k}`;
-  for (const k of Object.keys(raw)) if (!SETTINGS_KEYS.has(k)) p.push(`${at(k)}: unknown option (known: ${[...SETTINGS_KEYS].join(', ')})`);
+  for (const k of Object.keys(raw))
+    if (!SETTINGS_KEYS.has(k))
+      p.push(`${at(k)}: unknown option (known: ${[...SETTINGS_KEYS].join(', ')})`);
   if (raw.userHeader !== undefined) {
-    if (typeof raw.userHeader !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(raw.userHeader)) p.push(`${at('userHeader')}: must be a header name`);
+    if (typeof raw.userHeader !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(raw.userHeader))
+      p.push(`${at('userHeader')}: must be a header name`);
     else settings.userHeader = raw.userHeader.toLowerCase();
   }
   if (raw.clock !== undefined) {
-    if (raw.clock !== 'redis' && raw.clock !== 'app') p.push(`${at('clock')}: must be redis or app`);
+    if (raw.clock !== 'redis' && raw.clock !== 'app')
+      p.push(`${at('clock')}: must be redis or app`);
     else settings.clock = raw.clock;
   }
   if (raw.fuse !== undefined) {
@@ -113,10 +186,19 @@ export function validateSettings(raw: unknown): { settings: RateLimitSettings; p
       p.push(`${at('fuse')}: must be {limit: integer ≥ 1, window: duration ≤ 60s such as "1s"}`);
     } else settings.fuse = { limit: f.limit as number, windowMs: Math.ceil(windowMs) };
   }
-  const num = (k: string, min: number, max: number, set: (n: number) => void, duration = false): void => {
+  const num = (
+    k: string,
+    min: number,
+    max: number,
+    set: (n: number) => void,
+    duration = false,
+  ): void => {
     if (raw[k] === undefined) return;
     const n = duration ? parseDuration(raw[k]) : raw[k];
-    if (typeof n !== 'number' || !Number.isInteger(Math.round(n)) || n < min || n > max) p.push(`${at(k)}: must be ${duration ? 'a duration' : 'an integer'} between ${min} and ${max}${duration ? ' ms' : ''}`);
+    if (typeof n !== 'number' || !Number.isInteger(Math.round(n)) || n < min || n > max)
+      p.push(
+        `${at(k)}: must be ${duration ? 'a duration' : 'an integer'} between ${min} and ${max}${duration ? ' ms' : ''}`,
+      );
     else set(Math.round(n));
   };
   num('denyCacheSize', 0, 10_000_000, (n) => (settings.denyCacheSize = n));

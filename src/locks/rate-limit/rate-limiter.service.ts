@@ -16,7 +16,14 @@ import type { RateLimitSettings, RateLimitSlice } from './rate-limit.types.js';
 import type { QuotaState } from './rate-limit-headers.js';
 import { RateLimitPeers } from './rate-limit-peers.service.js';
 import { RedisRateLimitStore } from './redis-rate-limit.store.js';
-import { ActiveRule, BucketMeta, activeRules, buildBuckets, quotaOf, requestCost } from './request-buckets.js';
+import {
+  ActiveRule,
+  BucketMeta,
+  activeRules,
+  buildBuckets,
+  quotaOf,
+  requestCost,
+} from './request-buckets.js';
 import { KeyHasher, SubjectResolver } from './subject-resolver.js';
 
 export type Verdict =
@@ -55,7 +62,12 @@ export class RateLimiter {
   ) {
     const cluster = config.redis.clusterNodes.length > 0;
     if (redis.enabled) {
-      this.redisStore = new RedisRateLimitStore(redis, { clock: settings.clock, cluster, deadlineMs: config.redis.commandTimeoutMs, onRefund: (n) => this.m.refunds.inc(n) });
+      this.redisStore = new RedisRateLimitStore(redis, {
+        clock: settings.clock,
+        cluster,
+        deadlineMs: config.redis.commandTimeoutMs,
+        onRefund: (n) => this.m.refunds.inc(n),
+      });
     }
     this.denies = new DenyCache(settings.denyCacheSize);
     this.subjects = new SubjectResolver(new CidrSet(config.trustedProxies), settings.userHeader);
@@ -64,7 +76,8 @@ export class RateLimiter {
   }
 
   /** A rule without a subject in this request: counted (one function for all, no closure per request). */
-  private readonly onSkip = (r: CompiledRule, policy: string): void => this.m.skipped.inc({ policy, rule: r.name, dimension: r.dimension });
+  private readonly onSkip = (r: CompiledRule, policy: string): void =>
+    this.m.skipped.inc({ policy, rule: r.name, dimension: r.dimension });
 
   /** A policy change may change limits: forget local refusals. */
   policiesChanged(): void {
@@ -81,8 +94,17 @@ export class RateLimiter {
     const cost = requestCost(policy, ctx);
     if (!this.redisStore) return this.local(ctx, policy, active, cost, 1, false);
     const hasher = this.shared();
-    if (!hasher || !this.redis.ready || Date.now() < this.downUntil) return this.onStoreDown(ctx, policy, active, cost);
-    const { buckets, meta } = buildBuckets(policy, active, { tag: this.redis.tag, hasher, cost, tier: ctx.state.tier, scale: 1, fuse: this.settings.fuse, critical });
+    if (!hasher || !this.redis.ready || Date.now() < this.downUntil)
+      return this.onStoreDown(ctx, policy, active, cost);
+    const { buckets, meta } = buildBuckets(policy, active, {
+      tag: this.redis.tag,
+      hasher,
+      cost,
+      tier: ctx.state.tier,
+      scale: 1,
+      fuse: this.settings.fuse,
+      critical,
+    });
     const now = Date.now();
     for (let i = 0; i < buckets.length && this.denies.size > 0; i++) {
       const b = buckets[i]!;
@@ -90,7 +112,17 @@ export class RateLimiter {
       if (hit) {
         this.m.denyCacheHits.inc({ policy: name });
         this.m.decision(name, meta[i]!.rule, 'rejected');
-        return { kind: 'limited', quota: { name: meta[i]!.id, limit: hit.limit, windowS: meta[i]!.windowS, remaining: 0, resetS: hit.retryMs / 1000 }, retryAfterMs: hit.retryMs };
+        return {
+          kind: 'limited',
+          quota: {
+            name: meta[i]!.id,
+            limit: hit.limit,
+            windowS: meta[i]!.windowS,
+            remaining: 0,
+            resetS: hit.retryMs / 1000,
+          },
+          retryAfterMs: hit.retryMs,
+        };
       }
     }
     if (this.denies.size > 0) {
@@ -99,7 +131,12 @@ export class RateLimiter {
     }
     let d: Decision;
     try {
-      d = await this.redisStore.decide({ buckets, degradeAt: policy.degrade?.at ?? 0, degradeFactor: policy.degrade?.factor ?? 1, degradedHint: false });
+      d = await this.redisStore.decide({
+        buckets,
+        degradeAt: policy.degrade?.at ?? 0,
+        degradeFactor: policy.degrade?.factor ?? 1,
+        degradedHint: false,
+      });
     } catch (err) {
       const unavailable = err instanceof RedisUnavailableError;
       this.m.storeErrors.inc({ policy: name, kind: unavailable ? 'unavailable' : 'error' });
@@ -112,12 +149,18 @@ export class RateLimiter {
   }
 
   private shared(): KeyHasher | undefined {
-    if (!this.sharedHasher && this.peers.sharedSecret) this.sharedHasher = new KeyHasher(this.peers.sharedSecret);
+    if (!this.sharedHasher && this.peers.sharedSecret)
+      this.sharedHasher = new KeyHasher(this.peers.sharedSecret);
     if (!this.sharedHasher) void this.peers.beat();
     return this.sharedHasher;
   }
 
-  private onStoreDown(ctx: LockContext, policy: CompiledPolicy, active: ActiveRule[], cost: number): Promise<Verdict> | Verdict {
+  private onStoreDown(
+    ctx: LockContext,
+    policy: CompiledPolicy,
+    active: ActiveRule[],
+    cost: number,
+  ): Promise<Verdict> | Verdict {
     this.m.fallbacks.inc({ policy: policy.policyName, mode: policy.failMode });
     switch (policy.failMode) {
       case 'open':
@@ -125,19 +168,53 @@ export class RateLimiter {
       case 'closed':
         return { kind: 'unavailable', retryAfterS: this.settings.closedRetryAfterS };
       case 'local':
-        return this.local(ctx, policy, active, cost, 1 / Math.max(1, this.peers.liveInstances), false);
+        return this.local(
+          ctx,
+          policy,
+          active,
+          cost,
+          1 / Math.max(1, this.peers.liveInstances),
+          false,
+        );
     }
   }
 
   /** In-process decision: the store of a service without Redis, and failMode `local` (at limit ÷ live instances). */
-  private async local(ctx: LockContext, policy: CompiledPolicy, active: ActiveRule[], cost: number, scale: number, cache: boolean): Promise<Verdict> {
+  private async local(
+    ctx: LockContext,
+    policy: CompiledPolicy,
+    active: ActiveRule[],
+    cost: number,
+    scale: number,
+    cache: boolean,
+  ): Promise<Verdict> {
     const critical = ctx.policy.critical === true;
-    const { buckets, meta } = buildBuckets(policy, active, { tag: this.redis.tag, hasher: this.localHasher, cost, tier: ctx.state.tier, scale, fuse: this.settings.fuse, critical });
-    const d = await (this.memory as RateLimitStore).decide({ buckets, degradeAt: policy.degrade?.at ?? 0, degradeFactor: policy.degrade?.factor ?? 1, degradedHint: false });
+    const { buckets, meta } = buildBuckets(policy, active, {
+      tag: this.redis.tag,
+      hasher: this.localHasher,
+      cost,
+      tier: ctx.state.tier,
+      scale,
+      fuse: this.settings.fuse,
+      critical,
+    });
+    const d = await (this.memory as RateLimitStore).decide({
+      buckets,
+      degradeAt: policy.degrade?.at ?? 0,
+      degradeFactor: policy.degrade?.factor ?? 1,
+      degradedHint: false,
+    });
     return this.verdict(ctx, policy, buckets, meta, d, cache);
   }
 
-  private verdict(ctx: LockContext, policy: CompiledPolicy, buckets: BucketSpec[], meta: BucketMeta[], d: Decision, cache: boolean): Verdict {
+  private verdict(
+    ctx: LockContext,
+    policy: CompiledPolicy,
+    buckets: BucketSpec[],
+    meta: BucketMeta[],
+    d: Decision,
+    cache: boolean,
+  ): Verdict {
     const name = policy.policyName;
     d.buckets.forEach((o, i) => {
       const outcome = o.allowed ? 'allowed' : buckets[i]!.shadow ? 'shadow_rejected' : 'rejected';
@@ -162,19 +239,29 @@ export class RateLimiter {
       if (cache) {
         d.buckets.forEach((o, i) => {
           const b = buckets[i]!;
-          if (!o.allowed && !b.shadow && o.retryAfterMs > 0) this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit);
+          if (!o.allowed && !b.shadow && o.retryAfterMs > 0)
+            this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit);
         });
       }
       const o = d.buckets[d.blocker]!;
-      return { kind: 'limited', quota: quotaOf(meta[d.blocker]!, { ...o, remaining: 0, resetMs: o.retryAfterMs }), retryAfterMs: o.retryAfterMs };
+      return {
+        kind: 'limited',
+        quota: quotaOf(meta[d.blocker]!, { ...o, remaining: 0, resetMs: o.retryAfterMs }),
+        retryAfterMs: o.retryAfterMs,
+      };
     }
     if (!policy.headers) return { kind: 'allowed', degraded: d.degraded };
     let tight = -1;
     d.buckets.forEach((o, i) => {
       if (buckets[i]!.shadow || meta[i]!.rule === 'fuse') return;
       const t = tight < 0 ? undefined : d.buckets[tight]!;
-      if (!t || o.remaining < t.remaining || (o.remaining === t.remaining && o.resetMs > t.resetMs)) tight = i;
+      if (!t || o.remaining < t.remaining || (o.remaining === t.remaining && o.resetMs > t.resetMs))
+        tight = i;
     });
-    return { kind: 'allowed', degraded: d.degraded, quota: tight < 0 ? undefined : quotaOf(meta[tight]!, d.buckets[tight]!) };
+    return {
+      kind: 'allowed',
+      degraded: d.degraded,
+      quota: tight < 0 ? undefined : quotaOf(meta[tight]!, d.buckets[tight]!),
+    };
   }
 }

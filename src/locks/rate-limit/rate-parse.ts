@@ -1,4 +1,14 @@
-const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, sec: 1, m: 60, min: 60, h: 3600, hour: 3600, d: 86400, day: 86400 };
+const UNIT_SECONDS: Record<string, number> = {
+  ms: 0.001,
+  s: 1,
+  sec: 1,
+  m: 60,
+  min: 60,
+  h: 3600,
+  hour: 3600,
+  d: 86400,
+  day: 86400,
+};
 
 /**
  * Tokens per second from a rate: a positive number (already per second) or

@@ -1,11 +1,22 @@
 import { RedisScriptError, RedisUnavailableError } from '../../redis/redis.errors.js';
 import { BucketState, Write, decideBuckets } from './bucket-math.js';
 import { Clock, systemClock } from './clock.js';
-import { BucketOutcome, BucketSpec, Decision, DecideRequest, RateLimitStore, bucketTtlMs } from './rate-limit.store.js';
+import {
+  BucketOutcome,
+  BucketSpec,
+  Decision,
+  DecideRequest,
+  RateLimitStore,
+  bucketTtlMs,
+} from './rate-limit.store.js';
 
 /** What the store needs of RedisService (a narrow seam, so tests can pass the real service or a cluster one). */
 export interface ScriptRunner {
-  script<T = unknown>(name: string, keys: readonly string[], args: readonly (string | number)[]): Promise<T>;
+  script<T = unknown>(
+    name: string,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<T>;
 }
 
 export interface RedisStoreOptions {
@@ -91,7 +102,16 @@ export class RedisRateLimitStore implements RateLimitStore {
     // failMode; a reservation that lands later comes back by refill (the bound documented above).
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RedisUnavailableError('ratelimit_decide', `multi-slot decision over ${this.opts.deadlineMs} ms`)), this.opts.deadlineMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new RedisUnavailableError(
+              'ratelimit_decide',
+              `multi-slot decision over ${this.opts.deadlineMs} ms`,
+            ),
+          ),
+        this.opts.deadlineMs,
+      );
     });
     try {
       return await Promise.race([work, deadline]);
@@ -103,11 +123,17 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   private async decideSlots(req: DecideRequest, groups: number[][]): Promise<Decision> {
     // The slot holding the global soft bucket goes first, so the others know whether the request is degraded.
-    const soft = req.degradeAt > 0 ? groups.findIndex((g) => g.some((i) => req.buckets[i]!.soft)) : -1;
+    const soft =
+      req.degradeAt > 0 ? groups.findIndex((g) => g.some((i) => req.buckets[i]!.soft)) : -1;
     const first = soft >= 0 ? await Promise.allSettled([this.call(req, groups[soft]!)]) : [];
-    const hint = first[0]?.status === 'fulfilled' ? { ...req, degradedHint: first[0].value.degraded } : req;
-    const rest = await Promise.allSettled(groups.map((idx, g) => (g === soft ? undefined : this.call(hint, idx))));
-    const settled = rest.map((r, g) => (g === soft ? first[0]! : r)) as PromiseSettledResult<Decision>[];
+    const hint =
+      first[0]?.status === 'fulfilled' ? { ...req, degradedHint: first[0].value.degraded } : req;
+    const rest = await Promise.allSettled(
+      groups.map((idx, g) => (g === soft ? undefined : this.call(hint, idx))),
+    );
+    const settled = rest.map((r, g) =>
+      g === soft ? first[0]! : r,
+    ) as PromiseSettledResult<Decision>[];
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) {
       // Give back what the slots that answered reserved, then report the failure (the policy's failMode decides).
@@ -129,7 +155,12 @@ export class RedisRateLimitStore implements RateLimitStore {
       await this.refund(req, groups, parts);
       for (const o of buckets) o.charged = 0;
       buckets.forEach((o, i) => {
-        if (!o.allowed && !req.buckets[i]!.shadow && (blocker < 0 || o.retryAfterMs > buckets[blocker]!.retryAfterMs)) blocker = i;
+        if (
+          !o.allowed &&
+          !req.buckets[i]!.shadow &&
+          (blocker < 0 || o.retryAfterMs > buckets[blocker]!.retryAfterMs)
+        )
+          blocker = i;
       });
     }
     return { allowed, blocker, degraded, nowMs: Math.max(...parts.map((p) => p.nowMs)), buckets };
@@ -137,14 +168,21 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   /** The buckets `idx` of one slot of a multi-slot decision, decided as a request of their own; the blocker mapped back. */
   private async call(req: DecideRequest, idx: number[]): Promise<Decision> {
-    const d = await this.decideSlot(idx.length === req.buckets.length ? req : { ...req, buckets: idx.map((i) => req.buckets[i]!) });
+    const d = await this.decideSlot(
+      idx.length === req.buckets.length
+        ? req
+        : { ...req, buckets: idx.map((i) => req.buckets[i]!) },
+    );
     if (d.blocker >= 0) d.blocker = idx[d.blocker]!;
     return d;
   }
 
   /** Buckets of one hash slot: batched when they all take the fast path, else their own call. */
   private decideSlot(sub: DecideRequest): Promise<Decision> {
-    const fast = this.opts.fastPath !== false && sub.buckets.length > 0 && sub.buckets.every((b) => b.kind === 'g' && !(b.penaltyKey && b.penalty));
+    const fast =
+      this.opts.fastPath !== false &&
+      sub.buckets.length > 0 &&
+      sub.buckets.every((b) => b.kind === 'g' && !(b.penaltyKey && b.penalty));
     return fast && this.batch !== 'off' ? this.enqueue(sub) : this.single(sub, fast);
   }
 
@@ -173,7 +211,8 @@ export class RedisRateLimitStore implements RateLimitStore {
     for (const list of slots.values()) {
       for (let i = 0; i < list.length; i += this.maxBatch) {
         const chunk = list.slice(i, i + this.maxBatch);
-        if (chunk.length === 1 && this.batch === 'auto') this.single(chunk[0]!.req, true).then(chunk[0]!.resolve, chunk[0]!.reject);
+        if (chunk.length === 1 && this.batch === 'auto')
+          this.single(chunk[0]!.req, true).then(chunk[0]!.resolve, chunk[0]!.reject);
         else this.batchCall(chunk).catch((err: unknown) => chunk.forEach((p) => p.reject(err)));
       }
     }
@@ -202,7 +241,16 @@ export class RedisRateLimitStore implements RateLimitStore {
         const b = req.buckets[i]!;
         let k = byKey.get(b.key);
         if (!k) byKey.set(b.key, (k = { ki: keys.push(b.key), refs: [] }));
-        let ref = k.refs.find((r) => r.b.capacity === b.capacity && r.b.intervalUs === b.intervalUs && r.b.cost === b.cost && r.b.shadow === b.shadow && r.b.soft === b.soft && r.b.degradable === b.degradable && r.factor === factor);
+        let ref = k.refs.find(
+          (r) =>
+            r.b.capacity === b.capacity &&
+            r.b.intervalUs === b.intervalUs &&
+            r.b.cost === b.cost &&
+            r.b.shadow === b.shadow &&
+            r.b.soft === b.soft &&
+            r.b.degradable === b.degradable &&
+            r.factor === factor,
+        );
         if (!ref) {
           k.refs.push((ref = { b, factor, index: ++specCount }));
           // A spec's ARGV: key index, then the bucket's fast-path values (its degraded ones always, when degradable).
@@ -219,21 +267,30 @@ export class RedisRateLimitStore implements RateLimitStore {
       }
       order.push(shape);
     }
-    const out = await this.redis.script<(string | number | null)[]>('ratelimit_decide_batch', keys, [...this.clockArgs(), specCount, shapeIndex.size, list.length, ...specs, ...shapes, ...order]);
+    const out = await this.redis.script<(string | number | null)[]>(
+      'ratelimit_decide_batch',
+      keys,
+      [...this.clockArgs(), specCount, shapeIndex.size, list.length, ...specs, ...shapes, ...order],
+    );
     // Replay the batch with bucket-math.ts from the values read: each request's state is what the ones before
     // it left, as in the script; each decision must match the script's.
     const values = new Map<string, number | undefined>();
-    for (let i = 0; i < keys.length; i++) values.set(keys[i]!, out[i] === null ? undefined : Number(out[i]));
+    for (let i = 0; i < keys.length; i++)
+      values.set(keys[i]!, out[i] === null ? undefined : Number(out[i]));
     const now = out[keys.length + list.length] as number;
     for (let r = 0; r < list.length; r++) {
       const p = list[r]!;
       const writes: Write[] = [];
       const state: BucketState[] = new Array<BucketState>(p.req.buckets.length);
-      for (let i = 0; i < state.length; i++) state[i] = { value: values.get(p.req.buckets[i]!.key) };
+      for (let i = 0; i < state.length; i++)
+        state[i] = { value: values.get(p.req.buckets[i]!.key) };
       const d = decideBuckets(p.req, state, now, writes);
       const code = out[keys.length + r] as number;
       if (d.allowed !== (code % 2 === 1) || d.degraded !== code >= 2) {
-        const err = new RedisScriptError('ratelimit_decide_batch', `request ${r + 1} of ${list.length}: the script decided allowed=${code % 2} degraded=${code >= 2 ? 1 : 0}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded}`);
+        const err = new RedisScriptError(
+          'ratelimit_decide_batch',
+          `request ${r + 1} of ${list.length}: the script decided allowed=${code % 2} degraded=${code >= 2 ? 1 : 0}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded}`,
+        );
         for (const rest of list.slice(r)) rest.reject(err);
         return;
       }
@@ -271,21 +328,36 @@ export class RedisRateLimitStore implements RateLimitStore {
       if (b.kind === 'g') continue;
       const v = out[o++];
       const w = out[o++];
-      (state[i] ??= {}).value = v === null ? undefined : b.kind === 't' ? { t: Number(v), ts: Number(w) } : { count: Number(v), expiresAtUs: Number(w) };
+      (state[i] ??= {}).value =
+        v === null
+          ? undefined
+          : b.kind === 't'
+            ? { t: Number(v), ts: Number(w) }
+            : { count: Number(v), expiresAtUs: Number(w) };
     }
     const d = decideBuckets(sub, state, out[o] as number);
     if (d.allowed !== (out[o + 1] === 1) || d.degraded !== (out[o + 2] === 1)) {
-      throw new RedisScriptError('ratelimit_decide', `the script decided allowed=${out[o + 1]} degraded=${out[o + 2]}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded}`);
+      throw new RedisScriptError(
+        'ratelimit_decide',
+        `the script decided allowed=${out[o + 1]} degraded=${out[o + 2]}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded}`,
+      );
     }
     return d;
   }
 
-  private async refund(req: DecideRequest, groups: number[][], parts: (Decision | undefined)[]): Promise<void> {
+  private async refund(
+    req: DecideRequest,
+    groups: number[][],
+    parts: (Decision | undefined)[],
+  ): Promise<void> {
     await Promise.all(
       parts.map(async (d, g) => {
         if (!d?.allowed) return;
         const keys: string[] = [];
-        const args: (string | number)[] = [Math.round(this.appClock.now() * 1000), this.opts.clock === 'redis' ? 'r' : 'a'];
+        const args: (string | number)[] = [
+          Math.round(this.appClock.now() * 1000),
+          this.opts.clock === 'redis' ? 'r' : 'a',
+        ];
         groups[g]!.forEach((bi, j) => {
           const o = d.buckets[j]!;
           if (o.charged <= 0) return;
@@ -317,10 +389,15 @@ function groupBy(buckets: BucketSpec[]): number[][] {
  * ARGV of the fast path (GCRA buckets without penalty): tolerance and increment at multiplier 1 and, when the
  * policy degrades, at the degrade factor — the doubles bucket-math.ts computes (capacity × m) × (interval ÷ m).
  */
-function fastArgs(req: DecideRequest, clock: (string | number)[]): { keys: string[]; args: (string | number)[]; penalties: number } {
+function fastArgs(
+  req: DecideRequest,
+  clock: (string | number)[],
+): { keys: string[]; args: (string | number)[]; penalties: number } {
   const degrade = req.degradeAt > 0 || req.degradedHint;
   const keys: string[] = [];
-  const args = degrade ? [...clock, 'd', req.degradeAt > 0 ? req.degradeAt : 0, req.degradedHint ? '1' : '0'] : [...clock, 'g'];
+  const args = degrade
+    ? [...clock, 'd', req.degradeAt > 0 ? req.degradeAt : 0, req.degradedHint ? '1' : '0']
+    : [...clock, 'g'];
   const degraded: number[] = [];
   for (const b of req.buckets) {
     keys.push(b.key);
@@ -334,8 +411,15 @@ function fastArgs(req: DecideRequest, clock: (string | number)[]): { keys: strin
  * A fast-path bucket's ARGV: tolerance and increment µs at multiplier 1, flags, TTL ms to `args`; when the
  * request degrades and the bucket is degradable, tolerance and increment at the degrade factor to `degraded`.
  */
-function pushFastBucket(args: (string | number)[], b: BucketSpec, degrade: boolean, factor: number, degraded: (string | number)[]): void {
-  const flags = (b.shadow ? FLAG_SHADOW : 0) | (b.soft ? FLAG_SOFT : 0) | (b.degradable ? FLAG_DEGRADABLE : 0);
+function pushFastBucket(
+  args: (string | number)[],
+  b: BucketSpec,
+  degrade: boolean,
+  factor: number,
+  degraded: (string | number)[],
+): void {
+  const flags =
+    (b.shadow ? FLAG_SHADOW : 0) | (b.soft ? FLAG_SOFT : 0) | (b.degradable ? FLAG_DEGRADABLE : 0);
   args.push(b.capacity * b.intervalUs, b.cost * b.intervalUs, flags, bucketTtlMs(b));
   if (degrade && b.degradable) {
     const m = 1 * factor;
@@ -345,18 +429,39 @@ function pushFastBucket(args: (string | number)[], b: BucketSpec, degrade: boole
 }
 
 /** ARGV of the general path: every bucket's parameters, then the penalties. */
-function generalArgs(req: DecideRequest, clock: (string | number)[]): { keys: string[]; args: (string | number)[]; penalties: number } {
+function generalArgs(
+  req: DecideRequest,
+  clock: (string | number)[],
+): { keys: string[]; args: (string | number)[]; penalties: number } {
   const keys: string[] = [];
-  const args = [...clock, 'x', req.degradeAt > 0 ? req.degradeAt : 0, req.degradeFactor, req.degradedHint ? '1' : '0', req.buckets.length];
+  const args = [
+    ...clock,
+    'x',
+    req.degradeAt > 0 ? req.degradeAt : 0,
+    req.degradeFactor,
+    req.degradedHint ? '1' : '0',
+    req.buckets.length,
+  ];
   const penalized = req.buckets.filter((b) => b.penaltyKey && b.penalty);
   for (const b of req.buckets) {
     keys.push(b.key);
-    const flags = (b.shadow ? FLAG_SHADOW : 0) | (b.soft ? FLAG_SOFT : 0) | (b.degradable ? FLAG_DEGRADABLE : 0) | (b.penaltyKey && b.penalty ? FLAG_PENALTY : 0);
+    const flags =
+      (b.shadow ? FLAG_SHADOW : 0) |
+      (b.soft ? FLAG_SOFT : 0) |
+      (b.degradable ? FLAG_DEGRADABLE : 0) |
+      (b.penaltyKey && b.penalty ? FLAG_PENALTY : 0);
     args.push(b.kind, b.capacity, b.intervalUs, b.cost, flags, bucketTtlMs(b));
   }
   for (const b of penalized) {
     keys.push(b.penaltyKey!);
-    args.push(b.penalty!.threshold, b.penalty!.factor, b.penalty!.decayUs, b.penalty!.floor, b.penalty!.maxStrikes, b.pendingStrikes ?? 0);
+    args.push(
+      b.penalty!.threshold,
+      b.penalty!.factor,
+      b.penalty!.decayUs,
+      b.penalty!.floor,
+      b.penalty!.maxStrikes,
+      b.pendingStrikes ?? 0,
+    );
   }
   return { keys, args, penalties: penalized.length };
 }

@@ -22,7 +22,13 @@ const hasher = new KeyHasher(Buffer.from('k'.repeat(32)));
 const subjects = new SubjectResolver(new CidrSet(['10.0.0.0/8']), undefined);
 
 function ctx(state: RequestState, critical = false, body: unknown = { max_tokens: 2000 }) {
-  const req = { headers: { 'x-forwarded-for': '198.51.100.7, 10.1.1.1' }, method: 'POST', url: '/v1/x', socket: { remoteAddress: '10.0.0.2' } as never, body };
+  const req = {
+    headers: { 'x-forwarded-for': '198.51.100.7, 10.1.1.1' },
+    method: 'POST',
+    url: '/v1/x',
+    socket: { remoteAddress: '10.0.0.2' } as never,
+    body,
+  };
   return { req, state, route: '/v1/x', policy: { critical, locks: {} } };
 }
 
@@ -30,52 +36,104 @@ describe(buildBuckets.name, () => {
   it('should key each rule as rl:{env:service}:<dimension>:<subject>:<action>, hashing personal subjects', () => {
     const c = ctx({ appId: 'shop', telegram: { chatId: '42' } });
     const active = activeRules(policy, c, subjects, () => undefined);
-    const { buckets } = buildBuckets(policy, active, { tag: '{prod:rampart}', hasher, cost: 1, scale: 1, critical: false });
+    const { buckets } = buildBuckets(policy, active, {
+      tag: '{prod:rampart}',
+      hasher,
+      cost: 1,
+      scale: 1,
+      critical: false,
+    });
     expect(buckets.map((b) => b.key.replace(/:[A-Za-z0-9_-]{16}:/, ':<hash>:'))).toEqual([
       'rl:{prod:rampart}:app:shop:inference.per-app',
       'rl:{prod:rampart}:ip:<hash>:inference.per-ip',
       'rl:{prod:rampart}:global:-:inference.global',
       'rl:{prod:rampart:chat:<hash>:inference.chat}',
     ]);
-    expect(buckets.map((b) => b.group)).toEqual(['{prod:rampart}', '{prod:rampart}', '{prod:rampart}', buckets[3]!.key.slice(3)]);
-    expect(buckets.some((b) => b.key.includes('198.51.100.7') || b.key.includes(':42'))).toBe(false);
+    expect(buckets.map((b) => b.group)).toEqual([
+      '{prod:rampart}',
+      '{prod:rampart}',
+      '{prod:rampart}',
+      buckets[3]!.key.slice(3),
+    ]);
+    expect(buckets.some((b) => b.key.includes('198.51.100.7') || b.key.includes(':42'))).toBe(
+      false,
+    );
     // The client address behind a trusted proxy is the right-most untrusted hop, kept in the state.
     expect(c.state.clientIp).toBe('198.51.100.7');
   });
 
   it('should multiply capacity and rate by the tier for app and user rules only, and add the fuse except on critical routes', () => {
-    const active = activeRules(policy, ctx({ appId: 'shop', tier: 'pro' }), subjects, () => undefined);
+    const active = activeRules(
+      policy,
+      ctx({ appId: 'shop', tier: 'pro' }),
+      subjects,
+      () => undefined,
+    );
     const fuse = { limit: 50, windowMs: 1000 };
-    const { buckets, meta } = buildBuckets(policy, active, { tag: '{t:r}', hasher, cost: 2, tier: 'pro', scale: 0.5, fuse, critical: false });
+    const { buckets, meta } = buildBuckets(policy, active, {
+      tag: '{t:r}',
+      hasher,
+      cost: 2,
+      tier: 'pro',
+      scale: 0.5,
+      fuse,
+      critical: false,
+    });
     const app = buckets[0]!;
     expect(app.capacity).toBe(10 * 5 * 0.5);
     expect(app.intervalUs).toBeCloseTo(1e6 / (1 * 5 * 0.5));
     expect(buckets[1]!.capacity).toBe(20 * 0.5);
-    expect(buckets.at(-1)).toMatchObject({ kind: 'f', capacity: 25, key: 'rl:{t:r}:global:-:fuse' });
-    expect(meta.map((m) => m.id)).toEqual(['inference.per-app', 'inference.per-ip', 'inference.global', 'fuse']);
-    expect(buildBuckets(policy, active, { tag: '{t:r}', hasher, cost: 2, scale: 1, fuse, critical: true }).buckets.some((b) => b.kind === 'f')).toBe(false);
+    expect(buckets.at(-1)).toMatchObject({
+      kind: 'f',
+      capacity: 25,
+      key: 'rl:{t:r}:global:-:fuse',
+    });
+    expect(meta.map((m) => m.id)).toEqual([
+      'inference.per-app',
+      'inference.per-ip',
+      'inference.global',
+      'fuse',
+    ]);
+    expect(
+      buildBuckets(policy, active, {
+        tag: '{t:r}',
+        hasher,
+        cost: 2,
+        scale: 1,
+        fuse,
+        critical: true,
+      }).buckets.some((b) => b.kind === 'f'),
+    ).toBe(false);
   });
 });
 
 describe(bucketKey.name, () => {
   const ipRule = policy.rules[1]!;
-  const at = (value: string, h = hasher, tag = '{prod:rampart}') => bucketKey(tag, { rule: ipRule, subject: { value, personal: true } }, h);
+  const at = (value: string, h = hasher, tag = '{prod:rampart}') =>
+    bucketKey(tag, { rule: ipRule, subject: { value, personal: true } }, h);
 
   it('should give each subject, hasher and tag its own key, the same from its cache as when first built', () => {
     const first = at('198.51.100.7');
     expect(at('198.51.100.7')).toBe(first);
     expect(at('198.51.100.8').key).not.toBe(first.key);
     expect(at('198.51.100.7', new KeyHasher(Buffer.from('j'.repeat(32)))).key).not.toBe(first.key);
-    expect(at('198.51.100.7', hasher, '{test:rampart}').key).toBe(first.key.replace('{prod:rampart}', '{test:rampart}'));
+    expect(at('198.51.100.7', hasher, '{test:rampart}').key).toBe(
+      first.key.replace('{prod:rampart}', '{test:rampart}'),
+    );
     expect(at('198.51.100.7').key).toBe(first.key);
   });
 
   it('should keep giving the right keys past the cache bound', () => {
     const h = new KeyHasher(Buffer.from('b'.repeat(32)));
     const keys = new Map<string, string>();
-    for (let i = 0; i < 60_000; i++) keys.set(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, at(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, h).key);
+    for (let i = 0; i < 60_000; i++)
+      keys.set(
+        `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`,
+        at(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, h).key,
+      );
     expect(new Set(keys.values()).size).toBe(60_000);
-    for (const [ip, key] of [...keys].filter((_, i) => i % 997 === 0)) expect(at(ip, h).key).toBe(key);
+    for (const [ip, key] of [...keys].filter((_, i) => i % 997 === 0))
+      expect(at(ip, h).key).toBe(key);
   });
 });
 

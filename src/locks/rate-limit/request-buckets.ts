@@ -22,8 +22,12 @@ export interface BucketMeta {
 export const FUSE_RULE = 'fuse';
 
 /** Tokens the request costs: the route's `state.cost`, else the policy's number or cost function. Integer ≥ 1. */
-export function requestCost(policy: CompiledPolicy, ctx: Pick<LockContext, 'req' | 'state'>): number {
-  const c = ctx.state.cost ?? (policy.cost === 'inference' ? inferenceCost(ctx.req.body) : policy.cost);
+export function requestCost(
+  policy: CompiledPolicy,
+  ctx: Pick<LockContext, 'req' | 'state'>,
+): number {
+  const c =
+    ctx.state.cost ?? (policy.cost === 'inference' ? inferenceCost(ctx.req.body) : policy.cost);
   return Number.isFinite(c) && c >= 1 ? Math.ceil(c) : 1;
 }
 
@@ -37,7 +41,10 @@ export function activeRules(
   const out: ActiveRule[] = [];
   for (const rule of policy.rules) {
     // Critical routes (admin, health, webhooks) are exempt from global shedding.
-    const subject = rule.dimension === 'global' && ctx.policy.critical ? undefined : subjects.resolve(rule.dimension, ctx);
+    const subject =
+      rule.dimension === 'global' && ctx.policy.critical
+        ? undefined
+        : subjects.resolve(rule.dimension, ctx);
     if (subject === undefined) skip(rule, policy.policyName);
     else out.push({ rule, subject });
   }
@@ -49,11 +56,16 @@ export function activeRules(
  * with `scope: subject` the whole key is its own hash tag
  * (`rl:{<env>:<service>:<dimension>:<subject>:<action>}`), i.e. its own Cluster slot.
  */
-export function bucketKey(tag: string, a: ActiveRule, hasher: KeyHasher): { key: string; group: string } {
+export function bucketKey(
+  tag: string,
+  a: ActiveRule,
+  hasher: KeyHasher,
+): { key: string; group: string } {
   // Cached per hasher, rule and subject: a key is built once, and the same string object then keys every map
   // on the way (deny cache, batch), so its hash is computed once too.
   let c = keyCache.get(hasher);
-  if (c === undefined || c.tag !== tag) keyCache.set(hasher, (c = { tag, byRule: new WeakMap(), size: 0 }));
+  if (c === undefined || c.tag !== tag)
+    keyCache.set(hasher, (c = { tag, byRule: new WeakMap(), size: 0 }));
   let byRule = c.byRule.get(a.rule);
   if (byRule === undefined) c.byRule.set(a.rule, (byRule = new Map()));
   let at = byRule.get(a.subject.value);
@@ -71,7 +83,14 @@ export function bucketKey(tag: string, a: ActiveRule, hasher: KeyHasher): { key:
 
 /** Most bucket keys kept per hasher (all dropped at once past it: floods repeat the same subjects). */
 const KEY_CACHE_MAX = 50_000;
-const keyCache = new WeakMap<KeyHasher, { tag: string; byRule: WeakMap<CompiledRule, Map<string, { key: string; group: string }>>; size: number }>();
+const keyCache = new WeakMap<
+  KeyHasher,
+  {
+    tag: string;
+    byRule: WeakMap<CompiledRule, Map<string, { key: string; group: string }>>;
+    size: number;
+  }
+>();
 
 function makeKey(tag: string, a: ActiveRule, hasher: KeyHasher): { key: string; group: string } {
   const tail = `${a.rule.dimension}:${hasher.part(a.rule.dimension, a.subject)}:${a.rule.action}`;
@@ -84,14 +103,36 @@ function makeKey(tag: string, a: ActiveRule, hasher: KeyHasher): { key: string; 
 export function buildBuckets(
   policy: CompiledPolicy,
   active: ActiveRule[],
-  opts: { tag: string; hasher: KeyHasher; cost: number; tier?: string; scale: number; fuse?: RateLimitSettings['fuse']; critical: boolean },
+  opts: {
+    tag: string;
+    hasher: KeyHasher;
+    cost: number;
+    tier?: string;
+    scale: number;
+    fuse?: RateLimitSettings['fuse'];
+    critical: boolean;
+  },
 ): { buckets: BucketSpec[]; meta: BucketMeta[] } {
   const tierMult = opts.tier !== undefined ? (policy.tiers[opts.tier] ?? 1) : 1;
   const degrade = policy.degrade !== undefined;
-  const buckets = active.map((a) => bucketFor(a.rule, bucketKey(opts.tag, a, opts.hasher), opts.cost, opts.scale * (a.rule.tiered ? tierMult : 1), degrade));
+  const buckets = active.map((a) =>
+    bucketFor(
+      a.rule,
+      bucketKey(opts.tag, a, opts.hasher),
+      opts.cost,
+      opts.scale * (a.rule.tiered ? tierMult : 1),
+      degrade,
+    ),
+  );
   const meta = active.map((a) => metaOf(a.rule));
   if (opts.fuse && !opts.critical) {
-    buckets.push(fuseBucket({ key: `rl:${opts.tag}:global:-:${FUSE_RULE}`, group: opts.tag }, Math.max(1, opts.fuse.limit * opts.scale), opts.fuse.windowMs));
+    buckets.push(
+      fuseBucket(
+        { key: `rl:${opts.tag}:global:-:${FUSE_RULE}`, group: opts.tag },
+        Math.max(1, opts.fuse.limit * opts.scale),
+        opts.fuse.windowMs,
+      ),
+    );
     meta.push({ id: FUSE_RULE, rule: FUSE_RULE, windowS: opts.fuse.windowMs / 1000 });
   }
   return { buckets, meta };
@@ -102,11 +143,21 @@ const metas = new WeakMap<CompiledRule, BucketMeta>();
 /** A rule's name and window for the headers (one object per compiled rule). */
 function metaOf(rule: CompiledRule): BucketMeta {
   let m = metas.get(rule);
-  if (m === undefined) metas.set(rule, (m = { id: rule.id, rule: rule.name, windowS: rule.capacity / rule.rate }));
+  if (m === undefined)
+    metas.set(rule, (m = { id: rule.id, rule: rule.name, windowS: rule.capacity / rule.rate }));
   return m;
 }
 
 /** Quota of bucket `i` for the headers. */
-export function quotaOf(meta: BucketMeta, o: { limit: number; remaining: number; resetMs: number }): QuotaState {
-  return { name: meta.id, limit: o.limit, windowS: meta.windowS, remaining: o.remaining, resetS: o.resetMs / 1000 };
+export function quotaOf(
+  meta: BucketMeta,
+  o: { limit: number; remaining: number; resetMs: number },
+): QuotaState {
+  return {
+    name: meta.id,
+    limit: o.limit,
+    windowS: meta.windowS,
+    remaining: o.remaining,
+    resetS: o.resetMs / 1000,
+  };
 }

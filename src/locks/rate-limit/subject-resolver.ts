@@ -27,7 +27,10 @@ export class SubjectResolver {
     private readonly userHeader: string | undefined,
   ) {}
 
-  resolve(dimension: Dimension, ctx: Pick<LockContext, 'req' | 'state' | 'route'>): Subject | undefined {
+  resolve(
+    dimension: Dimension,
+    ctx: Pick<LockContext, 'req' | 'state' | 'route'>,
+  ): Subject | undefined {
     const s = ctx.state;
     switch (dimension) {
       case 'global':
@@ -35,7 +38,10 @@ export class SubjectResolver {
       case 'app':
         return s.appId ? { value: s.appId, personal: false } : undefined;
       case 'user': {
-        const id = s.userId ?? (this.userHeader ? header(ctx.req, this.userHeader)?.trim() : undefined) ?? s.telegram?.userId;
+        const id =
+          s.userId ??
+          (this.userHeader ? header(ctx.req, this.userHeader)?.trim() : undefined) ??
+          s.telegram?.userId;
         return id ? { value: id.slice(0, MAX_USER), personal: true } : undefined;
       }
       case 'ip': {
@@ -66,7 +72,15 @@ export class KeyHasher {
   constructor(private readonly secret: Buffer) {}
 
   part(dimension: Dimension, s: Subject): string {
-    if (!s.personal) return SAFE.test(s.value) ? s.value : encodeURIComponent(s.value).replace(/[*.'()!~]/g, (c) => `%${c.charCodeAt(0).toString(16)}`).slice(0, 256);
-    return createHmac('sha256', this.secret).update(`${dimension}\u0000${s.value}`).digest('base64url').slice(0, 16);
+    if (!s.personal)
+      return SAFE.test(s.value)
+        ? s.value
+        : encodeURIComponent(s.value)
+            .replace(/[*.'()!~]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)
+            .slice(0, 256);
+    return createHmac('sha256', this.secret)
+      .update(`${dimension}\u0000${s.value}`)
+      .digest('base64url')
+      .slice(0, 16);
   }
 }

@@ -19,17 +19,32 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * API) and builds the runtime app. Every problem is listed (prefixed with
  * `path`); a secret's value never appears in a message.
  */
-export function parseAppDefinition(raw: unknown, path: string, now: number): { app?: ClientApp; problems: string[] } {
+export function parseAppDefinition(
+  raw: unknown,
+  path: string,
+  now: number,
+): { app?: ClientApp; problems: string[] } {
   const problems: string[] = [];
   if (!isRecord(raw)) return { problems: [`${path}: must be an object`] };
   const known = new Set(['id', 'tier', 'active', 'secrets', 'skewSeconds', 'debug']);
-  for (const k of Object.keys(raw)) if (!known.has(k)) problems.push(`${path}.${k}: unknown field (known: ${[...known].join(', ')})`);
+  for (const k of Object.keys(raw))
+    if (!known.has(k))
+      problems.push(`${path}.${k}: unknown field (known: ${[...known].join(', ')})`);
   const { id, tier, active, secrets, skewSeconds, debug } = raw;
-  if (typeof id !== 'string' || !ID_PATTERN.test(id)) problems.push(`${path}.id: must be 1-64 characters of [A-Za-z0-9_.-]`);
-  if (typeof tier !== 'string' || !TIER_PATTERN.test(tier)) problems.push(`${path}.tier: must match [a-z][a-z0-9_-]{0,31} (e.g. free, pro)`);
-  if (active !== undefined && typeof active !== 'boolean') problems.push(`${path}.active: must be true or false`);
-  if (debug !== undefined && typeof debug !== 'boolean') problems.push(`${path}.debug: must be true or false`);
-  if (skewSeconds !== undefined && (!Number.isInteger(skewSeconds) || (skewSeconds as number) < 1 || (skewSeconds as number) > MAX_SKEW_SECONDS)) {
+  if (typeof id !== 'string' || !ID_PATTERN.test(id))
+    problems.push(`${path}.id: must be 1-64 characters of [A-Za-z0-9_.-]`);
+  if (typeof tier !== 'string' || !TIER_PATTERN.test(tier))
+    problems.push(`${path}.tier: must match [a-z][a-z0-9_-]{0,31} (e.g. free, pro)`);
+  if (active !== undefined && typeof active !== 'boolean')
+    problems.push(`${path}.active: must be true or false`);
+  if (debug !== undefined && typeof debug !== 'boolean')
+    problems.push(`${path}.debug: must be true or false`);
+  if (
+    skewSeconds !== undefined &&
+    (!Number.isInteger(skewSeconds) ||
+      (skewSeconds as number) < 1 ||
+      (skewSeconds as number) > MAX_SKEW_SECONDS)
+  ) {
     problems.push(`${path}.skewSeconds: must be an integer between 1 and ${MAX_SKEW_SECONDS}`);
   }
   const app: ClientApp = {
@@ -50,25 +65,42 @@ export function parseAppDefinition(raw: unknown, path: string, now: number): { a
         problems.push(`${at}: must be an object {id, secret, notAfter?}`);
         return;
       }
-      for (const k of Object.keys(s)) if (!['id', 'secret', 'notAfter'].includes(k)) problems.push(`${at}.${k}: unknown field`);
-      if (typeof s.id !== 'string' || !ID_PATTERN.test(s.id)) problems.push(`${at}.id: must be 1-64 characters of [A-Za-z0-9_.-]`);
+      for (const k of Object.keys(s))
+        if (!['id', 'secret', 'notAfter'].includes(k)) problems.push(`${at}.${k}: unknown field`);
+      if (typeof s.id !== 'string' || !ID_PATTERN.test(s.id))
+        problems.push(`${at}.id: must be 1-64 characters of [A-Za-z0-9_.-]`);
       else if (ids.has(s.id)) problems.push(`${at}.id: "${s.id}" is used twice in this app`);
       else ids.add(s.id);
-      const secretOk = typeof s.secret === 'string' && Buffer.byteLength(s.secret, 'utf8') >= MIN_SECRET_BYTES;
-      if (!secretOk) problems.push(`${at}.secret: must be a string of at least ${MIN_SECRET_BYTES} bytes`);
-      else if ((s.secret as string).trim() !== s.secret) problems.push(`${at}.secret: must not start or end with white space`);
+      const secretOk =
+        typeof s.secret === 'string' && Buffer.byteLength(s.secret, 'utf8') >= MIN_SECRET_BYTES;
+      if (!secretOk)
+        problems.push(`${at}.secret: must be a string of at least ${MIN_SECRET_BYTES} bytes`);
+      else if ((s.secret as string).trim() !== s.secret)
+        problems.push(`${at}.secret: must not start or end with white space`);
       let notAfter: number | undefined;
       if (s.notAfter !== undefined) {
         const v = s.notAfter instanceof Date ? s.notAfter.toISOString() : s.notAfter;
         notAfter = typeof v === 'string' && ISO_TIME.test(v) ? Date.parse(v) : NaN;
-        if (!Number.isFinite(notAfter)) problems.push(`${at}.notAfter: must be an ISO 8601 time with a zone, e.g. 2030-01-31T00:00:00Z`);
+        if (!Number.isFinite(notAfter))
+          problems.push(
+            `${at}.notAfter: must be an ISO 8601 time with a zone, e.g. 2030-01-31T00:00:00Z`,
+          );
       }
       if (secretOk && typeof s.id === 'string') {
-        app.secrets.push({ id: s.id, key: createSecretKey(Buffer.from(s.secret as string, 'utf8')), ...(notAfter !== undefined && Number.isFinite(notAfter) ? { notAfter } : {}) });
+        app.secrets.push({
+          id: s.id,
+          key: createSecretKey(Buffer.from(s.secret as string, 'utf8')),
+          ...(notAfter !== undefined && Number.isFinite(notAfter) ? { notAfter } : {}),
+        });
       }
     });
-    const activeCount = app.secrets.filter((s) => s.notAfter === undefined || now < s.notAfter).length;
-    if (activeCount > MAX_ACTIVE_SECRETS) problems.push(`${path}.secrets: at most ${MAX_ACTIVE_SECRETS} secrets may be active at once (found ${activeCount}); give old ones a past notAfter or remove them`);
+    const activeCount = app.secrets.filter(
+      (s) => s.notAfter === undefined || now < s.notAfter,
+    ).length;
+    if (activeCount > MAX_ACTIVE_SECRETS)
+      problems.push(
+        `${path}.secrets: at most ${MAX_ACTIVE_SECRETS} secrets may be active at once (found ${activeCount}); give old ones a past notAfter or remove them`,
+      );
   }
   return problems.length > 0 ? { problems } : { app, problems };
 }

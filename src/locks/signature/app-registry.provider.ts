@@ -8,7 +8,9 @@ import { loadAppsFile } from './apps-file.js';
 export function createAppRegistry(config: RampartConfig): AppRegistry {
   const logger = new Logger('Signature');
   if (!config.appsFile) {
-    logger.warn('no APPS_FILE: no API client apps are registered, so every signed request is refused (unknown_app)');
+    logger.warn(
+      'no APPS_FILE: no API client apps are registered, so every signed request is refused (unknown_app)',
+    );
     return new AppRegistry();
   }
   const { apps, problems } = loadAppsFile(config.appsFile, Date.now());

@@ -18,7 +18,11 @@ function tmpFile(name: string, text: string): string {
 
 describe(parseApps.name, () => {
   it('should load a valid app with defaults (active, debug off, service skew)', () => {
-    const { apps, problems } = parseApps({ apps: [{ id: 'a1', tier: 'free', secrets: [{ id: 'k1', secret: secret() }] }] }, 'APPS_FILE', NOW);
+    const { apps, problems } = parseApps(
+      { apps: [{ id: 'a1', tier: 'free', secrets: [{ id: 'k1', secret: secret() }] }] },
+      'APPS_FILE',
+      NOW,
+    );
     expect(problems).toEqual([]);
     expect(apps[0]).toMatchObject({ id: 'a1', tier: 'free', active: true, debug: false });
     expect(apps[0]!.skewSeconds).toBeUndefined();
@@ -29,8 +33,24 @@ describe(parseApps.name, () => {
     const { problems } = parseApps(
       {
         apps: [
-          { id: 'bad id', tier: 'Gold', active: 'yes', debug: 1, skewSeconds: 0, colour: 'red', secrets: [{ id: 'k1', secret: shortSecret }, { id: 'k1', secret: ` ${secret()}` }, { id: 'k3', secret: secret(), notAfter: 'tomorrow' }] },
-          { id: 'a2', tier: 'free', secrets: [1, 2, 3, 4].map((i) => ({ id: `k${i}`, secret: secret() })) },
+          {
+            id: 'bad id',
+            tier: 'Gold',
+            active: 'yes',
+            debug: 1,
+            skewSeconds: 0,
+            colour: 'red',
+            secrets: [
+              { id: 'k1', secret: shortSecret },
+              { id: 'k1', secret: ` ${secret()}` },
+              { id: 'k3', secret: secret(), notAfter: 'tomorrow' },
+            ],
+          },
+          {
+            id: 'a2',
+            tier: 'free',
+            secrets: [1, 2, 3, 4].map((i) => ({ id: `k${i}`, secret: secret() })),
+          },
           { id: 'a2', tier: 'free', secrets: [] },
           { id: 'a3', tier: 'free', secrets: [{ id: 'k1', secret: secret() }] },
           { id: 'a3', tier: 'free', secrets: [{ id: 'k1', secret: secret() }] },
@@ -40,7 +60,21 @@ describe(parseApps.name, () => {
       NOW,
     );
     const text = problems.join('\n');
-    for (const needle of ['apps[0].id', 'apps[0].tier', 'apps[0].active', 'apps[0].debug', 'apps[0].skewSeconds', 'apps[0].colour', 'secrets[0].secret: must be a string of at least 32 bytes', 'secrets[1].id: "k1" is used twice', 'secrets[1].secret: must not start or end with white space', 'secrets[2].notAfter', 'apps[1].secrets: at most 3', 'apps[2].secrets: must be a non-empty list', 'apps[4].id: "a3" is defined twice']) {
+    for (const needle of [
+      'apps[0].id',
+      'apps[0].tier',
+      'apps[0].active',
+      'apps[0].debug',
+      'apps[0].skewSeconds',
+      'apps[0].colour',
+      'secrets[0].secret: must be a string of at least 32 bytes',
+      'secrets[1].id: "k1" is used twice',
+      'secrets[1].secret: must not start or end with white space',
+      'secrets[2].notAfter',
+      'apps[1].secrets: at most 3',
+      'apps[2].secrets: must be a non-empty list',
+      'apps[4].id: "a3" is defined twice',
+    ]) {
       expect(text).toContain(needle);
     }
     expect(text).not.toContain(shortSecret);
@@ -56,10 +90,23 @@ describe(parseApps.name, () => {
 });
 
 describe(loadAppsFile.name, () => {
-  const def = { apps: [{ id: 'a1', tier: 'free', skewSeconds: 60, debug: true, secrets: [{ id: 'k1', secret: secret(), notAfter: '2030-01-01T00:00:00Z' }] }] };
+  const def = {
+    apps: [
+      {
+        id: 'a1',
+        tier: 'free',
+        skewSeconds: 60,
+        debug: true,
+        secrets: [{ id: 'k1', secret: secret(), notAfter: '2030-01-01T00:00:00Z' }],
+      },
+    ],
+  };
 
   it('should read YAML and JSON files alike', () => {
-    for (const f of [tmpFile('apps.yaml', stringify(def)), tmpFile('apps.json', JSON.stringify(def))]) {
+    for (const f of [
+      tmpFile('apps.yaml', stringify(def)),
+      tmpFile('apps.json', JSON.stringify(def)),
+    ]) {
       const { apps, problems } = loadAppsFile(f, NOW);
       expect(problems).toEqual([]);
       expect(apps[0]).toMatchObject({ id: 'a1', skewSeconds: 60, debug: true });
@@ -68,7 +115,10 @@ describe(loadAppsFile.name, () => {
   });
 
   it('should accept the example apps file shipped for local use', () => {
-    const { apps, problems } = loadAppsFile(new URL('../../../test/fixtures/apps.example.yaml', import.meta.url).pathname, NOW);
+    const { apps, problems } = loadAppsFile(
+      new URL('../../../test/fixtures/apps.example.yaml', import.meta.url).pathname,
+      NOW,
+    );
     expect(problems).toEqual([]);
     expect(apps.map((a) => [a.id, a.tier, a.active])).toEqual([
       ['demo-app', 'free', true],
@@ -80,7 +130,9 @@ describe(loadAppsFile.name, () => {
   it('should report an unreadable or invalid file', () => {
     expect(loadAppsFile('/nonexistent/apps.yaml', NOW).problems[0]).toMatch(/cannot be read/);
     expect(loadAppsFile(tmpFile('apps.json', '{oops'), NOW).problems[0]).toMatch(/not valid JSON/);
-    expect(loadAppsFile(tmpFile('apps.yaml', 'just: text'), NOW).problems[0]).toMatch(/must hold a list of apps/);
+    expect(loadAppsFile(tmpFile('apps.yaml', 'just: text'), NOW).problems[0]).toMatch(
+      /must hold a list of apps/,
+    );
   });
 });
 
@@ -94,7 +146,14 @@ describe(AppRegistry.name, () => {
     const s2 = secret();
     reg.upsert({ id: 'a1', tier: 'free', secrets: [{ id: 'k1', secret: s1 }] });
     expect(reg.get('a1')?.active).toBe(true);
-    reg.upsert({ id: 'a1', tier: 'free', secrets: [{ id: 'k1', secret: s1, notAfter: new Date(NOW + 1000).toISOString() }, { id: 'k2', secret: s2 }] });
+    reg.upsert({
+      id: 'a1',
+      tier: 'free',
+      secrets: [
+        { id: 'k1', secret: s1, notAfter: new Date(NOW + 1000).toISOString() },
+        { id: 'k2', secret: s2 },
+      ],
+    });
     now = NOW + 1000;
     expect(reg.list()[0]!.secrets).toEqual([
       { id: 'k1', notAfter: new Date(NOW + 1000).toISOString(), expired: true },
@@ -110,7 +169,9 @@ describe(AppRegistry.name, () => {
   it('should refuse an invalid change whole and keep the old state', () => {
     const reg = new AppRegistry();
     reg.replaceAll([{ id: 'a1', tier: 'free', secrets: [{ id: 'k1', secret: secret() }] }]);
-    expect(() => reg.upsert({ id: 'a1', tier: 'free', secrets: [{ id: 'k1', secret: 'short' }] })).toThrow(AppRegistryError);
+    expect(() =>
+      reg.upsert({ id: 'a1', tier: 'free', secrets: [{ id: 'k1', secret: 'short' }] }),
+    ).toThrow(AppRegistryError);
     expect(() => reg.replaceAll([{ id: 'a2' }])).toThrow(AppRegistryError);
     expect(reg.size).toBe(1);
     expect(reg.get('a1')).toBeDefined();

@@ -4,7 +4,10 @@ import { parseAppDefinition } from './app-definition.js';
 import { parseApps } from './apps-file.js';
 
 /** What changed in the registry: one app (created, updated, deactivated, secrets rotated…) or all of them. */
-export type AppChange = { kind: 'upsert'; appId: string } | { kind: 'remove'; appId: string } | { kind: 'replaceAll'; count: number };
+export type AppChange =
+  | { kind: 'upsert'; appId: string }
+  | { kind: 'remove'; appId: string }
+  | { kind: 'replaceAll'; count: number };
 
 export type AppChangeListener = (change: AppChange) => void;
 

@@ -1,14 +1,39 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_BODY_SHA256, bodySha256Hex, canonicalQuery, canonicalTarget, rfc3986Reencode, signatureHex, stringToSign } from './canonical.js';
+import {
+  EMPTY_BODY_SHA256,
+  bodySha256Hex,
+  canonicalQuery,
+  canonicalTarget,
+  rfc3986Reencode,
+  signatureHex,
+  stringToSign,
+} from './canonical.js';
 
 interface WorkedCase {
   name: string;
   secret: string;
-  inputs: { appId: string; timestamp: string; nonce: string; method: string; target: string; body: string };
-  expected: { canonicalTarget: string; bodySha256: string; stringToSign: string; signature: string };
+  inputs: {
+    appId: string;
+    timestamp: string;
+    nonce: string;
+    method: string;
+    target: string;
+    body: string;
+  };
+  expected: {
+    canonicalTarget: string;
+    bodySha256: string;
+    stringToSign: string;
+    signature: string;
+  };
 }
-const WORKED = JSON.parse(readFileSync(new URL('../../../test/fixtures/signature-worked-example.json', import.meta.url), 'utf8')) as { cases: WorkedCase[] };
+const WORKED = JSON.parse(
+  readFileSync(
+    new URL('../../../test/fixtures/signature-worked-example.json', import.meta.url),
+    'utf8',
+  ),
+) as { cases: WorkedCase[] };
 
 describe('Rampart-HMAC-SHA256 worked example (README, computed independently in Python)', () => {
   it.each(WORKED.cases.map((c) => [c.name, c] as const))('should reproduce %s', (_name, c) => {
@@ -61,7 +86,9 @@ describe(canonicalTarget.name, () => {
 describe(rfc3986Reencode.name, () => {
   it('should keep unreserved characters and upper-case every escape', () => {
     expect(rfc3986Reencode('AZaz09-._~')).toBe('AZaz09-._~');
-    expect(rfc3986Reencode(' !"#$&\'()*+,/:;=?@[]')).toBe('%20%21%22%23%24%26%27%28%29%2A%2B%2C%2F%3A%3B%3D%3F%40%5B%5D');
+    expect(rfc3986Reencode(' !"#$&\'()*+,/:;=?@[]')).toBe(
+      '%20%21%22%23%24%26%27%28%29%2A%2B%2C%2F%3A%3B%3D%3F%40%5B%5D',
+    );
   });
 });
 

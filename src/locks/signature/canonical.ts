@@ -41,7 +41,13 @@ const HEX = '0123456789ABCDEF';
 /** RFC 3986 unreserved characters: A-Z a-z 0-9 - . _ ~ */
 function isUnreserved(b: number): boolean {
   return (
-    (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || (b >= 0x30 && b <= 0x39) || b === 0x2d || b === 0x2e || b === 0x5f || b === 0x7e
+    (b >= 0x41 && b <= 0x5a) ||
+    (b >= 0x61 && b <= 0x7a) ||
+    (b >= 0x30 && b <= 0x39) ||
+    b === 0x2d ||
+    b === 0x2e ||
+    b === 0x5f ||
+    b === 0x7e
   );
 }
 
@@ -91,7 +97,9 @@ export function canonicalQuery(rawQuery: string): string {
     const value = eq < 0 ? '' : piece.slice(eq + 1);
     pairs.push([rfc3986Reencode(name), rfc3986Reencode(value)]);
   }
-  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  pairs.sort((a, b) =>
+    a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0,
+  );
   return pairs.map(([n, v]) => `${n}=${v}`).join('&');
 }
 
@@ -112,7 +120,14 @@ export function canonicalTarget(target: string): string {
  * trailing newline.
  */
 export function stringToSign(i: SignatureInputs): string {
-  return [i.appId, i.timestamp, i.nonce, i.method.toUpperCase(), canonicalTarget(i.target), bodySha256Hex(i.body)].join('\n');
+  return [
+    i.appId,
+    i.timestamp,
+    i.nonce,
+    i.method.toUpperCase(),
+    canonicalTarget(i.target),
+    bodySha256Hex(i.body),
+  ].join('\n');
 }
 
 /** HMAC-SHA256 of the string to sign (raw 32 bytes). The key is the secret's UTF-8 bytes. */
@@ -121,6 +136,9 @@ export function hmacSha256(secret: string | Uint8Array | KeyObject, data: string
 }
 
 /** The X-Signature value: lower-case hex HMAC-SHA256 of the string to sign. */
-export function signatureHex(secret: string | Uint8Array | KeyObject, inputs: SignatureInputs): string {
+export function signatureHex(
+  secret: string | Uint8Array | KeyObject,
+  inputs: SignatureInputs,
+): string {
   return hmacSha256(secret, stringToSign(inputs)).toString('hex');
 }

@@ -22,7 +22,12 @@ export const NONCE_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 const TIMESTAMP_PATTERN = /^[1-9][0-9]{12}$/;
 const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/;
 
-const REQUIRED = [SIGNATURE_HEADERS.appId, SIGNATURE_HEADERS.timestamp, SIGNATURE_HEADERS.nonce, SIGNATURE_HEADERS.signature] as const;
+const REQUIRED = [
+  SIGNATURE_HEADERS.appId,
+  SIGNATURE_HEADERS.timestamp,
+  SIGNATURE_HEADERS.nonce,
+  SIGNATURE_HEADERS.signature,
+] as const;
 
 /** One header value; a repeated header (array, or a comma-joined list) is not one value. */
 function single(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -32,7 +37,9 @@ function single(headers: IncomingHttpHeaders, name: string): string | undefined 
 
 /** True when the request carries any header of the X-* scheme. */
 export function hasHmacHeaders(headers: IncomingHttpHeaders): boolean {
-  return REQUIRED.some((h) => headers[h] !== undefined) || headers[SIGNATURE_HEADERS.keyId] !== undefined;
+  return (
+    REQUIRED.some((h) => headers[h] !== undefined) || headers[SIGNATURE_HEADERS.keyId] !== undefined
+  );
 }
 
 /**
@@ -41,7 +48,8 @@ export function hasHmacHeaders(headers: IncomingHttpHeaders): boolean {
  */
 export function parseHmacHeaders(headers: IncomingHttpHeaders): HmacHeaders | SignatureFailure {
   const missing = REQUIRED.filter((h) => headers[h] === undefined || headers[h] === '');
-  if (missing.length > 0) return fail('missing_header', 'hmac', `missing ${missing.map(display).join(', ')}`);
+  if (missing.length > 0)
+    return fail('missing_header', 'hmac', `missing ${missing.map(display).join(', ')}`);
   const appId = single(headers, SIGNATURE_HEADERS.appId)!;
   const timestamp = single(headers, SIGNATURE_HEADERS.timestamp)!;
   const nonce = single(headers, SIGNATURE_HEADERS.nonce)!;
@@ -49,12 +57,22 @@ export function parseHmacHeaders(headers: IncomingHttpHeaders): HmacHeaders | Si
   const keyId = single(headers, SIGNATURE_HEADERS.keyId);
   const problems: string[] = [];
   if (!ID_PATTERN.test(appId)) problems.push('X-App-Id must be 1-64 characters of [A-Za-z0-9_.-]');
-  if (!TIMESTAMP_PATTERN.test(timestamp)) problems.push('X-Timestamp must be milliseconds since the Unix epoch (13 digits)');
-  if (!NONCE_PATTERN.test(nonce)) problems.push('X-Nonce must be 16-64 characters of [A-Za-z0-9_-]');
-  if (!SIGNATURE_PATTERN.test(sig)) problems.push('X-Signature must be 64 lower-case hex characters (HMAC-SHA256)');
-  if (keyId !== undefined && !ID_PATTERN.test(keyId)) problems.push('X-Key-Id must be 1-64 characters of [A-Za-z0-9_.-]');
+  if (!TIMESTAMP_PATTERN.test(timestamp))
+    problems.push('X-Timestamp must be milliseconds since the Unix epoch (13 digits)');
+  if (!NONCE_PATTERN.test(nonce))
+    problems.push('X-Nonce must be 16-64 characters of [A-Za-z0-9_-]');
+  if (!SIGNATURE_PATTERN.test(sig))
+    problems.push('X-Signature must be 64 lower-case hex characters (HMAC-SHA256)');
+  if (keyId !== undefined && !ID_PATTERN.test(keyId))
+    problems.push('X-Key-Id must be 1-64 characters of [A-Za-z0-9_.-]');
   if (problems.length > 0) return fail('malformed_header', 'hmac', problems.join('; '));
-  const parsed: HmacHeaders = { appId, timestamp, timestampMs: Number(timestamp), nonce, signature: Buffer.from(sig, 'hex') };
+  const parsed: HmacHeaders = {
+    appId,
+    timestamp,
+    timestampMs: Number(timestamp),
+    nonce,
+    signature: Buffer.from(sig, 'hex'),
+  };
   if (keyId !== undefined) parsed.keyId = keyId;
   return parsed;
 }

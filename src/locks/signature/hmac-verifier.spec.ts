@@ -10,13 +10,20 @@ const NOW = 1_767_225_600_000;
 const OPTS: VerifyOptions = { now: NOW, defaultSkewSeconds: 180 };
 const secret = (): string => randomBytes(32).toString('base64url');
 
-function appWith(secrets: { id: string; secret: string; notAfter?: number }[], extra: Partial<ClientApp> = {}): ClientApp {
+function appWith(
+  secrets: { id: string; secret: string; notAfter?: number }[],
+  extra: Partial<ClientApp> = {},
+): ClientApp {
   return {
     id: 'app-1',
     tier: 'pro',
     active: true,
     debug: false,
-    secrets: secrets.map((s) => ({ id: s.id, key: createSecretKey(Buffer.from(s.secret)), ...(s.notAfter !== undefined ? { notAfter: s.notAfter } : {}) })),
+    secrets: secrets.map((s) => ({
+      id: s.id,
+      key: createSecretKey(Buffer.from(s.secret)),
+      ...(s.notAfter !== undefined ? { notAfter: s.notAfter } : {}),
+    })),
     ...extra,
   };
 }
@@ -29,7 +36,14 @@ interface Parts {
   target: string;
   body: Buffer;
 }
-const BASE: Parts = { appId: 'app-1', timestamp: String(NOW), nonce: 'nonce-0123456789abcdef', method: 'POST', target: '/v1/inference?b=2&a=1', body: Buffer.from('{"x":1}') };
+const BASE: Parts = {
+  appId: 'app-1',
+  timestamp: String(NOW),
+  nonce: 'nonce-0123456789abcdef',
+  method: 'POST',
+  target: '/v1/inference?b=2&a=1',
+  body: Buffer.from('{"x":1}'),
+};
 
 function view(p: Parts, sig: string, extraHeaders: Record<string, string> = {}): SignedRequestView {
   return {
@@ -37,11 +51,21 @@ function view(p: Parts, sig: string, extraHeaders: Record<string, string> = {}):
     target: p.target,
     body: p.body,
     scheme: 'http',
-    headers: { 'x-app-id': p.appId, 'x-timestamp': p.timestamp, 'x-nonce': p.nonce, 'x-signature': sig, ...extraHeaders },
+    headers: {
+      'x-app-id': p.appId,
+      'x-timestamp': p.timestamp,
+      'x-nonce': p.nonce,
+      'x-signature': sig,
+      ...extraHeaders,
+    },
   };
 }
 
-function signed(s: string, p: Parts = BASE, extraHeaders: Record<string, string> = {}): SignedRequestView {
+function signed(
+  s: string,
+  p: Parts = BASE,
+  extraHeaders: Record<string, string> = {},
+): SignedRequestView {
   return view(p, signatureHex(s, p), extraHeaders);
 }
 
@@ -52,14 +76,24 @@ describe(verifyHmacRequest.name, () => {
 
   it('should accept a correctly signed request and name the app, key and nonce', () => {
     const r = verifyHmacRequest(signed(s1), apps, OPTS);
-    expect(r).toMatchObject({ ok: true, scheme: 'hmac', keyId: 'k1', nonce: BASE.nonce, nonceTtlMs: 361_000 });
+    expect(r).toMatchObject({
+      ok: true,
+      scheme: 'hmac',
+      keyId: 'k1',
+      nonce: BASE.nonce,
+      nonceTtlMs: 361_000,
+    });
     expect(r.ok && r.app.tier).toBe('pro');
   });
 
   it('should accept the canonical query in any order and with any escape case', () => {
     const sig = signatureHex(s1, BASE);
-    expect(verifyHmacRequest(view({ ...BASE, target: '/v1/inference?a=1&b=2' }, sig), apps, OPTS).ok).toBe(true);
-    expect(verifyHmacRequest(view({ ...BASE, target: '/v1/inference?a=%31&b=2' }, sig), apps, OPTS).ok).toBe(true);
+    expect(
+      verifyHmacRequest(view({ ...BASE, target: '/v1/inference?a=1&b=2' }, sig), apps, OPTS).ok,
+    ).toBe(true);
+    expect(
+      verifyHmacRequest(view({ ...BASE, target: '/v1/inference?a=%31&b=2' }, sig), apps, OPTS).ok,
+    ).toBe(true);
   });
 
   it.each<[string, Record<string, string>]>([
@@ -82,21 +116,35 @@ describe(verifyHmacRequest.name, () => {
     }
     for (const delta of [-181_000, 181_000]) {
       const p = { ...BASE, timestamp: String(NOW + delta) };
-      expect(verifyHmacRequest(signed(s1, p), apps, OPTS)).toMatchObject({ ok: false, code: 'clock_skew', serverTime: NOW });
+      expect(verifyHmacRequest(signed(s1, p), apps, OPTS)).toMatchObject({
+        ok: false,
+        code: 'clock_skew',
+        serverTime: NOW,
+      });
     }
   });
 
   it('should apply the per-app skew and size the nonce TTL from it', () => {
     const tight = appWith([{ id: 'k1', secret: s1 }], { skewSeconds: 5 });
     const m = new Map([[tight.id, tight]]);
-    expect(verifyHmacRequest(signed(s1, { ...BASE, timestamp: String(NOW - 6_000) }), m, OPTS)).toMatchObject({ code: 'clock_skew' });
-    expect(verifyHmacRequest(signed(s1, { ...BASE, timestamp: String(NOW - 5_000) }), m, OPTS)).toMatchObject({ ok: true, nonceTtlMs: 11_000 });
+    expect(
+      verifyHmacRequest(signed(s1, { ...BASE, timestamp: String(NOW - 6_000) }), m, OPTS),
+    ).toMatchObject({ code: 'clock_skew' });
+    expect(
+      verifyHmacRequest(signed(s1, { ...BASE, timestamp: String(NOW - 5_000) }), m, OPTS),
+    ).toMatchObject({ ok: true, nonceTtlMs: 11_000 });
   });
 
   it('should refuse unknown and inactive apps alike', () => {
-    expect(verifyHmacRequest(signed(s1, { ...BASE, appId: 'ghost' }), apps, OPTS)).toMatchObject({ ok: false, code: 'unknown_app' });
+    expect(verifyHmacRequest(signed(s1, { ...BASE, appId: 'ghost' }), apps, OPTS)).toMatchObject({
+      ok: false,
+      code: 'unknown_app',
+    });
     const off = appWith([{ id: 'k1', secret: s1 }], { active: false });
-    expect(verifyHmacRequest(signed(s1), new Map([[off.id, off]]), OPTS)).toMatchObject({ ok: false, code: 'unknown_app' });
+    expect(verifyHmacRequest(signed(s1), new Map([[off.id, off]]), OPTS)).toMatchObject({
+      ok: false,
+      code: 'unknown_app',
+    });
   });
 
   it('should accept every active rotation secret, with and without X-Key-Id', () => {
@@ -105,18 +153,32 @@ describe(verifyHmacRequest.name, () => {
     const m = new Map([[rot.id, rot]]);
     secrets.forEach((s, i) => {
       expect(verifyHmacRequest(signed(s), m, OPTS)).toMatchObject({ ok: true, keyId: `k${i}` });
-      expect(verifyHmacRequest(signed(s, BASE, { 'x-key-id': `k${i}` }), m, OPTS)).toMatchObject({ ok: true, keyId: `k${i}` });
+      expect(verifyHmacRequest(signed(s, BASE, { 'x-key-id': `k${i}` }), m, OPTS)).toMatchObject({
+        ok: true,
+        keyId: `k${i}`,
+      });
     });
-    expect(verifyHmacRequest(signed(secrets[0]!, BASE, { 'x-key-id': 'k1' }), m, OPTS)).toMatchObject({ ok: false, code: 'bad_signature' });
+    expect(
+      verifyHmacRequest(signed(secrets[0]!, BASE, { 'x-key-id': 'k1' }), m, OPTS),
+    ).toMatchObject({ ok: false, code: 'bad_signature' });
   });
 
   it('should refuse a retired secret (past notAfter) and keep the others working', () => {
     const old = secret();
     const fresh = secret();
-    const rot = appWith([{ id: 'old', secret: old, notAfter: NOW }, { id: 'new', secret: fresh, notAfter: NOW + 1 }]);
+    const rot = appWith([
+      { id: 'old', secret: old, notAfter: NOW },
+      { id: 'new', secret: fresh, notAfter: NOW + 1 },
+    ]);
     const m = new Map([[rot.id, rot]]);
-    expect(verifyHmacRequest(signed(old), m, OPTS)).toMatchObject({ ok: false, code: 'bad_signature' });
-    expect(verifyHmacRequest(signed(old, BASE, { 'x-key-id': 'old' }), m, OPTS)).toMatchObject({ ok: false, code: 'bad_signature' });
+    expect(verifyHmacRequest(signed(old), m, OPTS)).toMatchObject({
+      ok: false,
+      code: 'bad_signature',
+    });
+    expect(verifyHmacRequest(signed(old, BASE, { 'x-key-id': 'old' }), m, OPTS)).toMatchObject({
+      ok: false,
+      code: 'bad_signature',
+    });
     expect(verifyHmacRequest(signed(fresh), m, OPTS)).toMatchObject({ ok: true, keyId: 'new' });
   });
 
@@ -152,7 +214,11 @@ describe(verifyHmacRequest.name, () => {
       );
     });
     it('should fail for the path', () => {
-      fc.assert(fc.property(tweak, ([i, b]) => rejected({ ...BASE, target: flip('/v1/inference', i, b) + '?b=2&a=1' })));
+      fc.assert(
+        fc.property(tweak, ([i, b]) =>
+          rejected({ ...BASE, target: flip('/v1/inference', i, b) + '?b=2&a=1' }),
+        ),
+      );
     });
     it('should fail for the query', () => {
       fc.assert(
@@ -165,11 +231,20 @@ describe(verifyHmacRequest.name, () => {
       );
     });
     it('should fail for the body', () => {
-      fc.assert(fc.property(tweak, ([i, b]) => rejected({ ...BASE, body: Buffer.from(flip(BASE.body.toString('latin1'), i, b), 'latin1') })));
+      fc.assert(
+        fc.property(tweak, ([i, b]) =>
+          rejected({
+            ...BASE,
+            body: Buffer.from(flip(BASE.body.toString('latin1'), i, b), 'latin1'),
+          }),
+        ),
+      );
     });
     it('should fail for the timestamp', () => {
       fc.assert(
-        fc.property(fc.integer({ min: 1, max: 179_999 }), fc.boolean(), (d, neg) => rejected({ ...BASE, timestamp: String(NOW + (neg ? -d : d)) })),
+        fc.property(fc.integer({ min: 1, max: 179_999 }), fc.boolean(), (d, neg) =>
+          rejected({ ...BASE, timestamp: String(NOW + (neg ? -d : d)) }),
+        ),
       );
     });
     it('should fail for the nonce', () => {

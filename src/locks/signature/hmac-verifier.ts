@@ -2,28 +2,55 @@ import { stringToSign } from './canonical.js';
 import { parseHmacHeaders } from './hmac-headers.js';
 import { matchSecret } from './mac.js';
 import { SignatureFailure, fail } from './signature-codes.js';
-import { AppLookup, SignedRequestView, Verified, VerifyOptions, nonceTtlMs, skewSecondsOf } from './verify.types.js';
+import {
+  AppLookup,
+  SignedRequestView,
+  Verified,
+  VerifyOptions,
+  nonceTtlMs,
+  skewSecondsOf,
+} from './verify.types.js';
 
 /**
  * Verifies a Rampart-HMAC-SHA256 request, cheap checks first: headers, clock,
  * app, MAC. Stateless: the caller claims the nonce only after this succeeded.
  */
-export function verifyHmacRequest(req: SignedRequestView, apps: AppLookup, opts: VerifyOptions): Verified | SignatureFailure {
+export function verifyHmacRequest(
+  req: SignedRequestView,
+  apps: AppLookup,
+  opts: VerifyOptions,
+): Verified | SignatureFailure {
   const h = parseHmacHeaders(req.headers);
   if ('ok' in h) return h;
   const app = apps.get(h.appId);
   const skew = skewSecondsOf(app, opts);
   if (Math.abs(opts.now - h.timestampMs) > skew * 1000) {
-    return fail('clock_skew', 'hmac', `X-Timestamp is more than ${skew} s away from the server time`, { serverTime: opts.now });
+    return fail(
+      'clock_skew',
+      'hmac',
+      `X-Timestamp is more than ${skew} s away from the server time`,
+      { serverTime: opts.now },
+    );
   }
-  const sts = stringToSign({ appId: h.appId, timestamp: h.timestamp, nonce: h.nonce, method: req.method, target: req.target, body: req.body });
+  const sts = stringToSign({
+    appId: h.appId,
+    timestamp: h.timestamp,
+    nonce: h.nonce,
+    method: req.method,
+    target: req.target,
+    body: req.body,
+  });
   if (!app || !app.active) {
     matchSecret(undefined, h.keyId, sts, h.signature, opts.now);
     return fail('unknown_app', 'hmac', 'unknown or inactive app');
   }
   const keyId = matchSecret(app, h.keyId, sts, h.signature, opts.now);
   if (keyId === undefined) {
-    return fail('bad_signature', 'hmac', 'signature does not match', { stringToSign: sts, appId: app.id, debug: app.debug });
+    return fail('bad_signature', 'hmac', 'signature does not match', {
+      stringToSign: sts,
+      appId: app.id,
+      debug: app.debug,
+    });
   }
   return { ok: true, scheme: 'hmac', app, keyId, nonce: h.nonce, nonceTtlMs: nonceTtlMs(skew) };
 }

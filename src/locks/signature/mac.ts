@@ -30,7 +30,13 @@ export function macEquals(expected: Buffer, given: Buffer): boolean {
  * request to MAX_ACTIVE_SECRETS; clients in rotation send X-Key-Id.)
  * Returns the id of the matching secret, or undefined.
  */
-export function matchSecret(app: ClientApp | undefined, keyId: string | undefined, data: string, given: Buffer, now: number): string | undefined {
+export function matchSecret(
+  app: ClientApp | undefined,
+  keyId: string | undefined,
+  data: string,
+  given: Buffer,
+  now: number,
+): string | undefined {
   let candidates = app ? activeSecrets(app, now) : [];
   if (keyId !== undefined) candidates = candidates.filter((s) => s.id === keyId);
   if (candidates.length === 0) {

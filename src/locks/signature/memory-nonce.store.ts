@@ -23,7 +23,10 @@ export class MemoryNonceStore implements NonceStore {
   constructor(opts: Partial<MemoryNonceStoreOptions> = {}) {
     this.opts = { maxEntries: 500_000, sweepIntervalMs: 5_000, clock: Date.now, ...opts };
     if (this.opts.sweepIntervalMs > 0) {
-      this.timer = setInterval(() => this.sweepOldest(this.opts.clock()), this.opts.sweepIntervalMs);
+      this.timer = setInterval(
+        () => this.sweepOldest(this.opts.clock()),
+        this.opts.sweepIntervalMs,
+      );
       this.timer.unref();
     }
   }
@@ -42,7 +45,11 @@ export class MemoryNonceStore implements NonceStore {
     if (this.entries.size >= this.opts.maxEntries) {
       this.sweepAll(now);
       if (this.entries.size >= this.opts.maxEntries) {
-        return Promise.reject(new NonceStoreUnavailableError(`memory nonce store is full (${this.opts.maxEntries} live nonces)`));
+        return Promise.reject(
+          new NonceStoreUnavailableError(
+            `memory nonce store is full (${this.opts.maxEntries} live nonces)`,
+          ),
+        );
       }
     }
     this.entries.set(key, now + ttlMs);

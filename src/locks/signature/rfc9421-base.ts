@@ -10,12 +10,17 @@ export interface Rfc9421Message {
 }
 
 /** Components whose presence Rampart requires, and what satisfies each. */
-export function missingRequiredComponents(components: readonly string[], target: string, bodyLength: number): string[] {
+export function missingRequiredComponents(
+  components: readonly string[],
+  target: string,
+  bodyLength: number,
+): string[] {
   const has = (...names: string[]): boolean => names.some((n) => components.includes(n));
   const missing: string[] = [];
   if (!has('@method')) missing.push('@method');
   if (!has('@path', '@target-uri', '@request-target')) missing.push('@path (or @target-uri)');
-  if (target.includes('?') && !has('@query', '@target-uri', '@request-target')) missing.push('@query');
+  if (target.includes('?') && !has('@query', '@target-uri', '@request-target'))
+    missing.push('@query');
   if (bodyLength > 0 && !has('content-digest')) missing.push('content-digest');
   return missing;
 }
@@ -44,7 +49,10 @@ export function componentValue(name: string, m: Rfc9421Message): string | undefi
       if (name.startsWith('@')) return undefined;
       const v = m.headers[name];
       if (v === undefined) return undefined;
-      return (Array.isArray(v) ? v.map((x) => x.trim()).join(', ') : v.trim()).replace(/\r?\n[ \t]*/g, ' ');
+      return (Array.isArray(v) ? v.map((x) => x.trim()).join(', ') : v.trim()).replace(
+        /\r?\n[ \t]*/g,
+        ' ',
+      );
     }
   }
 }
@@ -54,7 +62,11 @@ export function componentValue(name: string, m: Rfc9421Message): string | undefi
  * component, then the `"@signature-params"` line; LF-separated, no trailing
  * LF. Returns the first component the message lacks instead, if any.
  */
-export function signatureBase(components: readonly string[], signatureParams: string, m: Rfc9421Message): { base: string } | { missing: string } {
+export function signatureBase(
+  components: readonly string[],
+  signatureParams: string,
+  m: Rfc9421Message,
+): { base: string } | { missing: string } {
   const lines: string[] = [];
   for (const c of components) {
     const v = componentValue(c, m);

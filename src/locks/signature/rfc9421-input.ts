@@ -1,7 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ID_PATTERN, NONCE_PATTERN } from './hmac-headers.js';
 import { SignatureFailure, fail } from './signature-codes.js';
-import { InnerList, SfBytes, SfParseError, isInnerList, parseDictionary } from './structured-fields.js';
+import {
+  InnerList,
+  SfBytes,
+  SfParseError,
+  isInnerList,
+  parseDictionary,
+} from './structured-fields.js';
 import { serializeInnerList } from './structured-fields-serialize.js';
 
 /** One RFC 9421 signature of a request, chosen and checked for form. */
@@ -38,29 +44,54 @@ function text(h: IncomingHttpHeaders, name: string): string | undefined {
 export function parseRfc9421(headers: IncomingHttpHeaders): Rfc9421Signature | SignatureFailure {
   const inputField = text(headers, 'signature-input');
   const sigField = text(headers, 'signature');
-  if (!inputField || !sigField) return fail('missing_header', 'rfc9421', `missing ${inputField ? 'Signature' : 'Signature-Input'}`);
+  if (!inputField || !sigField)
+    return fail(
+      'missing_header',
+      'rfc9421',
+      `missing ${inputField ? 'Signature' : 'Signature-Input'}`,
+    );
   let inputs, sigs;
   try {
     inputs = parseDictionary(inputField);
     sigs = parseDictionary(sigField);
   } catch (e) {
-    if (e instanceof SfParseError) return fail('malformed_header', 'rfc9421', `Signature-Input / Signature are not valid structured fields (${e.message})`);
+    if (e instanceof SfParseError)
+      return fail(
+        'malformed_header',
+        'rfc9421',
+        `Signature-Input / Signature are not valid structured fields (${e.message})`,
+      );
     throw e;
   }
-  if (inputs.size > MAX_LABELS) return fail('malformed_header', 'rfc9421', `more than ${MAX_LABELS} signatures`);
+  if (inputs.size > MAX_LABELS)
+    return fail('malformed_header', 'rfc9421', `more than ${MAX_LABELS} signatures`);
   const chosen = [...inputs].find(([, m]) => isInnerList(m) && m.params.has('keyid'));
-  if (!chosen) return fail('malformed_header', 'rfc9421', 'no Signature-Input entry is an inner list with a keyid parameter');
+  if (!chosen)
+    return fail(
+      'malformed_header',
+      'rfc9421',
+      'no Signature-Input entry is an inner list with a keyid parameter',
+    );
   const [label, member] = chosen as [string, InnerList];
   const sig = sigs.get(label);
-  if (!sig || isInnerList(sig) || !(sig.value instanceof SfBytes)) return fail('malformed_header', 'rfc9421', `Signature has no byte sequence for label "${label}"`);
+  if (!sig || isInnerList(sig) || !(sig.value instanceof SfBytes))
+    return fail(
+      'malformed_header',
+      'rfc9421',
+      `Signature has no byte sequence for label "${label}"`,
+    );
 
   const problems: string[] = [];
   const components: string[] = [];
-  if (member.items.length > MAX_COMPONENTS) problems.push(`more than ${MAX_COMPONENTS} covered components`);
+  if (member.items.length > MAX_COMPONENTS)
+    problems.push(`more than ${MAX_COMPONENTS} covered components`);
   for (const it of member.items) {
-    if (typeof it.value !== 'string' || !COMPONENT.test(it.value)) problems.push('covered components must be lower-case names as strings');
-    else if (it.params.size > 0) problems.push(`component parameters are not supported ("${it.value}")`);
-    else if (components.includes(it.value)) problems.push(`component "${it.value}" is covered twice`);
+    if (typeof it.value !== 'string' || !COMPONENT.test(it.value))
+      problems.push('covered components must be lower-case names as strings');
+    else if (it.params.size > 0)
+      problems.push(`component parameters are not supported ("${it.value}")`);
+    else if (components.includes(it.value))
+      problems.push(`component "${it.value}" is covered twice`);
     else components.push(it.value);
   }
   const p = member.params;
@@ -70,12 +101,23 @@ export function parseRfc9421(headers: IncomingHttpHeaders): Rfc9421Signature | S
   const nonce = p.get('nonce');
   const alg = p.get('alg');
   const [appId, keyId, extra] = typeof keyid === 'string' ? keyid.split(':') : [];
-  if (typeof keyid !== 'string' || !appId || !ID_PATTERN.test(appId) || extra !== undefined || (keyId !== undefined && !ID_PATTERN.test(keyId))) {
-    problems.push('keyid must be "<appId>" or "<appId>:<keyId>" (each 1-64 characters of [A-Za-z0-9_.-])');
+  if (
+    typeof keyid !== 'string' ||
+    !appId ||
+    !ID_PATTERN.test(appId) ||
+    extra !== undefined ||
+    (keyId !== undefined && !ID_PATTERN.test(keyId))
+  ) {
+    problems.push(
+      'keyid must be "<appId>" or "<appId>:<keyId>" (each 1-64 characters of [A-Za-z0-9_.-])',
+    );
   }
-  if (typeof created !== 'number' || !Number.isInteger(created) || created <= 0) problems.push('created must be an integer (seconds since the epoch)');
-  if (expires !== undefined && (typeof expires !== 'number' || !Number.isInteger(expires))) problems.push('expires must be an integer (seconds since the epoch)');
-  if (typeof nonce !== 'string' || !NONCE_PATTERN.test(nonce)) problems.push('nonce must be 16-64 characters of [A-Za-z0-9_-]');
+  if (typeof created !== 'number' || !Number.isInteger(created) || created <= 0)
+    problems.push('created must be an integer (seconds since the epoch)');
+  if (expires !== undefined && (typeof expires !== 'number' || !Number.isInteger(expires)))
+    problems.push('expires must be an integer (seconds since the epoch)');
+  if (typeof nonce !== 'string' || !NONCE_PATTERN.test(nonce))
+    problems.push('nonce must be 16-64 characters of [A-Za-z0-9_-]');
   if (alg !== undefined && alg !== 'hmac-sha256') problems.push('alg must be "hmac-sha256"');
   if (problems.length > 0) return fail('malformed_header', 'rfc9421', problems.join('; '));
   const out: Rfc9421Signature = {

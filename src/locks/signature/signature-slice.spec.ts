@@ -10,7 +10,12 @@ describe(validateSignatureSlice.name, () => {
   });
 
   it('should name a bad `signed` value and unknown options', () => {
-    expect(validateSignatureSlice({ mode: 'enforce', signed: 'sometimes', skew: 5 }, 'policies.x.locks.signature')).toEqual([
+    expect(
+      validateSignatureSlice(
+        { mode: 'enforce', signed: 'sometimes', skew: 5 },
+        'policies.x.locks.signature',
+      ),
+    ).toEqual([
       'policies.x.locks.signature.signed: must be one of required, optional',
       'policies.x.locks.signature.skew: unknown option (known: mode, signed, override)',
     ]);

@@ -7,18 +7,32 @@ describe(signatureProblem.name, () => {
     const e = signatureProblem(fail('replayed_nonce', 'hmac', 'x'));
     expect(e.getStatus()).toBe(401);
     expect(e.problem.error).toBe('replayed_nonce');
-    expect(e.headers['www-authenticate']).toBe('Rampart-HMAC-SHA256 realm="rampart", error="replayed_nonce"');
-    expect(signatureProblem(fail('bad_signature', 'rfc9421', 'x')).headers['www-authenticate']).toBe('Signature realm="rampart", error="bad_signature"');
-    expect(signatureProblem(fail('missing_header', 'none', 'x')).headers['www-authenticate']).toMatch(/^Rampart-HMAC-SHA256 .*, Signature realm="rampart"/);
+    expect(e.headers['www-authenticate']).toBe(
+      'Rampart-HMAC-SHA256 realm="rampart", error="replayed_nonce"',
+    );
+    expect(
+      signatureProblem(fail('bad_signature', 'rfc9421', 'x')).headers['www-authenticate'],
+    ).toBe('Signature realm="rampart", error="bad_signature"');
+    expect(
+      signatureProblem(fail('missing_header', 'none', 'x')).headers['www-authenticate'],
+    ).toMatch(/^Rampart-HMAC-SHA256 .*, Signature realm="rampart"/);
   });
 
   it('should add the server time to clock_skew', () => {
-    expect(signatureProblem(fail('clock_skew', 'hmac', 'x', { serverTime: 42 })).problem.server_time).toBe(42);
+    expect(
+      signatureProblem(fail('clock_skew', 'hmac', 'x', { serverTime: 42 })).problem.server_time,
+    ).toBe(42);
   });
 
   it('should show the string to sign only for debug apps', () => {
-    expect(signatureProblem(fail('bad_signature', 'hmac', 'x', { stringToSign: 's', debug: false })).problem.string_to_sign).toBeUndefined();
-    expect(signatureProblem(fail('bad_signature', 'hmac', 'x', { stringToSign: 's', debug: true })).problem.string_to_sign).toBe('s');
+    expect(
+      signatureProblem(fail('bad_signature', 'hmac', 'x', { stringToSign: 's', debug: false }))
+        .problem.string_to_sign,
+    ).toBeUndefined();
+    expect(
+      signatureProblem(fail('bad_signature', 'hmac', 'x', { stringToSign: 's', debug: true }))
+        .problem.string_to_sign,
+    ).toBe('s');
   });
 
   it('should answer 503 with Retry-After when the nonce store is down', () => {

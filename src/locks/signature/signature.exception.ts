@@ -42,10 +42,18 @@ function challenge(f: SignatureFailure): string {
  */
 export function signatureProblem(f: SignatureFailure): ProblemException {
   if (f.code === 'nonce_store_unavailable') {
-    return ProblemException.fast(503, f.code, title(f.code), { detail: f.detail, headers: { 'retry-after': '1' } });
+    return ProblemException.fast(503, f.code, title(f.code), {
+      detail: f.detail,
+      headers: { 'retry-after': '1' },
+    });
   }
   const extra: Record<string, unknown> = {};
   if (f.code === 'clock_skew' && f.serverTime !== undefined) extra.server_time = f.serverTime;
-  if (f.code === 'bad_signature' && f.debug && f.stringToSign !== undefined) extra.string_to_sign = f.stringToSign;
-  return ProblemException.fast(401, f.code, title(f.code), { detail: f.detail, headers: { 'www-authenticate': challenge(f) }, ...extra });
+  if (f.code === 'bad_signature' && f.debug && f.stringToSign !== undefined)
+    extra.string_to_sign = f.stringToSign;
+  return ProblemException.fast(401, f.code, title(f.code), {
+    detail: f.detail,
+    headers: { 'www-authenticate': challenge(f) },
+    ...extra,
+  });
 }

@@ -37,7 +37,11 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
     @InjectSignatureSettings() private readonly settings: SignatureSettings,
     metrics: MetricsService,
   ) {
-    this.failures = metrics.counter('rampart_signature_failures_total', 'Requests refused by the signature lock, by error code and scheme', ['code', 'scheme']);
+    this.failures = metrics.counter(
+      'rampart_signature_failures_total',
+      'Requests refused by the signature lock, by error code and scheme',
+      ['code', 'scheme'],
+    );
   }
 
   validateSlice(slice: LockSlice, path: string): string[] {
@@ -45,16 +49,30 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
   }
 
   check(ctx: LockContext, slice: SignatureSlice): void | Promise<void> {
-    const result = verifyRequest(requestView(ctx.req), this.apps, { now: this.clock(), defaultSkewSeconds: this.settings.skewSeconds });
+    const result = verifyRequest(requestView(ctx.req), this.apps, {
+      now: this.clock(),
+      defaultSkewSeconds: this.settings.skewSeconds,
+    });
     if ('unsigned' in result) {
       if (slice.signed === 'optional') return; // anonymous: limited by IP / user downstream
-      throw this.reject(fail('missing_header', 'none', 'this route requires a signed request (X-App-Id, X-Timestamp, X-Nonce, X-Signature, or RFC 9421 Signature-Input/Signature)'), ctx);
+      throw this.reject(
+        fail(
+          'missing_header',
+          'none',
+          'this route requires a signed request (X-App-Id, X-Timestamp, X-Nonce, X-Signature, or RFC 9421 Signature-Input/Signature)',
+        ),
+        ctx,
+      );
     }
     if (!result.ok) throw this.reject(result, ctx);
     const { app, nonce, nonceTtlMs, scheme } = result;
     return this.nonces.claim(app.id, nonce, nonceTtlMs).then(
       (fresh) => {
-        if (!fresh) throw this.reject(fail('replayed_nonce', scheme, 'this nonce was already used', { appId: app.id }), ctx);
+        if (!fresh)
+          throw this.reject(
+            fail('replayed_nonce', scheme, 'this nonce was already used', { appId: app.id }),
+            ctx,
+          );
         ctx.state.appId = app.id;
         ctx.state.tier = app.tier;
       },
@@ -64,9 +82,15 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
         if (now - this.lastOutageLog > 5_000) {
           // Once per 5 s, not once per request: an outage must not flood the log.
           this.lastOutageLog = now;
-          this.logger.warn({ msg: 'nonce store unavailable: refusing signed requests (fail closed)', reason: err.message });
+          this.logger.warn({
+            msg: 'nonce store unavailable: refusing signed requests (fail closed)',
+            reason: err.message,
+          });
         }
-        throw this.reject(fail('nonce_store_unavailable', scheme, 'replay protection is unavailable'), ctx);
+        throw this.reject(
+          fail('nonce_store_unavailable', scheme, 'replay protection is unavailable'),
+          ctx,
+        );
       },
     );
   }
@@ -76,7 +100,14 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
     if (f.code === 'bad_signature' && f.stringToSign !== undefined) {
       // The hash lets an operator compare with the client's string to sign; never the secret or the signature.
       const stsSha256 = createHash('sha256').update(f.stringToSign).digest('hex');
-      this.logger.warn({ msg: 'bad signature', app: f.appId, scheme: f.scheme, policy: ctx.policyName, reqId: ctx.state.requestId, stringToSignSha256: stsSha256 });
+      this.logger.warn({
+        msg: 'bad signature',
+        app: f.appId,
+        scheme: f.scheme,
+        policy: ctx.policyName,
+        reqId: ctx.state.requestId,
+        stringToSignSha256: stsSha256,
+      });
     }
     return signatureProblem(f);
   }
@@ -84,5 +115,11 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
 
 function requestView(req: AnyRequest): SignedRequestView {
   const socket = (req.socket ?? req.raw?.socket) as { encrypted?: boolean } | undefined;
-  return { method: req.method, target: rawUrl(req), headers: req.headers, body: rawBody(req), scheme: socket?.encrypted ? 'https' : 'http' };
+  return {
+    method: req.method,
+    target: rawUrl(req),
+    headers: req.headers,
+    body: rawBody(req),
+    scheme: socket?.encrypted ? 'https' : 'http',
+  };
 }

@@ -23,7 +23,9 @@ import { SignatureSettings, signatureSettings } from './signature.settings.js';
     {
       provide: NonceStore,
       useFactory: (redis: RedisService, settings: SignatureSettings): NonceStore =>
-        redis.enabled ? new RedisNonceStore(redis) : new MemoryNonceStore({ maxEntries: settings.memoryNonceMaxEntries }),
+        redis.enabled
+          ? new RedisNonceStore(redis)
+          : new MemoryNonceStore({ maxEntries: settings.memoryNonceMaxEntries }),
       inject: [RedisService, SIGNATURE_SETTINGS],
     },
     SignatureLock,

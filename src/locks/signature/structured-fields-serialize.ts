@@ -2,7 +2,8 @@
 import { BareItem, InnerList, Params, SfToken } from './structured-fields.js';
 
 export function serializeBareItem(v: BareItem): string {
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
+  if (typeof v === 'number')
+    return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
   if (typeof v === 'string') return `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
   if (typeof v === 'boolean') return v ? '?1' : '?0';
   if (v instanceof SfToken) return v.value;

@@ -27,7 +27,9 @@ describe(verifyTelegramSecretToken.name, () => {
 
   it('should accept a 1- and a 256-character token and refuse all with an empty current secret', () => {
     expect(verifyTelegramSecretToken('x', { current: 'x' })).toBe('current');
-    expect(verifyTelegramSecretToken('y'.repeat(256), { current: 'y'.repeat(256) })).toBe('current');
+    expect(verifyTelegramSecretToken('y'.repeat(256), { current: 'y'.repeat(256) })).toBe(
+      'current',
+    );
     expect(verifyTelegramSecretToken('', { current: '' })).toBe(false);
   });
 });

@@ -21,8 +21,12 @@ function digest(s: string): Buffer {
  * Returns which one matched, or false — also for a missing, repeated (array)
  * or ill-formed header.
  */
-export function verifyTelegramSecretToken(headerValue: string | string[] | undefined, secrets: TelegramSecrets): 'current' | 'previous' | false {
-  const given = typeof headerValue === 'string' && TOKEN.test(headerValue) ? headerValue : undefined;
+export function verifyTelegramSecretToken(
+  headerValue: string | string[] | undefined,
+  secrets: TelegramSecrets,
+): 'current' | 'previous' | false {
+  const given =
+    typeof headerValue === 'string' && TOKEN.test(headerValue) ? headerValue : undefined;
   const g = digest(given ?? '');
   // Both compares always run, so the time does not tell which secret (if any) matched.
   const cur = timingSafeEqual(g, digest(secrets.current));

@@ -12,10 +12,19 @@ export type Unsigned = typeof UNSIGNED;
  * Picks the scheme from the headers and verifies the request with it. Pure
  * and stateless (no nonce claim), never throws on any input.
  */
-export function verifyRequest(req: SignedRequestView, apps: AppLookup, opts: VerifyOptions): Verified | SignatureFailure | Unsigned {
+export function verifyRequest(
+  req: SignedRequestView,
+  apps: AppLookup,
+  opts: VerifyOptions,
+): Verified | SignatureFailure | Unsigned {
   const hmac = hasHmacHeaders(req.headers);
   const rfc = req.headers['signature-input'] !== undefined || req.headers.signature !== undefined;
-  if (hmac && rfc) return fail('malformed_header', 'none', 'use one scheme: X-Signature headers or Signature-Input/Signature, not both');
+  if (hmac && rfc)
+    return fail(
+      'malformed_header',
+      'none',
+      'use one scheme: X-Signature headers or Signature-Input/Signature, not both',
+    );
   if (hmac) return verifyHmacRequest(req, apps, opts);
   if (rfc) return verifyRfc9421Request(req, apps, opts);
   return UNSIGNED;

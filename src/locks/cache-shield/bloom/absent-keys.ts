@@ -4,7 +4,12 @@
  * false-positive rate on realistic near misses rather than on random noise.
  * Distinct, in batches of at most `batch` keys (callers yield between them).
  */
-export function* absentKeys(present: ReadonlySet<string>, count: number, random: () => number = Math.random, batch = 5_000): Generator<string[]> {
+export function* absentKeys(
+  present: ReadonlySet<string>,
+  count: number,
+  random: () => number = Math.random,
+  batch = 5_000,
+): Generator<string[]> {
   const members = [...sample(present, Math.min(present.size, 4_096), random)];
   const seen = new Set<string>();
   let attempts = 0;

@@ -53,7 +53,12 @@ export class BloomValidationError extends Error {
  * every key is reported present (zero false negatives) and measures the
  * false-positive rate on `measureSample` held-out absent keys.
  */
-export function buildFilter(keys: ReadonlySet<string>, targetP: number, measureSample: number, random: () => number = Math.random): BuiltFilter {
+export function buildFilter(
+  keys: ReadonlySet<string>,
+  targetP: number,
+  measureSample: number,
+  random: () => number = Math.random,
+): BuiltFilter {
   const run = buildSteps(keys, targetP, measureSample, random);
   for (;;) {
     const step = run.next();
@@ -65,7 +70,12 @@ export function buildFilter(keys: ReadonlySet<string>, targetP: number, measureS
  * The same build in steps of at most {@link STEP} keys, so a caller can let
  * the event loop run between them (a boot build must not stall requests).
  */
-export function* buildSteps(keys: ReadonlySet<string>, targetP: number, measureSample: number, random: () => number = Math.random): Generator<void, BuiltFilter> {
+export function* buildSteps(
+  keys: ReadonlySet<string>,
+  targetP: number,
+  measureSample: number,
+  random: () => number = Math.random,
+): Generator<void, BuiltFilter> {
   const filter = BloomFilter.sized(keys.size, targetP);
   let n = 0;
   for (const key of keys) {
@@ -87,7 +97,13 @@ export function* buildSteps(keys: ReadonlySet<string>, targetP: number, measureS
     probes += batch.value.length;
     yield;
   }
-  return { filter, items: keys.size, measuredP: probes > 0 ? fp / probes : 0, measuredOn: probes, falseNegatives };
+  return {
+    filter,
+    items: keys.size,
+    measuredP: probes > 0 ? fp / probes : 0,
+    measuredOn: probes,
+    falseNegatives,
+  };
 }
 
 /** Keys per step of {@link buildSteps}. */

@@ -28,11 +28,17 @@ describe(BloomFilter.name, () => {
 
   it('should never report an added key absent, whatever the key', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ unit: 'grapheme', maxLength: 40 }), { minLength: 1, maxLength: 300 }), (keys) => {
-        const f = BloomFilter.sized(keys.length, 0.01);
-        for (const k of keys) f.add(k);
-        return keys.every((k) => f.has(k));
-      }),
+      fc.property(
+        fc.uniqueArray(fc.string({ unit: 'grapheme', maxLength: 40 }), {
+          minLength: 1,
+          maxLength: 300,
+        }),
+        (keys) => {
+          const f = BloomFilter.sized(keys.length, 0.01);
+          for (const k of keys) f.add(k);
+          return keys.every((k) => f.has(k));
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -28,8 +28,10 @@ export class BloomFilter {
     readonly k: number,
     readonly bits: Uint8Array = new Uint8Array(Math.ceil(m / 8)),
   ) {
-    if (!Number.isInteger(m) || m < 8 || m > MAX_BITS) throw new RangeError(`bloom: m must be an integer in 8..${MAX_BITS}`);
-    if (!Number.isInteger(k) || k < 1 || k > 64) throw new RangeError('bloom: k must be an integer in 1..64');
+    if (!Number.isInteger(m) || m < 8 || m > MAX_BITS)
+      throw new RangeError(`bloom: m must be an integer in 8..${MAX_BITS}`);
+    if (!Number.isInteger(k) || k < 1 || k > 64)
+      throw new RangeError('bloom: k must be an integer in 1..64');
     if (bits.length !== Math.ceil(m / 8)) throw new RangeError('bloom: bit array does not match m');
     this.setCount = countBits(bits);
   }
@@ -38,7 +40,10 @@ export class BloomFilter {
   static sized(n: number, p: number): BloomFilter {
     if (!(p > 0 && p < 1)) throw new RangeError('bloom: p must lie strictly between 0 and 1');
     const items = Math.max(1, Math.ceil(n));
-    const m = Math.min(MAX_BITS, Math.max(64, Math.ceil((-items * Math.log(p)) / (Math.LN2 * Math.LN2))));
+    const m = Math.min(
+      MAX_BITS,
+      Math.max(64, Math.ceil((-items * Math.log(p)) / (Math.LN2 * Math.LN2))),
+    );
     const k = Math.min(64, Math.max(1, Math.round((m / items) * Math.LN2)));
     return new BloomFilter(m, k);
   }
@@ -130,18 +135,23 @@ export class BloomFilter {
   /** Reads the binary form; throws on another format, another hash, or a truncated array. */
   static fromBytes(buf: Uint8Array): BloomFilter {
     const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
-    if (b.length < HEADER_BYTES || b.readUInt32BE(0) !== MAGIC) throw new Error('bloom: not a serialised filter');
-    if (b.readUInt8(4) !== FORMAT) throw new Error(`bloom: format ${b.readUInt8(4)} is not supported`);
-    if (b.readUInt8(5) !== BLOOM_HASH_CODE) throw new Error(`bloom: hash ${b.readUInt8(5)} is not ${BLOOM_HASH}; rebuild the filter`);
+    if (b.length < HEADER_BYTES || b.readUInt32BE(0) !== MAGIC)
+      throw new Error('bloom: not a serialised filter');
+    if (b.readUInt8(4) !== FORMAT)
+      throw new Error(`bloom: format ${b.readUInt8(4)} is not supported`);
+    if (b.readUInt8(5) !== BLOOM_HASH_CODE)
+      throw new Error(`bloom: hash ${b.readUInt8(5)} is not ${BLOOM_HASH}; rebuild the filter`);
     const k = b.readUInt8(6);
     const m = b.readUInt32BE(8);
-    if (b.length !== HEADER_BYTES + Math.ceil(m / 8)) throw new Error('bloom: bit array length does not match m');
+    if (b.length !== HEADER_BYTES + Math.ceil(m / 8))
+      throw new Error('bloom: bit array length does not match m');
     return new BloomFilter(m, k, new Uint8Array(b.subarray(HEADER_BYTES)));
   }
 
   /** Sets this filter's bits to the union with another filter of the same shape. */
   union(other: BloomFilter): void {
-    if (other.m !== this.m || other.k !== this.k) throw new Error('bloom: union needs filters of the same m and k');
+    if (other.m !== this.m || other.k !== this.k)
+      throw new Error('bloom: union needs filters of the same m and k');
     for (let i = 0; i < this.bits.length; i++) this.bits[i] = this.bits[i]! | other.bits[i]!;
     this.setCount = countBits(this.bits);
   }

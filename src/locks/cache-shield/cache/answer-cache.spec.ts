@@ -25,7 +25,12 @@ describe(AnswerCache.name, () => {
   const ttl = { freshMs: 10_000, staleMs: 60_000, jitter: 0 };
 
   it('should hash the request key, so no query text reaches a store key', () => {
-    const cache = new AnswerCache(new MemoryResultCacheStore(10), 'shield:{t:rampart}:r', () => undefined, { isUp: () => true, backoffMs: 1_000 });
+    const cache = new AnswerCache(
+      new MemoryResultCacheStore(10),
+      'shield:{t:rampart}:r',
+      () => undefined,
+      { isUp: () => true, backoffMs: 1_000 },
+    );
     const key = cache.key('search', 'john smith street');
     expect(key).toMatch(/^shield:\{t:rampart\}:r:search:[A-Za-z0-9_-]{32}$/);
     expect(key).not.toContain('smith');
@@ -34,16 +39,30 @@ describe(AnswerCache.name, () => {
 
   it('should keep the body, emptiness, generation and freshness of an answer', async () => {
     let now = 1_000;
-    const cache = new AnswerCache(new MemoryResultCacheStore(10), 'p', () => undefined, { isUp: () => true, backoffMs: 1_000, now: () => now });
+    const cache = new AnswerCache(new MemoryResultCacheStore(10), 'p', () => undefined, {
+      isUp: () => true,
+      backoffMs: 1_000,
+      now: () => now,
+    });
     await cache.put('k', { body: { total: 0, items: [] }, empty: true, gen: '3.4:1.0' }, ttl);
-    expect(await cache.get('k')).toEqual({ body: { total: 0, items: [] }, empty: true, gen: '3.4:1.0', freshUntil: 11_000 });
+    expect(await cache.get('k')).toEqual({
+      body: { total: 0, items: [] },
+      empty: true,
+      gen: '3.4:1.0',
+      freshUntil: 11_000,
+    });
     now = 20_000;
     expect((await cache.get('k'))?.freshUntil).toBe(11_000);
   });
 
   it('should spread fresh TTLs by ± jitter', async () => {
     let r = 0;
-    const cache = new AnswerCache(new MemoryResultCacheStore(10), 'p', () => undefined, { isUp: () => true, backoffMs: 1_000, now: () => 0, random: () => r });
+    const cache = new AnswerCache(new MemoryResultCacheStore(10), 'p', () => undefined, {
+      isUp: () => true,
+      backoffMs: 1_000,
+      now: () => 0,
+      random: () => r,
+    });
     await cache.put('lo', { body: 1, empty: false, gen: 'g' }, { ...ttl, jitter: 0.1 });
     r = 0.999_999;
     await cache.put('hi', { body: 1, empty: false, gen: 'g' }, { ...ttl, jitter: 0.1 });
@@ -52,7 +71,10 @@ describe(AnswerCache.name, () => {
   });
 
   it('should write nothing when the fresh TTL is 0', async () => {
-    const cache = new AnswerCache(new MemoryResultCacheStore(10), 'p', () => undefined, { isUp: () => true, backoffMs: 1_000 });
+    const cache = new AnswerCache(new MemoryResultCacheStore(10), 'p', () => undefined, {
+      isUp: () => true,
+      backoffMs: 1_000,
+    });
     await cache.put('k', { body: 1, empty: false, gen: 'g' }, { ...ttl, freshMs: 0 });
     expect(await cache.get('k')).toBeUndefined();
   });
@@ -61,7 +83,11 @@ describe(AnswerCache.name, () => {
     let now = 0;
     const store = new FlakyStore();
     const errors: string[] = [];
-    const cache = new AnswerCache(store, 'p', (op) => errors.push(op), { isUp: () => true, backoffMs: 1_000, now: () => now });
+    const cache = new AnswerCache(store, 'p', (op) => errors.push(op), {
+      isUp: () => true,
+      backoffMs: 1_000,
+      now: () => now,
+    });
     await cache.put('k', { body: 1, empty: false, gen: 'g' }, ttl);
     store.down = true;
     expect(await cache.get('k')).toBeUndefined();
@@ -77,7 +103,10 @@ describe(AnswerCache.name, () => {
 
   it('should not ask a store that reports itself down', async () => {
     const store = new FlakyStore();
-    const cache = new AnswerCache(store, 'p', () => undefined, { isUp: () => false, backoffMs: 1_000 });
+    const cache = new AnswerCache(store, 'p', () => undefined, {
+      isUp: () => false,
+      backoffMs: 1_000,
+    });
     await cache.put('k', { body: 1, empty: false, gen: 'g' }, ttl);
     expect(await cache.get('k')).toBeUndefined();
     expect(store.calls).toBe(0);

@@ -40,7 +40,12 @@ export class AnswerCache {
     private readonly store: ResultCacheStore,
     private readonly prefix: string,
     private readonly onError: (op: 'get' | 'set', err: unknown) => void,
-    private readonly opts: { isUp: () => boolean; backoffMs: number; now?: () => number; random?: () => number },
+    private readonly opts: {
+      isUp: () => boolean;
+      backoffMs: number;
+      now?: () => number;
+      random?: () => number;
+    },
   ) {}
 
   /** Store key of a normalised request key (hashed: no query text in Redis keys). */
@@ -70,7 +75,12 @@ export class AnswerCache {
     if (ttl.freshMs <= 0 || this.bypassed) return;
     const spread = 1 + ttl.jitter * (2 * (this.opts.random ?? Math.random)() - 1);
     const freshMs = Math.max(1, Math.round(ttl.freshMs * spread));
-    const wire: Wire = { g: answer.gen, f: this.now() + freshMs, e: answer.empty ? 1 : 0, b: answer.body };
+    const wire: Wire = {
+      g: answer.gen,
+      f: this.now() + freshMs,
+      e: answer.empty ? 1 : 0,
+      b: answer.body,
+    };
     try {
       await this.store.set(key, JSON.stringify(wire), freshMs + ttl.staleMs);
     } catch (err) {

@@ -12,7 +12,11 @@ describe(MemoryResultCacheStore.name, () => {
     await store.set('b', '2', 60_000);
     await store.get('a');
     await store.set('c', '3', 60_000);
-    expect([await store.get('a'), await store.get('b'), await store.get('c')]).toEqual(['1', undefined, '3']);
+    expect([await store.get('a'), await store.get('b'), await store.get('c')]).toEqual([
+      '1',
+      undefined,
+      '3',
+    ]);
     expect(store.size).toBe(2);
   });
 

@@ -27,6 +27,7 @@ export class MemoryResultCacheStore implements ResultCacheStore {
     if (this.maxEntries === 0) return;
     this.entries.delete(key);
     this.entries.set(key, { value, until: this.now() + ttlMs });
-    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    while (this.entries.size > this.maxEntries)
+      this.entries.delete(this.entries.keys().next().value!);
   }
 }

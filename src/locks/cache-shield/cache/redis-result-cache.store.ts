@@ -12,6 +12,8 @@ export class RedisResultCacheStore implements ResultCacheStore {
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
-    await this.redis.run('shield.cache_set', (c) => c.set(key, value, 'PX', Math.max(1, Math.round(ttlMs))));
+    await this.redis.run('shield.cache_set', (c) =>
+      c.set(key, value, 'PX', Math.max(1, Math.round(ttlMs))),
+    );
   }
 }

@@ -1,5 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { BloomAdminPort, BloomBuildInfo as AdminBuildInfo, BloomFilterStatus } from '../../../admin/admin-ports.js';
+import type {
+  BloomAdminPort,
+  BloomBuildInfo as AdminBuildInfo,
+  BloomFilterStatus,
+} from '../../../admin/admin-ports.js';
 import { ProblemException } from '../../../common/problem.exception.js';
 import { isUnavailable } from '../../../redis/redis.errors.js';
 import type { HeldBuild } from './filter-replica.js';
@@ -23,25 +27,44 @@ export class BloomAdmin implements BloomAdminPort {
   async status(): Promise<BloomFilterStatus[]> {
     return [...this.filters.replicas.values()].map((r) => ({
       name: r.name,
-      active: r.active ? { ...view(r.active), fillRatio: round(r.active.bloom.fillRatio), addedKeys: r.addedKeys, seq: r.seq, stale: r.stale, liveFp: this.filters.meters.get(r.name)!.rate } : null,
+      active: r.active
+        ? {
+            ...view(r.active),
+            fillRatio: round(r.active.bloom.fillRatio),
+            addedKeys: r.addedKeys,
+            seq: r.seq,
+            stale: r.stale,
+            liveFp: this.filters.meters.get(r.name)!.rate,
+          }
+        : null,
       previous: r.previous ? view(r.previous) : null,
       building: this.filters.isBuilding(r.name),
     }));
   }
 
   async rebuild(filter?: string): Promise<BloomFilterStatus[]> {
-    await Promise.all(this.names(filter).map((name) => this.guard(this.filters.rebuild(name, 'admin rebuild', { admin: true }))));
+    await Promise.all(
+      this.names(filter).map((name) =>
+        this.guard(this.filters.rebuild(name, 'admin rebuild', { admin: true })),
+      ),
+    );
     return this.status();
   }
 
   /** Every filter named (all when none) is checked first: one without the build asked for stops the whole rollback. */
   async rollback(filter?: string, version?: number): Promise<BloomFilterStatus[]> {
     const names = this.names(filter);
-    const pointers = await this.guard(Promise.all(names.map((name) => this.filters.store.pointer(name))));
+    const pointers = await this.guard(
+      Promise.all(names.map((name) => this.filters.store.pointer(name))),
+    );
     names.forEach((name, i) => {
       const p = pointers[i]!;
       if (version !== undefined && version === p.active) return;
-      if (p.active === undefined || p.previous === undefined || (version !== undefined && version !== p.previous)) {
+      if (
+        p.active === undefined ||
+        p.previous === undefined ||
+        (version !== undefined && version !== p.previous)
+      ) {
         throw new ProblemException(404, 'bloom_version_not_found', 'No such build to return to', {
           detail: `${name} keeps its active build${p.active ? ` (v${p.active})` : ''} and the previous one${p.previous ? ` (v${p.previous})` : ''} only`,
         });
@@ -49,17 +72,27 @@ export class BloomAdmin implements BloomAdminPort {
     });
     for (const [i, name] of names.entries()) {
       const p = pointers[i]!;
-      if (version === undefined || version !== p.active) await this.guard(this.rollbackOne(name, { active: p.active!, previous: p.previous! }));
+      if (version === undefined || version !== p.active)
+        await this.guard(this.rollbackOne(name, { active: p.active!, previous: p.previous! }));
     }
     return this.status();
   }
 
-  private async rollbackOne(name: string, expect: { active: number; previous: number }): Promise<void> {
+  private async rollbackOne(
+    name: string,
+    expect: { active: number; previous: number },
+  ): Promise<void> {
     const { store, settings } = this.filters;
     const res = await store.rollback(name, expect, settings.bloomTtlDays * 86_400_000);
-    if (!res.ok) throw new ProblemException(409, 'bloom_conflict', 'The builds changed meanwhile', { detail: `${name} changed during the rollback; look at the status and try again` });
+    if (!res.ok)
+      throw new ProblemException(409, 'bloom_conflict', 'The builds changed meanwhile', {
+        detail: `${name} changed during the rollback; look at the status and try again`,
+      });
     const replica = this.filters.replica(name);
-    if (replica.active?.info.version === expect.active && replica.previous?.info.version === expect.previous) {
+    if (
+      replica.active?.info.version === expect.active &&
+      replica.previous?.info.version === expect.previous
+    ) {
       replica.swap();
       this.filters.activated(name, 'rollback');
     } else {
@@ -70,7 +103,9 @@ export class BloomAdmin implements BloomAdminPort {
   private names(filter: string | undefined): string[] {
     if (filter === undefined) return [...this.filters.replicas.keys()];
     if (!this.filters.replicas.has(filter)) {
-      throw new ProblemException(404, 'bloom_filter_not_found', 'No such filter', { detail: `Filters: ${[...this.filters.replicas.keys()].join(', ')}` });
+      throw new ProblemException(404, 'bloom_filter_not_found', 'No such filter', {
+        detail: `Filters: ${[...this.filters.replicas.keys()].join(', ')}`,
+      });
     }
     return [filter];
   }
@@ -81,8 +116,23 @@ export class BloomAdmin implements BloomAdminPort {
       return await p;
     } catch (err) {
       if (err instanceof ProblemException) throw err;
-      if (isUnavailable(err)) throw new ProblemException(503, 'bloom_store_unavailable', 'The Bloom store is unreachable', { detail: 'Redis cannot be reached; the filters in memory keep answering', headers: { 'retry-after': '5' } });
-      if (err instanceof Error && err.name === 'BloomValidationError') throw new ProblemException(422, 'bloom_validation_failed', 'The new build failed validation', { detail: err.message });
+      if (isUnavailable(err))
+        throw new ProblemException(
+          503,
+          'bloom_store_unavailable',
+          'The Bloom store is unreachable',
+          {
+            detail: 'Redis cannot be reached; the filters in memory keep answering',
+            headers: { 'retry-after': '5' },
+          },
+        );
+      if (err instanceof Error && err.name === 'BloomValidationError')
+        throw new ProblemException(
+          422,
+          'bloom_validation_failed',
+          'The new build failed validation',
+          { detail: err.message },
+        );
       throw err;
     }
   }
@@ -91,8 +141,18 @@ export class BloomAdmin implements BloomAdminPort {
 function view(b: HeldBuild): BuildView {
   const i = b.info;
   return {
-    version: i.version, items: i.items, targetFp: i.targetP, measuredFp: i.measuredP, source: i.source, builtAt: i.builtAt,
-    buildMs: i.buildMs, m: i.m, k: i.k, hash: i.hash, bytes: i.bytes, measuredOn: i.measuredOn,
+    version: i.version,
+    items: i.items,
+    targetFp: i.targetP,
+    measuredFp: i.measuredP,
+    source: i.source,
+    builtAt: i.builtAt,
+    buildMs: i.buildMs,
+    m: i.m,
+    k: i.k,
+    hash: i.hash,
+    bytes: i.bytes,
+    measuredOn: i.measuredOn,
   };
 }
 

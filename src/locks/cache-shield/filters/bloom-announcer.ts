@@ -26,10 +26,15 @@ async function announce(filters: BloomFilters, name: string, keys: string[]): Pr
   for (let attempt = 0; attempt < 3; attempt++) {
     let res;
     try {
-      res = await store.add({ filter: name, keys, targets: replica.targets(keys), at: Date.now() }, settings.bloomTtlDays * 86_400_000);
+      res = await store.add(
+        { filter: name, keys, targets: replica.targets(keys), at: Date.now() },
+        settings.bloomTtlDays * 86_400_000,
+      );
     } catch (err) {
       if (!isUnavailable(err)) throw err;
-      throw new Error(`cache shield: new items cannot be announced to the other instances (${(err as Error).message}); the add is refused so that no instance reports them absent`);
+      throw new Error(
+        `cache shield: new items cannot be announced to the other instances (${(err as Error).message}); the add is refused so that no instance reports them absent`,
+      );
     }
     if (res.ok) {
       replica.acked = Math.max(replica.acked, res.seq);

@@ -39,7 +39,15 @@ export class BloomFilters {
       this.replicas.set(src.name, new FilterReplica(src.name));
       this.meters.set(src.name, new FpMeter());
     }
-    this.builds = new BloomRebuilds(this, new FilterBuilder({ store, settings, revision: () => this.revision(), closing: () => this.closing }));
+    this.builds = new BloomRebuilds(
+      this,
+      new FilterBuilder({
+        store,
+        settings,
+        revision: () => this.revision(),
+        closing: () => this.closing,
+      }),
+    );
   }
 
   replica(name: string): FilterReplica {
@@ -63,7 +71,9 @@ export class BloomFilters {
       if (this.closing) return;
       if (!isUnavailable(err)) throw err;
       if (this.replica(name).active) return;
-      this.logger.warn(`bloom ${name}: store unreachable (${(err as Error).message}); building in this instance only`);
+      this.logger.warn(
+        `bloom ${name}: store unreachable (${(err as Error).message}); building in this instance only`,
+      );
       await this.rebuild(name, 'store unreachable', { detached: true });
     }
   }
@@ -95,11 +105,14 @@ export class BloomFilters {
   /** A loaded build is trusted when it accounts for the backend's revision and finds a sample of present keys. */
   private async trustLoaded(name: string): Promise<boolean> {
     const replica = this.replica(name);
-    if ((await this.revision()) > replica.explainedRevision()!) return this.distrust(name, 'the backend changed since this build');
+    if ((await this.revision()) > replica.explainedRevision()!)
+      return this.distrust(name, 'the backend changed since this build');
     let n = 0;
     for await (const key of this.sources.get(name)!.keys()) {
       if (!replica.has(key)) {
-        this.logger.error(`bloom ${name} v${replica.active!.info.version}: a present key is reported absent`);
+        this.logger.error(
+          `bloom ${name} v${replica.active!.info.version}: a present key is reported absent`,
+        );
         return this.distrust(name, 'a present key is missing');
       }
       if (++n >= 1_000) break;
@@ -110,14 +123,19 @@ export class BloomFilters {
   /** Lookups bypass the filter (answer "maybe") until a new build is active. */
   distrust(name: string, why: string): false {
     const replica = this.replica(name);
-    if (!replica.stale) this.logger.warn(`bloom ${name}: ${why}; lookups bypass the filter until it is rebuilt`);
+    if (!replica.stale)
+      this.logger.warn(`bloom ${name}: ${why}; lookups bypass the filter until it is rebuilt`);
     replica.stale = true;
     this.metrics.stale.set({ filter: name }, 1);
     return false;
   }
 
   /** Builds a new version (one build per filter at a time in this instance). */
-  rebuild(name: string, reason: string, opts: { detached?: boolean; admin?: boolean } = {}): Promise<void> {
+  rebuild(
+    name: string,
+    reason: string,
+    opts: { detached?: boolean; admin?: boolean } = {},
+  ): Promise<void> {
     return this.builds.rebuild(name, reason, opts);
   }
 
@@ -130,7 +148,12 @@ export class BloomFilters {
         return;
       case 'activated': {
         const replica = this.replicas.get(event.filter);
-        if (!replica || this.isBuilding(event.filter) || replica.active?.info.version === event.version) return;
+        if (
+          !replica ||
+          this.isBuilding(event.filter) ||
+          replica.active?.info.version === event.version
+        )
+          return;
         if (replica.previous?.info.version === event.version && replica.seq === event.seq) {
           replica.swap();
           this.activated(event.filter, 'rollback');
@@ -142,7 +165,8 @@ export class BloomFilters {
       case 'added': {
         const replica = this.replicas.get(event.filter);
         if (!replica) return;
-        if (replica.onAdded(event.seq, event.keys) === 'gap') this.background(this.reload(event.filter), event.filter);
+        if (replica.onAdded(event.seq, event.keys) === 'gap')
+          this.background(this.reload(event.filter), event.filter);
         this.afterAdd(event.filter);
         return;
       }
@@ -154,7 +178,12 @@ export class BloomFilters {
     if (this.isBuilding(name) || this.loading.has(name)) return;
     const replica = this.replica(name);
     const pointer = await this.store.pointer(name);
-    if (replica.detached || pointer.active !== replica.active?.info.version || pointer.seq > replica.seq) await this.ensure(name);
+    if (
+      replica.detached ||
+      pointer.active !== replica.active?.info.version ||
+      pointer.seq > replica.seq
+    )
+      await this.ensure(name);
   }
 
   afterAdd(name: string): void {
@@ -162,8 +191,16 @@ export class BloomFilters {
     this.metrics.fill.set({ filter: name }, replica.active?.bloom.fillRatio ?? 0);
     this.metrics.items.set({ filter: name }, (replica.active?.info.items ?? 0) + replica.addedKeys);
     const growth = this.settings.rebuildAfterGrowth;
-    if (growth > 0 && replica.active && replica.addedKeys > growth * Math.max(replica.active.info.items, 1_000) && !this.isBuilding(name)) {
-      this.background(this.rebuild(name, `grown by ${replica.addedKeys} keys since the build`), name);
+    if (
+      growth > 0 &&
+      replica.active &&
+      replica.addedKeys > growth * Math.max(replica.active.info.items, 1_000) &&
+      !this.isBuilding(name)
+    ) {
+      this.background(
+        this.rebuild(name, `grown by ${replica.addedKeys} keys since the build`),
+        name,
+      );
     }
   }
 
@@ -177,8 +214,12 @@ export class BloomFilters {
     this.metrics.targetFp.set({ filter: name }, i.targetP);
     this.metrics.stale.set({ filter: name }, 0);
     this.afterAdd(name);
-    const how = reason ? `built in ${i.buildMs} ms (${reason})` : `loaded (built ${i.builtAt} in ${i.buildMs} ms)`;
-    this.logger.log(`bloom ${name} v${i.version}: ${i.items} items, ${i.bytes} bytes (m=${i.m}, k=${i.k}), target p=${i.targetP}, measured p=${i.measuredP.toFixed(5)} on ${i.measuredOn} absent keys, ${how}`);
+    const how = reason
+      ? `built in ${i.buildMs} ms (${reason})`
+      : `loaded (built ${i.builtAt} in ${i.buildMs} ms)`;
+    this.logger.log(
+      `bloom ${name} v${i.version}: ${i.items} items, ${i.bytes} bytes (m=${i.m}, k=${i.k}), target p=${i.targetP}, measured p=${i.measuredP.toFixed(5)} on ${i.measuredOn} absent keys, ${how}`,
+    );
   }
 
   background(p: Promise<unknown>, name: string): void {

@@ -23,7 +23,11 @@ export class BloomRebuilds {
     return this.building.has(name);
   }
 
-  rebuild(name: string, reason: string, opts: { detached?: boolean; admin?: boolean }): Promise<void> {
+  rebuild(
+    name: string,
+    reason: string,
+    opts: { detached?: boolean; admin?: boolean },
+  ): Promise<void> {
     const running = this.building.get(name);
     if (running) return running;
     const p = this.run(name, reason, opts).finally(() => this.building.delete(name));
@@ -31,7 +35,11 @@ export class BloomRebuilds {
     return p;
   }
 
-  private async run(name: string, reason: string, opts: { detached?: boolean; admin?: boolean }): Promise<void> {
+  private async run(
+    name: string,
+    reason: string,
+    opts: { detached?: boolean; admin?: boolean },
+  ): Promise<void> {
     const { store, metrics } = this.filters;
     const replica = this.filters.replica(name);
     const detached = opts.detached ?? false;
@@ -44,7 +52,8 @@ export class BloomRebuilds {
         replica.detached = true;
       } else if (replica.active?.info.version === out.replaced) {
         // The build replaced the one held here: keep that one as previous, with every add it received.
-        if (replica.finish(out.held, replica.active, out.seq) === 'gap') await this.filters.reload(name);
+        if (replica.finish(out.held, replica.active, out.seq) === 'gap')
+          await this.filters.reload(name);
       } else {
         replica.abortLoad();
         await this.filters.reload(name);
@@ -53,7 +62,10 @@ export class BloomRebuilds {
       metrics.buildSeconds.set({ filter: name }, out.held.info.buildMs / 1000);
       this.filters.activated(name, reason);
     } catch (err) {
-      metrics.builds.inc({ filter: name, result: err instanceof Error && err.name === 'BloomValidationError' ? 'refused' : 'failed' });
+      metrics.builds.inc({
+        filter: name,
+        result: err instanceof Error && err.name === 'BloomValidationError' ? 'refused' : 'failed',
+      });
       throw err;
     } finally {
       if (!detached) await store.releaseBuild(name, this.owner).catch(() => undefined);
@@ -67,7 +79,10 @@ export class BloomRebuilds {
     const before = this.filters.replica(name).active?.info.version;
     for (;;) {
       if (await store.claimBuild(name, this.owner, settings.buildLockMs)) return true;
-      if (admin) throw new ProblemException(409, 'bloom_build_in_progress', 'A build is already running', { detail: `Another instance is building ${name}; try again when it is done` });
+      if (admin)
+        throw new ProblemException(409, 'bloom_build_in_progress', 'A build is already running', {
+          detail: `Another instance is building ${name}; try again when it is done`,
+        });
       const pointer = await store.pointer(name);
       if (pointer.active !== undefined && pointer.active !== before) {
         await this.filters.reload(name);
@@ -75,7 +90,9 @@ export class BloomRebuilds {
       }
       if (this.filters.closing) return false;
       if (Date.now() > deadline) {
-        this.filters.logger.warn(`bloom ${name}: no build from the instance holding the lock within ${settings.buildWaitMs} ms; building here`);
+        this.filters.logger.warn(
+          `bloom ${name}: no build from the instance holding the lock within ${settings.buildWaitMs} ms; building here`,
+        );
         return true;
       }
       await sleep(250);

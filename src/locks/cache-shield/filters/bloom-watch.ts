@@ -30,7 +30,8 @@ export class BloomWatch {
   private every(ms: number, run: () => Promise<void>): void {
     const t = setInterval(() => {
       run().catch((err: unknown) => {
-        if (!this.filters.closing && !isUnavailable(err)) this.logger.warn(`bloom check failed: ${(err as Error).message}`);
+        if (!this.filters.closing && !isUnavailable(err))
+          this.logger.warn(`bloom check failed: ${(err as Error).message}`);
       });
     }, ms);
     t.unref();
@@ -59,7 +60,8 @@ export class BloomWatch {
     const out: string[] = [];
     for (const [name, r] of this.filters.replicas) {
       const explained = r.explainedRevision();
-      if (explained !== undefined && revision > explained && !this.filters.isBuilding(name)) out.push(name);
+      if (explained !== undefined && revision > explained && !this.filters.isBuilding(name))
+        out.push(name);
     }
     return out;
   }

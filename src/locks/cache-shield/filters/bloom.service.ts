@@ -42,12 +42,17 @@ export class BloomService implements OnModuleInit, OnApplicationShutdown {
     try {
       this.unsubscribe = await this.filters.store.subscribe((e) => this.filters.onEvent(e));
     } catch (err) {
-      this.logger.warn(`bloom announcements unavailable (${(err as Error).message}); relying on periodic checks`);
+      this.logger.warn(
+        `bloom announcements unavailable (${(err as Error).message}); relying on periodic checks`,
+      );
     }
     await Promise.all(
       [...this.filters.replicas.keys()].map((name) =>
         this.filters.ensure(name).catch((err: unknown) => {
-          if (!this.filters.closing) this.logger.error(`bloom ${name}: not available (${(err as Error).message}); lookups bypass it`);
+          if (!this.filters.closing)
+            this.logger.error(
+              `bloom ${name}: not available (${(err as Error).message}); lookups bypass it`,
+            );
         }),
       ),
     );
@@ -110,32 +115,46 @@ export class BloomService implements OnModuleInit, OnApplicationShutdown {
     }
     const rate = meter.rate;
     if (rate !== null) this.metrics.measuredFp.set({ filter }, rate);
-    const target = this.filters.replica(filter).active?.info.targetP ?? this.filters.settings.targetFpRate;
+    const target =
+      this.filters.replica(filter).active?.info.targetP ?? this.filters.settings.targetFpRate;
     const { driftFactor, driftMinSamples } = this.filters.settings;
     if (meter.drifted(target, driftFactor, driftMinSamples, Date.now())) {
-      this.logger.warn(`bloom ${filter}: measured false-positive rate ${rate!.toFixed(5)} on ${meter.samples} absent keys is above ${driftFactor}× the target ${target}; consider POST /admin/bloom/rebuild`);
+      this.logger.warn(
+        `bloom ${filter}: measured false-positive rate ${rate!.toFixed(5)} on ${meter.samples} absent keys is above ${driftFactor}× the target ${target}; consider POST /admin/bloom/rebuild`,
+      );
     }
   }
 
   /** "Definitely absent" contradicted by the backend (shadow mode): a bug, never expected. */
   contradicted(filter: string): void {
     this.metrics.falseNegatives.inc({ filter });
-    this.logger.error(`bloom ${filter}: a key reported definitely absent was found by the backend (false negative)`);
+    this.logger.error(
+      `bloom ${filter}: a key reported definitely absent was found by the backend (false negative)`,
+    );
   }
 
   /** Data generation: changes with every build and every add, so cached answers of older data are not served fresh. */
   generation(): string {
-    return [...this.filters.replicas.values()].map((r) => `${r.gen}${r.stale ? 's' : ''}`).join(':');
+    return [...this.filters.replicas.values()]
+      .map((r) => `${r.gen}${r.stale ? 's' : ''}`)
+      .join(':');
   }
 
   private async health_(): Promise<Record<string, unknown>> {
     const out: Record<string, unknown> = {};
     const unusable: string[] = [];
     for (const [name, r] of this.filters.replicas) {
-      out[name] = r.active ? { version: r.active.info.version, items: r.active.info.items + r.addedKeys, stale: r.stale } : { version: null };
+      out[name] = r.active
+        ? {
+            version: r.active.info.version,
+            items: r.active.info.items + r.addedKeys,
+            stale: r.stale,
+          }
+        : { version: null };
       if (!r.usable) unusable.push(name);
     }
-    if (unusable.length > 0) throw new Error(`bloom filters not usable yet (lookups bypass them): ${unusable.join(', ')}`);
+    if (unusable.length > 0)
+      throw new Error(`bloom filters not usable yet (lookups bypass them): ${unusable.join(', ')}`);
     return out;
   }
 }

@@ -5,7 +5,10 @@ import { FilterBuilder } from './filter-builder.js';
 import { FilterReplica } from './filter-replica.js';
 import type { FilterSource } from './filter-sources.js';
 
-function source(keys: string[], pause?: { after: number; gate: Promise<void>; reached: () => void }): FilterSource {
+function source(
+  keys: string[],
+  pause?: { after: number; gate: Promise<void>; reached: () => void },
+): FilterSource {
   return {
     name: 'search-terms',
     source: 'test:keys',
@@ -28,9 +31,23 @@ const keys = Array.from({ length: 3_000 }, (_, i) => `term${i}`);
 describe(FilterBuilder.name, () => {
   it('should build, validate, measure and activate a first version', async () => {
     const store = new MemoryBloomStore();
-    const builder = new FilterBuilder({ store, settings, revision: async () => 42, closing: () => false });
+    const builder = new FilterBuilder({
+      store,
+      settings,
+      revision: async () => 42,
+      closing: () => false,
+    });
     const out = await builder.build(source(keys), new FilterReplica('search-terms'), false);
-    expect(out.held.info).toMatchObject({ filter: 'search-terms', version: 1, items: 3_000, targetP: 0.01, source: 'test:keys', revision: 42, seq: 0, measuredOn: 2_000 });
+    expect(out.held.info).toMatchObject({
+      filter: 'search-terms',
+      version: 1,
+      items: 3_000,
+      targetP: 0.01,
+      source: 'test:keys',
+      revision: 42,
+      seq: 0,
+      measuredOn: 2_000,
+    });
     // 2,000 random absent keys at p = 0.01: about 20 false positives; these bounds are ≥ 3.5 σ away.
     expect(out.held.info.measuredP).toBeGreaterThan(0.002);
     expect(out.held.info.measuredP).toBeLessThan(0.025);
@@ -45,10 +62,24 @@ describe(FilterBuilder.name, () => {
     let open!: () => void;
     const atPause = new Promise<void>((r) => (reached = r));
     const gate = new Promise<void>((r) => (open = r));
-    const builder = new FilterBuilder({ store, settings, revision: async () => 1, closing: () => false });
-    const building = builder.build(source(keys, { after: 1_500, gate, reached }), new FilterReplica('search-terms'), false);
+    const builder = new FilterBuilder({
+      store,
+      settings,
+      revision: async () => 1,
+      closing: () => false,
+    });
+    const building = builder.build(
+      source(keys, { after: 1_500, gate, reached }),
+      new FilterReplica('search-terms'),
+      false,
+    );
     await atPause;
-    expect(await store.add({ filter: 'search-terms', keys: ['latecomer'], targets: [], at: Date.now() }, 60_000)).toEqual({ ok: true, seq: 1 });
+    expect(
+      await store.add(
+        { filter: 'search-terms', keys: ['latecomer'], targets: [], at: Date.now() },
+        60_000,
+      ),
+    ).toEqual({ ok: true, seq: 1 });
     open();
     const out = await building;
     expect(out.held.bloom.has('latecomer')).toBe(true);
@@ -69,8 +100,17 @@ describe(FilterBuilder.name, () => {
       }
       return log;
     };
-    const builder = new FilterBuilder({ store: racy, settings, revision: async () => 1, closing: () => false });
-    const out = await builder.build(source(keys.slice(0, 100)), new FilterReplica('search-terms'), false);
+    const builder = new FilterBuilder({
+      store: racy,
+      settings,
+      revision: async () => 1,
+      closing: () => false,
+    });
+    const out = await builder.build(
+      source(keys.slice(0, 100)),
+      new FilterReplica('search-terms'),
+      false,
+    );
     expect(out.held.bloom.has('slipped')).toBe(true);
     expect(out.seq).toBe(1);
   });
@@ -78,7 +118,12 @@ describe(FilterBuilder.name, () => {
   it('should build only in memory while detached, numbering after the build it replaces', async () => {
     const store = new MemoryBloomStore();
     const replica = new FilterReplica('search-terms');
-    const builder = new FilterBuilder({ store, settings, revision: async () => 3, closing: () => false });
+    const builder = new FilterBuilder({
+      store,
+      settings,
+      revision: async () => 3,
+      closing: () => false,
+    });
     const first = await builder.build(source(keys.slice(0, 10)), replica, true);
     replica.install(first.held, undefined, 0);
     const second = await builder.build(source(keys.slice(0, 20)), replica, true);
@@ -87,7 +132,18 @@ describe(FilterBuilder.name, () => {
   });
 
   it('should stop when the app shuts down', async () => {
-    const builder = new FilterBuilder({ store: new MemoryBloomStore(), settings, revision: async () => 1, closing: () => true });
-    await expect(builder.build(source(Array.from({ length: 20_000 }, (_, i) => `k${i}`)), new FilterReplica('search-terms'), false)).rejects.toThrow('shutting down');
+    const builder = new FilterBuilder({
+      store: new MemoryBloomStore(),
+      settings,
+      revision: async () => 1,
+      closing: () => true,
+    });
+    await expect(
+      builder.build(
+        source(Array.from({ length: 20_000 }, (_, i) => `k${i}`)),
+        new FilterReplica('search-terms'),
+        false,
+      ),
+    ).rejects.toThrow('shutting down');
   });
 });

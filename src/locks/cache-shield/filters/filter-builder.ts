@@ -1,5 +1,10 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { BloomValidationError, buildSteps, type BloomBuildInfo, type BuiltFilter } from '../bloom/bloom-build.js';
+import {
+  BloomValidationError,
+  buildSteps,
+  type BloomBuildInfo,
+  type BuiltFilter,
+} from '../bloom/bloom-build.js';
 import type { CacheShieldSettings } from '../cache-shield.types.js';
 import type { BloomStore } from '../store/bloom-store.js';
 import { ADD_LOG_MAX } from '../store/bloom-store.js';
@@ -36,7 +41,11 @@ export interface ActivatedBuild {
 export class FilterBuilder {
   constructor(private readonly deps: BuildDeps) {}
 
-  async build(src: FilterSource, replica: FilterReplica, detached: boolean): Promise<ActivatedBuild> {
+  async build(
+    src: FilterSource,
+    replica: FilterReplica,
+    detached: boolean,
+  ): Promise<ActivatedBuild> {
     const { store, settings } = this.deps;
     const now = this.deps.now ?? Date.now;
     const t0 = performance.now();
@@ -52,19 +61,39 @@ export class FilterBuilder {
         if (this.deps.closing()) throw new Error('shutting down');
       }
     }
-    const built = await this.steps(buildSteps(keys, settings.targetFpRate, settings.measureSample, this.deps.random));
-    if (built.falseNegatives > 0) throw new BloomValidationError(`${src.name}: ${built.falseNegatives} of ${keys.size} keys reported absent by the new build`);
-    const version = detached ? (replica.active?.info.version ?? 0) + 1 : await store.nextVersion(src.name);
+    const built = await this.steps(
+      buildSteps(keys, settings.targetFpRate, settings.measureSample, this.deps.random),
+    );
+    if (built.falseNegatives > 0)
+      throw new BloomValidationError(
+        `${src.name}: ${built.falseNegatives} of ${keys.size} keys reported absent by the new build`,
+      );
+    const version = detached
+      ? (replica.active?.info.version ?? 0) + 1
+      : await store.nextVersion(src.name);
     const info = (): BloomBuildInfo => ({
-      filter: src.name, version, items: keys.size, targetP: settings.targetFpRate, measuredP: built.measuredP, measuredOn: built.measuredOn,
-      source: src.source, builtAt: new Date(now()).toISOString(), buildMs: Math.round(performance.now() - t0),
-      m: built.filter.m, k: built.filter.k, hash: built.filter.hash, bytes: built.filter.bits.length, revision, seq: start.seq,
+      filter: src.name,
+      version,
+      items: keys.size,
+      targetP: settings.targetFpRate,
+      measuredP: built.measuredP,
+      measuredOn: built.measuredOn,
+      source: src.source,
+      builtAt: new Date(now()).toISOString(),
+      buildMs: Math.round(performance.now() - t0),
+      m: built.filter.m,
+      k: built.filter.k,
+      hash: built.filter.hash,
+      bytes: built.filter.bits.length,
+      revision,
+      seq: start.seq,
     });
     if (detached) return { held: { bloom: built.filter, info: info() }, seq: start.seq };
     const ttlMs = settings.bloomTtlDays * 86_400_000;
     for (let attempt = 0; attempt < 5; attempt++) {
       const log = await store.addLog(src.name);
-      if (log.length >= ADD_LOG_MAX && log[0]!.seq > start.seq + 1) throw new Error(`${src.name}: more adds than the log keeps arrived during the build`);
+      if (log.length >= ADD_LOG_MAX && log[0]!.seq > start.seq + 1)
+        throw new Error(`${src.name}: more adds than the log keeps arrived during the build`);
       let expectSeq = start.seq;
       for (const entry of log) {
         expectSeq = Math.max(expectSeq, entry.seq);
@@ -80,12 +109,20 @@ export class FilterBuilder {
       if (pointer.seq !== expectSeq) continue;
       const held = { bloom: built.filter, info: info() };
       replica.beginLoad();
-      const res = await store.activate({ info: held.info, bytes: built.filter.toBytes() }, pointer.active, expectSeq, ttlMs).catch((err: unknown) => {
-        replica.abortLoad();
-        throw err;
-      });
+      const res = await store
+        .activate(
+          { info: held.info, bytes: built.filter.toBytes() },
+          pointer.active,
+          expectSeq,
+          ttlMs,
+        )
+        .catch((err: unknown) => {
+          replica.abortLoad();
+          throw err;
+        });
       if (res.ok) {
-        if (res.displaced !== undefined) await store.drop(src.name, res.displaced).catch(() => undefined);
+        if (res.displaced !== undefined)
+          await store.drop(src.name, res.displaced).catch(() => undefined);
         return { held, seq: expectSeq, replaced: pointer.active };
       }
       replica.abortLoad();

@@ -7,13 +7,34 @@ import { FilterReplica, type HeldBuild } from './filter-replica.js';
 function held(version: number, keys: string[], over: Partial<BloomBuildInfo> = {}): HeldBuild {
   const bloom = BloomFilter.sized(1_000, 0.001);
   for (const k of keys) bloom.add(k);
-  const info = { filter: 'f', version, items: keys.length, targetP: 0.001, measuredP: 0, measuredOn: 0, source: 't', builtAt: '', buildMs: 0, m: bloom.m, k: bloom.k, hash: bloom.hash, bytes: bloom.bits.length, revision: 10, seq: 4, ...over };
+  const info = {
+    filter: 'f',
+    version,
+    items: keys.length,
+    targetP: 0.001,
+    measuredP: 0,
+    measuredOn: 0,
+    source: 't',
+    builtAt: '',
+    buildMs: 0,
+    m: bloom.m,
+    k: bloom.k,
+    hash: bloom.hash,
+    bytes: bloom.bits.length,
+    revision: 10,
+    seq: 4,
+    ...over,
+  };
   return { bloom, info };
 }
 
 function loaded(b: HeldBuild, seq: number, previous?: HeldBuild): LoadedFilter {
   const stored = (h: HeldBuild) => ({ info: h.info, bytes: h.bloom.toBytes() });
-  return { pointer: { active: b.info.version, previous: previous?.info.version, seq }, active: stored(b), previous: previous && stored(previous) };
+  return {
+    pointer: { active: b.info.version, previous: previous?.info.version, seq },
+    active: stored(b),
+    previous: previous && stored(previous),
+  };
 }
 
 describe(FilterReplica.name, () => {
@@ -80,7 +101,10 @@ describe(FilterReplica.name, () => {
     const r = new FilterReplica('f');
     r.install(held(2, ['new']), held(1, ['old']), 0);
     r.addLocal(['both']);
-    expect(r.targets(['x']).map((t) => [t.version, t.positions.length])).toEqual([[2, r.active!.info.k], [1, r.previous!.info.k]]);
+    expect(r.targets(['x']).map((t) => [t.version, t.positions.length])).toEqual([
+      [2, r.active!.info.k],
+      [1, r.previous!.info.k],
+    ]);
     r.swap();
     expect(r.active?.info.version).toBe(1);
     expect(r.has('both')).toBe(true);

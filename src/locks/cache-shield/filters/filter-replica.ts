@@ -49,7 +49,10 @@ export class FilterReplica {
 
   /** Backend revision this copy accounts for: the build's revision plus one per add batch since. */
   explainedRevision(): number | undefined {
-    return this.active && this.active.info.revision + (Math.max(this.seq, this.acked) - this.active.info.seq);
+    return (
+      this.active &&
+      this.active.info.revision + (Math.max(this.seq, this.acked) - this.active.info.seq)
+    );
   }
 
   addLocal(keys: readonly string[]): void {
@@ -61,7 +64,9 @@ export class FilterReplica {
 
   /** Bit positions of `keys` in the active and previous builds, for the store. */
   targets(keys: readonly string[]): { version: number; positions: number[] }[] {
-    return [this.active, this.previous].flatMap((b) => (b ? [{ version: b.info.version, positions: keys.flatMap((k) => b.bloom.positions(k)) }] : []));
+    return [this.active, this.previous].flatMap((b) =>
+      b ? [{ version: b.info.version, positions: keys.flatMap((k) => b.bloom.positions(k)) }] : [],
+    );
   }
 
   /** An announced add: `gap` when an earlier announcement was missed (the caller reloads). */
@@ -101,7 +106,8 @@ export class FilterReplica {
     this.pending = undefined;
     this.install(active, previous, seq);
     let gap = false;
-    for (const p of pending) if (p.seq > this.seq && this.onAdded(p.seq, p.keys) === 'gap') gap = true;
+    for (const p of pending)
+      if (p.seq > this.seq && this.onAdded(p.seq, p.keys) === 'gap') gap = true;
     return gap ? 'gap' : 'loaded';
   }
 

@@ -17,7 +17,17 @@ export interface FilterSource {
 /** The two filters of the search API: indexed terms (queries) and item ids. */
 export function searchFilterSources(backend: SearchBackend): FilterSource[] {
   return [
-    { name: TERMS_FILTER, source: `${backend.name}:vocabulary`, keys: () => backend.vocabulary(), batchKeys: (b) => b.terms },
-    { name: IDS_FILTER, source: `${backend.name}:ids`, keys: () => backend.ids(), batchKeys: (b) => b.ids },
+    {
+      name: TERMS_FILTER,
+      source: `${backend.name}:vocabulary`,
+      keys: () => backend.vocabulary(),
+      batchKeys: (b) => b.terms,
+    },
+    {
+      name: IDS_FILTER,
+      source: `${backend.name}:ids`,
+      keys: () => backend.ids(),
+      batchKeys: (b) => b.ids,
+    },
   ];
 }

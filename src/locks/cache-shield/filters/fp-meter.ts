@@ -35,9 +35,21 @@ export class FpMeter {
   }
 
   /** True when the rate drifted above `factor` × target on enough samples (at most once per `everyMs`). */
-  drifted(target: number, factor: number, minSamples: number, now: number, everyMs = 60_000): boolean {
+  drifted(
+    target: number,
+    factor: number,
+    minSamples: number,
+    now: number,
+    everyMs = 60_000,
+  ): boolean {
     const rate = this.rate;
-    if (rate === null || this.negatives < minSamples || rate <= factor * target || now - this.warnedAt < everyMs) return false;
+    if (
+      rate === null ||
+      this.negatives < minSamples ||
+      rate <= factor * target ||
+      now - this.warnedAt < everyMs
+    )
+      return false;
     this.warnedAt = now;
     return true;
   }

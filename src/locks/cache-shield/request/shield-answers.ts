@@ -16,7 +16,10 @@ export function pageFor(body: unknown, q: SearchQueryDto): unknown {
 
 /** The route's own 404 for an unknown id, with the reason header. */
 export function itemNotFound(reason: string): ProblemException {
-  return ProblemException.fast(404, 'item_not_found', 'Item not found', { detail: 'No item has this id', headers: { [SHIELD_HEADER]: reason } });
+  return ProblemException.fast(404, 'item_not_found', 'Item not found', {
+    detail: 'No item has this id',
+    headers: { [SHIELD_HEADER]: reason },
+  });
 }
 
 export function isItemNotFound(err: unknown): boolean {

@@ -32,18 +32,28 @@ export type ReadOutcome = { request: ShieldRequest } | { tooLong: number } | { s
 export function readRequest(req: AnyRequest, route: ShieldRoute): ReadOutcome {
   if (route.key === 'id') {
     const id = (req as { params?: Record<string, unknown> }).params?.id;
-    return typeof id === 'string' && id !== '' ? { request: { kind: 'id', filter: IDS_FILTER, keys: [id], cacheKey: id, allowKey: id } } : { skip: true };
+    return typeof id === 'string' && id !== ''
+      ? { request: { kind: 'id', filter: IDS_FILTER, keys: [id], cacheKey: id, allowKey: id } }
+      : { skip: true };
   }
   const query = (req as { query?: unknown }).query;
   if (typeof query !== 'object' || query === null) return { skip: true };
   const { q, limit, offset } = query as Record<string, unknown>;
-  if (typeof q !== 'string' || !optionalString(limit) || !optionalString(offset)) return { skip: true };
+  if (typeof q !== 'string' || !optionalString(limit) || !optionalString(offset))
+    return { skip: true };
   const norm = normalizeQuery(q);
   if (codePointsOver(norm, route.maxQueryLength)) return { tooLong: route.maxQueryLength };
   if (norm === '') return { skip: true };
   const keys = [...new Set(tokenize(q))];
   return {
-    request: { kind: 'query', filter: TERMS_FILTER, keys, cacheKey: `${norm}\u0000${limit ?? ''}\u0000${offset ?? ''}`, allowKey: norm, query: query as Record<string, unknown> },
+    request: {
+      kind: 'query',
+      filter: TERMS_FILTER,
+      keys,
+      cacheKey: `${norm}\u0000${limit ?? ''}\u0000${offset ?? ''}`,
+      allowKey: norm,
+      query: query as Record<string, unknown>,
+    },
   };
 }
 
@@ -58,5 +68,7 @@ function optionalString(v: unknown): boolean {
  */
 export function validSearchQuery(query: Record<string, unknown>): SearchQueryDto | undefined {
   const dto = plainToInstance(SearchQueryDto, { ...query });
-  return validateSync(dto, { whitelist: true, forbidUnknownValues: true }).length === 0 ? dto : undefined;
+  return validateSync(dto, { whitelist: true, forbidUnknownValues: true }).length === 0
+    ? dto
+    : undefined;
 }

@@ -56,7 +56,8 @@ export interface AddRequest {
 
 export type AddResult = { ok: true; seq: number } | { ok: false; pointer: BloomPointer };
 
-export type ActivateResult = { ok: true; displaced?: number } | { ok: false; pointer: BloomPointer };
+export type ActivateResult =
+  { ok: true; displaced?: number } | { ok: false; pointer: BloomPointer };
 
 export interface BloomStore {
   /** True when other instances share this store. */
@@ -75,9 +76,18 @@ export interface BloomStore {
    * only when the pointer still is {active: expectActive, seq: expectSeq};
    * announces it. `displaced` is the build that is no longer kept.
    */
-  activate(build: StoredBuild, expectActive: number | undefined, expectSeq: number, ttlMs: number): Promise<ActivateResult>;
+  activate(
+    build: StoredBuild,
+    expectActive: number | undefined,
+    expectSeq: number,
+    ttlMs: number,
+  ): Promise<ActivateResult>;
   /** Swaps active and previous when the pointer is still {active, previous} as given; announces it. */
-  rollback(filter: string, expect: { active: number; previous: number }, ttlMs: number): Promise<ActivateResult>;
+  rollback(
+    filter: string,
+    expect: { active: number; previous: number },
+    ttlMs: number,
+  ): Promise<ActivateResult>;
   /** Sets the bits of an add batch in the builds the caller holds (refused when they are no longer active/previous), logs and announces it. */
   add(req: AddRequest, ttlMs: number): Promise<AddResult>;
   /** Deletes a build that is no longer active or previous. */

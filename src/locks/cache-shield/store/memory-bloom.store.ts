@@ -1,5 +1,15 @@
 import { HEADER_BYTES } from '../bloom/bloom-filter.js';
-import type { ActivateResult, AddLogEntry, AddRequest, AddResult, BloomEvent, BloomPointer, BloomStore, LoadedFilter, StoredBuild } from './bloom-store.js';
+import type {
+  ActivateResult,
+  AddLogEntry,
+  AddRequest,
+  AddResult,
+  BloomEvent,
+  BloomPointer,
+  BloomStore,
+  LoadedFilter,
+  StoredBuild,
+} from './bloom-store.js';
 import { ADD_LOG_MAX } from './bloom-store.js';
 
 interface FilterState {
@@ -20,7 +30,11 @@ export class MemoryBloomStore implements BloomStore {
 
   private state(filter: string): FilterState {
     let s = this.filters.get(filter);
-    if (!s) this.filters.set(filter, (s = { pointer: { seq: 0 }, builds: new Map(), log: [], versions: 0 }));
+    if (!s)
+      this.filters.set(
+        filter,
+        (s = { pointer: { seq: 0 }, builds: new Map(), log: [], versions: 0 }),
+      );
     return s;
   }
 
@@ -50,27 +64,50 @@ export class MemoryBloomStore implements BloomStore {
       const b = v === undefined ? undefined : s.builds.get(v);
       return b && { info: structuredClone(b.info), bytes: Buffer.from(b.bytes) };
     };
-    return { pointer: { ...s.pointer }, active: copy(s.pointer.active), previous: copy(s.pointer.previous) };
+    return {
+      pointer: { ...s.pointer },
+      active: copy(s.pointer.active),
+      previous: copy(s.pointer.previous),
+    };
   }
 
   async addLog(filter: string): Promise<AddLogEntry[]> {
     return this.state(filter).log.map((e) => ({ ...e, keys: [...e.keys] }));
   }
 
-  async activate(build: StoredBuild, expectActive: number | undefined, expectSeq: number, _ttlMs?: number): Promise<ActivateResult> {
+  async activate(
+    build: StoredBuild,
+    expectActive: number | undefined,
+    expectSeq: number,
+    _ttlMs?: number,
+  ): Promise<ActivateResult> {
     const s = this.state(build.info.filter);
-    if (s.pointer.seq !== expectSeq || s.pointer.active !== expectActive) return { ok: false, pointer: { ...s.pointer } };
+    if (s.pointer.seq !== expectSeq || s.pointer.active !== expectActive)
+      return { ok: false, pointer: { ...s.pointer } };
     const displaced = s.pointer.previous;
-    s.builds.set(build.info.version, { info: structuredClone(build.info), bytes: Buffer.from(build.bytes) });
+    s.builds.set(build.info.version, {
+      info: structuredClone(build.info),
+      bytes: Buffer.from(build.bytes),
+    });
     s.pointer = { active: build.info.version, previous: s.pointer.active, seq: s.pointer.seq };
     if (s.pointer.previous === undefined) delete s.pointer.previous;
-    this.emit({ type: 'activated', filter: build.info.filter, version: build.info.version, seq: s.pointer.seq });
+    this.emit({
+      type: 'activated',
+      filter: build.info.filter,
+      version: build.info.version,
+      seq: s.pointer.seq,
+    });
     return { ok: true, displaced };
   }
 
-  async rollback(filter: string, expect: { active: number; previous: number }, _ttlMs?: number): Promise<ActivateResult> {
+  async rollback(
+    filter: string,
+    expect: { active: number; previous: number },
+    _ttlMs?: number,
+  ): Promise<ActivateResult> {
     const s = this.state(filter);
-    if (s.pointer.active !== expect.active || s.pointer.previous !== expect.previous) return { ok: false, pointer: { ...s.pointer } };
+    if (s.pointer.active !== expect.active || s.pointer.previous !== expect.previous)
+      return { ok: false, pointer: { ...s.pointer } };
     s.pointer = { active: expect.previous, previous: expect.active, seq: s.pointer.seq };
     this.emit({ type: 'activated', filter, version: expect.previous, seq: s.pointer.seq });
     return { ok: true };
@@ -79,10 +116,12 @@ export class MemoryBloomStore implements BloomStore {
   async add(req: AddRequest, _ttlMs?: number): Promise<AddResult> {
     const s = this.state(req.filter);
     const [active, previous] = req.targets;
-    if (s.pointer.active !== active?.version || s.pointer.previous !== previous?.version) return { ok: false, pointer: { ...s.pointer } };
+    if (s.pointer.active !== active?.version || s.pointer.previous !== previous?.version)
+      return { ok: false, pointer: { ...s.pointer } };
     for (const t of req.targets) {
       const bytes = s.builds.get(t.version)!.bytes;
-      for (const x of t.positions) bytes[HEADER_BYTES + (x >>> 3)] = bytes[HEADER_BYTES + (x >>> 3)]! | (0x80 >>> (x & 7));
+      for (const x of t.positions)
+        bytes[HEADER_BYTES + (x >>> 3)] = bytes[HEADER_BYTES + (x >>> 3)]! | (0x80 >>> (x & 7));
     }
     const seq = ++s.pointer.seq;
     s.log.push({ seq, at: req.at, keys: [...req.keys] });

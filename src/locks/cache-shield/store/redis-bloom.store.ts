@@ -3,7 +3,17 @@ import type { RedisService } from '../../../redis/redis.service.js';
 import type { BloomBuildInfo } from '../bloom/bloom-build.js';
 import { HEADER_BYTES } from '../bloom/bloom-filter.js';
 import { BloomKeys } from './bloom-keys.js';
-import type { ActivateResult, AddLogEntry, AddRequest, AddResult, BloomEvent, BloomPointer, BloomStore, LoadedFilter, StoredBuild } from './bloom-store.js';
+import type {
+  ActivateResult,
+  AddLogEntry,
+  AddRequest,
+  AddResult,
+  BloomEvent,
+  BloomPointer,
+  BloomStore,
+  LoadedFilter,
+  StoredBuild,
+} from './bloom-store.js';
 import { ADD_LOG_MAX } from './bloom-store.js';
 
 type Refused = [0, string, string, number];
@@ -26,7 +36,11 @@ export class RedisBloomStore implements BloomStore {
   }
 
   async claimBuild(filter: string, owner: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.run('shield.claim', (c) => c.set(this.keys.lock(filter), owner, 'PX', ttlMs, 'NX'))) === 'OK';
+    return (
+      (await this.redis.run('shield.claim', (c) =>
+        c.set(this.keys.lock(filter), owner, 'PX', ttlMs, 'NX'),
+      )) === 'OK'
+    );
   }
 
   async releaseBuild(filter: string, owner: string): Promise<void> {
@@ -34,7 +48,13 @@ export class RedisBloomStore implements BloomStore {
   }
 
   async nextVersion(filter: string): Promise<number> {
-    return Number(await this.redis.script('shield_bloom_version', [this.keys.counter(filter), this.keys.pointer(filter)], [86_400_000 * 3_650]));
+    return Number(
+      await this.redis.script(
+        'shield_bloom_version',
+        [this.keys.counter(filter), this.keys.pointer(filter)],
+        [86_400_000 * 3_650],
+      ),
+    );
   }
 
   async pointer(filter: string): Promise<BloomPointer> {
@@ -46,7 +66,9 @@ export class RedisBloomStore implements BloomStore {
     const pointer = await this.pointer(filter);
     const read = async (v?: number): Promise<StoredBuild | undefined> => {
       if (v === undefined) return undefined;
-      const [bytes, info] = await this.redis.run('shield.load', (c) => Promise.all([c.getBuffer(this.keys.bits(filter, v)), c.get(this.keys.info(filter, v))]));
+      const [bytes, info] = await this.redis.run('shield.load', (c) =>
+        Promise.all([c.getBuffer(this.keys.bits(filter, v)), c.get(this.keys.info(filter, v))]),
+      );
       return bytes && info ? { bytes, info: JSON.parse(info) as BloomBuildInfo } : undefined;
     };
     const [active, previous] = await Promise.all([read(pointer.active), read(pointer.previous)]);
@@ -58,20 +80,56 @@ export class RedisBloomStore implements BloomStore {
     return raw.map((r) => JSON.parse(r) as AddLogEntry);
   }
 
-  async activate(build: StoredBuild, expectActive: number | undefined, expectSeq: number, ttlMs: number): Promise<ActivateResult> {
+  async activate(
+    build: StoredBuild,
+    expectActive: number | undefined,
+    expectSeq: number,
+    ttlMs: number,
+  ): Promise<ActivateResult> {
     const { filter, version } = build.info;
     const old = expectActive ?? 0;
-    const keys = [this.keys.pointer(filter), this.keys.bits(filter, version), this.keys.info(filter, version), this.keys.bits(filter, old), this.keys.info(filter, old)];
-    const args = [expectActive ?? '', expectSeq, version, build.bytes as unknown as string, JSON.stringify(build.info), ttlMs, this.keys.channel, filter];
+    const keys = [
+      this.keys.pointer(filter),
+      this.keys.bits(filter, version),
+      this.keys.info(filter, version),
+      this.keys.bits(filter, old),
+      this.keys.info(filter, old),
+    ];
+    const args = [
+      expectActive ?? '',
+      expectSeq,
+      version,
+      build.bytes as unknown as string,
+      JSON.stringify(build.info),
+      ttlMs,
+      this.keys.channel,
+      filter,
+    ];
     const out = await this.redis.script<[1, string] | Refused>('shield_bloom_activate', keys, args);
     if (out[0] === 0) return { ok: false, pointer: toPointer(out[1], out[2], out[3]) };
     return { ok: true, displaced: out[1] === '' ? undefined : Number(out[1]) };
   }
 
-  async rollback(filter: string, expect: { active: number; previous: number }, ttlMs: number): Promise<ActivateResult> {
+  async rollback(
+    filter: string,
+    expect: { active: number; previous: number },
+    ttlMs: number,
+  ): Promise<ActivateResult> {
     const k = this.keys;
-    const keys = [k.pointer(filter), k.bits(filter, expect.active), k.info(filter, expect.active), k.bits(filter, expect.previous), k.info(filter, expect.previous)];
-    const out = await this.redis.script<[1, string] | Refused>('shield_bloom_rollback', keys, [expect.active, expect.previous, ttlMs, k.channel, filter]);
+    const keys = [
+      k.pointer(filter),
+      k.bits(filter, expect.active),
+      k.info(filter, expect.active),
+      k.bits(filter, expect.previous),
+      k.info(filter, expect.previous),
+    ];
+    const out = await this.redis.script<[1, string] | Refused>('shield_bloom_rollback', keys, [
+      expect.active,
+      expect.previous,
+      ttlMs,
+      k.channel,
+      filter,
+    ]);
     return out[0] === 0 ? { ok: false, pointer: toPointer(out[1], out[2], out[3]) } : { ok: true };
   }
 
@@ -80,16 +138,31 @@ export class RedisBloomStore implements BloomStore {
     const keys = [this.keys.pointer(req.filter), this.keys.log(req.filter)];
     if (active) keys.push(this.keys.bits(req.filter, active.version));
     if (previous) keys.push(this.keys.bits(req.filter, previous.version));
-    const args: (string | number)[] = [active?.version ?? '', previous?.version ?? '', HEADER_BYTES * 8, active?.positions.length ?? 0, ttlMs, ADD_LOG_MAX, this.keys.channel, req.filter, req.at, JSON.stringify(req.keys)];
+    const args: (string | number)[] = [
+      active?.version ?? '',
+      previous?.version ?? '',
+      HEADER_BYTES * 8,
+      active?.positions.length ?? 0,
+      ttlMs,
+      ADD_LOG_MAX,
+      this.keys.channel,
+      req.filter,
+      req.at,
+      JSON.stringify(req.keys),
+    ];
     for (const t of req.targets) for (const x of t.positions) args.push(x);
     const out = await this.redis.script<[1, number] | Refused>('shield_bloom_add', keys, args);
-    return out[0] === 0 ? { ok: false, pointer: toPointer(out[1], out[2], out[3]) } : { ok: true, seq: out[1] };
+    return out[0] === 0
+      ? { ok: false, pointer: toPointer(out[1], out[2], out[3]) }
+      : { ok: true, seq: out[1] };
   }
 
   async drop(filter: string, version: number): Promise<void> {
     const p = await this.pointer(filter);
     if (version === p.active || version === p.previous) return;
-    await this.redis.run('shield.drop', (c) => c.del(this.keys.bits(filter, version), this.keys.info(filter, version)));
+    await this.redis.run('shield.drop', (c) =>
+      c.del(this.keys.bits(filter, version), this.keys.info(filter, version)),
+    );
   }
 
   async subscribe(listener: (event: BloomEvent) => void): Promise<() => void> {
