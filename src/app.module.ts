@@ -2,7 +2,8 @@ import { DynamicModule, Module, ModuleMetadata, ValidationPipe } from '@nestjs/c
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module.js';
 import { ChainModule } from './chain/chain.module.js';
-import { ProblemFilter } from './common/problem.filter.js';
+import { CommonModule } from './common/common.module.js';
+import { ProblemFilter } from './http/problem.filter.js';
 import { ConfigModule } from './config/config.module.js';
 import type { RampartConfig } from './config/config.types.js';
 import { HealthModule } from './health/health.module.js';
@@ -39,6 +40,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        CommonModule,
         MetricsModule,
         RedisModule,
         ChainModule,

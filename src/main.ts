@@ -1,12 +1,12 @@
 import { createApp } from './app.factory.js';
 import { ConfigError } from './config/config.error.js';
-import { loadConfig } from './config/load-config.js';
+import { loadAppConfig } from './app.config.js';
 import { printableConfig } from './config/mask.js';
 import { createPino } from './logging/logger.js';
 
 let config;
 try {
-  config = loadConfig();
+  config = loadAppConfig();
 } catch (err) {
   if (err instanceof ConfigError) {
     process.stderr.write(`${err.message}\n`);

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import { PROBLEM_TYPE_BASE, ProblemBody } from '../common/problem.exception.js';
-import { sendProblem } from '../common/send-problem.js';
+import { sendProblem } from '../http/send-problem.js';
 import { AnyReply, AnyRequest, requestState } from '../http/http-context.js';
 import { AppRegistryError } from '../locks/signature/app-registry.js';
 import { RedisScriptError, RedisUnavailableError } from '../redis/redis.errors.js';

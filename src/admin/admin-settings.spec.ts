@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/config.error.js';
-import { loadConfig } from '../config/load-config.js';
+import { loadAppConfig } from '../app.config.js';
 import { adminSettings } from './admin-settings.js';
 
-const withSection = (admin: unknown) => ({ ...loadConfig({}), sections: { admin } });
+const withSection = (admin: unknown) => ({ ...loadAppConfig({}), sections: { admin } });
 
 describe(adminSettings.name, () => {
   it('should default every setting', () => {
-    expect(adminSettings(loadConfig({}))).toEqual({
+    expect(adminSettings(loadAppConfig({}))).toEqual({
       syncIntervalMs: 1000,
       historyLimit: 100,
       auditMaxLen: 10000,

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Optional, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { AppRegistry } from '../locks/signature/app-registry.js';
-import { BLOOM_ADMIN, BREAKER_ADMIN, BloomAdminPort, BreakerAdminPort } from './admin-ports.js';
+import { BLOOM_ADMIN, BloomAdminPort } from '../locks/cache-shield/cache-shield.admin.js';
+import { BREAKER_ADMIN, BreakerAdminPort } from '../locks/circuit-breaker/circuit-breaker.admin.js';
 import { lockNotInstalled } from './admin-problems.js';
 
 /**

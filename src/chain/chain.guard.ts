@@ -1,9 +1,10 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ProblemException } from '../common/problem.exception.js';
-import { AnyReply, AnyRequest, requestState } from '../http/http-context.js';
+import { AnyRequest, requestState } from '../http/http-context.js';
 import { LockChain } from './lock-chain.service.js';
-import { PROTECT_POLICY } from './protect.decorator.js';
+import { lockContext } from './lock-context.js';
+import { PROTECT_POLICY } from './protect.metadata.js';
 import { RouteRegistry } from './route-registry.service.js';
 
 /** Runs the guard-stage locks (signature, rate limit) of the route's policy. */
@@ -23,20 +24,11 @@ export class ChainGuard implements CanActivate {
     const compiled = this.chain.compile(policyName);
     if (!compiled)
       throw ProblemException.fast(503, 'policy_missing', 'Route policy is not configured');
-    const http = ctx.switchToHttp();
-    const req = http.getRequest<AnyRequest>();
-    const state = requestState(req);
+    const state = requestState(ctx.switchToHttp().getRequest<AnyRequest>());
     state.policy = policyName;
     state.route = this.routes.forHandler(ctx.getHandler())?.template;
     if (compiled.guards.length === 0) return true;
-    const base = {
-      req,
-      reply: http.getResponse<AnyReply>(),
-      state,
-      policyName,
-      policy: compiled.policy,
-      route: state.route ?? '',
-    };
+    const base = lockContext(ctx, policyName, compiled.policy);
     return this.chain.runGuards(base, compiled.guards).then(() => true);
   }
 }

@@ -1,11 +1,13 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { ConfigError } from '../config/config.error.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { ProblemException } from '../common/problem.exception.js';
 import { LOCK_NAMES, LOCK_ORDER, LockName, isLockName } from './lock-order.js';
-import type { GuardLock, InterceptorLock, Lock, LockContext } from './lock.types.js';
-import { LOCK_MODES, LockMode, LockSlice, PolicySet, RoutePolicy } from './policy.types.js';
+import type { BaseLockContext } from './lock-context.js';
+import type { GuardLock, InterceptorLock, Lock, LockContext, Next } from './lock.types.js';
+import { LOCK_MODES, LockMode, LockSlice, PolicySet, RoutePolicy } from '../config/policy.types.js';
 import { LockStats } from './lock-stats.service.js';
 
 /** A lock with its slice for one policy, in chain order. */
@@ -38,10 +40,11 @@ export class LockChain implements OnApplicationBootstrap {
   constructor(
     @InjectConfig() config: RampartConfig,
     readonly stats: LockStats,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.set = {
       version: 1,
-      updatedAt: new Date().toISOString(),
+      updatedAt: new Date(clock.now()).toISOString(),
       policies: structuredClone(config.policies),
     };
   }
@@ -145,7 +148,7 @@ export class LockChain implements OnApplicationBootstrap {
   replace(
     policies: Record<string, RoutePolicy>,
     version: number,
-    updatedAt = new Date().toISOString(),
+    updatedAt = new Date(this.clock.now()).toISOString(),
   ): PolicySet {
     const problems = this.validate(policies);
     if (problems.length > 0) {
@@ -193,9 +196,9 @@ export class LockChain implements OnApplicationBootstrap {
   }
 
   /** Runs the guard-stage locks of a policy in order; throws the first enforced rejection. */
-  async runGuards(base: Omit<LockContext, 'mode'>, steps: Step<GuardLock>[]): Promise<void> {
+  async runGuards(base: BaseLockContext, steps: Step<GuardLock>[]): Promise<void> {
     for (const { lock, slice } of steps) {
-      const mode = effectiveMode(slice);
+      const mode = effectiveMode(slice, this.clock.now());
       if (mode === 'off') continue;
       const ctx: LockContext = { ...base, mode };
       try {
@@ -213,25 +216,48 @@ export class LockChain implements OnApplicationBootstrap {
     }
   }
 
-  /** Runs the interceptor-stage locks of a policy, each wrapping the next, the handler last. */
+  /**
+   * Runs the interceptor-stage locks of a policy, each wrapping the next, the
+   * handler last, and counts each lock's outcome (see InterceptorLock).
+   */
   runInterceptors(
-    base: Omit<LockContext, 'mode'>,
+    base: BaseLockContext,
     steps: Step<InterceptorLock>[],
     handler: () => Promise<unknown>,
   ): Promise<unknown> {
     const at = (i: number): Promise<unknown> => {
       if (i >= steps.length) return handler();
       const { lock, slice } = steps[i]!;
-      const mode = effectiveMode(slice);
+      const mode = effectiveMode(slice, this.clock.now());
       if (mode === 'off') return at(i + 1);
-      return lock.around({ ...base, mode }, slice, () => at(i + 1));
+      let passed = false;
+      const next: Next = (outcome = 'allowed') => {
+        if (!passed) {
+          passed = true;
+          this.stats.record(lock.name, base.policyName, outcome);
+        }
+        return at(i + 1);
+      };
+      return lock.around({ ...base, mode }, slice, next).then(
+        (value) => {
+          if (!passed) this.stats.record(lock.name, base.policyName, 'short_circuited');
+          return value;
+        },
+        (err: unknown) => {
+          if (!passed && err instanceof ProblemException) {
+            const outcome = err.answer ? 'short_circuited' : 'rejected';
+            this.stats.record(lock.name, base.policyName, outcome);
+          }
+          throw err;
+        },
+      );
     };
     return at(0);
   }
 }
 
 /** The mode in force now: a time-boxed override wins until it expires. */
-export function effectiveMode(slice: LockSlice, now = Date.now()): LockMode {
+export function effectiveMode(slice: LockSlice, now: number): LockMode {
   const o = slice.override as { mode?: LockMode; until?: number } | undefined;
   if (o && o.mode !== undefined && (o.until === undefined || now < o.until)) return o.mode;
   return slice.mode;

@@ -1,7 +1,7 @@
 import type { AnyReply, AnyRequest } from '../http/http-context.js';
 import type { RequestState } from '../http/request-state.js';
 import type { LockName } from './lock-order.js';
-import type { LockMode, LockSlice, RoutePolicy } from './policy.types.js';
+import type { LockMode, LockSlice, RoutePolicy } from '../config/policy.types.js';
 
 /** What a lock sees of the request it decides on. */
 export interface LockContext {
@@ -46,15 +46,26 @@ export interface GuardLock<S extends LockSlice = LockSlice> extends LockBase<S> 
   check(ctx: LockContext, slice: S): void | Promise<void>;
 }
 
+/**
+ * How an interceptor-stage lock calls on. `next()` counts the request as
+ * `allowed`; in shadow mode, `next('shadow_rejected')` says the lock would
+ * have answered itself.
+ */
+export type Next = (outcome?: 'allowed' | 'shadow_rejected') => Promise<unknown>;
+
 /** A lock that wraps the handler (Nest interceptor stage). */
 export interface InterceptorLock<S extends LockSlice = LockSlice> extends LockBase<S> {
   readonly stage: 'interceptor';
   /**
    * Calls `next()` to go on to the next lock / the handler, or answers itself
-   * (short circuit). Shadow mode is the lock's own business here: it must
-   * observe, count, and still call `next()`.
+   * (short circuit). The chain counts the outcome: a value returned without
+   * calling on is `short_circuited`, a ProblemException thrown without calling
+   * on is `rejected` (`short_circuited` when marked `asAnswer()`, e.g. a 404 the
+   * route would give too). Shadow mode is the lock's own business here: it
+   * must observe and still call on, with `next('shadow_rejected')` when it
+   * would have answered.
    */
-  around(ctx: LockContext, slice: S, next: () => Promise<unknown>): Promise<unknown>;
+  around(ctx: LockContext, slice: S, next: Next): Promise<unknown>;
 }
 
 export type Lock = GuardLock | InterceptorLock;

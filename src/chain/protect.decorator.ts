@@ -1,8 +1,7 @@
 import { SetMetadata, UseGuards, UseInterceptors, applyDecorators } from '@nestjs/common';
 import { ChainGuard } from './chain.guard.js';
 import { ChainInterceptor } from './chain.interceptor.js';
-
-export const PROTECT_POLICY = 'rampart:protect-policy';
+import { PROTECT_POLICY } from './protect.metadata.js';
 
 /**
  * Puts a route (or every route of a controller) behind the lock chain, with

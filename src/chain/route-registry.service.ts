@@ -3,7 +3,7 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { ConfigError } from '../config/config.error.js';
 import { LockChain } from './lock-chain.service.js';
-import { PROTECT_POLICY } from './protect.decorator.js';
+import { PROTECT_POLICY } from './protect.metadata.js';
 
 export interface RouteInfo {
   method: string;

@@ -22,6 +22,8 @@ export const PROBLEM_TYPE_BASE = 'https://rampart.dev/problems/';
 export class ProblemException extends HttpException {
   readonly problem: ProblemBody;
   readonly headers: Readonly<Record<string, string>>;
+  /** True when a lock gives this problem as the route's own answer (a 404 for an id that cannot exist), not as a rejection. */
+  answer = false;
 
   constructor(
     status: number,
@@ -41,6 +43,12 @@ export class ProblemException extends HttpException {
     super(problem, status);
     this.problem = problem;
     this.headers = headers ?? {};
+  }
+
+  /** Marks this problem as the route's own answer given by a lock (counted short-circuited, not rejected). */
+  asAnswer(): this {
+    this.answer = true;
+    return this;
   }
 
   /** Same as `new`, without capturing a stack trace (about 10 µs saved per rejection). */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config.error.js';
 import { parseAdminTokens } from './admin-tokens-file.js';
-import { loadConfig } from './load-config.js';
+import { loadAppConfig } from '../app.config.js';
 import { printableConfig } from './mask.js';
 
 const HASH = 'a'.repeat(64);
@@ -46,15 +46,15 @@ describe(parseAdminTokens.name, () => {
     const dir = mkdtempSync(join(tmpdir(), 'rampart-admin-'));
     const file = join(dir, 'tokens.yaml');
     writeFileSync(file, `- id: alice\n  sha256: ${HASH}\n`);
-    const c = loadConfig({ ADMIN_TOKENS_FILE: file });
+    const c = loadAppConfig({ ADMIN_TOKENS_FILE: file });
     expect(c.adminTokens).toEqual([{ id: 'alice', sha256: HASH }]);
     expect(JSON.stringify(printableConfig(c))).not.toContain(HASH);
 
     writeFileSync(file, `- id: env\n  sha256: ${HASH}\n`);
-    expect(() => loadConfig({ ADMIN_TOKENS_FILE: file, ADMIN_TOKEN: 'x'.repeat(20) })).toThrow(
+    expect(() => loadAppConfig({ ADMIN_TOKENS_FILE: file, ADMIN_TOKEN: 'x'.repeat(20) })).toThrow(
       ConfigError,
     );
-    expect(() => loadConfig({ ADMIN_TOKENS_FILE: join(dir, 'missing.json') })).toThrow(
+    expect(() => loadAppConfig({ ADMIN_TOKENS_FILE: join(dir, 'missing.json') })).toThrow(
       /ADMIN_TOKENS_FILE .* cannot be read/,
     );
   });

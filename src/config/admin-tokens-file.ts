@@ -1,4 +1,5 @@
-import { readDataFile } from './load-config.js';
+import { readDataFile } from './data-file.js';
+import { isRecord } from '../common/is-record.js';
 
 /** One admin bearer token, stored only as the SHA-256 of its value. */
 export interface AdminTokenHash {
@@ -10,10 +11,6 @@ export interface AdminTokenHash {
 
 const ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * Validates the content of ADMIN_TOKENS_FILE: a list of `{ id, sha256 }`, or

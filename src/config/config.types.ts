@@ -1,8 +1,8 @@
-import type { RoutePolicy } from '../chain/policy.types.js';
+import type { RoutePolicy } from './policy.types.js';
 import type { AdminTokenHash } from './admin-tokens-file.js';
 
-export type HttpAdapterName = 'express' | 'fastify';
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+import type { HttpAdapterName } from '../http/http-setup.js';
+import type { LogLevel } from '../logging/logger.js';
 export type SearchBackendName = 'sqlite' | 'postgres';
 
 /** A host and port of one Redis Cluster seed node. */

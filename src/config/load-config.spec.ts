@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config.error.js';
-import { loadConfig } from './load-config.js';
+import { loadAppConfig } from '../app.config.js';
 import { printableConfig } from './mask.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
-    loadConfig(env);
+    loadAppConfig(env);
   } catch (e) {
     if (e instanceof ConfigError) return [...e.problems];
     throw e;
@@ -16,9 +16,9 @@ function problemsOf(env: Record<string, string>): string[] {
   return [];
 }
 
-describe(loadConfig.name, () => {
+describe(loadAppConfig.name, () => {
   it('should start with nothing set, on embedded defaults', () => {
-    const c = loadConfig({});
+    const c = loadAppConfig({});
     expect(c.port).toBe(3000);
     expect(c.httpAdapter).toBe('express');
     expect(c.redis.url).toBeUndefined();
@@ -66,7 +66,7 @@ describe(loadConfig.name, () => {
       file,
       'policies:\n  search:\n    locks:\n      rateLimit:\n        mode: shadow\n  extra:\n    locks:\n      signature:\n        mode: "off"\nrateLimit:\n  hashKey: abc\n',
     );
-    const c = loadConfig({ CONFIG_FILE: file });
+    const c = loadAppConfig({ CONFIG_FILE: file });
     expect(c.policies.search!.locks.rateLimit!.mode).toBe('shadow');
     expect(c.policies.search!.description).toMatch(/search/);
     expect(c.policies.extra!.locks.signature!.mode).toBe('off');
@@ -95,7 +95,7 @@ describe(loadConfig.name, () => {
   });
 
   it('should mask secrets wherever the configuration is printed', () => {
-    const c = loadConfig({
+    const c = loadAppConfig({
       ADMIN_TOKEN: 'admin-token-0123456789',
       REDIS_URL: 'redis://:r3dis-pass@localhost:6379',
       INFERENCE_UPSTREAM_URL: 'https://api.example.com/v1',

@@ -1,19 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import type { LockSlice, RoutePolicy } from '../chain/policy.types.js';
-import { LOCK_MODES } from '../chain/policy.types.js';
-import { DEFAULT_POLICIES } from '../chain/default-policies.js';
-import type {
-  HttpAdapterName,
-  LogLevel,
-  RampartConfig,
-  RedisNode,
-  SearchBackendName,
-} from './config.types.js';
+import type { LockSlice, RoutePolicy } from './policy.types.js';
+import { LOCK_MODES } from './policy.types.js';
+import type { HttpAdapterName } from '../http/http-setup.js';
+import type { LogLevel } from '../logging/logger.js';
+import type { RampartConfig, RedisNode, SearchBackendName } from './config.types.js';
 import { ConfigError } from './config.error.js';
 import { isValidCidr } from '../http/cidr.js';
 import { loadAdminTokensFile } from './admin-tokens-file.js';
+import { readDataFile } from './data-file.js';
+import { isRecord } from '../common/is-record.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -113,29 +107,6 @@ function clusterNodes(env: Env, p: Problems): RedisNode[] {
   });
 }
 
-/** Reads a JSON or YAML file into a plain value; problems are collected, never thrown. */
-export function readDataFile(path: string, what: string, p: { add(m: string): void }): unknown {
-  let text: string;
-  try {
-    text = readFileSync(resolve(path), 'utf8');
-  } catch (e) {
-    p.add(`${what} "${path}" cannot be read: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
-    return undefined;
-  }
-  try {
-    return extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
-  } catch (e) {
-    p.add(
-      `${what} "${path}" is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
-    );
-    return undefined;
-  }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Merges policies from the config file over the defaults: per policy, per lock slice, option by option. */
 function mergePolicies(
   base: Record<string, RoutePolicy>,
@@ -190,9 +161,11 @@ function mergePolicies(
 
 /**
  * Loads and validates the whole configuration once, from the environment and
- * the optional CONFIG_FILE. Throws a ConfigError that lists every problem.
+ * the optional CONFIG_FILE, whose policies are merged over `shipped` (the
+ * service's own, assembled in app.policies.ts). Throws a ConfigError that
+ * lists every problem.
  */
-export function loadConfig(env: Env = process.env): RampartConfig {
+export function loadConfig(env: Env, shipped: Record<string, RoutePolicy>): RampartConfig {
   const p = new Problems();
   const configFile = env.CONFIG_FILE || undefined;
   const file = configFile ? readDataFile(configFile, 'CONFIG_FILE', p) : undefined;
@@ -269,7 +242,7 @@ export function loadConfig(env: Env = process.env): RampartConfig {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, p, 1, 1_073_741_824),
     appsFile: env.APPS_FILE || undefined,
     configFile,
-    policies: mergePolicies(DEFAULT_POLICIES, filePolicies, p),
+    policies: mergePolicies(shipped, filePolicies, p),
     sections,
   };
   if (p.list.length > 0) throw new ConfigError(p.list);

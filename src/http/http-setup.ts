@@ -5,17 +5,28 @@ import helmet from 'helmet';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger as Pino } from 'pino';
-import type { RampartConfig } from '../config/config.types.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { toProblem } from '../common/problem.filter.js';
+import { toProblem } from './problem.filter.js';
 import { ProblemException } from '../common/problem.exception.js';
-import { sendProblem } from '../common/send-problem.js';
+import { sendProblem } from './send-problem.js';
 import { AnyRequest, requestState } from './http-context.js';
+
+/** The HTTP adapters Rampart runs on. */
+export type HttpAdapterName = 'express' | 'fastify';
+
+/** What the HTTP layer needs of the configuration (RampartConfig satisfies it). */
+export interface HttpOptions {
+  httpAdapter: HttpAdapterName;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** Origins allowed by CORS; empty = CORS off. */
+  corsOrigins: string[];
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** The Nest HTTP adapter for the configured platform. */
-export function createHttpAdapter(config: RampartConfig): ExpressAdapter | FastifyAdapter {
+export function createHttpAdapter(config: HttpOptions): ExpressAdapter | FastifyAdapter {
   if (config.httpAdapter === 'fastify') {
     return new FastifyAdapter({
       bodyLimit: config.bodyLimitBytes,
@@ -33,7 +44,7 @@ export function createHttpAdapter(config: RampartConfig): ExpressAdapter | Fasti
  * with a size cap and the raw bytes kept for the signature lock, and
  * problem+json for parser errors. The one place with adapter-specific code.
  */
-export function setupHttp(app: INestApplication, config: RampartConfig, log: Pino): void {
+export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino): void {
   const metrics = app.get(MetricsService);
   const observe = (
     req: IncomingMessage,

@@ -1,6 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, Logger as Pino } from 'pino';
-import type { LogLevel } from '../config/config.types.js';
+
+/** pino levels, plus `silent`. */
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /** Paths pino blanks out whatever logs them: no secret ever reaches a log line. */
 const REDACT = [

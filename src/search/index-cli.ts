@@ -41,7 +41,7 @@ export async function runIndexCli(argv: string[], io: CliIo): Promise<number> {
   const file = files[0]!;
   let config;
   try {
-    config = loadConfig(io.env);
+    config = loadConfig(io.env ?? process.env, {});
     corpusFormat(file);
   } catch (e) {
     if (e instanceof ConfigError || e instanceof CorpusFileError) {

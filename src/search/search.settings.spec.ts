@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/config.error.js';
-import { loadConfig } from '../config/load-config.js';
+import { loadAppConfig } from '../app.config.js';
 import { searchSettings } from './search.settings.js';
 
-const withSection = (search: unknown) => ({ ...loadConfig({}), sections: { search } });
+const withSection = (search: unknown) => ({ ...loadAppConfig({}), sections: { search } });
 
 describe(searchSettings.name, () => {
   it('should seed the cities corpus by default', () => {
-    expect(searchSettings(loadConfig({}))).toEqual({ seed: 'cities' });
+    expect(searchSettings(loadAppConfig({}))).toEqual({ seed: 'cities' });
   });
 
   it('should accept seed none', () => {

@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RoutePolicy } from '../../src/chain/policy.types.js';
+import type { RoutePolicy } from '../../src/config/policy.types.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import {

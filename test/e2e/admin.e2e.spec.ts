@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RoutePolicy } from '../../src/chain/policy.types.js';
+import type { RoutePolicy } from '../../src/config/policy.types.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import {
   ADMIN_TOKEN,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LockChain } from '../../src/chain/lock-chain.service.js';
-import type { RoutePolicy } from '../../src/chain/policy.types.js';
+import type { RoutePolicy } from '../../src/config/policy.types.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { TestLocksModule, calls } from '../support/test-locks.js';
 

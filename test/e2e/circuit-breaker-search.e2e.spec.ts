@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { LockSlice } from '../../src/chain/policy.types.js';
+import type { LockSlice } from '../../src/config/policy.types.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import { SEARCH_BACKEND, SearchBackend } from '../../src/search/search-backend.interface.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';

@@ -133,18 +133,16 @@ describe.each(ADAPTERS)('POST /v1/inference, local demo model (%s)', (adapter) =
     const events: string[] = [];
     for await (const data of sseData(res)) events.push(data);
     expect(events.at(-1)).toBe('[DONE]');
-    const chunks = events
-      .slice(0, -1)
-      .map(
-        (e) =>
-          JSON.parse(e) as {
-            id: string;
-            object: string;
-            model: string;
-            choices: { delta: { role?: string; content?: string }; finish_reason: string | null }[];
-            usage?: Completion['usage'];
-          },
-      );
+    const chunks = events.slice(0, -1).map(
+      (e) =>
+        JSON.parse(e) as {
+          id: string;
+          object: string;
+          model: string;
+          choices: { delta: { role?: string; content?: string }; finish_reason: string | null }[];
+          usage?: Completion['usage'];
+        },
+    );
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
     expect(
       chunks.every((c) => c.object === 'chat.completion.chunk' && c.model === LOCAL_MODEL_NAME),

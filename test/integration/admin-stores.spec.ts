@@ -16,8 +16,8 @@ import { RedisPolicyStore } from '../../src/admin/policies/redis-policy.store.js
 import { MemoryStatsStore } from '../../src/admin/status/memory-stats.store.js';
 import { RedisStatsStore } from '../../src/admin/status/redis-stats.store.js';
 import type { StatsStore } from '../../src/admin/status/stats-store.js';
-import type { RoutePolicy } from '../../src/chain/policy.types.js';
-import { loadConfig } from '../../src/config/load-config.js';
+import type { RoutePolicy } from '../../src/config/policy.types.js';
+import { loadAppConfig } from '../../src/app.config.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
 import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
@@ -64,7 +64,7 @@ async function redisStores(
   env: Record<string, string> = { REDIS_URL: redisUrl() },
 ): Promise<Stores> {
   const redis = new RedisService(
-    loadConfig({
+    loadAppConfig({
       LOG_LEVEL: 'silent',
       RAMPART_ENV: uniqueEnv('adm'),
       REDIS_COMMAND_TIMEOUT_MS: '1000',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
+import { loadAppConfig } from '../../src/app.config.js';
 import { ManualClock } from '../../src/locks/rate-limit/clock.js';
 import { RedisRateLimitStore } from '../../src/locks/rate-limit/redis-rate-limit.store.js';
 import type { BucketSpec, DecideRequest } from '../../src/locks/rate-limit/rate-limit.store.js';
@@ -37,7 +37,7 @@ describe.skipIf(!canStartRedis())(`${RedisRateLimitStore.name} on a 3-master Red
   beforeAll(async () => {
     cluster = await startRedisCluster(3);
     redis = new RedisService(
-      loadConfig({
+      loadAppConfig({
         LOG_LEVEL: 'silent',
         REDIS_CLUSTER_NODES: nodes(),
         REDIS_COMMAND_TIMEOUT_MS: '1000',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
+import { loadAppConfig } from '../../src/app.config.js';
 import { ManualClock, systemClock } from '../../src/locks/rate-limit/clock.js';
 import { MemoryRateLimitStore } from '../../src/locks/rate-limit/memory-rate-limit.store.js';
 import {
@@ -30,7 +30,11 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
 
   beforeAll(async () => {
     redis = new RedisService(
-      loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl(), REDIS_COMMAND_TIMEOUT_MS: '1000' }),
+      loadAppConfig({
+        LOG_LEVEL: 'silent',
+        REDIS_URL: redisUrl(),
+        REDIS_COMMAND_TIMEOUT_MS: '1000',
+      }),
       new MetricsService(),
     );
     await redis.onModuleInit();
@@ -256,7 +260,7 @@ describe.skipIf(!canStartRedis())(
     beforeAll(async () => {
       server = await startRedis(['--rename-command', 'TIME', '']);
       redis = new RedisService(
-        loadConfig({
+        loadAppConfig({
           LOG_LEVEL: 'silent',
           REDIS_URL: server.url,
           REDIS_COMMAND_TIMEOUT_MS: '1000',

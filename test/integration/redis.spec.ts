@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
+import { loadAppConfig } from '../../src/app.config.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisScriptError, RedisUnavailableError } from '../../src/redis/redis.errors.js';
 import { RedisService } from '../../src/redis/redis.service.js';
@@ -12,7 +12,7 @@ import {
 import { canStartRedis } from '../support/redis-env.js';
 
 async function service(env: Record<string, string>): Promise<RedisService> {
-  const s = new RedisService(loadConfig({ LOG_LEVEL: 'silent', ...env }), new MetricsService());
+  const s = new RedisService(loadAppConfig({ LOG_LEVEL: 'silent', ...env }), new MetricsService());
   await s.onModuleInit();
   return s;
 }

@@ -4,7 +4,7 @@
  * on 100k random absent keys lies within [0.5p, 1.5p].
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
+import { loadAppConfig } from '../../src/app.config.js';
 import { HealthRegistry } from '../../src/health/health-registry.service.js';
 import { ShieldMetrics } from '../../src/locks/cache-shield/cache-shield.metrics.js';
 import { DEFAULT_SETTINGS } from '../../src/locks/cache-shield/cache-shield.types.js';
@@ -40,7 +40,7 @@ describe(`${BloomService.name} over the cities corpus`, () => {
 
   beforeAll(async () => {
     // The same SQLite file the app uses by default (built from the cities corpus on first use).
-    backend = await openSearchBackend(loadConfig({ LOG_LEVEL: 'silent' }));
+    backend = await openSearchBackend(loadAppConfig({ LOG_LEVEL: 'silent' }));
     const metrics = new ShieldMetrics(new MetricsService());
     const filters = new BloomFilters(
       backend,

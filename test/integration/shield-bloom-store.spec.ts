@@ -1,5 +1,5 @@
 import { afterAll, describe } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
+import { loadAppConfig } from '../../src/app.config.js';
 import { RedisBloomStore } from '../../src/locks/cache-shield/store/redis-bloom.store.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
@@ -17,7 +17,7 @@ describe.skipIf(!redisUrl())(RedisBloomStore.name, () => {
   // One RedisService (and subscriber) per case: each case gets its own env, so its keys and channel are its own.
   runBloomStoreTable(async () => {
     const redis = new RedisService(
-      loadConfig({
+      loadAppConfig({
         LOG_LEVEL: 'silent',
         REDIS_URL: redisUrl(),
         RAMPART_ENV: uniqueEnv('bs'),
@@ -46,7 +46,7 @@ describe.skipIf(!canStartRedis())(`${RedisBloomStore.name} on a 3-master Redis C
     cluster ??= await startRedisCluster(3);
     const nodes = cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',');
     const redis = new RedisService(
-      loadConfig({
+      loadAppConfig({
         LOG_LEVEL: 'silent',
         REDIS_CLUSTER_NODES: nodes,
         RAMPART_ENV: uniqueEnv('bc'),

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
+import { loadAppConfig } from '../../src/app.config.js';
 import { HealthRegistry } from '../../src/health/health-registry.service.js';
 import { ShieldMetrics } from '../../src/locks/cache-shield/cache-shield.metrics.js';
 import {
@@ -59,7 +59,7 @@ const stores: [string, ((env: string) => Promise<BloomStore>) | undefined][] = [
     redisUrl()
       ? async (env) => {
           const redis = new RedisService(
-            loadConfig({
+            loadAppConfig({
               LOG_LEVEL: 'silent',
               REDIS_URL: redisUrl(),
               RAMPART_ENV: env,

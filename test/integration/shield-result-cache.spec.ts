@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
+import { loadAppConfig } from '../../src/app.config.js';
 import { RedisResultCacheStore } from '../../src/locks/cache-shield/cache/redis-result-cache.store.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
@@ -12,7 +12,11 @@ describe.skipIf(!redisUrl())(RedisResultCacheStore.name, () => {
 
   beforeAll(async () => {
     redis = new RedisService(
-      loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl(), REDIS_COMMAND_TIMEOUT_MS: '2000' }),
+      loadAppConfig({
+        LOG_LEVEL: 'silent',
+        REDIS_URL: redisUrl(),
+        REDIS_COMMAND_TIMEOUT_MS: '2000',
+      }),
       new MetricsService(),
     );
     await redis.onModuleInit();
@@ -35,7 +39,7 @@ describe.skipIf(!canStartRedis())(
       cluster = await startRedisCluster(3);
       const nodes = cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',');
       redis = new RedisService(
-        loadConfig({
+        loadAppConfig({
           LOG_LEVEL: 'silent',
           REDIS_CLUSTER_NODES: nodes,
           REDIS_COMMAND_TIMEOUT_MS: '2000',

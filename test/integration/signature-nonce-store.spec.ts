@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
+import { loadAppConfig } from '../../src/app.config.js';
 import { MemoryNonceStore } from '../../src/locks/signature/memory-nonce.store.js';
 import { NonceStore, NonceStoreUnavailableError } from '../../src/locks/signature/nonce-store.js';
 import { RedisNonceStore } from '../../src/locks/signature/redis-nonce.store.js';
@@ -10,7 +10,7 @@ import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
 
 async function redisService(url: string, env = uniqueEnv('nonce')): Promise<RedisService> {
   const s = new RedisService(
-    loadConfig({
+    loadAppConfig({
       LOG_LEVEL: 'silent',
       REDIS_URL: url,
       RAMPART_ENV: env,

@@ -7,13 +7,15 @@
 import { Injectable, Module } from '@nestjs/common';
 import {
   BLOOM_ADMIN,
-  BREAKER_ADMIN,
   BloomAdminPort,
   BloomBuildInfo,
   BloomFilterStatus,
+} from '../../src/locks/cache-shield/cache-shield.admin.js';
+import {
+  BREAKER_ADMIN,
   BreakerAdminPort,
   BreakerStatus,
-} from '../../src/admin/admin-ports.js';
+} from '../../src/locks/circuit-breaker/circuit-breaker.admin.js';
 import { ProblemException } from '../../src/common/problem.exception.js';
 
 @Injectable()

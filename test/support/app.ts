@@ -1,7 +1,8 @@
 import type { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { createApp } from '../../src/app.factory.js';
-import { loadConfig } from '../../src/config/load-config.js';
-import type { HttpAdapterName, RampartConfig } from '../../src/config/config.types.js';
+import { loadAppConfig } from '../../src/app.config.js';
+import type { RampartConfig } from '../../src/config/config.types.js';
+import type { HttpAdapterName } from '../../src/http/http-setup.js';
 import { createPino } from '../../src/logging/logger.js';
 
 export const ADAPTERS: HttpAdapterName[] = ['express', 'fastify'];
@@ -26,7 +27,7 @@ export async function startApp(
     config?: (c: RampartConfig) => RampartConfig;
   } = {},
 ): Promise<RunningApp> {
-  let config = loadConfig({
+  let config = loadAppConfig({
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     HOST: '127.0.0.1',
     PORT: '0',

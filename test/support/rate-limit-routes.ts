@@ -5,7 +5,7 @@
  */
 import { Controller, Get, HttpCode, Module, Post, Req } from '@nestjs/common';
 import { Protect } from '../../src/chain/protect.decorator.js';
-import type { RoutePolicy } from '../../src/chain/policy.types.js';
+import type { RoutePolicy } from '../../src/config/policy.types.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import { AnyRequest, requestState } from '../../src/http/http-context.js';
 import type { RateLimitSlice } from '../../src/locks/rate-limit/rate-limit.types.js';

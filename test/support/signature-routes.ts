@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { Protect } from '../../src/chain/protect.decorator.js';
-import type { RoutePolicy } from '../../src/chain/policy.types.js';
+import type { RoutePolicy } from '../../src/config/policy.types.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import { AnyRequest, rawBody, requestState } from '../../src/http/http-context.js';
 import type { SignatureSlice } from '../../src/locks/signature/signature.defaults.js';

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AuditChange } from './audit-log.js';
+import { isRecord } from '../../common/is-record.js';
 
 /** Keys whose values are never written to the audit log. */
 const SECRET_KEY = /(secret|password|passwd|apikey|api_key|credential|authorization|private)/i;
@@ -23,7 +24,7 @@ export function diffValues(before: unknown, after: unknown, path = ''): AuditCha
 
 function walk(a: unknown, b: unknown, path: string, out: AuditChange[]): void {
   if (isDeepStrictEqual(a, b)) return;
-  if (isObject(a) && isObject(b)) {
+  if (isRecord(a) && isRecord(b)) {
     for (const k of new Set([...Object.keys(a), ...Object.keys(b)]))
       walk(a[k], b[k], path ? `${path}.${k}` : k, out);
     return;
@@ -38,12 +39,8 @@ function walk(a: unknown, b: unknown, path: string, out: AuditChange[]): void {
 /** A copy of a value with everything under a secret-looking key replaced by `***`. */
 export function masked(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(masked);
-  if (!isObject(v)) return v;
+  if (!isRecord(v)) return v;
   return Object.fromEntries(
     Object.entries(v).map(([k, x]) => [k, SECRET_KEY.test(k) ? '***' : masked(x)]),
   );
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -25,12 +25,10 @@ export class RedisAuditLog implements AuditLog {
     const rows = await this.redis.run('admin.audit.page', (c) =>
       c.xrevrange(this.key, before ? `(${before}` : '+', '-', 'COUNT', limit + 1),
     );
-    const entries = rows
-      .slice(0, limit)
-      .map(([id, fields]) => ({
-        id,
-        ...(JSON.parse(fields[1] ?? '{}') as Omit<AuditEntry, 'id'>),
-      }));
+    const entries = rows.slice(0, limit).map(([id, fields]) => ({
+      id,
+      ...(JSON.parse(fields[1] ?? '{}') as Omit<AuditEntry, 'id'>),
+    }));
     return rows.length > limit ? { entries, next: entries[entries.length - 1]!.id } : { entries };
   }
 }

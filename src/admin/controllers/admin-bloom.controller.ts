@@ -1,6 +1,9 @@
 import { Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation } from '@nestjs/swagger';
-import type { BloomAdminPort, BloomFilterStatus } from '../admin-ports.js';
+import type {
+  BloomAdminPort,
+  BloomFilterStatus,
+} from '../../locks/cache-shield/cache-shield.admin.js';
 import { AdminBody, AdminController } from '../admin-route.decorator.js';
 import { AdminMetrics } from '../admin-metrics.js';
 import { diffValues } from '../audit/audit-diff.js';

@@ -2,7 +2,7 @@ import { Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiOperation } from '@nestjs/swagger';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { lockNotInstalled } from '../admin-problems.js';
-import type { BreakerStatus } from '../admin-ports.js';
+import type { BreakerStatus } from '../../locks/circuit-breaker/circuit-breaker.admin.js';
 import { AdminBody, AdminController } from '../admin-route.decorator.js';
 import { AdminActor } from '../auth/admin-actor.js';
 import { BreakerForceDto } from '../dto/breaker.dto.js';

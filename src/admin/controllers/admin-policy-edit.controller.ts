@@ -1,7 +1,7 @@
 import { Delete, Param, Patch, Put } from '@nestjs/common';
 import { ApiBody, ApiOperation } from '@nestjs/swagger';
 import { LockChain } from '../../chain/lock-chain.service.js';
-import type { RoutePolicy } from '../../chain/policy.types.js';
+import type { RoutePolicy } from '../../config/policy.types.js';
 import { AdminBody, AdminController } from '../admin-route.decorator.js';
 import { AdminActor } from '../auth/admin-actor.js';
 import { futureInstant } from '../dto/iso-time.js';

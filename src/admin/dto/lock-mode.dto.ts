@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, Matches } from 'class-validator';
-import { LOCK_MODES, LockMode } from '../../chain/policy.types.js';
+import { LOCK_MODES, LockMode } from '../../config/policy.types.js';
 import { ISO_TIME_WITH_ZONE } from './iso-time.js';
 
 /** Body of `PATCH /admin/policies/:policy/locks/:lock`. */

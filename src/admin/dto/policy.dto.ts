@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
-import type { LockSlice } from '../../chain/policy.types.js';
+import type { LockSlice } from '../../config/policy.types.js';
 
 /** Body of `PUT /admin/policies/:policy`: the whole policy. */
 export class PolicyDto {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RoutePolicy } from '../../chain/policy.types.js';
+import type { RoutePolicy } from '../../config/policy.types.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import {
   clearOverride,

@@ -4,9 +4,10 @@
  * `LockChain.validate` before anything is stored.
  */
 import { isLockName } from '../../chain/lock-order.js';
-import type { LockMode, LockSlice, RoutePolicy } from '../../chain/policy.types.js';
+import type { LockMode, LockSlice, RoutePolicy } from '../../config/policy.types.js';
 import { invalidChange, policyNotFound, unknownLock } from '../admin-problems.js';
-import type { BreakerSliceControls } from '../admin-ports.js';
+import type { BreakerSliceControls } from '../../locks/circuit-breaker/circuit-breaker.admin.js';
+import { isRecord } from '../../common/is-record.js';
 
 export type Policies = Record<string, RoutePolicy>;
 
@@ -79,8 +80,8 @@ export function mergeLockOptions(
 
 /** RFC 7396 JSON Merge Patch. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isPlainObject(patch)) return structuredClone(patch);
-  const out: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
+  if (!isRecord(patch)) return structuredClone(patch);
+  const out: Record<string, unknown> = isRecord(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (k === '__proto__') throw invalidChange(['options: "__proto__" is not an option name']);
     if (v === null) delete out[k];
@@ -125,8 +126,4 @@ export function resetBreaker(policies: Policies, name: string, now: number): Pol
     BreakerSliceControls;
   slice.resetAt = now;
   return policies;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,4 +1,4 @@
-import type { RoutePolicy } from '../../chain/policy.types.js';
+import type { RoutePolicy } from '../../config/policy.types.js';
 
 /** Who made a version, when and why (no policy content): one row of the version history. */
 export interface PolicyVersionMeta {

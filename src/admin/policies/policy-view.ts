@@ -1,5 +1,5 @@
 import { effectiveMode } from '../../chain/lock-chain.service.js';
-import type { LockMode, PolicySet, RoutePolicy } from '../../chain/policy.types.js';
+import type { LockMode, PolicySet, RoutePolicy } from '../../config/policy.types.js';
 
 /** The policy set as the admin API shows it. */
 export interface PolicySetView {

@@ -108,15 +108,13 @@ describe(LocalModelBackend.name, () => {
     );
     expect(sink.opened && sink.ended).toBe(true);
     expect(sink.data.at(-1)).toBe('[DONE]');
-    const chunks = sink.data
-      .slice(0, -1)
-      .map(
-        (d) =>
-          JSON.parse(d) as {
-            choices: { delta: { content?: string; role?: string }; finish_reason: string | null }[];
-            usage?: unknown;
-          },
-      );
+    const chunks = sink.data.slice(0, -1).map(
+      (d) =>
+        JSON.parse(d) as {
+          choices: { delta: { content?: string; role?: string }; finish_reason: string | null }[];
+          usage?: unknown;
+        },
+    );
     expect(chunks).toHaveLength(1 + 4 + 1 + 1);
     expect(chunks[0]!.choices[0]!.delta).toEqual({ role: 'assistant', content: '' });
     expect(

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { InterceptorLock, LockContext } from '../../chain/lock.types.js';
-import type { LockSlice } from '../../chain/policy.types.js';
+import type { LockSlice } from '../../config/policy.types.js';
 import { ShieldService } from './cache-shield.service.js';
 import type { CacheShieldSlice, ShieldRoute } from './cache-shield.types.js';
 import { compileSlice, validateSlice } from './cache-shield.validate.js';

@@ -1,5 +1,5 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { BLOOM_ADMIN } from '../../admin/admin-ports.js';
+import { BLOOM_ADMIN } from './cache-shield.admin.js';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { RAMPART_CONFIG } from '../../config/config.constants.js';
 import { RedisService } from '../../redis/redis.service.js';

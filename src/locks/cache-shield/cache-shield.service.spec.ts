@@ -1,5 +1,4 @@
 import { describe, expect, it, vi } from 'vitest';
-import { LockStats } from '../../chain/lock-stats.service.js';
 import type { LockContext } from '../../chain/lock.types.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
@@ -47,7 +46,6 @@ function setup(opts: { now?: () => number } = {}) {
     bloom as unknown as BloomService,
     cache,
     new ShieldMetrics(metrics),
-    new LockStats(metrics),
   );
   return { bloom, shield, metrics };
 }

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LockStats } from '../../chain/lock-stats.service.js';
-import type { LockContext } from '../../chain/lock.types.js';
+import type { LockContext, Next } from '../../chain/lock.types.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import { setReplyHeader } from '../../http/http-context.js';
 import { AnswerCache, type CachedAnswer } from './cache/answer-cache.js';
@@ -34,19 +33,16 @@ const NOT_MINE = Symbol('not mine');
 @Injectable()
 export class ShieldService {
   private readonly flights = new SingleFlight<Outcome>();
+  /** Shadow-mode requests the shield would have answered itself (told to the chain when it calls on). */
+  private readonly wouldAnswer = new WeakSet<LockContext>();
 
   constructor(
     private readonly bloom: BloomService,
     @Inject(ANSWER_CACHE) private readonly cache: AnswerCache,
     private readonly metrics: ShieldMetrics,
-    private readonly stats: LockStats,
   ) {}
 
-  async around(
-    ctx: LockContext,
-    route: ShieldRoute,
-    next: () => Promise<unknown>,
-  ): Promise<unknown> {
+  async around(ctx: LockContext, route: ShieldRoute, next: Next): Promise<unknown> {
     const read = readRequest(ctx.req, route);
     if ('skip' in read) return this.forward(ctx, next);
     if ('tooLong' in read) {
@@ -118,7 +114,7 @@ export class ShieldService {
     key: string,
     gen: string,
     verdict: string,
-    next: () => Promise<unknown>,
+    next: Next,
   ): Promise<Outcome> {
     let outcome: Outcome;
     try {
@@ -150,7 +146,7 @@ export class ShieldService {
     ctx: LockContext,
     r: ShieldRequest,
     outcome: Outcome,
-    next: () => Promise<unknown>,
+    next: Next,
   ): Promise<unknown> {
     if (outcome.ok || isItemNotFound(outcome.error)) {
       const done = this.answer(
@@ -179,7 +175,7 @@ export class ShieldService {
     if (r.kind === 'id') {
       if (entry && !entry.empty) return this.done(ctx, header, reason, entry.body);
       this.count(ctx, reason);
-      throw itemNotFound(header);
+      throw itemNotFound(header).asAnswer();
     }
     const q = validSearchQuery(r.query!);
     if (!q) return NOT_MINE;
@@ -205,11 +201,6 @@ export class ShieldService {
 
   private count(ctx: LockContext, reason: ShieldReason): void {
     this.metrics.interceptions.inc({ policy: ctx.policyName, reason, mode: 'enforce' });
-    this.stats.record(
-      'cacheShield',
-      ctx.policyName,
-      reason === 'too-long' ? 'rejected' : 'short_circuited',
-    );
   }
 
   private intercepted(ctx: LockContext, reason: ShieldReason): void {
@@ -218,13 +209,12 @@ export class ShieldService {
       return;
     }
     this.metrics.interceptions.inc({ policy: ctx.policyName, reason, mode: 'shadow' });
-    this.stats.record('cacheShield', ctx.policyName, 'shadow_rejected');
+    this.wouldAnswer.add(ctx);
   }
 
-  private forward(ctx: LockContext, next: () => Promise<unknown>): Promise<unknown> {
+  private forward(ctx: LockContext, next: Next): Promise<unknown> {
     this.metrics.forwarded.inc({ policy: ctx.policyName });
-    this.stats.record('cacheShield', ctx.policyName, 'allowed');
-    return next();
+    return next(this.wouldAnswer.has(ctx) ? 'shadow_rejected' : 'allowed');
   }
 }
 

@@ -1,4 +1,4 @@
-import type { LockMode, LockSlice } from '../../chain/policy.types.js';
+import type { LockMode, LockSlice } from '../../config/policy.types.js';
 
 /** What identifies a request to the shield. */
 export type ShieldKeyKind = 'query' | 'id';

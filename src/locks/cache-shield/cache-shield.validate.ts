@@ -1,4 +1,4 @@
-import type { LockSlice } from '../../chain/policy.types.js';
+import type { LockSlice } from '../../config/policy.types.js';
 import {
   DEFAULT_SETTINGS,
   type CacheShieldSettings,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RoutePolicy } from '../../chain/policy.types.js';
+import type { RoutePolicy } from '../../config/policy.types.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import { Admission, BackendBreaker, GuardOptions } from './backend-breaker.js';

@@ -1,5 +1,5 @@
 import CircuitBreaker from 'opossum';
-import type { BreakerStatus } from '../../admin/admin-ports.js';
+import type { BreakerStatus } from './circuit-breaker.admin.js';
 import { BackendPlan, effectiveForce } from './backend-plans.js';
 import type { BreakerClock } from './breaker-clock.js';
 import type { BreakerMetrics } from './breaker-metrics.js';

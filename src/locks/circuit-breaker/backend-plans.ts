@@ -1,4 +1,4 @@
-import type { RoutePolicy } from '../../chain/policy.types.js';
+import type { RoutePolicy } from '../../config/policy.types.js';
 import {
   BREAKER_OPTION_KEYS,
   BreakerOptions,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
-import type { BreakerAdminPort } from '../../admin/admin-ports.js';
-import type { RoutePolicy } from '../../chain/policy.types.js';
+import type { BreakerAdminPort } from './circuit-breaker.admin.js';
+import type { RoutePolicy } from '../../config/policy.types.js';
 import { HealthRegistry } from '../../health/health-registry.service.js';
 import { BackendBreaker, BreakerStatusView } from './backend-breaker.js';
 import { resolveBackends } from './backend-plans.js';

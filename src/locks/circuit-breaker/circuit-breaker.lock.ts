@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { LockChain } from '../../chain/lock-chain.service.js';
-import type { InterceptorLock, LockContext } from '../../chain/lock.types.js';
-import type { LockSlice, RoutePolicy } from '../../chain/policy.types.js';
+import type { InterceptorLock, LockContext, Next } from '../../chain/lock.types.js';
+import type { LockSlice, RoutePolicy } from '../../config/policy.types.js';
 import { rawResponse, setReplyHeader } from '../../http/http-context.js';
 import { resolveBackends } from './backend-plans.js';
 import type { Admission, BackendBreaker } from './backend-breaker.js';
@@ -28,7 +27,6 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
   constructor(
     private readonly registry: BreakerRegistry,
     private readonly metrics: BreakerMetrics,
-    private readonly chain: LockChain,
   ) {}
 
   validateSlice(slice: LockSlice, path: string): string[] {
@@ -52,24 +50,16 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
     this.registry.apply(policies);
   }
 
-  async around(
-    ctx: LockContext,
-    slice: CircuitBreakerSlice,
-    next: () => Promise<unknown>,
-  ): Promise<unknown> {
+  async around(ctx: LockContext, slice: CircuitBreakerSlice, next: Next): Promise<unknown> {
     const breaker = this.registry.get(slice.backend ?? '');
     if (!breaker) return next();
     const shadow = ctx.mode === 'shadow';
     const ticket = breaker.admit();
     if (!ticket.admit) {
       this.metrics.rejected(breaker.backend, ctx.policyName, ticket.reason, ctx.mode);
-      if (shadow) {
-        this.chain.stats.record(this.name, ctx.policyName, 'shadow_rejected');
-        return next();
-      }
+      if (shadow) return next('shadow_rejected');
       return this.refuse(ctx, slice, breaker, ticket);
     }
-    this.chain.stats.record(this.name, ctx.policyName, 'allowed');
     const ctl = new AbortController();
     const outer = ctx.state.signal;
     ctx.state.signal = outer ? AbortSignal.any([outer, ctl.signal]) : ctl.signal;
@@ -99,11 +89,9 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
       if (stale !== undefined) {
         setReplyHeader(ctx.reply, 'Rampart-Breaker', `${ticket.reason};stale`);
         this.metrics.staleServed(breaker.backend, ctx.policyName);
-        this.chain.stats.record(this.name, ctx.policyName, 'short_circuited');
         return stale;
       }
     }
-    this.chain.stats.record(this.name, ctx.policyName, 'rejected');
     throw refusalProblem(breaker.backend, ticket.reason, ticket.retryAfterMs);
   }
 

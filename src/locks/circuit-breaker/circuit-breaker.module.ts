@@ -1,5 +1,5 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { BREAKER_ADMIN } from '../../admin/admin-ports.js';
+import { BREAKER_ADMIN } from './circuit-breaker.admin.js';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { BreakerMetrics } from './breaker-metrics.js';
 import { BreakerRegistry } from './breaker-registry.service.js';

@@ -1,4 +1,4 @@
-import type { LockSlice } from '../../chain/policy.types.js';
+import type { LockSlice } from '../../config/policy.types.js';
 
 /**
  * Options of one backend's breaker. They live in the circuitBreaker slice of
@@ -62,7 +62,7 @@ export const GENERIC_BREAKER_OPTIONS: Readonly<BreakerOptions> = Object.freeze({
   rampMs: 30_000,
 });
 
-/** Admin controls (see BreakerSliceControls in src/admin/admin-ports.ts); they act on the backend's breaker. */
+/** Admin controls (see BreakerSliceControls in circuit-breaker.admin.ts); they act on the backend's breaker. */
 export interface BreakerControls {
   /** `open`: refuse every call, no probes (kill switch); `closed`: let every call through and never open. */
   force?: 'open' | 'closed';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICIES } from '../../chain/default-policies.js';
-import type { RoutePolicy } from '../../chain/policy.types.js';
+import { SHIPPED_POLICIES } from '../../app.policies.js';
+import type { RoutePolicy } from '../../config/policy.types.js';
 import { effectiveForce, resolveBackends } from './backend-plans.js';
 import { GENERIC_BREAKER_OPTIONS } from './circuit-breaker.types.js';
 import { validateBreakerSlice } from './circuit-breaker.validate.js';
@@ -16,12 +16,12 @@ const policies = (slices: Record<string, Record<string, unknown>>): Record<strin
 
 describe(validateBreakerSlice.name, () => {
   it('should accept the shipped slices', () => {
-    for (const [name, p] of Object.entries(DEFAULT_POLICIES)) {
+    for (const [name, p] of Object.entries(SHIPPED_POLICIES)) {
       expect(
         validateBreakerSlice(p.locks.circuitBreaker!, `policies.${name}.locks.circuitBreaker`),
       ).toEqual([]);
     }
-    expect(resolveBackends(DEFAULT_POLICIES).problems).toEqual([]);
+    expect(resolveBackends(SHIPPED_POLICIES).problems).toEqual([]);
   });
 
   it('should require a backend unless the slice is off', () => {

@@ -1,4 +1,4 @@
-import type { LockSlice } from '../../chain/policy.types.js';
+import type { LockSlice } from '../../config/policy.types.js';
 import { BREAKER_OPTION_KEYS } from './circuit-breaker.types.js';
 
 export const BACKEND_NAME = /^[a-z][a-z0-9-]{0,62}$/;

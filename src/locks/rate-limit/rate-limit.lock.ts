@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { GuardLock, LockContext } from '../../chain/lock.types.js';
-import type { LockSlice } from '../../chain/policy.types.js';
+import type { LockSlice } from '../../config/policy.types.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import { setReplyHeader } from '../../http/http-context.js';
 import { rateLimitField, rateLimitPolicyField, retryAfterSeconds } from './rate-limit-headers.js';

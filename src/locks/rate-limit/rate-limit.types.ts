@@ -1,4 +1,4 @@
-import type { LockMode } from '../../chain/policy.types.js';
+import type { LockMode } from '../../config/policy.types.js';
 
 /** Where a rule finds its subject (see subject-resolver.ts). */
 export const DIMENSIONS = [

@@ -1,4 +1,4 @@
-import { LOCK_MODES } from '../../chain/policy.types.js';
+import { LOCK_MODES } from '../../config/policy.types.js';
 import { parseDuration, parseRate } from './rate-parse.js';
 import {
   ALGORITHMS,
@@ -7,6 +7,7 @@ import {
   FAIL_MODES,
   RateLimitSettings,
 } from './rate-limit.types.js';
+import { isRecord } from '../../common/is-record.js';
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const ACTION = /^[A-Za-z0-9._-]{1,64}$/;
@@ -33,8 +34,6 @@ const RULE_KEYS = new Set([
   'penalty',
 ]);
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 const posInt = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 1;
 const fraction = (v: unknown, max: number, inclusive: boolean): boolean =>
   typeof v === 'number' && v > 0 && (inclusive ? v <= max : v < max);

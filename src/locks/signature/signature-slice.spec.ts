@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICIES } from '../../chain/default-policies.js';
+import { SHIPPED_POLICIES } from '../../app.policies.js';
 import { validateSignatureSlice } from './signature-slice.js';
 
 describe(validateSignatureSlice.name, () => {
@@ -22,7 +22,7 @@ describe(validateSignatureSlice.name, () => {
   });
 
   it('should ship inference required, search and search-item optional, admin off', () => {
-    const slice = (p: string): unknown => DEFAULT_POLICIES[p]?.locks.signature;
+    const slice = (p: string): unknown => SHIPPED_POLICIES[p]?.locks.signature;
     expect(slice('inference')).toMatchObject({ mode: 'enforce', signed: 'required' });
     expect(slice('search')).toMatchObject({ mode: 'enforce', signed: 'optional' });
     expect(slice('search-item')).toMatchObject({ mode: 'enforce', signed: 'optional' });

@@ -1,4 +1,4 @@
-import type { LockMode } from '../../chain/policy.types.js';
+import type { LockMode } from '../../config/policy.types.js';
 
 /** Whether a route needs a signature: `required` (unsigned → 401) or `optional` (signed requests are verified, unsigned ones pass as anonymous). */
 export type SignedRequirement = 'required' | 'optional';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { GuardLock, LockContext } from '../../chain/lock.types.js';
-import type { LockSlice } from '../../chain/policy.types.js';
+import type { LockSlice } from '../../config/policy.types.js';
 import type { ProblemException } from '../../common/problem.exception.js';
 import { AnyRequest, rawBody, rawUrl } from '../../http/http-context.js';
 import { MetricsService } from '../../metrics/metrics.service.js';

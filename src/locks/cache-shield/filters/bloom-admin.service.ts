@@ -3,7 +3,7 @@ import type {
   BloomAdminPort,
   BloomBuildInfo as AdminBuildInfo,
   BloomFilterStatus,
-} from '../../../admin/admin-ports.js';
+} from '../cache-shield.admin.js';
 import { ProblemException } from '../../../common/problem.exception.js';
 import { isUnavailable } from '../../../redis/redis.errors.js';
 import type { HeldBuild } from './filter-replica.js';

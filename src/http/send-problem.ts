@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { AnyReply } from '../http/http-context.js';
-import type { ProblemBody } from './problem.exception.js';
+import type { AnyReply } from './http-context.js';
+import type { ProblemBody } from '../common/problem.exception.js';
 
 /** Writes a problem+json answer on either adapter (or on a raw Node response). */
 export function sendProblem(

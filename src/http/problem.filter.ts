@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { PROBLEM_TYPE_BASE, ProblemBody, ProblemException } from './problem.exception.js';
-import { AnyReply, AnyRequest, requestState } from '../http/http-context.js';
+import { PROBLEM_TYPE_BASE, ProblemBody, ProblemException } from '../common/problem.exception.js';
+import { AnyReply, AnyRequest, requestState } from './http-context.js';
 import { sendProblem } from './send-problem.js';
 
 const CODE_BY_STATUS: Record<number, [string, string]> = {

@@ -1,9 +1,9 @@
-import type { LockSlice, RoutePolicy } from './policy.types.js';
-import { LOCK_NAMES, LockName } from './lock-order.js';
-import { SIGNATURE_DEFAULTS } from '../locks/signature/signature.defaults.js';
-import { RATE_LIMIT_DEFAULTS } from '../locks/rate-limit/rate-limit.defaults.js';
-import { CACHE_SHIELD_DEFAULTS } from '../locks/cache-shield/cache-shield.defaults.js';
-import { CIRCUIT_BREAKER_DEFAULTS } from '../locks/circuit-breaker/circuit-breaker.defaults.js';
+import type { LockSlice, RoutePolicy } from './config/policy.types.js';
+import { LOCK_NAMES, LockName } from './chain/lock-order.js';
+import { SIGNATURE_DEFAULTS } from './locks/signature/signature.defaults.js';
+import { RATE_LIMIT_DEFAULTS } from './locks/rate-limit/rate-limit.defaults.js';
+import { CACHE_SHIELD_DEFAULTS } from './locks/cache-shield/cache-shield.defaults.js';
+import { CIRCUIT_BREAKER_DEFAULTS } from './locks/circuit-breaker/circuit-breaker.defaults.js';
 
 /** Each lock owns its shipped slices (in its own `*.defaults.ts`). */
 const SLICES: Record<LockName, Record<string, LockSlice>> = {
@@ -33,10 +33,11 @@ const POLICIES: Record<string, Omit<RoutePolicy, 'locks'>> = {
 };
 
 /**
- * Policies shipped with the service. CONFIG_FILE may override any option;
+ * Policies shipped with the service, assembled here (the top floor) from each
+ * lock's slice defaults. CONFIG_FILE may override any option;
  * the admin API changes them at run time. Each lock documents its own options.
  */
-export const DEFAULT_POLICIES: Record<string, RoutePolicy> = Object.fromEntries(
+export const SHIPPED_POLICIES: Record<string, RoutePolicy> = Object.fromEntries(
   Object.entries(POLICIES).map(([name, p]) => [
     name,
     {
