@@ -16,7 +16,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['src/**/*.spec.ts'] },
+        test: { name: 'unit', include: ['src/**/*.spec.ts', 'test/docs/**/*.spec.ts'] },
       },
       {
         extends: true,
