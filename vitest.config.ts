@@ -16,7 +16,10 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['src/**/*.spec.ts', 'test/architecture/**/*.spec.ts'] },
+        test: {
+          name: 'unit',
+          include: ['src/**/*.spec.ts', 'test/architecture/**/*.spec.ts', 'test/docs/**/*.spec.ts'],
+        },
       },
       {
         extends: true,
