@@ -5,7 +5,9 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module.js';
 import type { RampartConfig } from './config/config.types.js';
-import { createHttpAdapter, setupHttp } from './http/http-setup.js';
+import { createHttpAdapter } from './http/http-adapters.js';
+import { setupHttp } from './http/http-setup.js';
+import { applyServerLimits } from './http/server-limits.js';
 import { PinoNestLogger, createPino } from './logging/logger.js';
 
 export interface CreateAppOptions {
@@ -28,11 +30,13 @@ export async function createApp(
     createHttpAdapter(config),
     {
       rawBody: true,
+      bodyParser: false,
       logger: new PinoNestLogger(log),
       abortOnError: false,
     },
   );
   setupHttp(app, config, log);
+  applyServerLimits(app.getHttpServer(), config.server);
   app.enableShutdownHooks();
   const doc = new DocumentBuilder()
     .setTitle('Rampart')

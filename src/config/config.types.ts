@@ -1,7 +1,8 @@
 import type { RoutePolicy } from './policy.types.js';
 import type { AdminTokenHash } from './admin-tokens-file.js';
 
-import type { HttpAdapterName } from '../http/http-setup.js';
+import type { HttpAdapterName } from '../http/http-adapters.js';
+import type { ServerLimits } from '../http/server-limits.js';
 import type { LogLevel } from '../logging/logger.js';
 export type SearchBackendName = 'sqlite' | 'postgres';
 
@@ -67,6 +68,10 @@ export interface RampartConfig {
   corsOrigins: string[];
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
+  /** Deepest accepted nesting of a JSON body (BODY_MAX_DEPTH). */
+  bodyMaxDepth: number;
+  /** HTTP server timeouts and connection cap (HTTP_*_TIMEOUT_MS, HTTP_MAX_CONNECTIONS). */
+  server: ServerLimits;
   /** File holding API client apps and their secrets (JSON or YAML). */
   appsFile?: string;
   /** File holding route policies and other settings (JSON or YAML). */

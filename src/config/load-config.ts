@@ -1,6 +1,6 @@
 import type { LockSlice, RoutePolicy } from './policy.types.js';
 import { LOCK_MODES } from './policy.types.js';
-import type { HttpAdapterName } from '../http/http-setup.js';
+import type { HttpAdapterName } from '../http/http-adapters.js';
 import type { LogLevel } from '../logging/logger.js';
 import type { RampartConfig, RedisNode, SearchBackendName } from './config.types.js';
 import { ConfigError } from './config.error.js';
@@ -159,6 +159,20 @@ function mergePolicies(
   return out;
 }
 
+function serverLimits(env: Env, p: Problems): RampartConfig['server'] {
+  const limits = {
+    headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, p, 100, 600_000),
+    requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, p, 100, 3_600_000),
+    bodyIdleTimeoutMs: int(env, 'HTTP_BODY_IDLE_TIMEOUT_MS', 10_000, p, 100, 600_000),
+    keepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, p, 100, 600_000),
+    maxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 10_000, p, 1, 1_000_000),
+  };
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    p.add('HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS');
+  }
+  return limits;
+}
+
 /**
  * Loads and validates the whole configuration once, from the environment and
  * the optional CONFIG_FILE, whose policies are merged over `shipped` (the
@@ -240,6 +254,8 @@ export function loadConfig(env: Env, shipped: Record<string, RoutePolicy>): Ramp
     trustedProxies,
     corsOrigins,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, p, 1, 1_073_741_824),
+    bodyMaxDepth: int(env, 'BODY_MAX_DEPTH', 64, p, 1, 1_000),
+    server: serverLimits(env, p),
     appsFile: env.APPS_FILE || undefined,
     configFile,
     policies: mergePolicies(shipped, filePolicies, p),

@@ -16,6 +16,56 @@ export function normalizeIp(ip: string): string {
   return ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
 }
 
+/** `::ffff:a0b:c0d` (as the URL serialiser writes a mapped address) → `10.11.12.13`. */
+function mappedV4(v6: string): string | undefined {
+  const m = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
+  if (!m) return undefined;
+  const [hi, lo] = [parseInt(m[1]!, 16), parseInt(m[2]!, 16)];
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+/**
+ * The one textual form of an address, or undefined when the text is not an
+ * address: IPv6 as RFC 5952 writes it (lower case, longest zero run
+ * compressed; `2001:DB8:0:0:0:0:0:1` → `2001:db8::1`), brackets and a port
+ * removed (`[2001:db8::1]:1234`, `192.0.2.1:80`), IPv4-mapped IPv6 as IPv4.
+ * IPv4 with leading zeros (`010.001.001.001`) is refused: its meaning is ambiguous.
+ */
+export function canonicalIp(text: string): string | undefined {
+  let t = text.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(t);
+  if (bracketed) t = bracketed[1]!;
+  else if (/^[\d.]+:\d{1,5}$/.test(t)) t = t.slice(0, t.indexOf(':'));
+  const family = isIP(t);
+  if (family === 4) return t;
+  if (family !== 6 || t.includes('%')) return undefined;
+  const v6 = new URL(`http://[${t}]/`).hostname.slice(1, -1);
+  return mappedV4(v6) ?? v6;
+}
+
+/**
+ * The key of an address for per-address limits: IPv4 as is, IPv6 cut to its
+ * first `v6Prefix` bits (default /64, one customer's network), written as
+ * `2001:db8:1:2::/64` — so one host cannot take a fresh quota per address.
+ */
+export function addressGroup(ip: string, v6Prefix = 64): string {
+  if (isIP(ip) !== 6 || v6Prefix >= 128) return ip;
+  const [head = '', tail = ''] = ip.split('::');
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
+  const bits = groups.map((g) => parseInt(g, 16));
+  for (let i = 0; i < 8; i++) {
+    const keep = Math.max(0, Math.min(16, v6Prefix - i * 16));
+    bits[i] = keep === 0 ? 0 : bits[i]! & ((0xffff << (16 - keep)) & 0xffff);
+  }
+  const net = new URL(`http://[${bits.map((b) => b.toString(16)).join(':')}]/`).hostname.slice(
+    1,
+    -1,
+  );
+  return `${net}/${v6Prefix}`;
+}
+
 /** A set of CIDRs, answering "is this address inside?" without allocations per call. */
 export class CidrSet {
   private readonly list = new BlockList();

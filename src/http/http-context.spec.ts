@@ -40,6 +40,27 @@ describe(clientAddress.name, () => {
     expect(clientAddress(req('::ffff:192.0.2.1'), trusted)).toBe('192.0.2.1');
   });
 
+  it('should give every spelling of a forwarded IPv6 address one canonical form', () => {
+    const trusted = new CidrSet(['10.0.0.0/8']);
+    for (const hop of [
+      '2001:db8::1',
+      '2001:db8:0:0:0:0:0:1',
+      '2001:DB8::1',
+      '[2001:db8::1]:1234',
+    ]) {
+      expect(clientAddress(req('10.1.2.3', hop), trusted)).toBe('2001:db8::1');
+    }
+  });
+
+  it('should use the peer, and say so, when a forwarded hop is not an address', () => {
+    const trusted = new CidrSet(['10.0.0.0/8']);
+    for (const hop of ['abc', '010.001.001.001', '203.0.113.5, bogus']) {
+      let told = 0;
+      expect(clientAddress(req('10.1.2.3', hop), trusted, () => told++)).toBe('10.1.2.3');
+      expect(told).toBe(1);
+    }
+  });
+
   it('should fall back to the peer when X-Forwarded-For is absent', () => {
     expect(clientAddress(req('10.1.2.3'), trusted)).toBe('10.1.2.3');
   });

@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
-import { CidrSet, normalizeIp } from './cidr.js';
+import { CidrSet, canonicalIp, normalizeIp } from './cidr.js';
 import type { RequestState } from './request-state.js';
 
 /** The request object of either adapter (express Request or FastifyRequest). */
@@ -65,25 +65,35 @@ const EMPTY = Buffer.alloc(0);
 /** The TCP peer address of the request. */
 export function peerAddress(req: AnyRequest): string {
   const sock = req.socket ?? req.raw?.socket;
-  return normalizeIp(sock?.remoteAddress ?? '');
+  const addr = sock?.remoteAddress ?? '';
+  return canonicalIp(addr) ?? normalizeIp(addr);
 }
 
 /**
- * The client address: the socket peer, or — only when the peer is a trusted
- * proxy — the right-most X-Forwarded-For entry that is not itself trusted.
+ * The client address, in canonical form (see canonicalIp): the socket peer,
+ * or — only when the peer is a trusted proxy — the right-most
+ * X-Forwarded-For entry that is not itself trusted. A hop that is not an
+ * address makes the whole header untrusted: the peer is used and
+ * `onMalformed` is told (for a counter).
  */
-export function clientAddress(req: AnyRequest, trusted: CidrSet): string {
+export function clientAddress(req: AnyRequest, trusted: CidrSet, onMalformed?: () => void): string {
   const peer = peerAddress(req);
   if (trusted.size === 0 || !trusted.has(peer)) return peer;
   const xff = req.headers['x-forwarded-for'];
   if (!xff) return peer;
   const hops = (Array.isArray(xff) ? xff.join(',') : xff).split(',');
+  let left: string | undefined;
   for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = normalizeIp(hops[i]!.trim());
-    if (hop === '') continue;
+    if (hops[i]!.trim() === '') continue;
+    const hop = canonicalIp(hops[i]!);
+    if (hop === undefined) {
+      onMalformed?.();
+      return peer;
+    }
     if (!trusted.has(hop)) return hop;
+    left = hop;
   }
-  return normalizeIp(hops[0]!.trim()) || peer;
+  return left ?? peer;
 }
 
 /** Sets a response header on either adapter. */

@@ -271,10 +271,10 @@ describe.each(ADAPTERS)('POST /v1/inference, local demo model (%s)', (adapter) =
     expect(p.request_id).toBeTruthy();
   });
 
-  it('should answer a body that is not JSON with 400 validation_failed', async () => {
+  it('should answer a body that is not JSON with 415 unsupported_media_type', async () => {
     const res = await post(app, '{"model":"m"}', { 'content-type': 'text/plain' });
-    expect(res.status).toBe(400);
-    expect(((await res.json()) as { error: string }).error).toBe('validation_failed');
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { error: string }).error).toBe('unsupported_media_type');
   });
 
   it('should report the demo model as ready', async () => {

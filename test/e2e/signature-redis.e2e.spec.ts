@@ -137,10 +137,18 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)(
         await send({ timestamp: Date.now() - 600_000 }),
         await fetch(`${app.url}/sig-test/echo`, {
           method: 'POST',
-          headers: { 'x-app-id': 'app-e2e', 'x-signature': 'zz' },
+          headers: {
+            'x-app-id': 'app-e2e',
+            'x-signature': 'zz',
+            'content-type': 'application/json',
+          },
           body: '{}',
         }),
-        await fetch(`${app.url}/sig-test/echo`, { method: 'POST', body: '{}' }),
+        await fetch(`${app.url}/sig-test/echo`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        }),
       ];
       expect(forged.map((r) => r.status)).toEqual([401, 401, 401, 401, 401]);
       const afterForged = commandCalls(server.port);

@@ -2,7 +2,7 @@ import type { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { createApp } from '../../src/app.factory.js';
 import { loadAppConfig } from '../../src/app.config.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
-import type { HttpAdapterName } from '../../src/http/http-setup.js';
+import type { HttpAdapterName } from '../../src/http/http-adapters.js';
 import { createPino } from '../../src/logging/logger.js';
 
 export const ADAPTERS: HttpAdapterName[] = ['express', 'fastify'];

@@ -1,0 +1,67 @@
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply } from 'fastify';
+import { createServer, type RequestListener } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { malformedPath, uriTooLong } from './path-problems.js';
+import { sendProblem } from './send-problem.js';
+import { parseQueryString } from './query-string.js';
+import { ServerLimits, answerClientError, serverOptions } from './server-limits.js';
+
+/** The HTTP adapters Rampart runs on. */
+export type HttpAdapterName = 'express' | 'fastify';
+
+/** What the HTTP layer needs of the configuration (RampartConfig satisfies it). */
+export interface HttpOptions {
+  httpAdapter: HttpAdapterName;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** Deepest accepted nesting of a JSON body (objects and arrays). */
+  bodyMaxDepth: number;
+  /** Origins allowed by CORS; empty = CORS off. */
+  corsOrigins: string[];
+  /** Timeouts and the connection cap of the HTTP server. */
+  server: ServerLimits;
+}
+
+/** Express, on a Node server created with the service's timeouts. */
+class LimitedExpressAdapter extends ExpressAdapter {
+  constructor(private readonly limits: ServerLimits) {
+    super();
+  }
+
+  override initHttpServer(options: Parameters<ExpressAdapter['initHttpServer']>[0]): void {
+    if (options?.httpsOptions) return super.initHttpServer(options);
+    super.initHttpServer(options);
+    const server = createServer(serverOptions(this.limits), this.getInstance());
+    server.on('clientError', answerClientError);
+    this.setHttpServer(server);
+  }
+}
+
+/** The Nest HTTP adapter for the configured platform. */
+export function createHttpAdapter(config: HttpOptions): ExpressAdapter | FastifyAdapter {
+  if (config.httpAdapter === 'express') {
+    const adapter = new LimitedExpressAdapter(config.server);
+    adapter.set('query parser', parseQueryString);
+    return adapter;
+  }
+  return new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: false,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 512 },
+    keepAliveTimeout: config.server.keepAliveTimeoutMs,
+    requestTimeout: config.server.requestTimeoutMs,
+    serverFactory: (handler: RequestListener) =>
+      createServer(serverOptions(config.server), handler),
+    clientErrorHandler: answerClientError,
+    querystringParser: parseQueryString,
+    // The router's own errors (a malformed percent-encoded path, a parameter
+    // over maxParamLength) are answered as problems like every other error.
+    frameworkErrors: (err: FastifyError, _request: unknown, reply: FastifyReply) => {
+      const problem = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? uriTooLong() : malformedPath();
+      sendProblem(reply as never, { ...problem.problem, request_id: randomUUID() });
+    },
+  });
+}
