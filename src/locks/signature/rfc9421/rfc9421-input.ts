@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ID_PATTERN, NONCE_PATTERN } from './hmac-headers.js';
-import { SignatureFailure, fail } from './signature-codes.js';
+import { ID_PATTERN } from '../apps/app.types.js';
+import { SignatureFailure, fail } from '../signature.problems.js';
+import { NONCE_PATTERN } from '../verify.types.js';
 import {
   InnerList,
   SfBytes,
