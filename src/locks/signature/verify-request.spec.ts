@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { ClientApp } from './apps/app.types.js';
 import { parseHmacHeaders } from './hmac/hmac-headers.js';
 import { parseRfc9421 } from './rfc9421/rfc9421-input.js';
-import { SfParseError, parseDictionary } from './rfc9421/structured-fields.js';
+import { parseDictionary } from './rfc9421/structured-fields.js';
+import { SfParseError } from './rfc9421/structured-fields.types.js';
 import { UNSIGNED, verifyRequest } from './verify-request.js';
 import type { SignedRequestView } from './verify.types.js';
 

@@ -6,7 +6,8 @@ import { contentDigest } from './content-digest.js';
 import { signatureBase } from './rfc9421-base.js';
 import { parseRfc9421 } from './rfc9421-input.js';
 import { verifyRfc9421Request } from './rfc9421-verifier.js';
-import { isInnerList, parseDictionary, type InnerList } from './structured-fields.js';
+import { parseDictionary } from './structured-fields.js';
+import { isInnerList, type InnerList } from './structured-fields.types.js';
 import { serializeInnerList } from './structured-fields-serialize.js';
 import type { SignedRequestView, VerifyOptions } from '../verify.types.js';
 
