@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import { PROBLEM_TYPE_BASE, ProblemBody } from '../common/problem.exception.js';
 import { sendProblem } from '../http/send-problem.js';
 import { AnyReply, AnyRequest, requestState } from '../http/http-context.js';
-import { AppRegistryError } from '../locks/signature/app-registry.js';
+import { AppRegistryError } from '../locks/signature/apps/app-registry.js';
 import { RedisScriptError, RedisUnavailableError } from '../redis/redis.errors.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { AppRegistry } from '../locks/signature/app-registry.js';
+import { AppRegistry } from '../locks/signature/apps/app-registry.js';
 import { BLOOM_ADMIN, BloomAdminPort } from '../locks/cache-shield/cache-shield.admin.js';
 import { BREAKER_ADMIN, BreakerAdminPort } from '../locks/circuit-breaker/circuit-breaker.admin.js';
 import { lockNotInstalled } from './admin-problems.js';

@@ -20,5 +20,5 @@ export {
   canonicalQuery,
   canonicalTarget,
   stringToSign,
-} from '../locks/signature/canonical.js';
-export { contentDigest } from '../locks/signature/content-digest.js';
+} from '../locks/signature/hmac/canonical.js';
+export { contentDigest } from '../locks/signature/rfc9421/content-digest.js';

@@ -23,7 +23,7 @@ function run(
 }
 
 describe(runSignCli.name, () => {
-  it('should print the headers, the string to sign with --explain and a curl line (README worked example)', () => {
+  it('should print the headers, the string to sign with --explain and a curl line (worked example of docs/signature.md)', () => {
     const r = run(
       [
         'POST',

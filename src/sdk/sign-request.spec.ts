@@ -2,8 +2,8 @@ import { createSecretKey, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { verifyHmacRequest } from '../locks/signature/hmac-verifier.js';
-import type { ClientApp } from '../locks/signature/app.types.js';
+import { verifyHmacRequest } from '../locks/signature/hmac/hmac-verifier.js';
+import type { ClientApp } from '../locks/signature/apps/app.types.js';
 import { signRequest, signRequestDetailed, wireTarget } from './sign-request.js';
 import { createSignedFetch } from './signed-fetch.js';
 
@@ -18,7 +18,7 @@ const app: ClientApp = {
 const apps = new Map([[app.id, app]]);
 
 describe(signRequest.name, () => {
-  it('should reproduce the README worked example', () => {
+  it('should reproduce the worked example of docs/signature.md', () => {
     const { cases } = JSON.parse(
       readFileSync(
         new URL('../../test/fixtures/signature-worked-example.json', import.meta.url),

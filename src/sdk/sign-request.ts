@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { SIGNATURE_HEADERS, signatureHex, stringToSign } from '../locks/signature/canonical.js';
+import {
+  SIGNATURE_HEADERS,
+  signatureHex,
+  stringToSign,
+} from '../locks/signature/hmac/canonical.js';
 
 /** Who signs: an app id and one of its secrets (the secret string, used as UTF-8 bytes). */
 export interface SigningCredentials {

@@ -237,8 +237,10 @@ table(rows);
 
 // The lock's own cost, in process, without HTTP: verification per request (no nonce claim).
 const { verifyRequest } = await import(`${ROOT}dist/src/locks/signature/verify-request.js`);
-const { parseAppDefinition } = await import(`${ROOT}dist/src/locks/signature/app-definition.js`);
-const { contentDigest } = await import(`${ROOT}dist/src/locks/signature/content-digest.js`);
+const { parseAppDefinition } = await import(
+  `${ROOT}dist/src/locks/signature/apps/app-definition.js`
+);
+const { contentDigest } = await import(`${ROOT}dist/src/locks/signature/rfc9421/content-digest.js`);
 const { createSigner, httpbis } = await import('http-message-signatures');
 const now = Date.now();
 const registry = new Map([

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { Agent, request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LockChain } from '../../src/chain/lock-chain.service.js';
-import { contentDigest } from '../../src/locks/signature/content-digest.js';
+import { contentDigest } from '../../src/locks/signature/rfc9421/content-digest.js';
 import { createSignedFetch, signRequest, signingInterceptor } from '../../src/sdk/index.js';
 import { runSignCli } from '../../src/sdk/run-sign-cli.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAppConfig } from '../../src/app.config.js';
-import { MemoryNonceStore } from '../../src/locks/signature/memory-nonce.store.js';
-import { NonceStore, NonceStoreUnavailableError } from '../../src/locks/signature/nonce-store.js';
-import { RedisNonceStore } from '../../src/locks/signature/redis-nonce.store.js';
+import { systemClock } from '../../src/common/clock.js';
+import { MemoryNonceStore } from '../../src/locks/signature/nonce/memory-nonce.store.js';
+import {
+  NonceStore,
+  NonceStoreUnavailableError,
+} from '../../src/locks/signature/nonce/nonce-store.js';
+import { RedisNonceStore } from '../../src/locks/signature/nonce/redis-nonce.store.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
 import { RedisProcess, startRedis } from '../support/redis-server.js';
@@ -45,7 +49,7 @@ const STORES: [string, () => Promise<Subject>, boolean, boolean][] = [
   [
     'MemoryNonceStore',
     async () => ({
-      store: new MemoryNonceStore({ sweepIntervalMs: 0 }),
+      store: new MemoryNonceStore(systemClock, { sweepIntervalMs: 0 }),
       close: async () => undefined,
     }),
     true,

@@ -3,7 +3,8 @@
  * and a record of every response body (to scan for secrets).
  */
 import { Global, Module } from '@nestjs/common';
-import { AppRegistry } from '../../src/locks/signature/app-registry.js';
+import { CLOCK, type Clock } from '../../src/common/clock.js';
+import { AppRegistry } from '../../src/locks/signature/apps/app-registry.js';
 import type { RunningApp } from './app.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -103,7 +104,9 @@ export async function eventually<T>(
  */
 @Global()
 @Module({
-  providers: [{ provide: AppRegistry, useFactory: () => new AppRegistry() }],
+  providers: [
+    { provide: AppRegistry, useFactory: (clock: Clock) => new AppRegistry(clock), inject: [CLOCK] },
+  ],
   exports: [AppRegistry],
 })
 export class AdminTestAppRegistryModule {}

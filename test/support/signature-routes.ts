@@ -13,7 +13,7 @@ import { Protect } from '../../src/chain/protect.decorator.js';
 import type { RoutePolicy } from '../../src/config/policy.types.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import { AnyRequest, rawBody, requestState } from '../../src/http/http-context.js';
-import type { SignatureSlice } from '../../src/locks/signature/signature.defaults.js';
+import type { SignatureSlice } from '../../src/locks/signature/signature.types.js';
 
 export interface Echo {
   app: string | null;

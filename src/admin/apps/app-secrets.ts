@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ClientApp } from '../../locks/signature/app.types.js';
+import type { ClientApp } from '../../locks/signature/apps/app.types.js';
 import type { AppDefinition, AppSecretDefinition } from './app-store.js';
 
 /** A new signing secret: 32 random bytes, base64url (43 characters). */

@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ProblemException } from '../../common/problem.exception.js';
-import { MAX_ACTIVE_SECRETS, parseAppDefinition } from '../../locks/signature/app-definition.js';
-import type { ClientAppView } from '../../locks/signature/app.types.js';
+import {
+  MAX_ACTIVE_SECRETS,
+  parseAppDefinition,
+} from '../../locks/signature/apps/app-definition.js';
+import type { ClientAppView } from '../../locks/signature/apps/app.types.js';
 import { conflict } from '../admin-problems.js';
 import { AdminMetrics } from '../admin-metrics.js';
 import { diffValues } from '../audit/audit-diff.js';

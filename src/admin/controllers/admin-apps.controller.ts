@@ -1,6 +1,6 @@
 import { Get, Header, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOperation } from '@nestjs/swagger';
-import type { ClientAppView } from '../../locks/signature/app.types.js';
+import type { ClientAppView } from '../../locks/signature/apps/app.types.js';
 import { AdminBody, AdminController } from '../admin-route.decorator.js';
 import { AppsAdmin, OneTimeSecret } from '../apps/apps-admin.service.js';
 import { AdminActor } from '../auth/admin-actor.js';

@@ -1,15 +1,4 @@
-import type { LockMode } from '../../config/policy.types.js';
-
-/** Whether a route needs a signature: `required` (unsigned → 401) or `optional` (signed requests are verified, unsigned ones pass as anonymous). */
-export type SignedRequirement = 'required' | 'optional';
-
-/** The signature lock's slice of a route policy. */
-export interface SignatureSlice {
-  mode: LockMode;
-  /** Default `required`. */
-  signed?: SignedRequirement;
-  [option: string]: unknown;
-}
+import type { SignatureSlice } from './signature.types.js';
 
 /**
  * Shipped signature slices per route policy (CONFIG_FILE and the admin API

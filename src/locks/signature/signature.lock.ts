@@ -1,18 +1,17 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { GuardLock, LockContext } from '../../chain/lock.types.js';
-import type { LockSlice } from '../../config/policy.types.js';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import type { ProblemException } from '../../common/problem.exception.js';
+import type { LockSlice } from '../../config/policy.types.js';
 import { AnyRequest, rawBody, rawUrl } from '../../http/http-context.js';
-import { MetricsService } from '../../metrics/metrics.service.js';
-import { AppRegistry } from './app-registry.js';
-import { NonceStore, NonceStoreUnavailableError } from './nonce-store.js';
-import { SignatureFailure, fail } from './signature-codes.js';
-import { InjectSignatureSettings } from './signature.constants.js';
-import type { SignatureSlice } from './signature.defaults.js';
-import { signatureProblem } from './signature.exception.js';
-import type { SignatureSettings } from './signature.settings.js';
-import { validateSignatureSlice } from './signature-slice.js';
+import { AppRegistry } from './apps/app-registry.js';
+import { NonceStore, NonceStoreUnavailableError } from './nonce/nonce-store.js';
+import { SignatureMetrics } from './signature.metrics.js';
+import { SignatureFailure, fail, signatureProblem } from './signature.problems.js';
+import { InjectSignatureSettings } from './signature.settings.js';
+import type { SignatureSettings, SignatureSlice } from './signature.types.js';
+import { validateSignatureSlice } from './signature.validate.js';
 import { verifyRequest } from './verify-request.js';
 import type { SignedRequestView } from './verify.types.js';
 
@@ -25,24 +24,16 @@ import type { SignedRequestView } from './verify.types.js';
 export class SignatureLock implements GuardLock<SignatureSlice> {
   readonly name = 'signature' as const;
   readonly stage = 'guard' as const;
-  /** Epoch milliseconds; replaced in tests. */
-  clock: () => number = Date.now;
   private readonly logger = new Logger('SignatureLock');
-  private readonly failures;
   private lastOutageLog = 0;
 
   constructor(
     private readonly apps: AppRegistry,
     @Inject(NonceStore) private readonly nonces: NonceStore,
     @InjectSignatureSettings() private readonly settings: SignatureSettings,
-    metrics: MetricsService,
-  ) {
-    this.failures = metrics.counter(
-      'rampart_signature_failures_total',
-      'Requests refused by the signature lock, by error code and scheme',
-      ['code', 'scheme'],
-    );
-  }
+    private readonly metrics: SignatureMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   validateSlice(slice: LockSlice, path: string): string[] {
     return validateSignatureSlice(slice, path);
@@ -50,7 +41,7 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
 
   check(ctx: LockContext, slice: SignatureSlice): void | Promise<void> {
     const result = verifyRequest(requestView(ctx.req), this.apps, {
-      now: this.clock(),
+      now: this.clock.now(),
       defaultSkewSeconds: this.settings.skewSeconds,
     });
     if ('unsigned' in result) {
@@ -78,7 +69,7 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
       },
       (err: unknown) => {
         if (!(err instanceof NonceStoreUnavailableError)) throw err;
-        const now = this.clock();
+        const now = this.clock.now();
         if (now - this.lastOutageLog > 5_000) {
           // Once per 5 s, not once per request: an outage must not flood the log.
           this.lastOutageLog = now;
@@ -96,7 +87,7 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
   }
 
   private reject(f: SignatureFailure, ctx: LockContext): ProblemException {
-    this.failures.inc({ code: f.code, scheme: f.scheme });
+    this.metrics.failure(f);
     if (f.code === 'bad_signature' && f.stringToSign !== undefined) {
       // The hash lets an operator compare with the client's string to sign; never the secret or the signature.
       const stsSha256 = createHash('sha256').update(f.stringToSign).digest('hex');

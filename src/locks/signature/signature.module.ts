@@ -1,15 +1,17 @@
 import { Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { LockChain } from '../../chain/lock-chain.service.js';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { RAMPART_CONFIG } from '../../config/config.constants.js';
 import { RedisService } from '../../redis/redis.service.js';
-import { AppRegistry } from './app-registry.js';
-import { createAppRegistry } from './app-registry.provider.js';
-import { MemoryNonceStore } from './memory-nonce.store.js';
-import { NonceStore } from './nonce-store.js';
-import { RedisNonceStore } from './redis-nonce.store.js';
-import { SIGNATURE_SETTINGS } from './signature.constants.js';
+import { AppRegistry } from './apps/app-registry.js';
+import { createAppRegistry } from './apps/app-registry.provider.js';
+import { MemoryNonceStore } from './nonce/memory-nonce.store.js';
+import { NonceStore } from './nonce/nonce-store.js';
+import { RedisNonceStore } from './nonce/redis-nonce.store.js';
 import { SignatureLock } from './signature.lock.js';
-import { SignatureSettings, signatureSettings } from './signature.settings.js';
+import { SignatureMetrics } from './signature.metrics.js';
+import { SIGNATURE_SETTINGS, signatureSettings } from './signature.settings.js';
+import type { SignatureSettings } from './signature.types.js';
 
 /**
  * Lock 1 (request signatures). Registers the `signature` guard lock with the
@@ -19,15 +21,16 @@ import { SignatureSettings, signatureSettings } from './signature.settings.js';
 @Module({
   providers: [
     { provide: SIGNATURE_SETTINGS, useFactory: signatureSettings, inject: [RAMPART_CONFIG] },
-    { provide: AppRegistry, useFactory: createAppRegistry, inject: [RAMPART_CONFIG] },
+    { provide: AppRegistry, useFactory: createAppRegistry, inject: [RAMPART_CONFIG, CLOCK] },
     {
       provide: NonceStore,
-      useFactory: (redis: RedisService, settings: SignatureSettings): NonceStore =>
+      useFactory: (redis: RedisService, settings: SignatureSettings, clock: Clock): NonceStore =>
         redis.enabled
           ? new RedisNonceStore(redis)
-          : new MemoryNonceStore({ maxEntries: settings.memoryNonceMaxEntries }),
-      inject: [RedisService, SIGNATURE_SETTINGS],
+          : new MemoryNonceStore(clock, { maxEntries: settings.memoryNonceMaxEntries }),
+      inject: [RedisService, SIGNATURE_SETTINGS, CLOCK],
     },
+    SignatureMetrics,
     SignatureLock,
   ],
   exports: [AppRegistry, SignatureLock],

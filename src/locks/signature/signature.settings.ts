@@ -1,14 +1,13 @@
+import { Inject } from '@nestjs/common';
 import { ConfigError } from '../../config/config.error.js';
 import type { RampartConfig } from '../../config/config.types.js';
-import { MAX_SKEW_SECONDS } from './app-definition.js';
+import { MAX_SKEW_SECONDS, type SignatureSettings } from './signature.types.js';
 
-/** The `signature:` section of CONFIG_FILE. */
-export interface SignatureSettings {
-  /** Allowed clock difference in seconds, both ways, for apps without their own `skewSeconds` (default 180). */
-  skewSeconds: number;
-  /** Most nonces the in-process store holds when no Redis is configured (default 500000, ~150 bytes each). */
-  memoryNonceMaxEntries: number;
-}
+/** Injection token of the validated SignatureSettings (CONFIG_FILE `signature:` section). */
+export const SIGNATURE_SETTINGS = Symbol('SIGNATURE_SETTINGS');
+
+/** `constructor(@InjectSignatureSettings() settings: SignatureSettings)`. */
+export const InjectSignatureSettings = (): ParameterDecorator => Inject(SIGNATURE_SETTINGS);
 
 export const SIGNATURE_SETTINGS_DEFAULTS: SignatureSettings = {
   skewSeconds: 180,

@@ -1,10 +1,11 @@
 import { createSecretKey } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ClientApp } from './app.types.js';
-import { parseHmacHeaders } from './hmac-headers.js';
-import { parseRfc9421 } from './rfc9421-input.js';
-import { SfParseError, parseDictionary } from './structured-fields.js';
+import type { ClientApp } from './apps/app.types.js';
+import { parseHmacHeaders } from './hmac/hmac-headers.js';
+import { parseRfc9421 } from './rfc9421/rfc9421-input.js';
+import { parseDictionary } from './rfc9421/structured-fields.js';
+import { SfParseError } from './rfc9421/structured-fields.types.js';
 import { UNSIGNED, verifyRequest } from './verify-request.js';
 import type { SignedRequestView } from './verify.types.js';
 

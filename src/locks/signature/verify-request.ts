@@ -1,7 +1,7 @@
-import { hasHmacHeaders } from './hmac-headers.js';
-import { verifyHmacRequest } from './hmac-verifier.js';
-import { verifyRfc9421Request } from './rfc9421-verifier.js';
-import { SignatureFailure, fail } from './signature-codes.js';
+import { hasHmacHeaders } from './hmac/hmac-headers.js';
+import { verifyHmacRequest } from './hmac/hmac-verifier.js';
+import { verifyRfc9421Request } from './rfc9421/rfc9421-verifier.js';
+import { SignatureFailure, fail } from './signature.problems.js';
 import type { AppLookup, SignedRequestView, Verified, VerifyOptions } from './verify.types.js';
 
 /** The request carries no signature header of either scheme. */

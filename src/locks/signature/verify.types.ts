@@ -1,6 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ClientApp } from './app.types.js';
-import type { SignatureScheme } from './signature-codes.js';
+import type { ClientApp } from './apps/app.types.js';
+import type { SignatureScheme } from './signature.types.js';
+
+/** Nonces of either scheme: 16–64 characters of `[A-Za-z0-9_-]`. */
+export const NONCE_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 
 /** What the verifiers read from a request (adapter-neutral, testable without HTTP). */
 export interface SignedRequestView {

@@ -1,8 +1,8 @@
 import { checkContentDigest } from './content-digest.js';
-import { matchSecret } from './mac.js';
+import { matchSecret } from '../hmac/mac.js';
 import { missingRequiredComponents, signatureBase } from './rfc9421-base.js';
 import { parseRfc9421 } from './rfc9421-input.js';
-import { SignatureFailure, fail } from './signature-codes.js';
+import { SignatureFailure, fail } from '../signature.problems.js';
 import {
   AppLookup,
   SignedRequestView,
@@ -10,7 +10,7 @@ import {
   VerifyOptions,
   nonceTtlMs,
   skewSecondsOf,
-} from './verify.types.js';
+} from '../verify.types.js';
 
 /**
  * Verifies an RFC 9421 (HTTP Message Signatures, `hmac-sha256`) request:

@@ -1,14 +1,15 @@
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { createSigner, httpbis } from 'http-message-signatures';
 import { describe, expect, it } from 'vitest';
-import type { ClientApp } from './app.types.js';
+import type { ClientApp } from '../apps/app.types.js';
 import { contentDigest } from './content-digest.js';
 import { signatureBase } from './rfc9421-base.js';
 import { parseRfc9421 } from './rfc9421-input.js';
 import { verifyRfc9421Request } from './rfc9421-verifier.js';
-import { isInnerList, parseDictionary, type InnerList } from './structured-fields.js';
+import { parseDictionary } from './structured-fields.js';
+import { isInnerList, type InnerList } from './structured-fields.types.js';
 import { serializeInnerList } from './structured-fields-serialize.js';
-import type { SignedRequestView, VerifyOptions } from './verify.types.js';
+import type { SignedRequestView, VerifyOptions } from '../verify.types.js';
 
 describe('RFC 9421 Appendix B.2.5 (hmac-sha256)', () => {
   const key = Buffer.from(

@@ -1,13 +1,12 @@
 import { createSecretKey } from 'node:crypto';
-import type { ClientApp } from './app.types.js';
-import { ID_PATTERN } from './hmac-headers.js';
-import { isRecord } from '../../common/is-record.js';
+import { isRecord } from '../../../common/is-record.js';
+import { MAX_SKEW_SECONDS } from '../signature.types.js';
+import { ID_PATTERN, type ClientApp } from './app.types.js';
 
 /** Most secrets an app may have active at once (rotation: add new → clients switch → retire old). */
 export const MAX_ACTIVE_SECRETS = 3;
 /** Shortest secret, in UTF-8 bytes. */
 export const MIN_SECRET_BYTES = 32;
-export const MAX_SKEW_SECONDS = 600;
 const TIER_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 

@@ -1,5 +1,43 @@
 import { ProblemException } from '../../common/problem.exception.js';
-import type { SignatureErrorCode, SignatureFailure } from './signature-codes.js';
+import type { SignatureScheme } from './signature.types.js';
+
+/** Why the signature lock refused a request: the stable `error` code of the answer. */
+export const SIGNATURE_ERROR_CODES = [
+  'missing_header',
+  'malformed_header',
+  'clock_skew',
+  'unknown_app',
+  'bad_signature',
+  'replayed_nonce',
+  'nonce_store_unavailable',
+] as const;
+
+export type SignatureErrorCode = (typeof SIGNATURE_ERROR_CODES)[number];
+
+/** A verification failure before it becomes an HTTP answer (keeps the verifiers free of Nest). */
+export interface SignatureFailure {
+  ok: false;
+  code: SignatureErrorCode;
+  scheme: SignatureScheme | 'none';
+  /** Safe, client-facing explanation (never a secret or the expected signature). */
+  detail: string;
+  /** Server time in ms (clock_skew). */
+  serverTime?: number;
+  /** The server's string to sign (bad_signature); shown only when the app has `debug: true`. */
+  stringToSign?: string;
+  /** App the failure is about, when it is a known app (logs only). */
+  appId?: string;
+  debug?: boolean;
+}
+
+export function fail(
+  code: SignatureErrorCode,
+  scheme: SignatureFailure['scheme'],
+  detail: string,
+  extra: Partial<Omit<SignatureFailure, 'ok' | 'code' | 'scheme' | 'detail'>> = {},
+): SignatureFailure {
+  return { ok: false, code, scheme, detail, ...extra };
+}
 
 const REALM = 'realm="rampart"';
 

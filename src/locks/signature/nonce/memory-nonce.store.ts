@@ -1,3 +1,4 @@
+import type { Clock } from '../../../common/clock.js';
 import { NonceStore, NonceStoreUnavailableError } from './nonce-store.js';
 
 export interface MemoryNonceStoreOptions {
@@ -5,7 +6,6 @@ export interface MemoryNonceStoreOptions {
   maxEntries: number;
   /** Milliseconds between background sweeps of expired nonces. */
   sweepIntervalMs: number;
-  clock: () => number;
 }
 
 /**
@@ -20,13 +20,13 @@ export class MemoryNonceStore implements NonceStore {
   private readonly opts: MemoryNonceStoreOptions;
   private readonly timer: NodeJS.Timeout | undefined;
 
-  constructor(opts: Partial<MemoryNonceStoreOptions> = {}) {
-    this.opts = { maxEntries: 500_000, sweepIntervalMs: 5_000, clock: Date.now, ...opts };
+  constructor(
+    private readonly clock: Clock,
+    opts: Partial<MemoryNonceStoreOptions> = {},
+  ) {
+    this.opts = { maxEntries: 500_000, sweepIntervalMs: 5_000, ...opts };
     if (this.opts.sweepIntervalMs > 0) {
-      this.timer = setInterval(
-        () => this.sweepOldest(this.opts.clock()),
-        this.opts.sweepIntervalMs,
-      );
+      this.timer = setInterval(() => this.sweepOldest(this.clock.now()), this.opts.sweepIntervalMs);
       this.timer.unref();
     }
   }
@@ -38,7 +38,7 @@ export class MemoryNonceStore implements NonceStore {
 
   claim(appId: string, nonce: string, ttlMs: number): Promise<boolean> {
     const key = `${appId}:${nonce}`;
-    const now = this.opts.clock();
+    const now = this.clock.now();
     const expiresAt = this.entries.get(key);
     if (expiresAt !== undefined && expiresAt > now) return Promise.resolve(false);
     if (expiresAt !== undefined) this.entries.delete(key);

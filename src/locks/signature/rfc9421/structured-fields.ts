@@ -1,36 +1,21 @@
 /**
  * The part of RFC 8941 (Structured Field Values) that RFC 9421 and RFC 9530
- * need: parsing dictionaries of items / inner lists with parameters
- * (serialising is in structured-fields-serialize.ts). Parse errors are thrown
- * as SfParseError and nothing else.
+ * need: parsing dictionaries of items / inner lists with parameters (the
+ * values are in structured-fields.types.ts, serialising in
+ * structured-fields-serialize.ts). Parse errors are thrown as SfParseError
+ * and nothing else.
  */
-
-export class SfToken {
-  constructor(readonly value: string) {}
-}
-export class SfBytes {
-  constructor(readonly bytes: Buffer) {}
-}
-export type BareItem = number | string | boolean | SfToken | SfBytes;
-export type Params = Map<string, BareItem>;
-export interface Item {
-  value: BareItem;
-  params: Params;
-}
-export interface InnerList {
-  items: Item[];
-  params: Params;
-}
-export type Member = Item | InnerList;
-export type Dictionary = Map<string, Member>;
-
-export class SfParseError extends Error {
-  override readonly name = 'SfParseError';
-}
-
-export function isInnerList(m: Member): m is InnerList {
-  return 'items' in m;
-}
+import {
+  SfBytes,
+  SfParseError,
+  SfToken,
+  type BareItem,
+  type Dictionary,
+  type InnerList,
+  type Item,
+  type Member,
+  type Params,
+} from './structured-fields.types.js';
 
 const KEY_START = /[a-z*]/;
 const KEY_CHAR = /[a-z0-9_\-.*]/;

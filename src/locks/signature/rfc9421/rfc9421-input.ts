@@ -1,13 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ID_PATTERN, NONCE_PATTERN } from './hmac-headers.js';
-import { SignatureFailure, fail } from './signature-codes.js';
-import {
-  InnerList,
-  SfBytes,
-  SfParseError,
-  isInnerList,
-  parseDictionary,
-} from './structured-fields.js';
+import { ID_PATTERN } from '../apps/app.types.js';
+import { SignatureFailure, fail } from '../signature.problems.js';
+import { NONCE_PATTERN } from '../verify.types.js';
+import { parseDictionary } from './structured-fields.js';
+import { SfBytes, SfParseError, isInnerList, type InnerList } from './structured-fields.types.js';
 import { serializeInnerList } from './structured-fields-serialize.js';
 
 /** One RFC 9421 signature of a request, chosen and checked for form. */

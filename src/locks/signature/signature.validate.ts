@@ -1,5 +1,5 @@
 import type { LockSlice } from '../../config/policy.types.js';
-import type { SignedRequirement } from './signature.defaults.js';
+import type { SignedRequirement } from './signature.types.js';
 
 const SIGNED: readonly SignedRequirement[] = ['required', 'optional'];
 const KNOWN = new Set(['mode', 'override', 'signed']);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { ManualClock } from '../../../common/clock.js';
 import { AppChange, AppRegistry, AppRegistryError } from './app-registry.js';
 import { loadAppsFile, parseApps } from './apps-file.js';
 
@@ -116,7 +117,7 @@ describe(loadAppsFile.name, () => {
 
   it('should accept the example apps file shipped for local use', () => {
     const { apps, problems } = loadAppsFile(
-      new URL('../../../test/fixtures/apps.example.yaml', import.meta.url).pathname,
+      new URL('../../../../test/fixtures/apps.example.yaml', import.meta.url).pathname,
       NOW,
     );
     expect(problems).toEqual([]);
@@ -138,8 +139,8 @@ describe(loadAppsFile.name, () => {
 
 describe(AppRegistry.name, () => {
   it('should create, deactivate, rotate and retire at run time, telling listeners', () => {
-    let now = NOW;
-    const reg = new AppRegistry([], () => now);
+    const clock = new ManualClock(NOW);
+    const reg = new AppRegistry(clock);
     const changes: AppChange[] = [];
     reg.onChange((c) => changes.push(c));
     const s1 = secret();
@@ -154,7 +155,7 @@ describe(AppRegistry.name, () => {
         { id: 'k2', secret: s2 },
       ],
     });
-    now = NOW + 1000;
+    clock.set(NOW + 1000);
     expect(reg.list()[0]!.secrets).toEqual([
       { id: 'k1', notAfter: new Date(NOW + 1000).toISOString(), expired: true },
       { id: 'k2', expired: false },
@@ -167,7 +168,7 @@ describe(AppRegistry.name, () => {
   });
 
   it('should refuse an invalid change whole and keep the old state', () => {
-    const reg = new AppRegistry();
+    const reg = new AppRegistry(new ManualClock(NOW));
     reg.replaceAll([{ id: 'a1', tier: 'free', secrets: [{ id: 'k1', secret: secret() }] }]);
     expect(() =>
       reg.upsert({ id: 'a1', tier: 'free', secrets: [{ id: 'k1', secret: 'short' }] }),
@@ -179,7 +180,7 @@ describe(AppRegistry.name, () => {
 
   it('should never show secret material in a listing or in JSON', () => {
     const s = secret();
-    const reg = new AppRegistry();
+    const reg = new AppRegistry(new ManualClock(NOW));
     reg.upsert({ id: 'a1', tier: 'free', secrets: [{ id: 'k1', secret: s }] });
     expect(JSON.stringify(reg.list())).not.toContain(s);
     expect(JSON.stringify(reg.get('a1'))).not.toContain(s);

@@ -1,5 +1,5 @@
 /** RFC 8941 serialisation of the values RFC 9421 needs (the `@signature-params` line). */
-import { BareItem, InnerList, Params, SfToken } from './structured-fields.js';
+import { SfToken, type BareItem, type InnerList, type Params } from './structured-fields.types.js';
 
 export function serializeBareItem(v: BareItem): string {
   if (typeof v === 'number')

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fail } from './signature-codes.js';
-import { signatureProblem } from './signature.exception.js';
+import { fail, signatureProblem } from './signature.problems.js';
 
 describe(signatureProblem.name, () => {
   it('should answer 401 with the scheme challenge and the error code', () => {

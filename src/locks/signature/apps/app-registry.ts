@@ -1,3 +1,4 @@
+import type { Clock } from '../../../common/clock.js';
 import type { ClientApp, ClientAppView } from './app.types.js';
 import { viewOf } from './app.types.js';
 import { parseAppDefinition } from './app-definition.js';
@@ -31,8 +32,8 @@ export class AppRegistry {
   private readonly listeners: AppChangeListener[] = [];
 
   constructor(
+    private readonly clock: Clock,
     apps: readonly ClientApp[] = [],
-    private readonly clock: () => number = Date.now,
   ) {
     for (const a of apps) this.apps.set(a.id, a);
   }
@@ -48,7 +49,7 @@ export class AppRegistry {
 
   /** Every app without secret material. */
   list(): ClientAppView[] {
-    const now = this.clock();
+    const now = this.clock.now();
     return [...this.apps.values()].map((a) => viewOf(a, now));
   }
 
@@ -58,11 +59,11 @@ export class AppRegistry {
    * error nothing changes.
    */
   upsert(definition: unknown): ClientAppView {
-    const { app, problems } = parseAppDefinition(definition, 'app', this.clock());
+    const { app, problems } = parseAppDefinition(definition, 'app', this.clock.now());
     if (!app) throw new AppRegistryError(problems);
     this.apps.set(app.id, app);
     this.emit({ kind: 'upsert', appId: app.id });
-    return viewOf(app, this.clock());
+    return viewOf(app, this.clock.now());
   }
 
   /** Removes an app; true when it existed. */
@@ -74,7 +75,7 @@ export class AppRegistry {
 
   /** Replaces every app at once (the APPS_FILE shape); all or nothing. */
   replaceAll(definitions: unknown): number {
-    const { apps, problems } = parseApps(definitions, 'apps', this.clock());
+    const { apps, problems } = parseApps(definitions, 'apps', this.clock.now());
     if (problems.length > 0) throw new AppRegistryError(problems);
     this.apps = new Map(apps.map((a) => [a.id, a]));
     this.emit({ kind: 'replaceAll', count: apps.length });

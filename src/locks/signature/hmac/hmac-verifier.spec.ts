@@ -1,10 +1,10 @@
 import { createSecretKey, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ClientApp } from './app.types.js';
+import type { ClientApp } from '../apps/app.types.js';
 import { signatureHex, stringToSign } from './canonical.js';
 import { verifyHmacRequest } from './hmac-verifier.js';
-import type { SignedRequestView, VerifyOptions } from './verify.types.js';
+import type { SignedRequestView, VerifyOptions } from '../verify.types.js';
 
 const NOW = 1_767_225_600_000;
 const OPTS: VerifyOptions = { now: NOW, defaultSkewSeconds: 180 };

@@ -1,5 +1,8 @@
 import type { KeyObject } from 'node:crypto';
 
+/** App and key ids: 1–64 characters of `[A-Za-z0-9_.-]` (no `:`, which separates them in an RFC 9421 keyid). */
+export const ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+
 /** One signing secret of an app. */
 export interface AppSecret {
   /** Key id (`X-Key-Id`, or the part after `:` in an RFC 9421 keyid). */

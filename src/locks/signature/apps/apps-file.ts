@@ -1,4 +1,4 @@
-import { readDataFile } from '../../config/data-file.js';
+import { readDataFile } from '../../../config/data-file.js';
 import type { ClientApp } from './app.types.js';
 import { parseAppDefinition } from './app-definition.js';
 

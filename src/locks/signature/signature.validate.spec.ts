@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SHIPPED_POLICIES } from '../../app.policies.js';
-import { validateSignatureSlice } from './signature-slice.js';
+import { validateSignatureSlice } from './signature.validate.js';
 
 describe(validateSignatureSlice.name, () => {
   it('should accept required, optional and a missing `signed` (= required)', () => {

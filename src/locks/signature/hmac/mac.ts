@@ -1,8 +1,8 @@
 import { KeyObject, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hmacSha256 } from './canonical.js';
-import type { ClientApp } from './app.types.js';
-import { activeSecrets } from './app.types.js';
-import { MAX_ACTIVE_SECRETS } from './app-definition.js';
+import type { ClientApp } from '../apps/app.types.js';
+import { activeSecrets } from '../apps/app.types.js';
+import { MAX_ACTIVE_SECRETS } from '../apps/app-definition.js';
 
 /**
  * A random key generated at boot: the MAC of a request for an unknown app or

@@ -30,12 +30,12 @@ interface WorkedCase {
 }
 const WORKED = JSON.parse(
   readFileSync(
-    new URL('../../../test/fixtures/signature-worked-example.json', import.meta.url),
+    new URL('../../../../test/fixtures/signature-worked-example.json', import.meta.url),
     'utf8',
   ),
 ) as { cases: WorkedCase[] };
 
-describe('Rampart-HMAC-SHA256 worked example (README, computed independently in Python)', () => {
+describe('Rampart-HMAC-SHA256 worked example (docs/signature.md, computed independently in Python)', () => {
   it.each(WORKED.cases.map((c) => [c.name, c] as const))('should reproduce %s', (_name, c) => {
     expect(canonicalTarget(c.inputs.target)).toBe(c.expected.canonicalTarget);
     expect(bodySha256Hex(c.inputs.body)).toBe(c.expected.bodySha256);

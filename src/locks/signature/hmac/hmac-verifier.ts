@@ -1,7 +1,7 @@
 import { stringToSign } from './canonical.js';
 import { parseHmacHeaders } from './hmac-headers.js';
 import { matchSecret } from './mac.js';
-import { SignatureFailure, fail } from './signature-codes.js';
+import { SignatureFailure, fail } from '../signature.problems.js';
 import {
   AppLookup,
   SignedRequestView,
@@ -9,7 +9,7 @@ import {
   VerifyOptions,
   nonceTtlMs,
   skewSecondsOf,
-} from './verify.types.js';
+} from '../verify.types.js';
 
 /**
  * Verifies a Rampart-HMAC-SHA256 request, cheap checks first: headers, clock,

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { parseDictionary } from './structured-fields.js';
 import {
   SfBytes,
   SfParseError,
   SfToken,
   isInnerList,
-  parseDictionary,
   type InnerList,
   type Item,
-} from './structured-fields.js';
+} from './structured-fields.types.js';
 import { serializeInnerList } from './structured-fields-serialize.js';
 
 describe(parseDictionary.name, () => {

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { SfBytes, SfParseError, isInnerList, parseDictionary } from './structured-fields.js';
+import { parseDictionary } from './structured-fields.js';
+import { SfBytes, SfParseError, isInnerList } from './structured-fields.types.js';
 
 const ALGORITHMS = { 'sha-256': 'sha256', 'sha-512': 'sha512' } as const;
 type DigestAlgorithm = keyof typeof ALGORITHMS;

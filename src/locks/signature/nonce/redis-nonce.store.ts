@@ -1,4 +1,4 @@
-import type { RedisService } from '../../redis/redis.service.js';
+import type { RedisService } from '../../../redis/redis.service.js';
 import { NonceStore, NonceStoreUnavailableError } from './nonce-store.js';
 
 /**

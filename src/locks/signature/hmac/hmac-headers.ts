@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { SIGNATURE_HEADERS } from './canonical.js';
-import { SignatureFailure, fail } from './signature-codes.js';
+import { ID_PATTERN } from '../apps/app.types.js';
+import { SignatureFailure, fail } from '../signature.problems.js';
+import { NONCE_PATTERN } from '../verify.types.js';
 
 /** The X-* signature headers of a request, validated. */
 export interface HmacHeaders {
@@ -15,10 +17,6 @@ export interface HmacHeaders {
   keyId?: string;
 }
 
-/** App and key ids: 1–64 characters of `[A-Za-z0-9_.-]` (no `:`, which separates them in an RFC 9421 keyid). */
-export const ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
-/** Nonces: 16–64 characters of `[A-Za-z0-9_-]`. */
-export const NONCE_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 const TIMESTAMP_PATTERN = /^[1-9][0-9]{12}$/;
 const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/;
 
