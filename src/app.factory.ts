@@ -46,8 +46,10 @@ export async function createApp(
     .setVersion('0.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer' }, 'admin')
     .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc), {
-    jsonDocumentUrl: 'docs/openapi.json',
-  });
+  if (config.docsEnabled) {
+    SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc), {
+      jsonDocumentUrl: 'docs/openapi.json',
+    });
+  }
   return app;
 }

@@ -41,7 +41,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         CommonModule,
-        MetricsModule,
+        MetricsModule.forRoot({ token: config.metricsToken }),
         RedisModule,
         ChainModule,
         ...locks,

@@ -64,6 +64,10 @@ export interface RampartConfig {
   rateLimitKeySecret?: string;
   /** CIDRs of reverse proxies whose X-Forwarded-For is trusted. */
   trustedProxies: string[];
+  /** Bearer token `/metrics` asks for (METRICS_TOKEN); unset = open. Secret. */
+  metricsToken?: string;
+  /** Serve the OpenAPI page at /docs (DOCS_ENABLED; default on, off with NODE_ENV=production). */
+  docsEnabled: boolean;
   /** Origins allowed by CORS; empty = CORS off. */
   corsOrigins: string[];
   /** Largest accepted request body, in bytes. */

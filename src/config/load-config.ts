@@ -66,6 +66,15 @@ function oneOf<T extends string>(
   return v;
 }
 
+function bool(env: Env, name: string, fallback: boolean, p: Problems): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'on', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'off', 'no'].includes(raw)) return false;
+  p.add(`${name} must be true or false (got "${env[name]}")`);
+  return fallback;
+}
+
 function list(env: Env, name: string): string[] {
   const raw = env[name];
   if (!raw) return [];
@@ -205,6 +214,9 @@ export function loadConfig(env: Env, shipped: Record<string, RoutePolicy>): Ramp
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], p);
   if (backend === 'postgres' && !databaseUrl) p.add('SEARCH_BACKEND=postgres needs DATABASE_URL');
 
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16)
+    p.add('METRICS_TOKEN must be at least 16 characters');
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16)
     p.add('ADMIN_TOKEN must be at least 16 characters');
@@ -257,6 +269,8 @@ export function loadConfig(env: Env, shipped: Record<string, RoutePolicy>): Ramp
     bodyMaxDepth: int(env, 'BODY_MAX_DEPTH', 64, p, 1, 1_000),
     server: serverLimits(env, p),
     appsFile: env.APPS_FILE || undefined,
+    metricsToken,
+    docsEnabled: bool(env, 'DOCS_ENABLED', env.NODE_ENV !== 'production', p),
     configFile,
     policies: mergePolicies(shipped, filePolicies, p),
     sections,

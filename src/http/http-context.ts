@@ -15,8 +15,10 @@ export interface AnyRequest {
   /** express: url relative to the mount point; fastify: the raw url. Use `rawUrl()`. */
   url: string;
   originalUrl?: string;
-  raw?: { url?: string; socket?: Socket; [key: symbol]: unknown };
+  raw?: { url?: string; socket?: Socket; rawHeaders?: string[]; [key: symbol]: unknown };
   socket?: Socket;
+  /** Header names and values as received, in order (duplicates kept). */
+  rawHeaders?: string[];
   rawBody?: Buffer;
   body?: unknown;
   [key: symbol]: unknown;
@@ -49,6 +51,15 @@ export function requestState(req: AnyRequest): RequestState {
 export function header(req: AnyRequest, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/** How often a header appears on the wire (Node keeps only the first `authorization`). */
+export function headerCount(req: AnyRequest, name: string): number {
+  const raw = req.rawHeaders ?? req.raw?.rawHeaders;
+  if (!raw) return req.headers[name] === undefined ? 0 : 1;
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) n++;
+  return n;
 }
 
 /** The request target exactly as sent on the wire: path and query, not decoded, not normalised. */

@@ -16,6 +16,7 @@ const REDACT = [
   'headers["x-telegram-bot-api-secret-token"]',
   'config.adminToken',
   'config.inference.upstreamApiKey',
+  'config.metricsToken',
 ];
 
 /** Structured JSON logs on stdout. */

@@ -1,9 +1,11 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { MetricsTokenGuard } from './metrics-token.guard.js';
 import { MetricsService } from './metrics.service.js';
 
 @ApiExcludeController()
 @Controller('metrics')
+@UseGuards(MetricsTokenGuard)
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 

@@ -21,6 +21,8 @@ export class RedisAuditLog implements AuditLog {
   }
 
   async page(limit: number, before?: string): Promise<AuditPage> {
+    // Nothing is older than the first possible id (and Redis refuses an exclusive 0-0).
+    if (before !== undefined && /^0+-0+$/.test(before)) return { entries: [] };
     // Fetch one more than asked to know whether an older page exists.
     const rows = await this.redis.run('admin.audit.page', (c) =>
       c.xrevrange(this.key, before ? `(${before}` : '+', '-', 'COUNT', limit + 1),

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { ProblemException } from '../../common/problem.exception.js';
-import { AnyRequest, header } from '../../http/http-context.js';
+import { AnyRequest, header, headerCount } from '../../http/http-context.js';
 import { AdminMetrics } from '../admin-metrics.js';
 import { setActor } from './admin-actor.js';
 import { AdminTokens } from './admin-tokens.js';
@@ -27,6 +27,13 @@ export class AdminAuthGuard implements CanActivate {
       });
     }
     const req = ctx.switchToHttp().getRequest<AnyRequest>();
+    if (headerCount(req, 'authorization') > 1) {
+      this.metrics.authFailures.inc();
+      throw ProblemException.fast(401, 'malformed_header', 'Authorization header sent twice', {
+        detail: 'send exactly one Authorization header',
+        headers: CHALLENGE,
+      });
+    }
     const tokenId = this.tokens.verify(header(req, 'authorization'));
     if (tokenId === undefined) {
       this.metrics.authFailures.inc();

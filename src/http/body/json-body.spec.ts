@@ -30,7 +30,9 @@ describe(forbiddenKey.name, () => {
   it('should name the path of a prototype-named key, at any depth', () => {
     expect(forbiddenKey(JSON.parse('{"a":[{"b":{"__proto__":1}}]}'))).toBe('a[0].b.__proto__');
     expect(forbiddenKey({ constructor: 1 })).toBe('constructor');
-    expect(forbiddenKey({ a: { toString: 1 } })).toBeUndefined();
+    expect(forbiddenKey({ a: { toString: 1 } })).toBe('a.toString');
+    expect(forbiddenKey({ a: { hasOwnProperty: 1, valueOf: 2 } })).toBe('a.hasOwnProperty');
+    expect(forbiddenKey({ a: { tostring: 1, proto: 2 } })).toBeUndefined();
   });
 });
 

@@ -1,7 +1,12 @@
 import { ProblemException } from '../../common/problem.exception.js';
 
-/** Keys refused anywhere in a body: they name prototype machinery, never data. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * Keys refused anywhere in a body: they name prototype machinery, never data
+ * (`__proto__`, `constructor`, `prototype`, and every other name an object
+ * inherits, such as `toString` or `hasOwnProperty`, which transformers and
+ * merges would otherwise skip or mistake for an existing field).
+ */
+const FORBIDDEN_KEYS = new Set(['prototype', ...Object.getOwnPropertyNames(Object.prototype)]);
 
 const OPEN_OBJECT = 0x7b; // {
 const OPEN_ARRAY = 0x5b; // [
