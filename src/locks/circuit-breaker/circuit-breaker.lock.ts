@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { InterceptorLock, LockContext, Next } from '../../chain/lock.types.js';
 import type { LockSlice, RoutePolicy } from '../../config/policy.types.js';
 import { rawResponse, setReplyHeader } from '../../http/http-context.js';
-import { resolveBackends } from './backend-plans.js';
-import type { Admission, BackendBreaker } from './backend-breaker.js';
-import { BreakerMetrics } from './breaker-metrics.js';
-import { failureProblem, refusalProblem, timeoutProblem } from './breaker-problems.js';
-import { BreakerRegistry } from './breaker-registry.service.js';
-import { BreakerTimeoutError, classifyError } from './call-outcome.js';
+import { resolveBackends } from './breaker/backend-plans.js';
+import type { Admission, BackendBreaker } from './breaker/backend-breaker.js';
+import { BreakerMetrics } from './circuit-breaker.metrics.js';
+import { failureProblem, refusalProblem, timeoutProblem } from './circuit-breaker.problems.js';
+import { BreakerRegistry } from './breaker/breaker-registry.service.js';
+import { BreakerTimeoutError, classifyError } from './breaker/call-outcome.js';
 import type { CircuitBreakerSlice } from './circuit-breaker.types.js';
 import { validateBreakerSlice } from './circuit-breaker.validate.js';
 

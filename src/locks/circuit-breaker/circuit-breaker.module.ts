@@ -1,8 +1,8 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { BREAKER_ADMIN } from './circuit-breaker.admin.js';
 import { LockChain } from '../../chain/lock-chain.service.js';
-import { BreakerMetrics } from './breaker-metrics.js';
-import { BreakerRegistry } from './breaker-registry.service.js';
+import { BreakerMetrics } from './circuit-breaker.metrics.js';
+import { BreakerRegistry } from './breaker/breaker-registry.service.js';
 import { CircuitBreakerLock } from './circuit-breaker.lock.js';
 
 /**

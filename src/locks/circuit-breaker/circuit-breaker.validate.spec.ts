@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SHIPPED_POLICIES } from '../../app.policies.js';
 import type { RoutePolicy } from '../../config/policy.types.js';
-import { effectiveForce, resolveBackends } from './backend-plans.js';
+import { effectiveForce, resolveBackends } from './breaker/backend-plans.js';
 import { GENERIC_BREAKER_OPTIONS } from './circuit-breaker.types.js';
 import { validateBreakerSlice } from './circuit-breaker.validate.js';
 

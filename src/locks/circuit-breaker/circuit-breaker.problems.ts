@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { ProblemException } from '../../common/problem.exception.js';
-import type { Refusal } from './recovery-gate.js';
+import type { Refusal } from './recovery/recovery-gate.js';
 
 /** Why the breaker itself answered: a refusal of the recovery gate, or a full bulkhead. */
 export type BreakerRefusal = Refusal | 'busy';

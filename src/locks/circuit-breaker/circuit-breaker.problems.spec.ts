@@ -6,8 +6,8 @@ import {
   refusalProblem,
   retryAfterSeconds,
   timeoutProblem,
-} from './breaker-problems.js';
-import { BreakerTimeoutError, classifyError } from './call-outcome.js';
+} from './circuit-breaker.problems.js';
+import { BreakerTimeoutError, classifyError } from './breaker/call-outcome.js';
 
 describe(classifyError.name, () => {
   it('should count 5xx, timeouts and unexpected errors against the backend, and nothing else', () => {

@@ -1,12 +1,12 @@
 import CircuitBreaker from 'opossum';
-import type { BreakerStatus } from './circuit-breaker.admin.js';
+import type { BreakerStatus } from '../circuit-breaker.admin.js';
 import { BackendPlan, effectiveForce } from './backend-plans.js';
-import type { BreakerClock } from './breaker-clock.js';
-import type { BreakerMetrics } from './breaker-metrics.js';
-import type { BreakerRefusal } from './breaker-problems.js';
+import type { Clock } from '../../../common/clock.js';
+import type { BreakerMetrics } from '../circuit-breaker.metrics.js';
+import type { BreakerRefusal } from '../circuit-breaker.problems.js';
 import { BreakerTimeoutError, CallOutcome, classifyError, isFailure } from './call-outcome.js';
-import type { BreakerOptions } from './circuit-breaker.types.js';
-import { BreakerPhase, RecoveryGate } from './recovery-gate.js';
+import type { BreakerOptions } from '../circuit-breaker.types.js';
+import { BreakerPhase, RecoveryGate } from '../recovery/recovery-gate.js';
 
 /** opossum's own reset timer must never fire: recovery is the RecoveryGate's (setTimeout's largest delay). */
 const NEVER_MS = 2_147_483_647;
@@ -66,7 +66,7 @@ export class BackendBreaker {
   constructor(
     plan: BackendPlan,
     private readonly metrics: BreakerMetrics,
-    private readonly clock: BreakerClock,
+    private readonly clock: Clock,
   ) {
     this.plan = plan;
     this.resetApplied = plan.resetAt;

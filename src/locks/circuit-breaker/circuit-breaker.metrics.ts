@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import { MetricsService } from '../../metrics/metrics.service.js';
-import type { BreakerRefusal } from './breaker-problems.js';
-import type { CallOutcome } from './call-outcome.js';
-import { BREAKER_PHASES, BreakerPhase } from './recovery-gate.js';
+import type { BreakerRefusal } from './circuit-breaker.problems.js';
+import type { CallOutcome } from './breaker/call-outcome.js';
+import { BREAKER_PHASES, BreakerPhase } from './recovery/recovery-gate.js';
 
 /** Prometheus series of the breakers. Labels: backend, policy, state, reason, outcome — never request data. */
 @Injectable()

@@ -1,5 +1,5 @@
-import type { BreakerClock } from './breaker-clock.js';
-import type { BreakerOptions } from './circuit-breaker.types.js';
+import type { Clock } from '../../../common/clock.js';
+import type { BreakerOptions } from '../circuit-breaker.types.js';
 
 /**
  * Where a breaker stands. opossum decides `closed → open` (error rate over
@@ -57,7 +57,7 @@ export class RecoveryGate {
 
   constructor(
     private timing: Timing,
-    private readonly clock: BreakerClock,
+    private readonly clock: Clock,
     private readonly onChange: (from: BreakerPhase, to: BreakerPhase) => void = () => undefined,
   ) {
     this.changedAt = clock.now();
