@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RoutePolicy } from '../../../config/policy.types.js';
+import { ManualClock } from '../../../common/clock.js';
 import { ProblemException } from '../../../common/problem.exception.js';
 import { MetricsService } from '../../../metrics/metrics.service.js';
-import { Admission, BackendBreaker, GuardOptions } from './backend-breaker.js';
-import { resolveBackends } from './backend-plans.js';
-import { ManualClock } from '../../../common/clock.js';
 import { BreakerMetrics } from '../circuit-breaker.metrics.js';
+import type { Admission, CircuitBreakerSlice } from '../circuit-breaker.types.js';
+import { BackendBreaker } from './backend-breaker.js';
+import { resolveBackends } from './backend-plans.js';
 import { BreakerTimeoutError } from './call-outcome.js';
-import type { CircuitBreakerSlice } from '../circuit-breaker.types.js';
+import type { GuardOptions } from './guarded-call.js';
 
 const BASE: CircuitBreakerSlice = {
   mode: 'enforce',

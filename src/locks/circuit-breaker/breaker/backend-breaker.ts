@@ -1,78 +1,47 @@
-import CircuitBreaker from 'opossum';
-import type { BreakerStatus } from '../circuit-breaker.admin.js';
-import { BackendPlan, effectiveForce } from './backend-plans.js';
 import type { Clock } from '../../../common/clock.js';
 import type { BreakerMetrics } from '../circuit-breaker.metrics.js';
-import type { BreakerRefusal } from '../circuit-breaker.problems.js';
-import { BreakerTimeoutError, CallOutcome, classifyError, isFailure } from './call-outcome.js';
-import type { BreakerOptions } from '../circuit-breaker.types.js';
-import { BreakerPhase, RecoveryGate } from '../recovery/recovery-gate.js';
-
-/** opossum's own reset timer must never fire: recovery is the RecoveryGate's (setTimeout's largest delay). */
-const NEVER_MS = 2_147_483_647;
-
-type Run = () => Promise<unknown>;
-type Opossum = CircuitBreaker<[Run], unknown>;
-
-/** The breaker's answer to "may this call go on?". */
-export type Admission =
-  | { admit: true; probe?: { epoch: number } }
-  | { admit: false; reason: BreakerRefusal; retryAfterMs: number };
-
-export interface GuardOptions {
-  /** Abort the call when the timeout runs out (enforce); shadow mode only counts the timeout. */
-  abortOnTimeout: boolean;
-  /** True once the reply is committed (a stream sent its headers): the timeout no longer applies, the stream's own deadlines do. */
-  committed(): boolean;
-  /** Aborts this call's AbortController (the signal the handler passed to undici / the search query). */
-  abort(reason: unknown): void;
-}
-
-export interface Guarded<T> {
-  /** The handler's own promise; undefined when opossum refused before starting it. */
-  work?: Promise<T>;
-  /** The breaker's view: the handler's result, or its error, or a BreakerTimeoutError. */
-  verdict: Promise<T>;
-}
-
-/** A breaker as the admin API shows it (BreakerStatus + our phase). */
-export interface BreakerStatusView extends BreakerStatus {
-  phase: BreakerPhase;
-}
-
-const OPOSSUM_KEYS = [
-  'errorThresholdPercentage',
-  'volumeThreshold',
-  'rollingCountTimeoutMs',
-  'rollingCountBuckets',
-] as const;
+import type {
+  Admission,
+  BreakerOptions,
+  BreakerPhase,
+  CallOutcome,
+} from '../circuit-breaker.types.js';
+import { RecoveryGate } from '../recovery/recovery-gate.js';
+import { AdminControls } from './admin-controls.js';
+import type { BackendPlan } from './backend-plans.js';
+import { BreakerStatusView, statusView } from './breaker-status.js';
+import { Bulkhead } from './bulkhead.js';
+import { CallLedger } from './call-ledger.js';
+import { classifyError } from './call-outcome.js';
+import { GuardOptions, Guarded, withTimeout } from './guarded-call.js';
+import { OpossumWindow } from './opossum-window.js';
 
 /**
- * The breaker of one backend: an opossum CircuitBreaker (rolling window,
- * error threshold, volume threshold, errorFilter) that decides when to open,
- * a RecoveryGate for everything after (jittered reset, probes, ramp, forces),
- * our own per-call timeout and a bulkhead whose slot is held until the
+ * The breaker of one backend: an OpossumWindow that decides when to open, a
+ * RecoveryGate for everything after (jittered reset, probes, ramp, forces),
+ * our own per-call timeout and a Bulkhead whose slot is held until the
  * handler's promise has settled — not when a timer fires.
  */
 export class BackendBreaker {
   private plan: BackendPlan;
-  private cb: Opossum;
   private readonly gate: RecoveryGate;
-  private inFlight = 0;
-  private forceKey = '';
-  private resetApplied: number;
-  private readonly totals = { calls: 0, failures: 0, timeouts: 0, refused: 0, probes: 0 };
+  private readonly window: OpossumWindow;
+  private readonly bulkhead: Bulkhead;
+  private readonly controls: AdminControls;
+  private readonly ledger: CallLedger;
 
   constructor(
     plan: BackendPlan,
     private readonly metrics: BreakerMetrics,
-    private readonly clock: Clock,
+    clock: Clock,
   ) {
     this.plan = plan;
-    this.resetApplied = plan.resetAt;
+    this.ledger = new CallLedger(plan.backend, metrics);
+    this.bulkhead = new Bulkhead((n) => metrics.slots(plan.backend, n));
     this.gate = new RecoveryGate(plan.options, clock, (from, to) => this.moved(from, to));
-    this.cb = this.createOpossum();
-    this.syncForce();
+    this.controls = new AdminControls(this.gate, clock, plan.resetAt);
+    this.window = new OpossumWindow(plan.backend, plan.options, () => this.gate.tripped());
+    this.controls.sync(plan.forces);
     metrics.phase(plan.backend, this.gate.phase, this.gate.admittedShare());
   }
 
@@ -85,37 +54,32 @@ export class BackendBreaker {
   }
 
   get phase(): BreakerPhase {
-    this.syncForce();
+    this.controls.sync(this.plan.forces);
     return this.gate.phase;
   }
 
   /** Takes new options, forces and resets from the policies, keeping the phase (and the window where it can). */
   apply(plan: BackendPlan): void {
-    const old = this.plan.options;
     this.plan = plan;
     this.gate.retune(plan.options);
-    if (OPOSSUM_KEYS.some((k) => old[k] !== plan.options[k])) this.replaceOpossum(true);
-    this.syncForce();
-    if (plan.resetAt > this.resetApplied) {
-      this.resetApplied = plan.resetAt;
-      this.gate.reset();
-      if (this.gate.phase === 'closed') this.replaceOpossum(false);
-    }
+    this.window.retune(plan.options);
+    this.controls.sync(plan.forces);
+    if (this.controls.reset(plan.resetAt) && this.gate.phase === 'closed') this.window.clear();
   }
 
   /** Decides one call: let it through (maybe as a probe) or refuse it. Takes a bulkhead slot when admitted. */
   admit(): Admission {
-    this.syncForce();
+    this.controls.sync(this.plan.forces);
     const a = this.gate.admit();
     if (this.gate.phase === 'recovering')
       this.metrics.admittedShare(this.plan.backend, this.gate.admittedShare());
     if (!a.admit) {
-      this.totals.refused++;
+      this.ledger.refused();
       return a;
     }
-    if (this.inFlight >= this.plan.options.capacity) {
+    if (this.bulkhead.full(this.plan.options.capacity)) {
       if (a.probe) this.gate.probeDone(a.probe.epoch, 'neutral');
-      this.totals.refused++;
+      this.ledger.refused();
       return { admit: false, reason: 'busy', retryAfterMs: 1_000 };
     }
     return a;
@@ -130,162 +94,46 @@ export class BackendBreaker {
     const t0 = performance.now();
     let work: Promise<T> | undefined;
     const run = (): Promise<T> => {
-      work = this.hold(start);
-      return this.timed(work, opts);
+      work = this.bulkhead.hold(start);
+      return withTimeout(work, this.plan.options.timeoutMs, opts);
     };
-    const verdict = ticket.probe ? run() : (this.cb.fire(run) as Promise<T>);
+    const verdict = ticket.probe ? run() : this.window.fire(run);
     const probe = ticket.probe;
-    this.totals.calls++;
-    if (probe) this.totals.probes++;
+    this.ledger.started(probe !== undefined);
+    const settled = (outcome: CallOutcome): void => {
+      const proof = this.ledger.settled(outcome, probe !== undefined, t0);
+      if (probe) this.gate.probeDone(probe.epoch, proof);
+    };
     verdict.then(
-      () => this.settled('success', probe?.epoch, t0),
+      () => settled('success'),
       // opossum's own refusals (open, shut down) never reached the backend: nothing to count.
-      (err: unknown) =>
-        work === undefined ? undefined : this.settled(classifyError(err), probe?.epoch, t0),
+      (err: unknown) => (work === undefined ? undefined : settled(classifyError(err))),
     );
     return { work, verdict };
   }
 
   status(): BreakerStatusView {
     const phase = this.phase;
-    const force = effectiveForce(this.plan.forces, this.clock.now());
-    const window = this.cb.stats;
-    const view: BreakerStatusView = {
-      name: this.plan.backend,
-      state:
-        phase === 'closed' || phase === 'forced_closed'
-          ? 'closed'
-          : phase === 'half_open' || phase === 'recovering'
-            ? 'half_open'
-            : 'open',
+    return statusView({
+      backend: this.plan.backend,
+      policies: this.plan.policies,
       phase,
-      policies: [...this.plan.policies],
-      since: new Date(this.gate.since).toISOString(),
-      stats: {
-        fires: window.fires,
-        successes: window.successes,
-        failures: window.failures,
-        inFlight: this.inFlight,
-        capacity: this.plan.options.capacity,
-        admittedPercent: Math.round(this.gate.admittedShare() * 1000) / 10,
-        nextProbeInMs: this.gate.msUntilProbe(),
-        totalCalls: this.totals.calls,
-        totalFailures: this.totals.failures,
-        totalTimeouts: this.totals.timeouts,
-        totalRefused: this.totals.refused,
-        totalProbes: this.totals.probes,
-      },
-    };
-    if (force) view.forced = force.force;
-    return view;
+      forced: this.controls.force(this.plan.forces)?.force,
+      gate: this.gate,
+      window: this.window.stats,
+      inFlight: this.bulkhead.inFlight,
+      capacity: this.plan.options.capacity,
+      totals: this.ledger.totals,
+    });
   }
 
   shutdown(): void {
-    this.cb.shutdown();
-  }
-
-  /** Starts the handler and holds a bulkhead slot until its promise has settled, whatever a timer says. */
-  private hold<T>(start: () => Promise<T>): Promise<T> {
-    this.inFlight++;
-    this.metrics.slots(this.plan.backend, this.inFlight);
-    let p: Promise<T>;
-    try {
-      p = Promise.resolve(start());
-    } catch (err) {
-      p = Promise.reject(err as Error);
-    }
-    const release = (): void => {
-      this.inFlight--;
-      this.metrics.slots(this.plan.backend, this.inFlight);
-    };
-    p.then(release, release);
-    return p;
-  }
-
-  /** The handler's promise, or a BreakerTimeoutError (and an abort) when the timeout runs out first. */
-  private timed<T>(work: Promise<T>, opts: GuardOptions): Promise<T> {
-    const ms = this.plan.options.timeoutMs;
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (opts.committed()) return;
-        const err = new BreakerTimeoutError(ms);
-        if (opts.abortOnTimeout)
-          opts.abort(new DOMException(`circuit breaker: ${err.message}`, 'TimeoutError'));
-        reject(err);
-      }, ms);
-      work.then(
-        (v) => {
-          clearTimeout(timer);
-          resolve(v);
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          reject(err as Error);
-        },
-      );
-    });
-  }
-
-  private settled(outcome: CallOutcome, probeEpoch: number | undefined, t0: number): void {
-    if (isFailure(outcome)) this.totals.failures++;
-    if (outcome === 'timeout') this.totals.timeouts++;
-    this.metrics.call(
-      this.plan.backend,
-      outcome,
-      probeEpoch !== undefined,
-      (performance.now() - t0) / 1000,
-    );
-    if (probeEpoch === undefined) return;
-    // A client error proves the backend answered; a caller that went away proves nothing.
-    this.gate.probeDone(
-      probeEpoch,
-      isFailure(outcome) ? 'failure' : outcome === 'client_gone' ? 'neutral' : 'success',
-    );
-  }
-
-  private syncForce(): void {
-    const f = effectiveForce(this.plan.forces, this.clock.now());
-    const key = f ? `${f.force}:${f.until ?? ''}` : '';
-    if (key === this.forceKey) return;
-    this.forceKey = key;
-    this.gate.force(f?.force, f?.until);
+    this.window.shutdown();
   }
 
   private moved(from: BreakerPhase, to: BreakerPhase): void {
-    const counting = (p: BreakerPhase): boolean => p === 'closed' || p === 'recovering';
-    // Traffic comes back: start from a clean window, so failures from before the outage cannot reopen it.
-    if (counting(to) && !counting(from)) this.replaceOpossum(false);
-    if (to === 'forced_closed') this.cb.disable();
+    this.window.follow(from, to);
     this.metrics.transition(this.plan.backend, from, to);
     this.metrics.phase(this.plan.backend, to, this.gate.admittedShare());
-  }
-
-  private replaceOpossum(keepWindow: boolean): void {
-    const old = this.cb;
-    this.cb = this.createOpossum(keepWindow ? old.stats : undefined);
-    if (this.gate.phase === 'forced_closed') this.cb.disable();
-    old.shutdown();
-  }
-
-  private createOpossum(stats?: CircuitBreaker.Stats): Opossum {
-    const o = this.plan.options;
-    const window = {
-      rollingCountTimeout: o.rollingCountTimeoutMs,
-      rollingCountBuckets: o.rollingCountBuckets,
-      rollingPercentilesEnabled: false,
-      enableSnapshots: false,
-    };
-    const cb: Opossum = new CircuitBreaker((run: Run) => run(), {
-      name: this.plan.backend,
-      timeout: false, // ours: per call, aborts the call, ignores committed streams
-      resetTimeout: NEVER_MS,
-      errorThresholdPercentage: o.errorThresholdPercentage,
-      volumeThreshold: o.volumeThreshold,
-      errorFilter: (err: unknown) => !isFailure(classifyError(err)),
-      ...window,
-      ...(stats ? { status: CircuitBreaker.newStatus({ ...window, stats }) } : {}),
-    });
-    cb.on('open', () => this.gate.tripped());
-    return cb;
   }
 }

@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import type { BreakerAdminPort } from '../circuit-breaker.admin.js';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import type { RoutePolicy } from '../../../config/policy.types.js';
 import { HealthRegistry } from '../../../health/health-registry.service.js';
-import { BackendBreaker, BreakerStatusView } from './backend-breaker.js';
-import { resolveBackends } from './backend-plans.js';
+import type { BreakerAdminPort } from '../circuit-breaker.admin.js';
 import { BreakerMetrics } from '../circuit-breaker.metrics.js';
+import { BackendBreaker } from './backend-breaker.js';
+import { resolveBackends } from './backend-plans.js';
+import type { BreakerStatusView } from './breaker-status.js';
 
 /**
  * One BackendBreaker per backend named by the policies: created when the

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../common/clock.js';
-import { Admission, BreakerPhase, RecoveryGate } from './recovery-gate.js';
+import type { Admission, BreakerPhase } from '../circuit-breaker.types.js';
+import { RecoveryGate } from './recovery-gate.js';
 
 class TestClock implements Clock {
   ms = 1_800_000_000_000;
