@@ -1,5 +1,5 @@
 import type { LockSlice } from '../../config/policy.types.js';
-import type { CircuitBreakerSlice } from './circuit-breaker.types.js';
+import type { BreakerOptions, CircuitBreakerSlice } from './circuit-breaker.types.js';
 
 /**
  * Shipped circuitBreaker slices per route policy (CONFIG_FILE and the admin
@@ -50,3 +50,18 @@ const SLICES: Record<string, CircuitBreakerSlice> = {
 };
 
 export const CIRCUIT_BREAKER_DEFAULTS: Record<string, LockSlice> = SLICES;
+
+/** Options of a backend whose policies set none. */
+export const GENERIC_BREAKER_OPTIONS: Readonly<BreakerOptions> = Object.freeze({
+  timeoutMs: 10_000,
+  errorThresholdPercentage: 50,
+  volumeThreshold: 20,
+  rollingCountTimeoutMs: 10_000,
+  rollingCountBuckets: 10,
+  resetTimeoutMs: 30_000,
+  resetJitter: 0.2,
+  capacity: 100,
+  halfOpenProbes: 3,
+  rampPercents: [10, 50],
+  rampMs: 30_000,
+});

@@ -1,17 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { InterceptorLock, LockContext, Next } from '../../chain/lock.types.js';
 import type { LockSlice, RoutePolicy } from '../../config/policy.types.js';
-import { rawResponse, setReplyHeader } from '../../http/http-context.js';
-import { resolveBackends } from './backend-plans.js';
-import type { Admission, BackendBreaker } from './backend-breaker.js';
-import { BreakerMetrics } from './breaker-metrics.js';
-import { failureProblem, refusalProblem, timeoutProblem } from './breaker-problems.js';
-import { BreakerRegistry } from './breaker-registry.service.js';
-import { BreakerTimeoutError, classifyError } from './call-outcome.js';
-import type { CircuitBreakerSlice } from './circuit-breaker.types.js';
-import { validateBreakerSlice } from './circuit-breaker.validate.js';
-
-type Refused = Extract<Admission, { admit: false }>;
+import { setReplyHeader } from '../../http/http-context.js';
+import { BreakerRegistry } from './breaker/breaker-registry.service.js';
+import { abortableCall } from './breaker/guarded-call.js';
+import { BreakerMetrics } from './circuit-breaker.metrics.js';
+import { callProblem, refusalProblem } from './circuit-breaker.problems.js';
+import type { Admission, CircuitBreakerSlice } from './circuit-breaker.types.js';
+import { validateBreakerPolicies, validateBreakerSlice } from './circuit-breaker.validate.js';
 
 /**
  * Lock 4 as the chain sees it: asks the backend's breaker, refuses (503 or a
@@ -34,16 +30,7 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
   }
 
   validatePolicies(policies: Record<string, RoutePolicy>): string[] {
-    return resolveBackends(policies).problems;
-  }
-
-  /** Every problem of the circuitBreaker slices of a policy set (slices, then ownership). */
-  problems(policies: Record<string, RoutePolicy>): string[] {
-    const problems = Object.entries(policies).flatMap(([name, p]) => {
-      const slice = p?.locks?.circuitBreaker;
-      return slice ? this.validateSlice(slice, `policies.${name}.locks.circuitBreaker`) : [];
-    });
-    return problems.length > 0 ? problems : this.validatePolicies(policies);
+    return validateBreakerPolicies(policies);
   }
 
   onPolicies(policies: Record<string, RoutePolicy>): void {
@@ -57,23 +44,18 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
     const ticket = breaker.admit();
     if (!ticket.admit) {
       this.metrics.rejected(breaker.backend, ctx.policyName, ticket.reason, ctx.mode);
-      if (shadow) return next('shadow_rejected');
-      return this.refuse(ctx, slice, breaker, ticket);
+      return shadow ? next('shadow_rejected') : this.refuse(ctx, slice, breaker.backend, ticket);
     }
-    const ctl = new AbortController();
-    const outer = ctx.state.signal;
-    ctx.state.signal = outer ? AbortSignal.any([outer, ctl.signal]) : ctl.signal;
-    const reply = rawResponse(ctx.reply);
-    const guarded = breaker.guard(ticket, next, {
-      abortOnTimeout: !shadow,
-      committed: () => reply.headersSent,
-      abort: (r) => ctl.abort(r),
-    });
+    const call = abortableCall(ctx.state, ctx.reply, !shadow);
+    const guarded = breaker.guard(ticket, next, call);
     if (shadow) return guarded.work ?? next();
     try {
       return await guarded.verdict;
     } catch (err) {
-      throw this.answerFor(err, breaker, reply.headersSent);
+      // A stream that already sent its headers ends its own way (an error event); nothing to rewrite.
+      throw call.committed()
+        ? err
+        : callProblem(err, breaker.backend, breaker.options.resetTimeoutMs);
     }
   }
 
@@ -81,29 +63,17 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
   private async refuse(
     ctx: LockContext,
     slice: CircuitBreakerSlice,
-    breaker: BackendBreaker,
-    ticket: Refused,
+    backend: string,
+    ticket: Extract<Admission, { admit: false }>,
   ): Promise<unknown> {
     if (slice.stale === true && ctx.state.staleResult) {
       const stale = await ctx.state.staleResult().catch(() => undefined);
       if (stale !== undefined) {
         setReplyHeader(ctx.reply, 'Rampart-Breaker', `${ticket.reason};stale`);
-        this.metrics.staleServed(breaker.backend, ctx.policyName);
+        this.metrics.staleServed(backend, ctx.policyName);
         return stale;
       }
     }
-    throw refusalProblem(breaker.backend, ticket.reason, ticket.retryAfterMs);
-  }
-
-  private answerFor(err: unknown, breaker: BackendBreaker, committed: boolean): unknown {
-    // A stream that already sent its headers ends its own way (an error event); nothing to rewrite.
-    if (committed) return err;
-    if (err instanceof BreakerTimeoutError) return timeoutProblem(breaker.backend, err.timeoutMs);
-    if ((err as { code?: unknown } | null)?.code === 'EOPENBREAKER')
-      return refusalProblem(breaker.backend, 'open', breaker.options.resetTimeoutMs);
-    if ((err as { code?: unknown } | null)?.code === 'ESHUTDOWN')
-      return refusalProblem(breaker.backend, 'busy', 1_000); // the app is shutting down
-    const outcome = classifyError(err);
-    return outcome === 'failure' ? failureProblem(breaker.backend, err) : err;
+    throw refusalProblem(backend, ticket.reason, ticket.retryAfterMs);
   }
 }

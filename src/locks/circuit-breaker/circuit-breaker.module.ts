@@ -1,14 +1,17 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { BREAKER_ADMIN } from './circuit-breaker.admin.js';
 import { LockChain } from '../../chain/lock-chain.service.js';
-import { BreakerMetrics } from './breaker-metrics.js';
-import { BreakerRegistry } from './breaker-registry.service.js';
+import { BreakerRegistry } from './breaker/breaker-registry.service.js';
+import { BREAKER_ADMIN } from './circuit-breaker.admin.js';
 import { CircuitBreakerLock } from './circuit-breaker.lock.js';
+import { BreakerMetrics } from './circuit-breaker.metrics.js';
+import { breakerProblems } from './circuit-breaker.validate.js';
 
 /**
  * Lock 4: one opossum breaker per backend (search, inference, any other a
  * policy names), with per-call timeouts that abort the call, a bulkhead,
  * probes, a recovery ramp and admin forces. Per process: needs no Redis.
+ * No module settings (no CONFIG_FILE section): everything is in the route
+ * policies' circuitBreaker slices. Time and jitter come from the app's CLOCK.
  */
 @Module({
   providers: [
@@ -31,6 +34,6 @@ export class CircuitBreakerModule implements OnModuleInit {
     // The breakers exist from init on; the chain validates (and re-applies) the policies at bootstrap,
     // where invalid slices stop the boot with the list of problems.
     const policies = this.chain.current().policies;
-    if (this.lock.problems(policies).length === 0) this.registry.apply(policies);
+    if (breakerProblems(policies).length === 0) this.registry.apply(policies);
   }
 }

@@ -47,21 +47,6 @@ export const BREAKER_OPTION_KEYS = [
   'rampMs',
 ] as const satisfies readonly (keyof BreakerOptions)[];
 
-/** Options of a backend whose policies set none. */
-export const GENERIC_BREAKER_OPTIONS: Readonly<BreakerOptions> = Object.freeze({
-  timeoutMs: 10_000,
-  errorThresholdPercentage: 50,
-  volumeThreshold: 20,
-  rollingCountTimeoutMs: 10_000,
-  rollingCountBuckets: 10,
-  resetTimeoutMs: 30_000,
-  resetJitter: 0.2,
-  capacity: 100,
-  halfOpenProbes: 3,
-  rampPercents: [10, 50],
-  rampMs: 30_000,
-});
-
 /** Admin controls (see BreakerSliceControls in circuit-breaker.admin.ts); they act on the backend's breaker. */
 export interface BreakerControls {
   /** `open`: refuse every call, no probes (kill switch); `closed`: let every call through and never open. */
@@ -79,3 +64,43 @@ export interface CircuitBreakerSlice extends LockSlice, Partial<BreakerOptions>,
   /** While the circuit refuses a call, answer the cache shield's last (even expired) answer instead of 503, when there is one. */
   stale?: boolean;
 }
+
+/**
+ * Where a breaker stands. opossum decides `closed → open` (error rate over
+ * its rolling window); everything after that is ours, because opossum admits
+ * exactly one probe, closes on one success and has no jitter (#613 wontfix):
+ *
+ *   open ──(jittered reset timeout)──► half_open ──(N probes succeed, one at a time)──► recovering ──(ramp ends)──► closed
+ *     ▲                                    │ a probe fails                                  │ opossum trips again
+ *     └────────────────────────────────────┴────────────────────────────────────────────────┘
+ *
+ * `forced_open` / `forced_closed` are admin forces; lifting `forced_open`
+ * goes to half_open (probes decide), lifting `forced_closed` to closed.
+ */
+export type BreakerPhase =
+  'closed' | 'open' | 'half_open' | 'recovering' | 'forced_open' | 'forced_closed';
+
+export const BREAKER_PHASES: readonly BreakerPhase[] = [
+  'closed',
+  'open',
+  'half_open',
+  'recovering',
+  'forced_open',
+  'forced_closed',
+];
+
+/** Why the recovery gate refuses a call. */
+export type Refusal = 'open' | 'half_open' | 'recovering' | 'forced_open';
+
+/** Why the breaker itself answered: a refusal of the recovery gate, or a full bulkhead. */
+export type BreakerRefusal = Refusal | 'busy';
+
+/** The answer to "may this call go on?": yes (maybe as a probe of a half-open circuit), or why not and for how long. */
+export type Admission<R extends BreakerRefusal = BreakerRefusal> =
+  { admit: true; probe?: { epoch: number } } | { admit: false; reason: R; retryAfterMs: number };
+
+/** What a probe proved about the backend: it answered, it failed, or nothing (the caller went away). */
+export type ProbeOutcome = 'success' | 'failure' | 'neutral';
+
+/** How one call through a breaker ended, as the breaker counts it. */
+export type CallOutcome = 'success' | 'failure' | 'timeout' | 'client_error' | 'client_gone';

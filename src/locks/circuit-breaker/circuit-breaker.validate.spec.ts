@@ -1,18 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { SHIPPED_POLICIES } from '../../app.policies.js';
 import type { RoutePolicy } from '../../config/policy.types.js';
-import { effectiveForce, resolveBackends } from './backend-plans.js';
-import { GENERIC_BREAKER_OPTIONS } from './circuit-breaker.types.js';
-import { validateBreakerSlice } from './circuit-breaker.validate.js';
+import {
+  breakerProblems,
+  validateBreakerPolicies,
+  validateBreakerSlice,
+} from './circuit-breaker.validate.js';
 
 const P = 'policies.x.locks.circuitBreaker';
-const policies = (slices: Record<string, Record<string, unknown>>): Record<string, RoutePolicy> =>
-  Object.fromEntries(
-    Object.entries(slices).map(([name, s]) => [
-      name,
-      { locks: { circuitBreaker: { mode: 'enforce', ...s } } },
-    ]),
-  );
 
 describe(validateBreakerSlice.name, () => {
   it('should accept the shipped slices', () => {
@@ -21,7 +16,7 @@ describe(validateBreakerSlice.name, () => {
         validateBreakerSlice(p.locks.circuitBreaker!, `policies.${name}.locks.circuitBreaker`),
       ).toEqual([]);
     }
-    expect(resolveBackends(SHIPPED_POLICIES).problems).toEqual([]);
+    expect(validateBreakerPolicies(SHIPPED_POLICIES)).toEqual([]);
   });
 
   it('should require a backend unless the slice is off', () => {
@@ -93,48 +88,31 @@ describe(validateBreakerSlice.name, () => {
   });
 });
 
-describe(resolveBackends.name, () => {
-  it('should give a backend the options of the one policy that sets them, and list every policy that uses it', () => {
-    const { plans, problems } = resolveBackends(
-      policies({
-        a: { backend: 'search' },
-        b: { backend: 'search', timeoutMs: 500 },
-        c: { backend: 'llm' },
-      }),
-    );
-    expect(problems).toEqual([]);
-    expect(plans.get('search')).toMatchObject({
-      owner: 'b',
-      policies: ['a', 'b'],
-      options: { ...GENERIC_BREAKER_OPTIONS, timeoutMs: 500 },
-    });
-    expect(plans.get('llm')).toMatchObject({ policies: ['c'], options: GENERIC_BREAKER_OPTIONS });
-    expect(plans.get('llm')!.owner).toBeUndefined();
+describe(breakerProblems.name, () => {
+  const set = (
+    a: Record<string, unknown>,
+    b: Record<string, unknown>,
+  ): Record<string, RoutePolicy> => ({
+    a: { locks: { circuitBreaker: { mode: 'enforce', ...a } } },
+    b: { locks: { circuitBreaker: { mode: 'enforce', ...b } } },
+    c: { locks: {} },
   });
 
-  it('should refuse a second policy that sets options for the same backend, naming the owner', () => {
-    const { problems } = resolveBackends(
-      policies({ a: { backend: 'search', timeoutMs: 100 }, b: { backend: 'search', capacity: 5 } }),
-    );
-    expect(problems).toEqual([
-      'policies.b.locks.circuitBreaker: backend "search" already takes its options from policy "a"; set capacity there, or remove them from "a" first (one policy owns a backend\'s options)',
+  it('should list the problems of every slice, with their paths, before judging ownership', () => {
+    expect(
+      breakerProblems(set({ backend: 's', timeoutMs: 0 }, { backend: 's', capacity: 5 })),
+    ).toEqual([
+      'policies.a.locks.circuitBreaker.timeoutMs: must be a whole number from 1 to 600000 (milliseconds)',
     ]);
   });
 
-  it('should gather forces from every policy of a backend and keep the newest reset', () => {
-    const { plans } = resolveBackends(
-      policies({
-        a: { backend: 's', force: 'closed', resetAt: 5 },
-        b: { backend: 's', force: 'open', forceUntil: 100, resetAt: 9 },
-      }),
+  it('should then name a second owner of a backend, and find nothing in the shipped policies', () => {
+    expect(
+      breakerProblems(set({ backend: 's', timeoutMs: 5 }, { backend: 's', capacity: 5 })),
+    ).toEqual(
+      validateBreakerPolicies(set({ backend: 's', timeoutMs: 5 }, { backend: 's', capacity: 5 })),
     );
-    const plan = plans.get('s')!;
-    expect(plan.resetAt).toBe(9);
-    expect(effectiveForce(plan.forces, 50)).toEqual({ policy: 'b', force: 'open', until: 100 });
-    expect(effectiveForce(plan.forces, 100)).toEqual({ policy: 'a', force: 'closed' });
-  });
-
-  it('should leave slices without a backend out', () => {
-    expect(resolveBackends(policies({ a: {} })).plans.size).toBe(0);
+    expect(breakerProblems(set({ backend: 's', timeoutMs: 5 }, { backend: 's' }))).toEqual([]);
+    expect(breakerProblems(SHIPPED_POLICIES)).toEqual([]);
   });
 });

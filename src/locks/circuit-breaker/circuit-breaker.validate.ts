@@ -1,4 +1,5 @@
-import type { LockSlice } from '../../config/policy.types.js';
+import type { LockSlice, RoutePolicy } from '../../config/policy.types.js';
+import { resolveBackends } from './breaker/backend-plans.js';
 import { BREAKER_OPTION_KEYS } from './circuit-breaker.types.js';
 
 export const BACKEND_NAME = /^[a-z][a-z0-9-]{0,62}$/;
@@ -106,4 +107,21 @@ export function validateBreakerSlice(slice: LockSlice, path: string): string[] {
     );
   }
   return problems;
+}
+
+/**
+ * The rule that spans policies: one policy owns a backend's options (see
+ * resolveBackends()). Runs after every slice passed validateBreakerSlice().
+ */
+export function validateBreakerPolicies(policies: Record<string, RoutePolicy>): string[] {
+  return resolveBackends(policies).problems;
+}
+
+/** Every problem of the circuitBreaker slices of a policy set: the slices, then ownership. */
+export function breakerProblems(policies: Record<string, RoutePolicy>): string[] {
+  const problems = Object.entries(policies).flatMap(([name, p]) => {
+    const slice = p?.locks?.circuitBreaker;
+    return slice ? validateBreakerSlice(slice, `policies.${name}.locks.circuitBreaker`) : [];
+  });
+  return problems.length > 0 ? problems : validateBreakerPolicies(policies);
 }

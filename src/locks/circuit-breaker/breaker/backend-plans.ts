@@ -1,10 +1,10 @@
-import type { RoutePolicy } from '../../config/policy.types.js';
+import type { RoutePolicy } from '../../../config/policy.types.js';
+import { GENERIC_BREAKER_OPTIONS } from '../circuit-breaker.defaults.js';
 import {
   BREAKER_OPTION_KEYS,
   BreakerOptions,
   CircuitBreakerSlice,
-  GENERIC_BREAKER_OPTIONS,
-} from './circuit-breaker.types.js';
+} from '../circuit-breaker.types.js';
 
 /** An admin force set on one of the policies of a backend. */
 export interface ForceControl {

@@ -1,7 +1,5 @@
 import { HttpException } from '@nestjs/common';
-
-/** How one call through a breaker ended, as the breaker counts it. */
-export type CallOutcome = 'success' | 'failure' | 'timeout' | 'client_error' | 'client_gone';
+import type { CallOutcome } from '../circuit-breaker.types.js';
 
 /** The breaker gave up on a call (its `timeoutMs` ran out) and aborted it. */
 export class BreakerTimeoutError extends Error {

@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RoutePolicy } from '../../config/policy.types.js';
-import { ProblemException } from '../../common/problem.exception.js';
-import { MetricsService } from '../../metrics/metrics.service.js';
-import { Admission, BackendBreaker, GuardOptions } from './backend-breaker.js';
+import type { RoutePolicy } from '../../../config/policy.types.js';
+import { ManualClock } from '../../../common/clock.js';
+import { ProblemException } from '../../../common/problem.exception.js';
+import { MetricsService } from '../../../metrics/metrics.service.js';
+import { BreakerMetrics } from '../circuit-breaker.metrics.js';
+import type { Admission, CircuitBreakerSlice } from '../circuit-breaker.types.js';
+import { BackendBreaker } from './backend-breaker.js';
 import { resolveBackends } from './backend-plans.js';
-import type { BreakerClock } from './breaker-clock.js';
-import { BreakerMetrics } from './breaker-metrics.js';
 import { BreakerTimeoutError } from './call-outcome.js';
-import type { CircuitBreakerSlice } from './circuit-breaker.types.js';
+import type { GuardOptions } from './guarded-call.js';
 
 const BASE: CircuitBreakerSlice = {
   mode: 'enforce',
@@ -25,11 +26,7 @@ const BASE: CircuitBreakerSlice = {
   rampMs: 10_000,
 };
 
-const clock: BreakerClock & { ms: number } = {
-  ms: 1_800_000_000_000,
-  now: () => clock.ms,
-  random: () => 0.5,
-};
+const clock = new ManualClock(1_800_000_000_000, [0.5]);
 
 function plan(slice: Partial<CircuitBreakerSlice> = {}) {
   const policies: Record<string, RoutePolicy> = {
@@ -153,7 +150,7 @@ describe(BackendBreaker.name, () => {
     const b = breaker({ volumeThreshold: 4 });
     for (let i = 0; i < 4; i++) await call(b, fail());
     expect(b.phase).toBe('open');
-    clock.ms += 5_000;
+    clock.advance(5_000);
     expect(await call(b, 'ok')).toBe('ok');
     expect(b.phase).toBe('half_open');
     expect(await call(b, 'ok')).toBe('ok');
@@ -168,7 +165,7 @@ describe(BackendBreaker.name, () => {
       await b.guard(a, () => Promise.reject(fail()), OPTS).verdict.catch(() => undefined);
     }
     expect(b.phase).toBe('recovering');
-    clock.ms += 10_000;
+    clock.advance(10_000);
     expect(b.admit().admit).toBe(true);
     expect(b.phase).toBe('closed');
   });
@@ -176,7 +173,7 @@ describe(BackendBreaker.name, () => {
   it('should reopen when a probe fails', async () => {
     const b = breaker({ volumeThreshold: 1 });
     await call(b, fail());
-    clock.ms += 5_000;
+    clock.advance(5_000);
     await call(b, fail());
     expect(b.phase).toBe('open');
     expect(b.status().stats.totalProbes).toBe(1);
@@ -197,16 +194,16 @@ describe(BackendBreaker.name, () => {
     b.apply(plan({ volumeThreshold: 7, timeoutMs: 50 }));
     expect(b.phase).toBe('open');
     expect(b.options).toMatchObject({ volumeThreshold: 7, timeoutMs: 50 });
-    b.apply(plan({ volumeThreshold: 7, resetAt: clock.ms }));
+    b.apply(plan({ volumeThreshold: 7, resetAt: clock.now() }));
     expect(b.phase).toBe('closed');
     expect(b.status().stats.fires).toBe(0);
   });
 
   it('should let a force expire by itself at forceUntil', () => {
     const b = breaker();
-    b.apply(plan({ force: 'open', forceUntil: clock.ms + 2_500 }));
+    b.apply(plan({ force: 'open', forceUntil: clock.now() + 2_500 }));
     expect(b.admit()).toEqual({ admit: false, reason: 'forced_open', retryAfterMs: 2_500 });
-    clock.ms += 2_500;
+    clock.advance(2_500);
     expect(b.admit()).toMatchObject({ admit: true, probe: {} });
     expect(b.phase).toBe('half_open');
   });

@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import { MetricsService } from '../../metrics/metrics.service.js';
-import type { BreakerRefusal } from './breaker-problems.js';
-import type { CallOutcome } from './call-outcome.js';
-import { BREAKER_PHASES, BreakerPhase } from './recovery-gate.js';
+import {
+  BREAKER_PHASES,
+  type BreakerPhase,
+  type BreakerRefusal,
+  type CallOutcome,
+} from './circuit-breaker.types.js';
 
 /** Prometheus series of the breakers. Labels: backend, policy, state, reason, outcome — never request data. */
 @Injectable()

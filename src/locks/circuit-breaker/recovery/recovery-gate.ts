@@ -1,38 +1,12 @@
-import type { BreakerClock } from './breaker-clock.js';
-import type { BreakerOptions } from './circuit-breaker.types.js';
-
-/**
- * Where a breaker stands. opossum decides `closed → open` (error rate over
- * its rolling window); everything after that is ours, because opossum admits
- * exactly one probe, closes on one success and has no jitter (#613 wontfix):
- *
- *   open ──(jittered reset timeout)──► half_open ──(N probes succeed, one at a time)──► recovering ──(ramp ends)──► closed
- *     ▲                                    │ a probe fails                                  │ opossum trips again
- *     └────────────────────────────────────┴────────────────────────────────────────────────┘
- *
- * `forced_open` / `forced_closed` are admin forces; lifting `forced_open`
- * goes to half_open (probes decide), lifting `forced_closed` to closed.
- */
-export type BreakerPhase =
-  'closed' | 'open' | 'half_open' | 'recovering' | 'forced_open' | 'forced_closed';
-
-export const BREAKER_PHASES: readonly BreakerPhase[] = [
-  'closed',
-  'open',
-  'half_open',
-  'recovering',
-  'forced_open',
-  'forced_closed',
-];
-
-/** Why a call is refused. */
-export type Refusal = 'open' | 'half_open' | 'recovering' | 'forced_open';
-
-export type Admission =
-  | { admit: true; probe?: { epoch: number } }
-  | { admit: false; reason: Refusal; retryAfterMs: number };
-
-export type ProbeOutcome = 'success' | 'failure' | 'neutral';
+import type { Clock } from '../../../common/clock.js';
+import type {
+  Admission,
+  BreakerOptions,
+  BreakerPhase,
+  ProbeOutcome,
+  Refusal,
+} from '../circuit-breaker.types.js';
+import { RecoveryRamp } from './recovery-ramp.js';
 
 type Timing = Pick<
   BreakerOptions,
@@ -42,7 +16,10 @@ type Timing = Pick<
 /** Retry hint while a probe is in flight: the probe decides within about a second in the common case. */
 const PROBE_RETRY_MS = 1_000;
 
-/** The recovery state machine of one breaker: probes, ramp, jittered reset, forces. No I/O, no timers. */
+/**
+ * The recovery state machine of one breaker (phases: see BreakerPhase):
+ * jittered reset, probes, ramp (RecoveryRamp), forces. No I/O, no timers.
+ */
 export class RecoveryGate {
   private current: BreakerPhase = 'closed';
   private changedAt: number;
@@ -52,12 +29,11 @@ export class RecoveryGate {
   private probeSuccesses = 0;
   /** Bumped on every phase change, so the result of a probe from an earlier phase is ignored. */
   private epoch = 0;
-  private rampStartedAt = 0;
-  private rampCredit = 0;
+  private readonly ramp = new RecoveryRamp();
 
   constructor(
     private timing: Timing,
-    private readonly clock: BreakerClock,
+    private readonly clock: Clock,
     private readonly onChange: (from: BreakerPhase, to: BreakerPhase) => void = () => undefined,
   ) {
     this.changedAt = clock.now();
@@ -78,7 +54,7 @@ export class RecoveryGate {
   }
 
   /** Decides one call. May move open → half_open (reset timeout over) and recovering → closed (ramp over). */
-  admit(): Admission {
+  admit(): Admission<Refusal> {
     const now = this.clock.now();
     switch (this.current) {
       case 'closed':
@@ -101,8 +77,14 @@ export class RecoveryGate {
           return { admit: false, reason: 'half_open', retryAfterMs: PROBE_RETRY_MS };
         this.probeInFlight = true;
         return { admit: true, probe: { epoch: this.epoch } };
-      case 'recovering':
-        return this.rampAdmit(now);
+      case 'recovering': {
+        const a = this.ramp.admit(this.timing, now);
+        if (a === undefined) {
+          this.move('closed');
+          return { admit: true };
+        }
+        return a.admit ? a : { admit: false, reason: 'recovering', retryAfterMs: a.retryAfterMs };
+      }
     }
   }
 
@@ -116,8 +98,7 @@ export class RecoveryGate {
     if (this.probeSuccesses < this.timing.halfOpenProbes) return;
     if (this.timing.rampPercents.length === 0 || this.timing.rampMs === 0)
       return this.move('closed');
-    this.rampStartedAt = this.clock.now();
-    this.rampCredit = 0;
+    this.ramp.start(this.clock.now());
     this.move('recovering');
   }
 
@@ -156,10 +137,8 @@ export class RecoveryGate {
       case 'forced_open':
       case 'half_open':
         return 0;
-      case 'recovering': {
-        const step = this.rampStep(this.clock.now());
-        return step === undefined ? 1 : this.timing.rampPercents[step]! / 100;
-      }
+      case 'recovering':
+        return this.ramp.share(this.timing, this.clock.now());
     }
   }
 
@@ -173,34 +152,6 @@ export class RecoveryGate {
     const factor = 1 + resetJitter * (2 * this.clock.random() - 1);
     this.nextProbeAt = this.clock.now() + Math.max(1, Math.round(resetTimeoutMs * factor));
     this.move('open');
-  }
-
-  private rampStep(now: number): number | undefined {
-    const { rampPercents, rampMs } = this.timing;
-    const elapsed = now - this.rampStartedAt;
-    if (elapsed >= rampMs || rampPercents.length === 0) return undefined;
-    return Math.min(rampPercents.length - 1, Math.floor((elapsed * rampPercents.length) / rampMs));
-  }
-
-  /** Admits exactly the ramp share of calls, spread evenly (deterministic, no coin flips). */
-  private rampAdmit(now: number): Admission {
-    const step = this.rampStep(now);
-    if (step === undefined) {
-      this.move('closed');
-      return { admit: true };
-    }
-    // Credit in percent points (exact for whole percentages); a call is admitted per 100 points.
-    this.rampCredit += this.timing.rampPercents[step]!;
-    if (this.rampCredit >= 100 - 1e-9) {
-      this.rampCredit -= 100;
-      return { admit: true };
-    }
-    const stepMs = this.timing.rampMs / this.timing.rampPercents.length;
-    return {
-      admit: false,
-      reason: 'recovering',
-      retryAfterMs: this.rampStartedAt + (step + 1) * stepMs - now,
-    };
   }
 
   private move(to: BreakerPhase): void {

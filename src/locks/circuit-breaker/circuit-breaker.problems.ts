@@ -1,9 +1,31 @@
 import { HttpException } from '@nestjs/common';
 import { ProblemException } from '../../common/problem.exception.js';
-import type { Refusal } from './recovery-gate.js';
+import { BreakerTimeoutError, classifyError } from './breaker/call-outcome.js';
+import type { BreakerRefusal } from './circuit-breaker.types.js';
 
-/** Why the breaker itself answered: a refusal of the recovery gate, or a full bulkhead. */
-export type BreakerRefusal = Refusal | 'busy';
+/**
+ * The `error` codes the breaker answers with. 503 (`circuit_open`,
+ * `backend_busy`): refused without calling the backend. 502 / 504
+ * (`backend_error`, `backend_timeout`): the backend was called and failed.
+ */
+export type BreakerProblemCode =
+  'circuit_open' | 'backend_busy' | 'backend_timeout' | 'backend_error';
+
+type Extra = Parameters<typeof ProblemException.fast>[3];
+
+/** The breaker's one problem factory: status and title per code. */
+function breakerProblem(code: BreakerProblemCode, extra: Extra): ProblemException {
+  switch (code) {
+    case 'circuit_open':
+      return ProblemException.fast(503, code, 'Circuit open', extra);
+    case 'backend_busy':
+      return ProblemException.fast(503, code, 'Backend busy', extra);
+    case 'backend_timeout':
+      return ProblemException.fast(504, code, 'Backend timed out', extra);
+    case 'backend_error':
+      return ProblemException.fast(502, code, 'Backend failed', extra);
+  }
+}
 
 /** Retry-After in whole seconds, rounded up, at least 1. */
 export function retryAfterSeconds(ms: number): number {
@@ -30,8 +52,7 @@ export function refusalProblem(
   retryAfterMs: number,
 ): ProblemException {
   const retryAfter = retryAfterSeconds(retryAfterMs);
-  const error = reason === 'busy' ? 'backend_busy' : 'circuit_open';
-  return ProblemException.fast(503, error, reason === 'busy' ? 'Backend busy' : 'Circuit open', {
+  return breakerProblem(reason === 'busy' ? 'backend_busy' : 'circuit_open', {
     detail: `The ${backend} backend ${REASON_TEXT[reason]}. Retry in ${retryAfter} s.`,
     headers: { 'Retry-After': String(retryAfter), 'Rampart-Breaker': reason },
     backend,
@@ -42,7 +63,7 @@ export function refusalProblem(
 
 /** The breaker's timeout ran out and the call was aborted: 504. */
 export function timeoutProblem(backend: string, timeoutMs: number): ProblemException {
-  return ProblemException.fast(504, 'backend_timeout', 'Backend timed out', {
+  return breakerProblem('backend_timeout', {
     detail: `The ${backend} backend did not answer within ${timeoutMs} ms; the call was aborted.`,
     backend,
   });
@@ -64,9 +85,23 @@ export function failureProblem(backend: string, err: unknown): HttpException {
       : err instanceof HttpException
         ? `http_${err.getStatus()}`
         : 'unexpected_error';
-  return ProblemException.fast(502, 'backend_error', 'Backend failed', {
+  return breakerProblem('backend_error', {
     detail: `The ${backend} backend failed (${cause}).`,
     backend,
     cause,
   });
+}
+
+/**
+ * What the client gets for a guarded call that threw: our timeout → 504,
+ * opossum's own refusals → 503, a backend failure → 502 (see failureProblem),
+ * anything else (client errors) unchanged. `resetTimeoutMs` is the Retry-After
+ * of opossum's "open" refusal.
+ */
+export function callProblem(err: unknown, backend: string, resetTimeoutMs: number): unknown {
+  if (err instanceof BreakerTimeoutError) return timeoutProblem(backend, err.timeoutMs);
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'EOPENBREAKER') return refusalProblem(backend, 'open', resetTimeoutMs);
+  if (code === 'ESHUTDOWN') return refusalProblem(backend, 'busy', 1_000); // the app is shutting down
+  return classifyError(err) === 'failure' ? failureProblem(backend, err) : err;
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { BreakerClock } from './breaker-clock.js';
-import { Admission, BreakerPhase, RecoveryGate } from './recovery-gate.js';
+import type { Clock } from '../../../common/clock.js';
+import type { Admission, BreakerPhase } from '../circuit-breaker.types.js';
+import { RecoveryGate } from './recovery-gate.js';
 
-class TestClock implements BreakerClock {
+class TestClock implements Clock {
   ms = 1_800_000_000_000;
   constructor(public r = 0.5) {}
   now(): number {

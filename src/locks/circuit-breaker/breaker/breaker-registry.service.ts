@@ -1,14 +1,12 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
-import type { BreakerAdminPort } from './circuit-breaker.admin.js';
-import type { RoutePolicy } from '../../config/policy.types.js';
-import { HealthRegistry } from '../../health/health-registry.service.js';
-import { BackendBreaker, BreakerStatusView } from './backend-breaker.js';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../../common/clock.js';
+import type { RoutePolicy } from '../../../config/policy.types.js';
+import { HealthRegistry } from '../../../health/health-registry.service.js';
+import type { BreakerAdminPort } from '../circuit-breaker.admin.js';
+import { BreakerMetrics } from '../circuit-breaker.metrics.js';
+import { BackendBreaker } from './backend-breaker.js';
 import { resolveBackends } from './backend-plans.js';
-import { BreakerClock, systemBreakerClock } from './breaker-clock.js';
-import { BreakerMetrics } from './breaker-metrics.js';
-
-/** Injection token of the breakers' clock (tests may provide their own). */
-export const BREAKER_CLOCK = Symbol('BREAKER_CLOCK');
+import type { BreakerStatusView } from './breaker-status.js';
 
 /**
  * One BackendBreaker per backend named by the policies: created when the
@@ -20,15 +18,12 @@ export const BREAKER_CLOCK = Symbol('BREAKER_CLOCK');
 export class BreakerRegistry implements BreakerAdminPort, OnApplicationShutdown {
   private readonly logger = new Logger('CircuitBreaker');
   private readonly breakers = new Map<string, BackendBreaker>();
-  private readonly clock: BreakerClock;
 
   constructor(
     private readonly metrics: BreakerMetrics,
     private readonly health: HealthRegistry,
-    @Optional() @Inject(BREAKER_CLOCK) clock?: BreakerClock,
-  ) {
-    this.clock = clock ?? systemBreakerClock;
-  }
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   get(backend: string): BackendBreaker | undefined {
     return this.breakers.get(backend);

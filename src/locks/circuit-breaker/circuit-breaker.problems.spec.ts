@@ -1,26 +1,14 @@
-import { BadRequestException, HttpException } from '@nestjs/common';
+import { HttpException } from '@nestjs/common';
 import { describe, expect, it } from 'vitest';
 import { ProblemException } from '../../common/problem.exception.js';
+import { BreakerTimeoutError } from './breaker/call-outcome.js';
 import {
+  callProblem,
   failureProblem,
   refusalProblem,
   retryAfterSeconds,
   timeoutProblem,
-} from './breaker-problems.js';
-import { BreakerTimeoutError, classifyError } from './call-outcome.js';
-
-describe(classifyError.name, () => {
-  it('should count 5xx, timeouts and unexpected errors against the backend, and nothing else', () => {
-    expect(classifyError(new ProblemException(502, 'upstream_error', 'x'))).toBe('failure');
-    expect(classifyError(new ProblemException(503, 'search_unavailable', 'x'))).toBe('failure');
-    expect(classifyError(new TypeError('boom'))).toBe('failure');
-    expect(classifyError(new BreakerTimeoutError(5))).toBe('timeout');
-    expect(classifyError(new ProblemException(429, 'upstream_rejected', 'x'))).toBe('client_error');
-    expect(classifyError(new BadRequestException(['q must be a string']))).toBe('client_error');
-    expect(classifyError(new ProblemException(404, 'item_not_found', 'x'))).toBe('client_error');
-    expect(classifyError(new ProblemException(499, 'client_closed', 'x'))).toBe('client_gone');
-  });
-});
+} from './circuit-breaker.problems.js';
 
 describe(refusalProblem.name, () => {
   it('should answer 503 circuit_open naming the backend, with Retry-After rounded up', () => {
@@ -88,5 +76,35 @@ describe(failureProblem.name, () => {
       error: 'backend_timeout',
       backend: 'search',
     });
+  });
+});
+
+describe(callProblem.name, () => {
+  it("should answer the breaker's timeout with 504, and opossum's refusals with 503", () => {
+    expect(callProblem(new BreakerTimeoutError(250), 'search', 9_000)).toMatchObject({
+      problem: { status: 504, error: 'backend_timeout', backend: 'search' },
+    });
+    const open = Object.assign(new Error('Breaker is open'), { code: 'EOPENBREAKER' });
+    expect(callProblem(open, 'search', 9_000)).toMatchObject({
+      problem: { status: 503, error: 'circuit_open', state: 'open', retry_after: 9 },
+    });
+    const shutdown = Object.assign(new Error('The circuit has been shutdown.'), {
+      code: 'ESHUTDOWN',
+    });
+    expect(callProblem(shutdown, 'search', 9_000)).toMatchObject({
+      problem: { status: 503, error: 'backend_busy', retry_after: 1 },
+    });
+  });
+
+  it('should turn backend failures into 502 and pass client errors on as they are', () => {
+    expect(
+      callProblem(new ProblemException(503, 'search_unavailable', 'x'), 'search', 1),
+    ).toMatchObject({
+      problem: { status: 502, error: 'backend_error', cause: 'search_unavailable' },
+    });
+    const notFound = new ProblemException(404, 'item_not_found', 'x');
+    expect(callProblem(notFound, 'search', 1)).toBe(notFound);
+    const gone = new ProblemException(499, 'client_closed', 'x');
+    expect(callProblem(gone, 'search', 1)).toBe(gone);
   });
 });

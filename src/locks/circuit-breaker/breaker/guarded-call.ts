@@ -1,0 +1,68 @@
+import { type AnyReply, rawResponse } from '../../../http/http-context.js';
+import type { RequestState } from '../../../http/request-state.js';
+import { BreakerTimeoutError } from './call-outcome.js';
+
+/** How a guarded call is stopped when the breaker's timeout runs out. */
+export interface GuardOptions {
+  /** Abort the call when the timeout runs out (enforce); shadow mode only counts the timeout. */
+  abortOnTimeout: boolean;
+  /** True once the reply is committed (a stream sent its headers): the timeout no longer applies, the stream's own deadlines do. */
+  committed(): boolean;
+  /** Aborts this call's AbortController (the signal the handler passed to undici / the search query). */
+  abort(reason: unknown): void;
+}
+
+/** A call under guard, as BackendBreaker.guard() hands it back. */
+export interface Guarded<T> {
+  /** The handler's own promise; undefined when opossum refused before starting it. */
+  work?: Promise<T>;
+  /** The breaker's view: the handler's result, or its error, or a BreakerTimeoutError. */
+  verdict: Promise<T>;
+}
+
+/**
+ * Gives the call a fresh AbortSignal in `state.signal` (joined with the one
+ * already there, if any), which the handler passes to undici / the search
+ * query, and the GuardOptions that abort it.
+ */
+export function abortableCall(
+  state: RequestState,
+  reply: AnyReply,
+  abortOnTimeout: boolean,
+): GuardOptions {
+  const ctl = new AbortController();
+  const outer = state.signal;
+  state.signal = outer ? AbortSignal.any([outer, ctl.signal]) : ctl.signal;
+  const res = rawResponse(reply);
+  return { abortOnTimeout, committed: () => res.headersSent, abort: (r) => ctl.abort(r) };
+}
+
+/**
+ * The handler's promise, or a BreakerTimeoutError (and an abort, in enforce
+ * mode) when `timeoutMs` runs out first and the reply is not committed yet.
+ */
+export function withTimeout<T>(
+  work: Promise<T>,
+  timeoutMs: number,
+  opts: GuardOptions,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      if (opts.committed()) return;
+      const err = new BreakerTimeoutError(timeoutMs);
+      if (opts.abortOnTimeout)
+        opts.abort(new DOMException(`circuit breaker: ${err.message}`, 'TimeoutError'));
+      reject(err);
+    }, timeoutMs);
+    work.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err as Error);
+      },
+    );
+  });
+}
