@@ -53,6 +53,11 @@ export function header(req: AnyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** Marks the start of the backend call of this request (see RequestState.backendCalled). */
+export function markBackendCall(req: AnyRequest): void {
+  requestState(req).backendCalled = true;
+}
+
 /** How often a header appears on the wire (Node keeps only the first `authorization`). */
 export function headerCount(req: AnyRequest, name: string): number {
   const raw = req.rawHeaders ?? req.raw?.rawHeaders;

@@ -29,6 +29,12 @@ export interface RequestState {
    * locks importing each other.
    */
   staleResult?: () => Promise<unknown>;
+  /**
+   * Set by a product right before it calls its backend (`markBackendCall`).
+   * The circuit breaker counts only failures after it: an error while the
+   * request is validated or prepared is never the backend's.
+   */
+  backendCalled?: boolean;
   /** Start of the request, from performance.now(). */
   startedAt?: number;
 }

@@ -20,6 +20,7 @@ export function openInferenceCall(
   if (res.destroyed) onClose();
   else res.once('close', onClose);
   const state = requestState(req);
+  state.backendCalled = true;
   return {
     signal: state.signal ? AbortSignal.any([gone.signal, state.signal]) : gone.signal,
     clientGone: gone.signal,

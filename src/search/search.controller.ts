@@ -9,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { Protect } from '../chain/protect.decorator.js';
 import { ProblemException } from '../common/problem.exception.js';
-import { AnyRequest, requestState } from '../http/http-context.js';
+import { AnyRequest, markBackendCall, requestState } from '../http/http-context.js';
 import { SEARCH_BACKEND, SearchBackend } from './search-backend.interface.js';
 import { MAX_ID_LENGTH } from './search-document.js';
 import { SearchQueryDto } from './search-query.dto.js';
@@ -38,6 +38,7 @@ export class SearchController {
   })
   async search(@Query() query: SearchQueryDto, @Req() req: AnyRequest): Promise<SearchResponseDto> {
     const { signal } = requestState(req);
+    markBackendCall(req);
     const page = await this.call(
       () => this.backend.search(query.q, query.limit, query.offset, signal),
       signal,
@@ -62,6 +63,7 @@ export class SearchController {
   })
   async item(@Param('id') id: string, @Req() req: AnyRequest): Promise<SearchItemDto> {
     const { signal } = requestState(req);
+    markBackendCall(req);
     const item =
       id.length <= MAX_ID_LENGTH
         ? await this.call(() => this.backend.getById(id, signal), signal)

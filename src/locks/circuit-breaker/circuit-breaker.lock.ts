@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { HttpException, Injectable, Logger } from '@nestjs/common';
 import type { InterceptorLock, LockContext, Next } from '../../chain/lock.types.js';
 import type { LockSlice, RoutePolicy } from '../../config/policy.types.js';
 import { setReplyHeader } from '../../http/http-context.js';
 import { BreakerRegistry } from './breaker/breaker-registry.service.js';
+import { BeforeBackendError } from './breaker/call-outcome.js';
 import { abortableCall } from './breaker/guarded-call.js';
 import { BreakerMetrics } from './circuit-breaker.metrics.js';
 import { callProblem, refusalProblem } from './circuit-breaker.problems.js';
@@ -19,6 +20,7 @@ import { validateBreakerPolicies, validateBreakerSlice } from './circuit-breaker
 export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> {
   readonly name = 'circuitBreaker' as const;
   readonly stage = 'interceptor' as const;
+  private readonly logger = new Logger('CircuitBreaker');
 
   constructor(
     private readonly registry: BreakerRegistry,
@@ -52,6 +54,18 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
     try {
       return await guarded.verdict;
     } catch (err) {
+      // Failed before the backend was called (validation, preparation): not the backend's, answered as is.
+      if (err instanceof BeforeBackendError) throw err.cause;
+      if (
+        !(err instanceof HttpException) &&
+        !(err instanceof Error && err.name === 'BreakerTimeoutError')
+      ) {
+        this.logger.error({
+          msg: 'backend call failed unexpectedly',
+          backend: breaker.backend,
+          err: errorLog(err),
+        });
+      }
       // A stream that already sent its headers ends its own way (an error event); nothing to rewrite.
       throw call.committed()
         ? err
@@ -76,4 +90,10 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
     }
     throw refusalProblem(backend, ticket.reason, ticket.retryAfterMs);
   }
+}
+
+function errorLog(err: unknown): unknown {
+  return err instanceof Error
+    ? { name: err.name, message: err.message, stack: err.stack }
+    : String(err);
 }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import {
@@ -11,6 +11,7 @@ import {
 /** Prometheus series of the breakers. Labels: backend, policy, state, reason, outcome — never request data. */
 @Injectable()
 export class BreakerMetrics {
+  private readonly logger = new Logger('CircuitBreaker');
   private readonly state: Gauge<'backend' | 'state'>;
   private readonly admitted: Gauge<'backend'>;
   private readonly inFlight: Gauge<'backend'>;
@@ -75,6 +76,13 @@ export class BreakerMetrics {
 
   transition(backend: string, from: BreakerPhase, to: BreakerPhase): void {
     this.transitions.inc({ backend, from, to });
+    this.logger.warn({
+      msg: `circuit breaker ${backend}: ${from} → ${to}`,
+      backend,
+      from,
+      to,
+      reason: transitionReason(from, to),
+    });
   }
 
   slots(backend: string, n: number): void {
@@ -98,4 +106,18 @@ export class BreakerMetrics {
     if (outcome === 'timeout') this.timeouts.inc({ backend });
     this.latency.observe({ backend, outcome, probe: String(probe) }, seconds);
   }
+}
+
+/** Why a breaker moved, for the warning an operator reads. */
+export function transitionReason(from: BreakerPhase, to: BreakerPhase): string {
+  if (to === 'forced_open' || to === 'forced_closed') return 'forced by an admin';
+  if (from === 'forced_open' || from === 'forced_closed') return 'admin force lifted';
+  if (to === 'open') {
+    if (from === 'closed') return 'error rate or timeouts over the threshold';
+    if (from === 'half_open') return 'a probe failed';
+    return 'a call failed while recovering';
+  }
+  if (to === 'half_open') return 'reset timeout elapsed: probing';
+  if (to === 'recovering') return 'probes succeeded: ramping traffic back up';
+  return from === 'recovering' ? 'recovered: full traffic' : 'reset by an admin';
 }

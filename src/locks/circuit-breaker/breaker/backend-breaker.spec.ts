@@ -7,7 +7,7 @@ import { BreakerMetrics } from '../circuit-breaker.metrics.js';
 import type { Admission, CircuitBreakerSlice } from '../circuit-breaker.types.js';
 import { BackendBreaker } from './backend-breaker.js';
 import { resolveBackends } from './backend-plans.js';
-import { BreakerTimeoutError } from './call-outcome.js';
+import { BeforeBackendError, BreakerTimeoutError } from './call-outcome.js';
 import type { GuardOptions } from './guarded-call.js';
 
 const BASE: CircuitBreakerSlice = {
@@ -45,7 +45,12 @@ afterEach(() => {
   for (const b of breakers.splice(0)) b.shutdown();
 });
 
-const OPTS: GuardOptions = { abortOnTimeout: true, committed: () => false, abort: () => undefined };
+const OPTS: GuardOptions = {
+  abortOnTimeout: true,
+  committed: () => false,
+  abort: () => undefined,
+  backendCalled: () => true,
+};
 
 function admitted(a: Admission): Extract<Admission, { admit: true }> {
   if (!a.admit) throw new Error(`refused: ${a.reason}`);
@@ -89,6 +94,21 @@ describe(BackendBreaker.name, () => {
       await call(b, new ProblemException(400, 'validation_failed', 'bad'));
     expect(b.phase).toBe('closed');
     expect(b.status().stats).toMatchObject({ failures: 0, fires: 40, totalFailures: 0 });
+  });
+
+  it('should never count an error raised before the backend was called, whatever it is', async () => {
+    const b = breaker();
+    const before: GuardOptions = { ...OPTS, backendCalled: () => false };
+    for (let i = 0; i < 20; i++) {
+      const seen = await call(b, new RangeError('Maximum call stack size exceeded'), before);
+      expect(seen).toBeInstanceOf(BeforeBackendError);
+      expect((seen as BeforeBackendError).cause).toBeInstanceOf(RangeError);
+    }
+    expect(b.phase).toBe('closed');
+    expect(b.status().stats).toMatchObject({ failures: 0, totalFailures: 0 });
+    const after = breaker();
+    for (let i = 0; i < 4; i++) await call(after, new RangeError('after the call started'));
+    expect(after.phase).toBe('open');
   });
 
   it('should never start the work of a refused call', async () => {

@@ -1,6 +1,18 @@
 import { HttpException } from '@nestjs/common';
 import type { CallOutcome } from '../circuit-breaker.types.js';
 
+/**
+ * A call that failed before the product started its backend call (while the
+ * request was validated or prepared): never counted against the backend.
+ * The lock answers with `cause`, as if no breaker were there.
+ */
+export class BeforeBackendError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the call failed before the backend was called');
+    this.name = 'BeforeBackendError';
+  }
+}
+
 /** The breaker gave up on a call (its `timeoutMs` ran out) and aborted it. */
 export class BreakerTimeoutError extends Error {
   readonly code = 'EBREAKERTIMEOUT';
@@ -19,6 +31,7 @@ export class BreakerTimeoutError extends Error {
  */
 export function classifyError(err: unknown): Exclude<CallOutcome, 'success'> {
   if (err instanceof BreakerTimeoutError) return 'timeout';
+  if (err instanceof BeforeBackendError) return 'client_error';
   if (err instanceof HttpException) {
     const status = err.getStatus();
     if (status === 499) return 'client_gone';

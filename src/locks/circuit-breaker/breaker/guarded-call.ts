@@ -1,6 +1,6 @@
 import { type AnyReply, rawResponse } from '../../../http/http-context.js';
 import type { RequestState } from '../../../http/request-state.js';
-import { BreakerTimeoutError } from './call-outcome.js';
+import { BeforeBackendError, BreakerTimeoutError } from './call-outcome.js';
 
 /** How a guarded call is stopped when the breaker's timeout runs out. */
 export interface GuardOptions {
@@ -10,6 +10,8 @@ export interface GuardOptions {
   committed(): boolean;
   /** Aborts this call's AbortController (the signal the handler passed to undici / the search query). */
   abort(reason: unknown): void;
+  /** True once the product started its backend call (RequestState.backendCalled). */
+  backendCalled(): boolean;
 }
 
 /** A call under guard, as BackendBreaker.guard() hands it back. */
@@ -34,7 +36,13 @@ export function abortableCall(
   const outer = state.signal;
   state.signal = outer ? AbortSignal.any([outer, ctl.signal]) : ctl.signal;
   const res = rawResponse(reply);
-  return { abortOnTimeout, committed: () => res.headersSent, abort: (r) => ctl.abort(r) };
+  state.backendCalled = false;
+  return {
+    abortOnTimeout,
+    committed: () => res.headersSent,
+    abort: (r) => ctl.abort(r),
+    backendCalled: () => state.backendCalled === true,
+  };
 }
 
 /**
@@ -61,7 +69,7 @@ export function withTimeout<T>(
       },
       (err: unknown) => {
         clearTimeout(timer);
-        reject(err as Error);
+        reject(opts.backendCalled() ? (err as Error) : new BeforeBackendError(err));
       },
     );
   });
