@@ -3,10 +3,14 @@ import type { GuardLock, LockContext } from '../../chain/lock.types.js';
 import type { LockSlice } from '../../config/policy.types.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import { setReplyHeader } from '../../http/http-context.js';
-import { rateLimitField, rateLimitPolicyField, retryAfterSeconds } from './rate-limit-headers.js';
+import {
+  rateLimitField,
+  rateLimitPolicyField,
+  retryAfterSeconds,
+} from './limiter/rate-limit-headers.js';
 import type { RateLimitSlice } from './rate-limit.types.js';
 import { validateSlice } from './rate-limit.validate.js';
-import { RateLimiter } from './rate-limiter.service.js';
+import { RateLimiter } from './limiter/rate-limiter.service.js';
 
 /** Lock 2 as the chain sees it: a thin adapter from a verdict to headers or a problem. */
 @Injectable()

@@ -5,8 +5,8 @@ import { HealthRegistry } from '../../health/health-registry.service.js';
 import { RedisService } from '../../redis/redis.service.js';
 import { RateLimitLock } from './rate-limit.lock.js';
 import { RATE_LIMIT_SETTINGS, rateLimitSettings } from './rate-limit.settings.js';
-import { RateLimitPeers } from './rate-limit-peers.service.js';
-import { RateLimiter } from './rate-limiter.service.js';
+import { RateLimitPeers } from './limiter/rate-limit-peers.service.js';
+import { RateLimiter } from './limiter/rate-limiter.service.js';
 
 /** Lock 2: multi-dimensional rate limits decided atomically (one Redis call per request). */
 @Module({

@@ -1,5 +1,5 @@
 import { LOCK_MODES } from '../../config/policy.types.js';
-import { parseDuration, parseRate } from './rate-parse.js';
+import { parseDuration, parseRate } from './buckets/rate-parse.js';
 import {
   ALGORITHMS,
   COST_FUNCTIONS,

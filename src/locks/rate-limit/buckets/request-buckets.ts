@@ -1,10 +1,10 @@
-import type { LockContext } from '../../chain/lock.types.js';
-import { inferenceCost } from '../../inference/inference-cost.js';
+import type { LockContext } from '../../../chain/lock.types.js';
+import { inferenceCost } from '../../../inference/inference-cost.js';
 import { CompiledPolicy, CompiledRule, bucketFor, fuseBucket } from './compile-policy.js';
-import type { BucketSpec } from './rate-limit.store.js';
-import type { QuotaState } from './rate-limit-headers.js';
-import type { RateLimitSettings } from './rate-limit.types.js';
-import { KeyHasher, Subject, SubjectResolver } from './subject-resolver.js';
+import type { BucketSpec } from '../store/rate-limit.store.js';
+import type { QuotaState } from '../limiter/rate-limit-headers.js';
+import type { RateLimitSettings } from '../rate-limit.types.js';
+import { KeyHasher, Subject, SubjectResolver } from '../subjects/subject-resolver.js';
 
 /** A rule that applies to this request, with its subject. */
 export interface ActiveRule {

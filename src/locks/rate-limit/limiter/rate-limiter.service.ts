@@ -1,21 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { LockContext } from '../../chain/lock.types.js';
-import { InjectConfig } from '../../config/config.module.js';
-import type { RampartConfig } from '../../config/config.types.js';
-import { CidrSet } from '../../http/cidr.js';
-import { MetricsService } from '../../metrics/metrics.service.js';
-import { RedisUnavailableError } from '../../redis/redis.errors.js';
-import { RedisService } from '../../redis/redis.service.js';
-import { CompiledPolicy, CompiledRule, compileSlice } from './compile-policy.js';
+import type { LockContext } from '../../../chain/lock.types.js';
+import { InjectConfig } from '../../../config/config.module.js';
+import type { RampartConfig } from '../../../config/config.types.js';
+import { CidrSet } from '../../../http/cidr.js';
+import { MetricsService } from '../../../metrics/metrics.service.js';
+import { RedisUnavailableError } from '../../../redis/redis.errors.js';
+import { RedisService } from '../../../redis/redis.service.js';
+import { CompiledPolicy, CompiledRule, compileSlice } from '../buckets/compile-policy.js';
 import { DenyCache } from './deny-cache.js';
-import { MemoryRateLimitStore } from './memory-rate-limit.store.js';
-import { RateLimitMetrics } from './rate-limit.metrics.js';
-import { InjectRateLimitSettings } from './rate-limit.settings.js';
-import type { BucketSpec, Decision, RateLimitStore } from './rate-limit.store.js';
-import type { RateLimitSettings, RateLimitSlice } from './rate-limit.types.js';
+import { MemoryRateLimitStore } from '../store/memory-rate-limit.store.js';
+import { RateLimitMetrics } from '../rate-limit.metrics.js';
+import { InjectRateLimitSettings } from '../rate-limit.settings.js';
+import type { BucketSpec, Decision, RateLimitStore } from '../store/rate-limit.store.js';
+import type { RateLimitSettings, RateLimitSlice } from '../rate-limit.types.js';
 import type { QuotaState } from './rate-limit-headers.js';
 import { RateLimitPeers } from './rate-limit-peers.service.js';
-import { RedisRateLimitStore } from './redis-rate-limit.store.js';
+import { RedisRateLimitStore } from '../store/redis-rate-limit.store.js';
 import {
   ActiveRule,
   BucketMeta,
@@ -23,8 +23,8 @@ import {
   buildBuckets,
   quotaOf,
   requestCost,
-} from './request-buckets.js';
-import { KeyHasher, SubjectResolver } from './subject-resolver.js';
+} from '../buckets/request-buckets.js';
+import { KeyHasher, SubjectResolver } from '../subjects/subject-resolver.js';
 
 export type Verdict =
   | { kind: 'allowed'; quota?: QuotaState; degraded: boolean }

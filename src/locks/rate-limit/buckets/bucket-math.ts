@@ -12,7 +12,7 @@ import {
   DecideRequest,
   TTL_MARGIN_MS,
   bucketTtlMs,
-} from './rate-limit.store.js';
+} from '../store/rate-limit.store.js';
 
 /** Stored state of one key: GCRA TAT, token bucket {t, ts}, fixed window {count, expiresAtUs}. */
 export type Stored = number | { t: number; ts: number } | { count: number; expiresAtUs: number };

@@ -1,6 +1,6 @@
-import { RedisScriptError, RedisUnavailableError } from '../../redis/redis.errors.js';
-import { BucketState, Write, decideBuckets } from './bucket-math.js';
-import { Clock, systemClock } from './clock.js';
+import { RedisScriptError, RedisUnavailableError } from '../../../redis/redis.errors.js';
+import { BucketState, Write, decideBuckets } from '../buckets/bucket-math.js';
+import { Clock, systemClock } from '../../../common/clock.js';
 import {
   BucketOutcome,
   BucketSpec,

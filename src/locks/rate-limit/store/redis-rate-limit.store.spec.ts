@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RedisScriptError } from '../../redis/redis.errors.js';
-import { ManualClock } from './clock.js';
+import { RedisScriptError } from '../../../redis/redis.errors.js';
+import { ManualClock } from '../../../common/clock.js';
 import type { BucketSpec } from './rate-limit.store.js';
 import { RedisRateLimitStore, ScriptRunner } from './redis-rate-limit.store.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CidrSet } from '../../http/cidr.js';
-import type { RequestState } from '../../http/request-state.js';
+import { CidrSet } from '../../../http/cidr.js';
+import type { RequestState } from '../../../http/request-state.js';
 import { compileSlice } from './compile-policy.js';
 import { activeRules, bucketKey, buildBuckets, requestCost } from './request-buckets.js';
-import type { RateLimitSlice } from './rate-limit.types.js';
-import { KeyHasher, SubjectResolver } from './subject-resolver.js';
+import type { RateLimitSlice } from '../rate-limit.types.js';
+import { KeyHasher, SubjectResolver } from '../subjects/subject-resolver.js';
 
 const slice: RateLimitSlice = {
   mode: 'enforce',

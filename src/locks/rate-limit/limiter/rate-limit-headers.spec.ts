@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DenyCache } from './deny-cache.js';
 import { rateLimitField, rateLimitPolicyField, retryAfterSeconds } from './rate-limit-headers.js';
-import { KeyHasher } from './subject-resolver.js';
+import { KeyHasher } from '../subjects/subject-resolver.js';
 
 describe('RateLimit fields', () => {
   it('should write the current draft structured fields for a named policy', () => {

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { CidrSet } from '../../http/cidr.js';
-import { clientAddress, header } from '../../http/http-context.js';
-import type { LockContext } from '../../chain/lock.types.js';
-import type { Dimension } from './rate-limit.types.js';
+import { CidrSet } from '../../../http/cidr.js';
+import { clientAddress, header } from '../../../http/http-context.js';
+import type { LockContext } from '../../../chain/lock.types.js';
+import type { Dimension } from '../rate-limit.types.js';
 
 /** A subject before it enters a key: personal ones (IP, user, chat) are hashed with the shared key. */
 export interface Subject {

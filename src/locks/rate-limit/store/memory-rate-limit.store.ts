@@ -1,5 +1,5 @@
-import { BucketState, Stored, Write, decideBuckets } from './bucket-math.js';
-import { Clock, systemClock } from './clock.js';
+import { BucketState, Stored, Write, decideBuckets } from '../buckets/bucket-math.js';
+import { Clock, systemClock } from '../../../common/clock.js';
 import type { Decision, DecideRequest, RateLimitStore } from './rate-limit.store.js';
 
 interface Entry {

@@ -1,11 +1,11 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { InjectConfig } from '../../config/config.module.js';
-import type { RampartConfig } from '../../config/config.types.js';
-import { MetricsService } from '../../metrics/metrics.service.js';
-import { RedisService } from '../../redis/redis.service.js';
-import { InjectRateLimitSettings } from './rate-limit.settings.js';
-import type { RateLimitSettings } from './rate-limit.types.js';
+import { InjectConfig } from '../../../config/config.module.js';
+import type { RampartConfig } from '../../../config/config.types.js';
+import { MetricsService } from '../../../metrics/metrics.service.js';
+import { RedisService } from '../../../redis/redis.service.js';
+import { InjectRateLimitSettings } from '../rate-limit.settings.js';
+import type { RateLimitSettings } from '../rate-limit.types.js';
 
 const SECRET_TTL_MS = 30 * 24 * 3600 * 1000;
 

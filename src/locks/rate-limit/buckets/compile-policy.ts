@@ -1,12 +1,12 @@
 import { parseDuration, parseRate } from './rate-parse.js';
-import type { BucketKind, BucketSpec } from './rate-limit.store.js';
+import type { BucketKind, BucketSpec } from '../store/rate-limit.store.js';
 import type {
   CostFunctionName,
   DegradeConfig,
   Dimension,
   FailMode,
   RateLimitSlice,
-} from './rate-limit.types.js';
+} from '../rate-limit.types.js';
 
 /** A rule ready to decide: parsed, defaults applied. */
 export interface CompiledRule {
