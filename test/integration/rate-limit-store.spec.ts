@@ -2,10 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAppConfig } from '../../src/app.config.js';
 import { ManualClock, systemClock } from '../../src/common/clock.js';
 import { MemoryRateLimitStore } from '../../src/locks/rate-limit/store/memory-rate-limit.store.js';
-import {
-  RedisRateLimitStore,
-  ScriptRunner,
-} from '../../src/locks/rate-limit/store/redis-rate-limit.store.js';
+import { RedisRateLimitStore } from '../../src/locks/rate-limit/store/redis-rate-limit.store.js';
+import type { ScriptRunner } from '../../src/locks/rate-limit/store/redis-store.options.js';
 import type {
   BucketSpec,
   DecideRequest,
