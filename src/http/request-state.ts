@@ -14,8 +14,6 @@ export interface RequestState {
   userId?: string;
   /** Client address resolved once (trusted proxies applied). */
   clientIp?: string;
-  /** Telegram dimensions, set by the webhook ingress. */
-  telegram?: { botId?: string; chatId?: string; userId?: string; command?: string };
   /** Request cost in tokens for the rate limiter (≥ 1), when a route computes it. */
   cost?: number;
   /** Aborted when the circuit breaker gives up on the call (timeout). */

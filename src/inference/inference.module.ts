@@ -2,6 +2,8 @@ import { Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/com
 import { RAMPART_CONFIG } from '../config/config.constants.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { HealthRegistry } from '../health/health-registry.service.js';
+import { RateLimitModule } from '../locks/rate-limit/rate-limit.module.js';
+import { inferenceCost } from './inference-cost.js';
 import { InferenceController } from './inference.controller.js';
 import { INFERENCE_BACKEND, InferenceBackend } from './inference-backend.js';
 import { InferenceService } from './inference.service.js';
@@ -17,13 +19,15 @@ export function createInferenceBackend(config: RampartConfig): InferenceBackend 
 }
 
 /**
- * `POST /v1/inference` behind `@Protect('inference')`, its backend, and its
+ * `POST /v1/inference` behind `@Protect('inference')`, its backend, its
+ * rate-limit cost function (`cost: inference`: by `max_tokens` bands), and its
  * readiness check. An upstream that fails its check makes the service
  * `degraded`, not unready: every instance shares the same upstream, so
  * pulling them all out of rotation would also take search and the circuit
  * breaker's fast answers down with it.
  */
 @Module({
+  imports: [RateLimitModule.forFeature({ costs: { inference: (req) => inferenceCost(req.body) } })],
   controllers: [InferenceController],
   providers: [
     { provide: INFERENCE_BACKEND, inject: [RAMPART_CONFIG], useFactory: createInferenceBackend },

@@ -38,7 +38,6 @@ const KNOWN: readonly string[] = [
   'src/locks/cache-shield/request/shield-answers.ts → src/search/search-query.dto.ts',
   'src/locks/cache-shield/request/shield-request.ts → src/search/search-query.dto.ts',
   'src/locks/cache-shield/request/shield-request.ts → src/search/search-tokenizer.ts',
-  'src/locks/rate-limit/request-buckets.ts → src/inference/inference-cost.ts',
 ];
 const KNOWN_CYCLES: readonly string[] = [
   'src/locks/cache-shield/filters/bloom-filters.service.ts ↔ src/locks/cache-shield/filters/bloom-rebuilds.ts',

@@ -31,7 +31,7 @@ async function serve() {
   const { RateLimiterRedis } = await import('rate-limiter-flexible');
   const { Redis } = await import('ioredis');
   const { createApp } = await import(`${ROOT}dist/src/app.factory.js`);
-  const { loadConfig } = await import(`${ROOT}dist/src/config/load-config.js`);
+  const { loadAppConfig } = await import(`${ROOT}dist/src/app.config.js`);
   const { Protect } = await import(`${ROOT}dist/src/chain/protect.decorator.js`);
   const { RateLimitLock } = await import(`${ROOT}dist/src/locks/rate-limit/rate-limit.lock.js`);
   const { requestState } = await import(`${ROOT}dist/src/http/http-context.js`);
@@ -157,7 +157,7 @@ return { hits, ttl, blocked > 0 and 1 or 0, blocked > 0 and blocked or 0 }`,
     providers: [RlfGuard, LockGuard],
   })(BenchModule);
 
-  const config = loadConfig(process.env);
+  const config = loadAppConfig(process.env);
   // Only the bench policies run a lock: the shipped ones (required by their routes) are switched off here,
   // so the numbers do not depend on the other locks' defaults.
   for (const p of Object.values(config.policies)) p.locks = {};

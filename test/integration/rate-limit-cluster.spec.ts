@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAppConfig } from '../../src/app.config.js';
-import { ManualClock } from '../../src/locks/rate-limit/clock.js';
-import { RedisRateLimitStore } from '../../src/locks/rate-limit/redis-rate-limit.store.js';
-import type { BucketSpec, DecideRequest } from '../../src/locks/rate-limit/rate-limit.store.js';
+import { ManualClock } from '../../src/common/clock.js';
+import { RedisRateLimitStore } from '../../src/locks/rate-limit/store/redis-rate-limit.store.js';
+import type {
+  BucketSpec,
+  DecideRequest,
+} from '../../src/locks/rate-limit/store/rate-limit.store.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
 import { RunningApp, startApp } from '../support/app.js';

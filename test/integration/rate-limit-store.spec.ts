@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAppConfig } from '../../src/app.config.js';
-import { ManualClock, systemClock } from '../../src/locks/rate-limit/clock.js';
-import { MemoryRateLimitStore } from '../../src/locks/rate-limit/memory-rate-limit.store.js';
-import {
-  RedisRateLimitStore,
-  ScriptRunner,
-} from '../../src/locks/rate-limit/redis-rate-limit.store.js';
-import type { BucketSpec, DecideRequest } from '../../src/locks/rate-limit/rate-limit.store.js';
+import { ManualClock, systemClock } from '../../src/common/clock.js';
+import { MemoryRateLimitStore } from '../../src/locks/rate-limit/store/memory-rate-limit.store.js';
+import { RedisRateLimitStore } from '../../src/locks/rate-limit/store/redis-rate-limit.store.js';
+import type { ScriptRunner } from '../../src/locks/rate-limit/store/redis-store.options.js';
+import type {
+  BucketSpec,
+  DecideRequest,
+} from '../../src/locks/rate-limit/store/rate-limit.store.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
 import { runStoreScenarios } from '../support/rate-limit-scenarios.js';

@@ -9,13 +9,13 @@ import {
   bucketFor,
   fuseBucket,
   penaltyOf,
-} from '../../src/locks/rate-limit/compile-policy.js';
-import type { ManualClock } from '../../src/locks/rate-limit/clock.js';
+} from '../../src/locks/rate-limit/buckets/compile-policy.js';
+import type { ManualClock } from '../../src/common/clock.js';
 import type {
   BucketSpec,
   Decision,
   RateLimitStore,
-} from '../../src/locks/rate-limit/rate-limit.store.js';
+} from '../../src/locks/rate-limit/store/rate-limit.store.js';
 
 export interface StoreHarness {
   store: RateLimitStore;

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { GuardLock, LockContext } from '../../chain/lock.types.js';
 import type { LockSlice } from '../../config/policy.types.js';
-import { ProblemException } from '../../common/problem.exception.js';
 import { setReplyHeader } from '../../http/http-context.js';
-import { rateLimitField, rateLimitPolicyField, retryAfterSeconds } from './rate-limit-headers.js';
+import { RateLimitExtensions } from './extensions/rate-limit-extensions.js';
+import { rateLimitField, rateLimitPolicyField } from './limiter/rate-limit-headers.js';
+import { RateLimiter } from './limiter/rate-limiter.service.js';
+import { rateLimitProblem } from './rate-limit.problems.js';
 import type { RateLimitSlice } from './rate-limit.types.js';
 import { validateSlice } from './rate-limit.validate.js';
-import { RateLimiter } from './rate-limiter.service.js';
 
 /** Lock 2 as the chain sees it: a thin adapter from a verdict to headers or a problem. */
 @Injectable()
@@ -14,10 +15,14 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
   readonly name = 'rateLimit' as const;
   readonly stage = 'guard' as const;
 
-  constructor(private readonly limiter: RateLimiter) {}
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly extensions: RateLimitExtensions,
+  ) {}
 
+  /** Validated at boot (every product has registered by then) and by the admin API. */
   validateSlice(slice: LockSlice, path: string): string[] {
-    return validateSlice(slice, path);
+    return validateSlice(slice, path, this.extensions.costNames());
   }
 
   onPolicies(): void {
@@ -33,27 +38,9 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
           setReplyHeader(ctx.reply, 'RateLimit', rateLimitField(v.quota));
         }
         return;
-      case 'limited': {
-        const retryAfter = retryAfterSeconds(v.retryAfterMs);
-        const quota = { ...v.quota, resetS: retryAfter };
-        throw ProblemException.fast(429, 'rate_limited', 'Too many requests', {
-          detail: `Rate limit "${quota.name}" exceeded; retry in ${retryAfter} s.`,
-          headers: {
-            'Retry-After': String(retryAfter),
-            'RateLimit-Policy': rateLimitPolicyField(quota),
-            RateLimit: rateLimitField(quota),
-          },
-          retry_after: retryAfter,
-          policy: quota.name,
-          'violated-policies': [quota.name],
-        });
-      }
+      case 'limited':
       case 'unavailable':
-        throw ProblemException.fast(503, 'rate_limit_unavailable', 'Rate limiting is unavailable', {
-          detail: 'The rate-limit store cannot be reached and this route fails closed.',
-          headers: { 'Retry-After': String(v.retryAfterS) },
-          retry_after: v.retryAfterS,
-        });
+        throw rateLimitProblem(v);
     }
   }
 }

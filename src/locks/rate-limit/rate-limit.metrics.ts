@@ -1,10 +1,12 @@
+import { Injectable } from '@nestjs/common';
 import { Counter, Gauge } from 'prom-client';
-import type { MetricsService } from '../../metrics/metrics.service.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
 
 type Outcome = 'allowed' | 'rejected' | 'shadow_rejected';
 type Tally = Record<Outcome, number>;
 
 /** The rate limiter's Prometheus series. Labels: policy, rule, dimension, kinds — never a subject. */
+@Injectable()
 export class RateLimitMetrics {
   readonly decisions: Counter<'policy' | 'rule' | 'outcome'>;
   readonly skipped: Counter<'policy' | 'rule' | 'dimension'>;

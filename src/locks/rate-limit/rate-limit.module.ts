@@ -1,28 +1,66 @@
-import { Module, OnModuleInit } from '@nestjs/common';
+import { DynamicModule, Module, OnModuleInit } from '@nestjs/common';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { RAMPART_CONFIG } from '../../config/config.constants.js';
+import type { RampartConfig } from '../../config/config.types.js';
 import { HealthRegistry } from '../../health/health-registry.service.js';
+import { CidrSet } from '../../http/cidr.js';
 import { RedisService } from '../../redis/redis.service.js';
+import type { RateLimitFeature } from './extensions/rate-limit-extensions.js';
+import {
+  RateLimitExtensionsModule,
+  RateLimitFeatureModule,
+} from './extensions/rate-limit-extensions.module.js';
+import { DenyCache } from './limiter/deny-cache.js';
+import { RateLimitPeers } from './limiter/rate-limit-peers.service.js';
+import { RateLimiter } from './limiter/rate-limiter.service.js';
+import { StoreLanes } from './limiter/store-lanes.js';
+import { Verdicts } from './limiter/verdicts.js';
 import { RateLimitLock } from './rate-limit.lock.js';
+import { RateLimitMetrics } from './rate-limit.metrics.js';
 import { RATE_LIMIT_SETTINGS, rateLimitSettings } from './rate-limit.settings.js';
-import { RateLimitPeers } from './rate-limit-peers.service.js';
-import { RateLimiter } from './rate-limiter.service.js';
+import type { RateLimitSettings } from './rate-limit.types.js';
+import { memoryStoreProvider, rateLimitStoreProvider } from './store/rate-limit-store.provider.js';
+import { KeyHashers } from './subjects/key-hasher.js';
+import { SubjectResolver } from './subjects/subject-resolver.js';
 
 /** Lock 2: multi-dimensional rate limits decided atomically (one Redis call per request). */
 @Module({
+  imports: [RateLimitExtensionsModule],
   providers: [
+    { provide: RATE_LIMIT_SETTINGS, useFactory: rateLimitSettings, inject: [RAMPART_CONFIG] },
+    RateLimitMetrics,
+    memoryStoreProvider,
+    rateLimitStoreProvider,
     {
-      provide: RATE_LIMIT_SETTINGS,
-      useFactory: rateLimitSettings,
-      inject: [RAMPART_CONFIG] as const,
+      provide: DenyCache,
+      useFactory: (s: RateLimitSettings) => new DenyCache(s.denyCacheSize),
+      inject: [RATE_LIMIT_SETTINGS],
+    },
+    {
+      provide: SubjectResolver,
+      useFactory: (config: RampartConfig, s: RateLimitSettings) =>
+        new SubjectResolver(new CidrSet(config.trustedProxies), s.userHeader),
+      inject: [RAMPART_CONFIG, RATE_LIMIT_SETTINGS],
     },
     RateLimitPeers,
+    KeyHashers,
+    StoreLanes,
+    Verdicts,
     RateLimiter,
     RateLimitLock,
   ],
   exports: [RateLimitLock, RATE_LIMIT_SETTINGS],
 })
 export class RateLimitModule implements OnModuleInit {
+  /**
+   * What a product plugs into the lock: named cost functions (a slice's `cost: <name>`) and subject
+   * extractors per dimension. Import it in the product's module; it works whether or not the lock
+   * is installed. See docs/rate-limit.md#extension-points.
+   */
+  static forFeature(feature: RateLimitFeature): DynamicModule {
+    return RateLimitFeatureModule.register(feature);
+  }
+
   constructor(
     private readonly chain: LockChain,
     private readonly lock: RateLimitLock,

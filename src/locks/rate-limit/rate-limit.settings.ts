@@ -1,8 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { ConfigError } from '../../config/config.error.js';
 import type { RampartConfig } from '../../config/config.types.js';
+import { isRecord } from '../../common/is-record.js';
+import { parseDuration } from './buckets/rate-parse.js';
 import type { RateLimitSettings } from './rate-limit.types.js';
-import { validateSettings } from './rate-limit.validate.js';
+import { posInt } from './rate-limit.validate.js';
 
 export const RATE_LIMIT_SETTINGS = Symbol('RATE_LIMIT_SETTINGS');
 
@@ -14,4 +16,72 @@ export function rateLimitSettings(config: RampartConfig): RateLimitSettings {
   const { settings, problems } = validateSettings(config.sections.rateLimit);
   if (problems.length > 0) throw new ConfigError(problems);
   return settings;
+}
+
+const SETTINGS_KEYS = new Set([
+  'userHeader',
+  'clock',
+  'fuse',
+  'denyCacheSize',
+  'heartbeat',
+  'closedRetryAfter',
+  'probeAfter',
+]);
+
+/** Reads CONFIG_FILE `rateLimit:`; returns the settings and every problem found. */
+export function validateSettings(raw: unknown): {
+  settings: RateLimitSettings;
+  problems: string[];
+} {
+  const settings: RateLimitSettings = {
+    clock: 'redis',
+    denyCacheSize: 100_000,
+    heartbeatMs: 2_000,
+    closedRetryAfterS: 1,
+    probeAfterMs: 250,
+  };
+  if (raw === undefined) return { settings, problems: [] };
+  const p: string[] = [];
+  if (!isRecord(raw)) return { settings, problems: ['CONFIG_FILE rateLimit: must be an object'] };
+  const at = (k: string): string => `CONFIG_FILE rateLimit.${k}`;
+  for (const k of Object.keys(raw))
+    if (!SETTINGS_KEYS.has(k))
+      p.push(`${at(k)}: unknown option (known: ${[...SETTINGS_KEYS].join(', ')})`);
+  if (raw.userHeader !== undefined) {
+    if (typeof raw.userHeader !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(raw.userHeader))
+      p.push(`${at('userHeader')}: must be a header name`);
+    else settings.userHeader = raw.userHeader.toLowerCase();
+  }
+  if (raw.clock !== undefined) {
+    if (raw.clock !== 'redis' && raw.clock !== 'app')
+      p.push(`${at('clock')}: must be redis or app`);
+    else settings.clock = raw.clock;
+  }
+  if (raw.fuse !== undefined) {
+    const f = raw.fuse;
+    const windowMs = isRecord(f) ? parseDuration(f.window) : undefined;
+    if (!isRecord(f) || !posInt(f.limit) || windowMs === undefined || windowMs > 60_000) {
+      p.push(`${at('fuse')}: must be {limit: integer ≥ 1, window: duration ≤ 60s such as "1s"}`);
+    } else settings.fuse = { limit: f.limit as number, windowMs: Math.ceil(windowMs) };
+  }
+  const num = (
+    k: string,
+    min: number,
+    max: number,
+    set: (n: number) => void,
+    duration = false,
+  ): void => {
+    if (raw[k] === undefined) return;
+    const n = duration ? parseDuration(raw[k]) : raw[k];
+    if (typeof n !== 'number' || !Number.isInteger(Math.round(n)) || n < min || n > max)
+      p.push(
+        `${at(k)}: must be ${duration ? 'a duration' : 'an integer'} between ${min} and ${max}${duration ? ' ms' : ''}`,
+      );
+    else set(Math.round(n));
+  };
+  num('denyCacheSize', 0, 10_000_000, (n) => (settings.denyCacheSize = n));
+  num('heartbeat', 100, 60_000, (n) => (settings.heartbeatMs = n), true);
+  num('closedRetryAfter', 1, 3_600, (n) => (settings.closedRetryAfterS = n));
+  num('probeAfter', 10, 60_000, (n) => (settings.probeAfterMs = n), true);
+  return { settings, problems: p };
 }

@@ -1,6 +1,10 @@
 import type { LockMode } from '../../config/policy.types.js';
 
-/** Where a rule finds its subject (see subject-resolver.ts). */
+/**
+ * Where a rule finds its subject: app, user, ip, route and global are built in
+ * (subjects/subject-resolver.ts); products supply the others through
+ * `RateLimitModule.forFeature({ subjects })` (extensions/rate-limit-extensions.ts).
+ */
 export const DIMENSIONS = [
   'app',
   'user',
@@ -20,10 +24,6 @@ export type Algorithm = (typeof ALGORITHMS)[number];
 /** What a policy does when Redis cannot answer within its command timeout. */
 export const FAIL_MODES = ['open', 'closed', 'local'] as const;
 export type FailMode = (typeof FAIL_MODES)[number];
-
-/** Named per-request cost functions a slice may use as `cost`. */
-export const COST_FUNCTIONS = ['inference'] as const;
-export type CostFunctionName = (typeof COST_FUNCTIONS)[number];
 
 /** Progressive penalty: repeated rejections shrink the rule's quota, which then decays back. */
 export interface PenaltyConfig {
@@ -77,8 +77,11 @@ export interface RateLimitSlice {
   /** Redis unreachable: `open` lets through (counted), `closed` answers 503, `local` limits in-process at limit ÷ live instances. Default `local`. */
   failMode?: FailMode;
   rules: RuleConfig[];
-  /** Tokens per request: integer ≥ 1 or a cost function (`inference`: by `max_tokens` bands). Default 1; a route's `state.cost` wins. */
-  cost?: number | CostFunctionName;
+  /**
+   * Tokens per request: integer ≥ 1, or the name of a cost function a product registered
+   * (`inference`: by `max_tokens` bands). Default 1; a route's `state.cost` wins.
+   */
+  cost?: number | string;
   /** Tier multipliers of capacity and rate for `app` and `user` rules, e.g. `{ free: 1, pro: 5 }` (unknown tier = 1). */
   tiers?: Record<string, number>;
   degrade?: DegradeConfig;

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { RATE_LIMIT_DEFAULTS } from './rate-limit.defaults.js';
-import { parseDuration, parseRate } from './rate-parse.js';
-import { validateSettings, validateSlice } from './rate-limit.validate.js';
+import { parseDuration, parseRate } from './buckets/rate-parse.js';
+import { validateSlice } from './rate-limit.validate.js';
+
+const COSTS = ['inference'];
 
 describe(parseRate.name, () => {
   it.each([
@@ -32,7 +34,7 @@ describe(parseRate.name, () => {
 describe(validateSlice.name, () => {
   it('should accept every shipped slice', () => {
     for (const [name, slice] of Object.entries(RATE_LIMIT_DEFAULTS))
-      expect(validateSlice(slice, name)).toEqual([]);
+      expect(validateSlice(slice, name, COSTS)).toEqual([]);
   });
 
   it('should list every problem at once, each with its path', () => {
@@ -60,6 +62,7 @@ describe(validateSlice.name, () => {
         ],
       },
       'p',
+      COSTS,
     );
     for (const expected of [
       'p.failMode',
@@ -89,36 +92,24 @@ describe(validateSlice.name, () => {
   });
 
   it('should need rules only when the lock is on', () => {
-    expect(validateSlice({ mode: 'off' }, 'p')).toEqual([]);
-    expect(validateSlice({ mode: 'enforce', rules: [] }, 'p')).toEqual([
+    expect(validateSlice({ mode: 'off' }, 'p', COSTS)).toEqual([]);
+    expect(validateSlice({ mode: 'enforce', rules: [] }, 'p', COSTS)).toEqual([
       'p.rules: needs at least one rule when the lock is on',
     ]);
   });
-});
 
-describe(validateSettings.name, () => {
-  it('should read the CONFIG_FILE section with defaults', () => {
-    const { settings, problems } = validateSettings({
-      userHeader: 'X-User-Id',
-      fuse: { limit: 1000, window: '1s' },
-      heartbeat: '5s',
-    });
-    expect(problems).toEqual([]);
-    expect(settings).toMatchObject({
-      userHeader: 'x-user-id',
-      fuse: { limit: 1000, windowMs: 1000 },
-      heartbeatMs: 5000,
-      clock: 'redis',
-    });
-  });
-
-  it('should list every bad setting', () => {
-    const { problems } = validateSettings({
-      clock: 'sundial',
-      fuse: { limit: 0 },
-      denyCacheSize: -1,
-      extra: 1,
-    });
-    expect(problems).toHaveLength(4);
+  it('should take as cost exactly the names the products registered, and list them', () => {
+    const slice = {
+      mode: 'enforce',
+      cost: 'inference',
+      rules: [{ name: 'r', dimension: 'ip', capacity: 1, rate: 1 }],
+    };
+    expect(validateSlice(slice, 'p', ['inference', 'search'])).toEqual([]);
+    expect(validateSlice({ ...slice, cost: 'tokens' }, 'p', ['inference', 'search'])).toEqual([
+      'p.cost: must be an integer ≥ 1 or one of inference, search',
+    ]);
+    expect(validateSlice(slice, 'p', [])).toEqual([
+      'p.cost: must be an integer ≥ 1 (no cost function is registered)',
+    ]);
   });
 });

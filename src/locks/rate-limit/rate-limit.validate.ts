@@ -1,12 +1,6 @@
 import { LOCK_MODES } from '../../config/policy.types.js';
-import { parseDuration, parseRate } from './rate-parse.js';
-import {
-  ALGORITHMS,
-  COST_FUNCTIONS,
-  DIMENSIONS,
-  FAIL_MODES,
-  RateLimitSettings,
-} from './rate-limit.types.js';
+import { parseDuration, parseRate } from './buckets/rate-parse.js';
+import { ALGORITHMS, DIMENSIONS, FAIL_MODES } from './rate-limit.types.js';
 import { isRecord } from '../../common/is-record.js';
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
@@ -34,7 +28,8 @@ const RULE_KEYS = new Set([
   'penalty',
 ]);
 
-const posInt = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 1;
+export const posInt = (v: unknown): boolean =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 1;
 const fraction = (v: unknown, max: number, inclusive: boolean): boolean =>
   typeof v === 'number' && v > 0 && (inclusive ? v <= max : v < max);
 
@@ -83,8 +78,16 @@ function validateRule(rule: unknown, path: string): string[] {
   return p;
 }
 
-/** Every problem with a rateLimit slice (empty = valid); `path` is where it sits, for messages. */
-export function validateSlice(slice: unknown, path: string): string[] {
+/**
+ * Every problem with a rateLimit slice (empty = valid); `path` is where it sits, for messages.
+ * `costNames`: the cost functions the products registered (RateLimitExtensions), the only names
+ * a slice's `cost` may take.
+ */
+export function validateSlice(
+  slice: unknown,
+  path: string,
+  costNames: readonly string[],
+): string[] {
   if (!isRecord(slice)) return [`${path}: must be an object`];
   const p: string[] = [];
   for (const k of Object.keys(slice))
@@ -110,8 +113,12 @@ export function validateSlice(slice: unknown, path: string): string[] {
       }
     });
   }
-  if (slice.cost !== undefined && !posInt(slice.cost) && !oneOf(slice.cost, COST_FUNCTIONS)) {
-    p.push(`${path}.cost: must be an integer ≥ 1 or one of ${COST_FUNCTIONS.join(', ')}`);
+  if (slice.cost !== undefined && !posInt(slice.cost) && !oneOf(slice.cost, costNames)) {
+    p.push(
+      costNames.length > 0
+        ? `${path}.cost: must be an integer ≥ 1 or one of ${costNames.join(', ')}`
+        : `${path}.cost: must be an integer ≥ 1 (no cost function is registered)`,
+    );
   }
   if (slice.tiers !== undefined) {
     if (!isRecord(slice.tiers))
@@ -137,72 +144,4 @@ export function validateSlice(slice: unknown, path: string): string[] {
   if (slice.headers !== undefined && typeof slice.headers !== 'boolean')
     p.push(`${path}.headers: must be true or false`);
   return p;
-}
-
-const SETTINGS_KEYS = new Set([
-  'userHeader',
-  'clock',
-  'fuse',
-  'denyCacheSize',
-  'heartbeat',
-  'closedRetryAfter',
-  'probeAfter',
-]);
-
-/** Reads CONFIG_FILE `rateLimit:`; returns the settings and every problem found. */
-export function validateSettings(raw: unknown): {
-  settings: RateLimitSettings;
-  problems: string[];
-} {
-  const settings: RateLimitSettings = {
-    clock: 'redis',
-    denyCacheSize: 100_000,
-    heartbeatMs: 2_000,
-    closedRetryAfterS: 1,
-    probeAfterMs: 250,
-  };
-  if (raw === undefined) return { settings, problems: [] };
-  const p: string[] = [];
-  if (!isRecord(raw)) return { settings, problems: ['CONFIG_FILE rateLimit: must be an object'] };
-  const at = (k: string): string => `CONFIG_FILE rateLimit.${k}`;
-  for (const k of Object.keys(raw))
-    if (!SETTINGS_KEYS.has(k))
-      p.push(`${at(k)}: unknown option (known: ${[...SETTINGS_KEYS].join(', ')})`);
-  if (raw.userHeader !== undefined) {
-    if (typeof raw.userHeader !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(raw.userHeader))
-      p.push(`${at('userHeader')}: must be a header name`);
-    else settings.userHeader = raw.userHeader.toLowerCase();
-  }
-  if (raw.clock !== undefined) {
-    if (raw.clock !== 'redis' && raw.clock !== 'app')
-      p.push(`${at('clock')}: must be redis or app`);
-    else settings.clock = raw.clock;
-  }
-  if (raw.fuse !== undefined) {
-    const f = raw.fuse;
-    const windowMs = isRecord(f) ? parseDuration(f.window) : undefined;
-    if (!isRecord(f) || !posInt(f.limit) || windowMs === undefined || windowMs > 60_000) {
-      p.push(`${at('fuse')}: must be {limit: integer ≥ 1, window: duration ≤ 60s such as "1s"}`);
-    } else settings.fuse = { limit: f.limit as number, windowMs: Math.ceil(windowMs) };
-  }
-  const num = (
-    k: string,
-    min: number,
-    max: number,
-    set: (n: number) => void,
-    duration = false,
-  ): void => {
-    if (raw[k] === undefined) return;
-    const n = duration ? parseDuration(raw[k]) : raw[k];
-    if (typeof n !== 'number' || !Number.isInteger(Math.round(n)) || n < min || n > max)
-      p.push(
-        `${at(k)}: must be ${duration ? 'a duration' : 'an integer'} between ${min} and ${max}${duration ? ' ms' : ''}`,
-      );
-    else set(Math.round(n));
-  };
-  num('denyCacheSize', 0, 10_000_000, (n) => (settings.denyCacheSize = n));
-  num('heartbeat', 100, 60_000, (n) => (settings.heartbeatMs = n), true);
-  num('closedRetryAfter', 1, 3_600, (n) => (settings.closedRetryAfterS = n));
-  num('probeAfter', 10, 60_000, (n) => (settings.probeAfterMs = n), true);
-  return { settings, problems: p };
 }

@@ -86,6 +86,9 @@ export interface RateLimitStore {
   decide(req: DecideRequest): Promise<Decision>;
 }
 
+/** Injection token of the service's RateLimitStore: Redis when it is configured, else memory. */
+export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
+
 /** Milliseconds added to every key's TTL beyond its full refill time. */
 export const TTL_MARGIN_MS = 1_000;
 

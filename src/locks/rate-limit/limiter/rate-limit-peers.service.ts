@@ -1,11 +1,12 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { InjectConfig } from '../../config/config.module.js';
-import type { RampartConfig } from '../../config/config.types.js';
-import { MetricsService } from '../../metrics/metrics.service.js';
-import { RedisService } from '../../redis/redis.service.js';
-import { InjectRateLimitSettings } from './rate-limit.settings.js';
-import type { RateLimitSettings } from './rate-limit.types.js';
+import { CLOCK, type Clock } from '../../../common/clock.js';
+import { InjectConfig } from '../../../config/config.module.js';
+import type { RampartConfig } from '../../../config/config.types.js';
+import { MetricsService } from '../../../metrics/metrics.service.js';
+import { RedisService } from '../../../redis/redis.service.js';
+import { InjectRateLimitSettings } from '../rate-limit.settings.js';
+import type { RateLimitSettings } from '../rate-limit.types.js';
 
 const SECRET_TTL_MS = 30 * 24 * 3600 * 1000;
 
@@ -36,6 +37,7 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
     @InjectConfig() config: RampartConfig,
     @InjectRateLimitSettings() private readonly settings: RateLimitSettings,
     private readonly metrics: MetricsService,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.envSecret = config.rateLimitKeySecret !== undefined;
     if (config.rateLimitKeySecret)
@@ -68,7 +70,7 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
           this.settings.heartbeatMs * 3,
           manage ? this.candidate : '',
           SECRET_TTL_MS,
-          Date.now(),
+          this.clock.now(),
         ],
       );
       this.liveInstances = Math.max(1, count);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from './clock.js';
+import { ManualClock } from '../../../common/clock.js';
 import { MemoryRateLimitStore } from './memory-rate-limit.store.js';
-import { runStoreScenarios } from '../../../test/support/rate-limit-scenarios.js';
+import { runStoreScenarios } from '../../../../test/support/rate-limit-scenarios.js';
 
 describe(MemoryRateLimitStore.name, () => {
   let n = 0;

@@ -1,12 +1,11 @@
-import { parseDuration, parseRate } from './rate-parse.js';
-import type { BucketKind, BucketSpec } from './rate-limit.store.js';
 import type {
-  CostFunctionName,
-  DegradeConfig,
-  Dimension,
-  FailMode,
-  RateLimitSlice,
-} from './rate-limit.types.js';
+  CostFunction,
+  RateLimitExtensions,
+  SubjectExtractor,
+} from '../extensions/rate-limit-extensions.js';
+import type { DegradeConfig, Dimension, FailMode, RateLimitSlice } from '../rate-limit.types.js';
+import type { BucketKind, BucketSpec } from '../store/rate-limit.store.js';
+import { parseDuration, parseRate } from './rate-parse.js';
 
 /** A rule ready to decide: parsed, defaults applied. */
 export interface CompiledRule {
@@ -26,24 +25,35 @@ export interface CompiledRule {
   penalty?: BucketSpec['penalty'];
   /** Tier multipliers apply (app and user dimensions). */
   tiered: boolean;
+  /** The product's extractor of this dimension, if one registered (asked when the built-in has no subject). */
+  extract?: SubjectExtractor;
 }
 
 export interface CompiledPolicy {
   policyName: string;
   rules: CompiledRule[];
   failMode: FailMode;
-  cost: number | CostFunctionName;
+  /** Tokens per request, or the cost function registered under the slice's `cost` name. */
+  cost: number | CostFunction;
   tiers: Record<string, number>;
   degrade?: DegradeConfig;
   headers: boolean;
 }
 
-/** Turns a validated slice into rules with numbers (cached per slice object by the caller). */
-export function compileSlice(slice: RateLimitSlice, policyName: string): CompiledPolicy {
+/**
+ * Turns a validated slice into rules with numbers (cached per slice object by the caller); the
+ * products' cost function and extractors are looked up here, once per slice, never per request.
+ */
+export function compileSlice(
+  slice: RateLimitSlice,
+  policyName: string,
+  extensions: Pick<RateLimitExtensions, 'cost' | 'subject'>,
+): CompiledPolicy {
   return {
     policyName,
     failMode: slice.failMode ?? 'local',
-    cost: slice.cost ?? 1,
+    // A name is registered (validation admits no other); 1 only if a slice skipped validation.
+    cost: typeof slice.cost === 'string' ? (extensions.cost(slice.cost) ?? 1) : (slice.cost ?? 1),
     tiers: slice.tiers ?? {},
     degrade: slice.degrade,
     headers: slice.headers ?? true,
@@ -67,6 +77,7 @@ export function compileSlice(slice: RateLimitSlice, policyName: string): Compile
           r.penalty.floor ?? 0.1,
         ),
       tiered: r.dimension === 'app' || r.dimension === 'user',
+      extract: extensions.subject(r.dimension),
     })),
   };
 }

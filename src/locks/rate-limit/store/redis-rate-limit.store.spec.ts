@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { RedisScriptError } from '../../redis/redis.errors.js';
-import { ManualClock } from './clock.js';
+import { RedisScriptError } from '../../../redis/redis.errors.js';
+import { ManualClock } from '../../../common/clock.js';
 import type { BucketSpec } from './rate-limit.store.js';
-import { RedisRateLimitStore, ScriptRunner } from './redis-rate-limit.store.js';
+import { RedisRateLimitStore } from './redis-rate-limit.store.js';
+import type { ScriptRunner } from './redis-store.options.js';
 
 // The scenario table runs this store against a real Redis (test/integration/rate-limit-store.spec.ts);
 // here a fixed reply checks how the store reads it, which a real script never gets wrong on purpose.

@@ -1,16 +1,11 @@
-import type { LockContext } from '../../chain/lock.types.js';
-import { inferenceCost } from '../../inference/inference-cost.js';
+import type { LockContext } from '../../../chain/lock.types.js';
+import { ActiveRule, bucketKey } from './bucket-keys.js';
 import { CompiledPolicy, CompiledRule, bucketFor, fuseBucket } from './compile-policy.js';
-import type { BucketSpec } from './rate-limit.store.js';
-import type { QuotaState } from './rate-limit-headers.js';
-import type { RateLimitSettings } from './rate-limit.types.js';
-import { KeyHasher, Subject, SubjectResolver } from './subject-resolver.js';
-
-/** A rule that applies to this request, with its subject. */
-export interface ActiveRule {
-  rule: CompiledRule;
-  subject: Subject;
-}
+import type { BucketSpec } from '../store/rate-limit.store.js';
+import type { QuotaState } from '../limiter/rate-limit-headers.js';
+import type { RateLimitSettings } from '../rate-limit.types.js';
+import type { KeyHasher } from '../subjects/key-hasher.js';
+import type { SubjectResolver } from '../subjects/subject-resolver.js';
 
 /** What the request's buckets describe for headers: name and window per bucket. */
 export interface BucketMeta {
@@ -27,7 +22,7 @@ export function requestCost(
   ctx: Pick<LockContext, 'req' | 'state'>,
 ): number {
   const c =
-    ctx.state.cost ?? (policy.cost === 'inference' ? inferenceCost(ctx.req.body) : policy.cost);
+    ctx.state.cost ?? (typeof policy.cost === 'number' ? policy.cost : policy.cost(ctx.req));
   return Number.isFinite(c) && c >= 1 ? Math.ceil(c) : 1;
 }
 
@@ -44,59 +39,11 @@ export function activeRules(
     const subject =
       rule.dimension === 'global' && ctx.policy.critical
         ? undefined
-        : subjects.resolve(rule.dimension, ctx);
+        : subjects.resolve(rule.dimension, ctx, rule.extract);
     if (subject === undefined) skip(rule, policy.policyName);
     else out.push({ rule, subject });
   }
   return out;
-}
-
-/**
- * Key of a rule's bucket: `rl:{<env>:<service>}:<dimension>:<subject>:<action>`;
- * with `scope: subject` the whole key is its own hash tag
- * (`rl:{<env>:<service>:<dimension>:<subject>:<action>}`), i.e. its own Cluster slot.
- */
-export function bucketKey(
-  tag: string,
-  a: ActiveRule,
-  hasher: KeyHasher,
-): { key: string; group: string } {
-  // Cached per hasher, rule and subject: a key is built once, and the same string object then keys every map
-  // on the way (deny cache, batch), so its hash is computed once too.
-  let c = keyCache.get(hasher);
-  if (c === undefined || c.tag !== tag)
-    keyCache.set(hasher, (c = { tag, byRule: new WeakMap(), size: 0 }));
-  let byRule = c.byRule.get(a.rule);
-  if (byRule === undefined) c.byRule.set(a.rule, (byRule = new Map()));
-  let at = byRule.get(a.subject.value);
-  if (at === undefined) {
-    at = makeKey(tag, a, hasher);
-    if (c.size >= KEY_CACHE_MAX) {
-      c.byRule = new WeakMap([[a.rule, (byRule = new Map())]]);
-      c.size = 0;
-    }
-    byRule.set(a.subject.value, at);
-    c.size += 1;
-  }
-  return at;
-}
-
-/** Most bucket keys kept per hasher (all dropped at once past it: floods repeat the same subjects). */
-const KEY_CACHE_MAX = 50_000;
-const keyCache = new WeakMap<
-  KeyHasher,
-  {
-    tag: string;
-    byRule: WeakMap<CompiledRule, Map<string, { key: string; group: string }>>;
-    size: number;
-  }
->();
-
-function makeKey(tag: string, a: ActiveRule, hasher: KeyHasher): { key: string; group: string } {
-  const tail = `${a.rule.dimension}:${hasher.part(a.rule.dimension, a.subject)}:${a.rule.action}`;
-  if (a.rule.scope === 'service') return { key: `rl:${tag}:${tail}`, group: tag };
-  const own = `{${tag.slice(1, -1)}:${tail}}`;
-  return { key: `rl:${own}`, group: own };
 }
 
 /** The buckets of one request: its rules (× tier where tiered, × `scale`) and the emergency fuse. */

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CidrSet } from '../../http/cidr.js';
-import type { RequestState } from '../../http/request-state.js';
+import { CidrSet } from '../../../http/cidr.js';
+import type { RequestState } from '../../../http/request-state.js';
+import { type AnyRequest, header } from '../../../http/http-context.js';
+import { RateLimitExtensions } from '../extensions/rate-limit-extensions.js';
+import type { RateLimitSlice } from '../rate-limit.types.js';
+import { KeyHasher } from '../subjects/key-hasher.js';
+import { SubjectResolver } from '../subjects/subject-resolver.js';
 import { compileSlice } from './compile-policy.js';
-import { activeRules, bucketKey, buildBuckets, requestCost } from './request-buckets.js';
-import type { RateLimitSlice } from './rate-limit.types.js';
-import { KeyHasher, SubjectResolver } from './subject-resolver.js';
+import { activeRules, buildBuckets, requestCost } from './request-buckets.js';
 
 const slice: RateLimitSlice = {
   mode: 'enforce',
@@ -17,13 +20,34 @@ const slice: RateLimitSlice = {
     { name: 'chat', dimension: 'chat', capacity: 5, rate: '1/min', scope: 'subject' },
   ],
 };
-const policy = compileSlice(slice, 'inference');
+/** What products register: a cost function by max_tokens bands, and a chat extractor (from a header here). */
+const extensions = new RateLimitExtensions();
+extensions.register({
+  costs: {
+    inference: (req: AnyRequest) => {
+      const n = (req as { body?: { max_tokens?: number } }).body?.max_tokens ?? 256;
+      return n <= 256 ? 1 : n <= 1024 ? 2 : n <= 4096 ? 4 : 8;
+    },
+  },
+  subjects: {
+    chat: (c) => {
+      const id = header(c.req, 'x-test-chat');
+      return id ? { value: id, personal: true } : undefined;
+    },
+  },
+});
+const policy = compileSlice(slice, 'inference', extensions);
 const hasher = new KeyHasher(Buffer.from('k'.repeat(32)));
 const subjects = new SubjectResolver(new CidrSet(['10.0.0.0/8']), undefined);
 
-function ctx(state: RequestState, critical = false, body: unknown = { max_tokens: 2000 }) {
+function ctx(
+  state: RequestState,
+  critical = false,
+  body: unknown = { max_tokens: 2000 },
+  headers: Record<string, string> = {},
+) {
   const req = {
-    headers: { 'x-forwarded-for': '198.51.100.7, 10.1.1.1' },
+    headers: { 'x-forwarded-for': '198.51.100.7, 10.1.1.1', ...headers },
     method: 'POST',
     url: '/v1/x',
     socket: { remoteAddress: '10.0.0.2' } as never,
@@ -34,7 +58,7 @@ function ctx(state: RequestState, critical = false, body: unknown = { max_tokens
 
 describe(buildBuckets.name, () => {
   it('should key each rule as rl:{env:service}:<dimension>:<subject>:<action>, hashing personal subjects', () => {
-    const c = ctx({ appId: 'shop', telegram: { chatId: '42' } });
+    const c = ctx({ appId: 'shop' }, false, undefined, { 'x-test-chat': '42' });
     const active = activeRules(policy, c, subjects, () => undefined);
     const { buckets } = buildBuckets(policy, active, {
       tag: '{prod:rampart}',
@@ -107,36 +131,6 @@ describe(buildBuckets.name, () => {
   });
 });
 
-describe(bucketKey.name, () => {
-  const ipRule = policy.rules[1]!;
-  const at = (value: string, h = hasher, tag = '{prod:rampart}') =>
-    bucketKey(tag, { rule: ipRule, subject: { value, personal: true } }, h);
-
-  it('should give each subject, hasher and tag its own key, the same from its cache as when first built', () => {
-    const first = at('198.51.100.7');
-    expect(at('198.51.100.7')).toBe(first);
-    expect(at('198.51.100.8').key).not.toBe(first.key);
-    expect(at('198.51.100.7', new KeyHasher(Buffer.from('j'.repeat(32)))).key).not.toBe(first.key);
-    expect(at('198.51.100.7', hasher, '{test:rampart}').key).toBe(
-      first.key.replace('{prod:rampart}', '{test:rampart}'),
-    );
-    expect(at('198.51.100.7').key).toBe(first.key);
-  });
-
-  it('should keep giving the right keys past the cache bound', () => {
-    const h = new KeyHasher(Buffer.from('b'.repeat(32)));
-    const keys = new Map<string, string>();
-    for (let i = 0; i < 60_000; i++)
-      keys.set(
-        `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`,
-        at(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, h).key,
-      );
-    expect(new Set(keys.values()).size).toBe(60_000);
-    for (const [ip, key] of [...keys].filter((_, i) => i % 997 === 0))
-      expect(at(ip, h).key).toBe(key);
-  });
-});
-
 describe(activeRules.name, () => {
   it('should skip rules without a subject and global rules on critical routes, reporting each', () => {
     const skipped: string[] = [];
@@ -152,6 +146,6 @@ describe(requestCost.name, () => {
     expect(requestCost(policy, ctx({ cost: 3 }))).toBe(3);
     expect(requestCost(policy, ctx({ cost: 2.2 }))).toBe(3);
     expect(requestCost(policy, ctx({ cost: 0 }))).toBe(1);
-    expect(requestCost(compileSlice({ ...slice, cost: 4 }, 'p'), ctx({}))).toBe(4);
+    expect(requestCost(compileSlice({ ...slice, cost: 4 }, 'p', extensions), ctx({}))).toBe(4);
   });
 });

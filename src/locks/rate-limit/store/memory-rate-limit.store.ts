@@ -1,5 +1,6 @@
-import { BucketState, Stored, Write, decideBuckets } from './bucket-math.js';
-import { Clock, systemClock } from './clock.js';
+import type { Stored } from '../buckets/bucket-algorithms.js';
+import { BucketState, Write, decideBuckets } from '../buckets/bucket-math.js';
+import { Clock, systemClock } from '../../../common/clock.js';
 import type { Decision, DecideRequest, RateLimitStore } from './rate-limit.store.js';
 
 interface Entry {

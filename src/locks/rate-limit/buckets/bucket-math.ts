@@ -12,10 +12,8 @@ import {
   DecideRequest,
   TTL_MARGIN_MS,
   bucketTtlMs,
-} from './rate-limit.store.js';
-
-/** Stored state of one key: GCRA TAT, token bucket {t, ts}, fixed window {count, expiresAtUs}. */
-export type Stored = number | { t: number; ts: number } | { count: number; expiresAtUs: number };
+} from '../store/rate-limit.store.js';
+import { Stored, decideOne, used } from './bucket-algorithms.js';
 
 /** What one bucket had before the decision: its stored value and its penalty strike TAT (undefined = absent). */
 export interface BucketState {
@@ -28,8 +26,6 @@ export interface Write {
   value: Stored;
   ttlMs: number;
 }
-
-const EPS = 1e-9;
 
 /** Adds `k` strikes to a strike TAT, never past `maxStrikes` strikes from now. */
 function strike(
@@ -60,117 +56,6 @@ function multiplier(b: BucketSpec, pt: number | undefined, now: number): number 
 }
 
 /** Fill fraction (0 = empty bucket … 1 = full use) before this request. */
-function used(b: BucketSpec, v: Stored | undefined, now: number): number {
-  if (v === undefined) return 0;
-  if (b.kind === 'g') return Math.max(0, (v as number) - now) / (b.capacity * b.intervalUs);
-  if (b.kind === 't') {
-    const s = v as { t: number; ts: number };
-    return 1 - Math.min(b.capacity, s.t + Math.max(0, now - s.ts) / b.intervalUs) / b.capacity;
-  }
-  return (v as { count: number }).count / b.capacity;
-}
-
-/** One bucket at multiplier `m`: its outcome, and the value to store when charged. */
-function decideOne(
-  b: BucketSpec,
-  v: Stored | undefined,
-  m: number,
-  now: number,
-): { o: BucketOutcome; value?: Stored } {
-  const cap = b.capacity * m;
-  const T = b.intervalUs / (b.kind === 'f' ? 1 : m);
-  const limit = Math.floor(cap + EPS);
-  if (b.kind === 'g') {
-    const tau = cap * T;
-    const tat = Math.max((v as number | undefined) ?? now, now);
-    const next = tat + b.cost * T;
-    if (next - now <= tau + EPS) {
-      const nextWait = Math.max(0, Math.floor((next - now + b.cost * T - tau) / 1000));
-      return {
-        o: {
-          allowed: true,
-          remaining: Math.floor((tau - (next - now)) / T + EPS),
-          retryAfterMs: nextWait,
-          resetMs: Math.ceil((next - now) / 1000),
-          limit,
-          charged: Math.floor(b.cost * T),
-        },
-        value: next,
-      };
-    }
-    const retry = b.cost * T > tau + EPS ? Math.max(tat - now, 1e6) : next - tau - now;
-    return {
-      o: {
-        allowed: false,
-        remaining: Math.max(0, Math.floor((tau - (tat - now)) / T + EPS)),
-        retryAfterMs: Math.ceil(retry / 1000),
-        resetMs: Math.ceil((tat - now) / 1000),
-        limit,
-        charged: 0,
-      },
-    };
-  }
-  if (b.kind === 't') {
-    const s = v as { t: number; ts: number } | undefined;
-    const ts = s ? Math.max(s.ts, now) : now;
-    const tokens = s ? Math.min(cap, s.t + Math.max(0, now - s.ts) / T) : cap;
-    if (tokens + EPS >= b.cost) {
-      const left = tokens - b.cost;
-      const reset = (cap - left) * T;
-      return {
-        o: {
-          allowed: true,
-          remaining: Math.floor(left + EPS),
-          retryAfterMs: Math.floor((Math.max(0, b.cost - left) * T) / 1000),
-          resetMs: Math.ceil(reset / 1000),
-          limit,
-          charged: b.cost,
-        },
-        value: { t: left, ts },
-      };
-    }
-    const retry = b.cost > cap + EPS ? Math.max((cap - tokens) * T, 1e6) : (b.cost - tokens) * T;
-    return {
-      o: {
-        allowed: false,
-        remaining: Math.floor(tokens + EPS),
-        retryAfterMs: Math.ceil(retry / 1000),
-        resetMs: Math.ceil(((cap - tokens) * T) / 1000),
-        limit,
-        charged: 0,
-      },
-    };
-  }
-  const stored = v as { count: number; expiresAtUs: number } | undefined;
-  const s = stored && stored.expiresAtUs > now ? stored : undefined;
-  const count = s?.count ?? 0;
-  const expiresAt = s?.expiresAtUs ?? now + b.intervalUs;
-  const left = Math.max(0, Math.ceil((expiresAt - now) / 1000));
-  if (count + b.cost <= cap + EPS) {
-    return {
-      o: {
-        allowed: true,
-        remaining: Math.floor(cap - count - b.cost + EPS),
-        retryAfterMs: count + 2 * b.cost > cap + EPS ? left : 0,
-        resetMs: left,
-        limit,
-        charged: b.cost,
-      },
-      value: { count: count + b.cost, expiresAtUs: expiresAt },
-    };
-  }
-  return {
-    o: {
-      allowed: false,
-      remaining: Math.max(0, Math.floor(cap - count + EPS)),
-      retryAfterMs: Math.max(1, left),
-      resetMs: left,
-      limit,
-      charged: 0,
-    },
-  };
-}
-
 /**
  * Decides every bucket from the state it had (`state[i]` for `req.buckets[i]`) at `now`. When `writes`
  * is given, the values to store are pushed to it: the charges (only when allowed) and the penalty strikes.

@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import type { LockContext } from '../../../chain/lock.types.js';
+import type { AnyRequest } from '../../../http/http-context.js';
+import { DIMENSIONS, type Dimension } from '../rate-limit.types.js';
+
+/** A subject before it enters a key: personal ones (IP, user, chat) are hashed with the shared key. */
+export interface Subject {
+  value: string;
+  /** True for anything that identifies a person (IP, user id, chat id): it enters keys only as a keyed hash. */
+  personal: boolean;
+}
+
+/** What an extractor sees of the request. */
+export type SubjectContext = Pick<LockContext, 'req' | 'state' | 'route'>;
+
+/** The subject of one dimension for one request; undefined = none (the rule is skipped and counted). */
+export type SubjectExtractor = (ctx: SubjectContext) => Subject | undefined;
+
+/** Tokens one request costs (rounded up; below 1 counts as 1). A route's `state.cost` wins over it. */
+export type CostFunction = (req: AnyRequest) => number;
+
+/** What a product plugs into the rate limiter: `RateLimitModule.forFeature(feature)`. */
+export interface RateLimitFeature {
+  /** Named cost functions, usable as a slice's `cost: <name>`. Names match `[a-z][a-z0-9-]*`. */
+  costs?: Record<string, CostFunction>;
+  /**
+   * Subject extractors per dimension. A built-in dimension (app, user, ip, route, global) asks its
+   * extractor only when it finds no subject itself (e.g. the Telegram sender for `user`); `command`,
+   * `chat` and `bot` have no built-in subject.
+   */
+  subjects?: Partial<Record<Dimension, SubjectExtractor>>;
+}
+
+const COST_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
+/**
+ * What the products registered: named cost functions and subject extractors.
+ * Filled while the app is built (each `forFeature` module registers when it
+ * is created), read when slices are validated (boot, admin API) and when a
+ * slice is compiled, once per slice, never per request.
+ */
+@Injectable()
+export class RateLimitExtensions {
+  private readonly costs = new Map<string, CostFunction>();
+  private readonly subjects = new Map<Dimension, SubjectExtractor>();
+
+  /** Adds a product's cost functions and extractors; a name or dimension registered twice stops the boot. */
+  register(feature: RateLimitFeature): void {
+    for (const [name, fn] of Object.entries(feature.costs ?? {})) {
+      if (!COST_NAME.test(name))
+        throw new Error(`RateLimitModule.forFeature: cost "${name}" must match [a-z][a-z0-9-]*`);
+      if (this.costs.has(name))
+        throw new Error(`RateLimitModule.forFeature: cost "${name}" is registered twice`);
+      this.costs.set(name, fn);
+    }
+    for (const [dimension, fn] of Object.entries(feature.subjects ?? {})) {
+      if (fn === undefined) continue;
+      if (!(DIMENSIONS as readonly string[]).includes(dimension))
+        throw new Error(
+          `RateLimitModule.forFeature: unknown dimension "${dimension}" (known: ${DIMENSIONS.join(', ')})`,
+        );
+      if (this.subjects.has(dimension as Dimension))
+        throw new Error(`RateLimitModule.forFeature: dimension "${dimension}" has two extractors`);
+      this.subjects.set(dimension as Dimension, fn);
+    }
+  }
+
+  /** Names a slice may use as `cost`, in registration order. */
+  costNames(): string[] {
+    return [...this.costs.keys()];
+  }
+
+  cost(name: string): CostFunction | undefined {
+    return this.costs.get(name);
+  }
+
+  subject(dimension: Dimension): SubjectExtractor | undefined {
+    return this.subjects.get(dimension);
+  }
+}

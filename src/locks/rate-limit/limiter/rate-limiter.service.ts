@@ -1,0 +1,125 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { LockContext } from '../../../chain/lock.types.js';
+import { CLOCK, type Clock } from '../../../common/clock.js';
+import { RedisUnavailableError } from '../../../redis/redis.errors.js';
+import type { ActiveRule } from '../buckets/bucket-keys.js';
+import { CompiledPolicy, CompiledRule, compileSlice } from '../buckets/compile-policy.js';
+import { activeRules, buildBuckets, requestCost } from '../buckets/request-buckets.js';
+import { RateLimitExtensions } from '../extensions/rate-limit-extensions.js';
+import { RateLimitMetrics } from '../rate-limit.metrics.js';
+import { InjectRateLimitSettings } from '../rate-limit.settings.js';
+import type { RateLimitSettings, RateLimitSlice } from '../rate-limit.types.js';
+import type { Decision } from '../store/rate-limit.store.js';
+import { SubjectResolver } from '../subjects/subject-resolver.js';
+import { Lane, StoreLanes } from './store-lanes.js';
+import { ALLOWED, Verdict, Verdicts } from './verdicts.js';
+
+/**
+ * Decides a request against its policy's rules: subjects → keys → local deny
+ * cache → ONE store call → verdict. One path for every store: the service's
+ * store (Redis, or memory without Redis), and when Redis fails the policy's
+ * failMode — open, closed, or `local`: the same path on the memory store at
+ * limit ÷ live instances. No request waits longer than the Redis command
+ * timeout, and recovery is automatic (see StoreLanes).
+ */
+@Injectable()
+export class RateLimiter {
+  private readonly logger = new Logger('RateLimiter');
+  private readonly compiled = new WeakMap<RateLimitSlice, CompiledPolicy>();
+
+  constructor(
+    private readonly lanes: StoreLanes,
+    private readonly verdicts: Verdicts,
+    private readonly subjects: SubjectResolver,
+    private readonly extensions: RateLimitExtensions,
+    private readonly m: RateLimitMetrics,
+    @InjectRateLimitSettings() private readonly settings: RateLimitSettings,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** A rule without a subject in this request: counted (one function for all, no closure per request). */
+  private readonly onSkip = (r: CompiledRule, policy: string): void =>
+    this.m.skipped.inc({ policy, rule: r.name, dimension: r.dimension });
+
+  /** A policy change may change limits: forget local refusals. */
+  policiesChanged(): void {
+    this.verdicts.forgetRefusals();
+  }
+
+  decide(ctx: LockContext, slice: RateLimitSlice): Verdict | Promise<Verdict> {
+    let policy = this.compiled.get(slice);
+    if (!policy)
+      this.compiled.set(slice, (policy = compileSlice(slice, ctx.policyName, this.extensions)));
+    const active = activeRules(policy, ctx, this.subjects, this.onSkip);
+    if (active.length === 0 && (!this.settings.fuse || ctx.policy.critical === true))
+      return ALLOWED;
+    const cost = requestCost(policy, ctx);
+    const lane = this.lanes.current();
+    return lane
+      ? this.decideOn(lane, ctx, policy, active, cost)
+      : this.storeDown(ctx, policy, active, cost);
+  }
+
+  private async decideOn(
+    lane: Lane,
+    ctx: LockContext,
+    policy: CompiledPolicy,
+    active: ActiveRule[],
+    cost: number,
+  ): Promise<Verdict> {
+    const { buckets, meta } = buildBuckets(policy, active, {
+      tag: this.lanes.tag,
+      hasher: lane.hasher,
+      cost,
+      tier: ctx.state.tier,
+      scale: lane.scale,
+      fuse: this.settings.fuse,
+      critical: ctx.policy.critical === true,
+    });
+    const now = this.clock.now();
+    if (lane.remote) {
+      const refused = this.verdicts.cached(policy.policyName, buckets, meta, now);
+      if (refused) return refused;
+    }
+    let d: Decision;
+    try {
+      d = await lane.store.decide({
+        buckets,
+        degradeAt: policy.degrade?.at ?? 0,
+        degradeFactor: policy.degrade?.factor ?? 1,
+        degradedHint: false,
+      });
+    } catch (err) {
+      if (!lane.remote) throw err;
+      this.storeFailed(policy.policyName, err);
+      return this.storeDown(ctx, policy, active, cost);
+    }
+    if (lane.remote && this.settings.clock === 'redis') this.m.skew(d.nowMs - now);
+    return this.verdicts.of(ctx, policy, buckets, meta, d, lane.remote);
+  }
+
+  private storeFailed(policy: string, err: unknown): void {
+    const unavailable = err instanceof RedisUnavailableError;
+    this.m.storeErrors.inc({ policy, kind: unavailable ? 'unavailable' : 'error' });
+    if (!unavailable) this.logger.error(`rate-limit store failed: ${(err as Error).message}`);
+    this.lanes.failed();
+  }
+
+  /** Redis cannot decide: the policy's failMode does. */
+  private storeDown(
+    ctx: LockContext,
+    policy: CompiledPolicy,
+    active: ActiveRule[],
+    cost: number,
+  ): Verdict | Promise<Verdict> {
+    this.m.fallbacks.inc({ policy: policy.policyName, mode: policy.failMode });
+    switch (policy.failMode) {
+      case 'open':
+        return ALLOWED;
+      case 'closed':
+        return { kind: 'unavailable', retryAfterS: this.settings.closedRetryAfterS };
+      case 'local':
+        return this.decideOn(this.lanes.local(), ctx, policy, active, cost);
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { LockContext } from '../../../chain/lock.types.js';
+import { CLOCK, type Clock } from '../../../common/clock.js';
+import type { CompiledPolicy } from '../buckets/compile-policy.js';
+import { BucketMeta, FUSE_RULE, quotaOf } from '../buckets/request-buckets.js';
+import { RateLimitMetrics } from '../rate-limit.metrics.js';
+import type { BucketSpec, Decision } from '../store/rate-limit.store.js';
+import { DenyCache } from './deny-cache.js';
+import type { QuotaState } from './rate-limit-headers.js';
+
+/** What the lock answers: headers of the tightest rule, a 429 with the blocking rule's quota, or a 503. */
+export type Verdict =
+  | { kind: 'allowed'; quota?: QuotaState; degraded: boolean }
+  | { kind: 'limited'; quota: QuotaState; retryAfterMs: number }
+  | { kind: 'unavailable'; retryAfterS: number };
+
+export const ALLOWED: Verdict = { kind: 'allowed', degraded: false };
+
+/**
+ * From buckets and a store decision to a verdict: every rule outcome counted,
+ * the local deny cache consulted before a Redis decision and taught after it
+ * (refusals, and the limit edge an allowed request reached), and the quota
+ * the headers show.
+ */
+@Injectable()
+export class Verdicts {
+  constructor(
+    private readonly denies: DenyCache,
+    private readonly m: RateLimitMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * A refusal the deny cache still holds for one of the buckets (counted), or undefined: then the
+   * refusals it answered locally go to the store with this decision, as penalty strikes.
+   */
+  cached(
+    name: string,
+    buckets: BucketSpec[],
+    meta: BucketMeta[],
+    now: number,
+  ): Verdict | undefined {
+    for (let i = 0; i < buckets.length && this.denies.size > 0; i++) {
+      const b = buckets[i]!;
+      const hit = b.shadow ? undefined : this.denies.refusing(b.key, b.cost, now);
+      if (hit) {
+        this.m.denyCacheHits.inc({ policy: name });
+        this.m.decision(name, meta[i]!.rule, 'rejected');
+        return {
+          kind: 'limited',
+          quota: {
+            name: meta[i]!.id,
+            limit: hit.limit,
+            windowS: meta[i]!.windowS,
+            remaining: 0,
+            resetS: hit.retryMs / 1000,
+          },
+          retryAfterMs: hit.retryMs,
+        };
+      }
+    }
+    if (this.denies.size > 0) {
+      for (const b of buckets) if (b.penalty) b.pendingStrikes = this.denies.takeHits(b.key);
+    }
+    return undefined;
+  }
+
+  /** A policy change may change limits: local refusals no longer hold. */
+  forgetRefusals(): void {
+    this.denies.clear();
+  }
+
+  /** The verdict of a store decision; `cache`: teach the deny cache (decisions of the shared store). */
+  of(
+    ctx: LockContext,
+    policy: CompiledPolicy,
+    buckets: BucketSpec[],
+    meta: BucketMeta[],
+    d: Decision,
+    cache: boolean,
+  ): Verdict {
+    const name = policy.policyName;
+    d.buckets.forEach((o, i) => {
+      const outcome = o.allowed ? 'allowed' : buckets[i]!.shadow ? 'shadow_rejected' : 'rejected';
+      this.m.decision(name, meta[i]!.rule, outcome);
+    });
+    if (d.degraded) {
+      ctx.state.degraded = true;
+      this.m.degraded.inc({ policy: name });
+    }
+    if (cache) this.learn(buckets, d);
+    if (!d.allowed) {
+      const o = d.buckets[d.blocker]!;
+      return {
+        kind: 'limited',
+        quota: quotaOf(meta[d.blocker]!, { ...o, remaining: 0, resetMs: o.retryAfterMs }),
+        retryAfterMs: o.retryAfterMs,
+      };
+    }
+    if (!policy.headers) return { kind: 'allowed', degraded: d.degraded };
+    let tight = -1;
+    d.buckets.forEach((o, i) => {
+      if (buckets[i]!.shadow || meta[i]!.rule === FUSE_RULE) return;
+      const t = tight < 0 ? undefined : d.buckets[tight]!;
+      if (!t || o.remaining < t.remaining || (o.remaining === t.remaining && o.resetMs > t.resetMs))
+        tight = i;
+    });
+    return {
+      kind: 'allowed',
+      degraded: d.degraded,
+      quota: tight < 0 ? undefined : quotaOf(meta[tight]!, d.buckets[tight]!),
+    };
+  }
+
+  /** Remembers the refusing buckets, and (allowed) those at the limit edge until a next request could fit. */
+  private learn(buckets: BucketSpec[], d: Decision): void {
+    const now = this.clock.now();
+    d.buckets.forEach((o, i) => {
+      const b = buckets[i]!;
+      if (b.shadow) return;
+      if (!d.allowed) {
+        if (!o.allowed && o.retryAfterMs > 0)
+          this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit);
+      } else if (o.retryAfterMs > 0) this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit);
+      else if (this.denies.size > 0) this.denies.forget(b.key);
+    });
+  }
+}

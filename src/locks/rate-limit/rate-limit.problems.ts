@@ -1,0 +1,47 @@
+import { ProblemException } from '../../common/problem.exception.js';
+import type { Verdict } from './limiter/verdicts.js';
+import {
+  rateLimitField,
+  rateLimitPolicyField,
+  retryAfterSeconds,
+} from './limiter/rate-limit-headers.js';
+
+/** Why the rate-limit lock refused a request: the stable `error` code of the answer. */
+export type RateLimitErrorCode = 'rate_limited' | 'rate_limit_unavailable';
+
+/** A verdict that refuses. */
+export type Refusal = Exclude<Verdict, { kind: 'allowed' }>;
+
+/**
+ * The answer for a refused request, as problem+json: 429 `rate_limited` with
+ * Retry-After and the blocking rule's RateLimit fields, or 503
+ * `rate_limit_unavailable` when Redis cannot decide and the route fails closed.
+ */
+export function rateLimitProblem(v: Refusal): ProblemException {
+  switch (v.kind) {
+    case 'limited': {
+      const code: RateLimitErrorCode = 'rate_limited';
+      const retryAfter = retryAfterSeconds(v.retryAfterMs);
+      const quota = { ...v.quota, resetS: retryAfter };
+      return ProblemException.fast(429, code, 'Too many requests', {
+        detail: `Rate limit "${quota.name}" exceeded; retry in ${retryAfter} s.`,
+        headers: {
+          'Retry-After': String(retryAfter),
+          'RateLimit-Policy': rateLimitPolicyField(quota),
+          RateLimit: rateLimitField(quota),
+        },
+        retry_after: retryAfter,
+        policy: quota.name,
+        'violated-policies': [quota.name],
+      });
+    }
+    case 'unavailable': {
+      const code: RateLimitErrorCode = 'rate_limit_unavailable';
+      return ProblemException.fast(503, code, 'Rate limiting is unavailable', {
+        detail: 'The rate-limit store cannot be reached and this route fails closed.',
+        headers: { 'Retry-After': String(v.retryAfterS) },
+        retry_after: v.retryAfterS,
+      });
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import { RedisUnavailableError } from '../../../redis/redis.errors.js';
+import type { BucketOutcome, BucketSpec, Decision, DecideRequest } from './rate-limit.store.js';
+import { refundArgs } from './redis-script-args.js';
+import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
+
+/** Bucket indexes grouped by hash tag (the part in braces), in first-seen order. */
+export function groupBy(buckets: BucketSpec[]): number[][] {
+  const byTag = new Map<string, number[]>();
+  buckets.forEach((b, i) => {
+    const list = byTag.get(b.group);
+    if (list) list.push(i);
+    else byTag.set(b.group, [i]);
+  });
+  return [...byTag.values()];
+}
+
+/**
+ * One request whose buckets live in several Redis Cluster slots (`scope:
+ * subject`): decided per slot in parallel, each slot reserving its charge;
+ * when any slot refuses, the slots that charged are refunded
+ * (`ratelimit_refund`). Bound on error: the refund never over-admits; between
+ * reserve and refund (one round trip) other requests may see up to the
+ * reserved tokens missing, and if the refund itself fails those tokens come
+ * back only by refill (cost × interval).
+ */
+export class CrossSlotDecider {
+  constructor(
+    private readonly redis: ScriptRunner,
+    private readonly opts: Pick<RedisStoreOptions, 'deadlineMs' | 'onRefund'> & {
+      clockArgs: () => Argv;
+      /** Decides the buckets of one slot as a request of their own. */
+      decideSlot: (req: DecideRequest) => Promise<Decision>;
+    },
+  ) {}
+
+  async decide(req: DecideRequest, groups: number[][]): Promise<Decision> {
+    const work = this.decideSlots(req, groups);
+    if (!this.opts.deadlineMs) return work;
+    // Several calls must not add up past the command timeout: past it the request is decided by the
+    // failMode; a reservation that lands later comes back by refill (the bound documented above).
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new RedisUnavailableError(
+              'ratelimit_decide',
+              `multi-slot decision over ${this.opts.deadlineMs} ms`,
+            ),
+          ),
+        this.opts.deadlineMs,
+      );
+    });
+    try {
+      return await Promise.race([work, deadline]);
+    } finally {
+      clearTimeout(timer);
+      work.catch(() => undefined);
+    }
+  }
+
+  private async decideSlots(req: DecideRequest, groups: number[][]): Promise<Decision> {
+    // The slot holding the global soft bucket goes first, so the others know whether the request is degraded.
+    const soft =
+      req.degradeAt > 0 ? groups.findIndex((g) => g.some((i) => req.buckets[i]!.soft)) : -1;
+    const first = soft >= 0 ? await Promise.allSettled([this.call(req, groups[soft]!)]) : [];
+    const hint =
+      first[0]?.status === 'fulfilled' ? { ...req, degradedHint: first[0].value.degraded } : req;
+    const rest = await Promise.allSettled(
+      groups.map((idx, g) => (g === soft ? undefined : this.call(hint, idx))),
+    );
+    const settled = rest.map((r, g) =>
+      g === soft ? first[0]! : r,
+    ) as PromiseSettledResult<Decision>[];
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) {
+      // Give back what the slots that answered reserved, then report the failure (the policy's failMode decides).
+      const ok = settled.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+      await this.refund(req, groups, ok);
+      throw failed.reason;
+    }
+    const parts = settled.map((s) => (s as PromiseFulfilledResult<Decision>).value);
+    const buckets: BucketOutcome[] = new Array(req.buckets.length);
+    let allowed = true;
+    let degraded = false;
+    parts.forEach((d, g) => {
+      groups[g]!.forEach((bi, j) => (buckets[bi] = d.buckets[j]!));
+      allowed &&= d.allowed;
+      degraded ||= d.degraded;
+    });
+    let blocker = -1;
+    if (!allowed) {
+      await this.refund(req, groups, parts);
+      for (const o of buckets) o.charged = 0;
+      buckets.forEach((o, i) => {
+        if (
+          !o.allowed &&
+          !req.buckets[i]!.shadow &&
+          (blocker < 0 || o.retryAfterMs > buckets[blocker]!.retryAfterMs)
+        )
+          blocker = i;
+      });
+    }
+    return { allowed, blocker, degraded, nowMs: Math.max(...parts.map((p) => p.nowMs)), buckets };
+  }
+
+  /** The buckets `idx` of one slot, decided as a request of their own; the blocker mapped back. */
+  private async call(req: DecideRequest, idx: number[]): Promise<Decision> {
+    const d = await this.opts.decideSlot(
+      idx.length === req.buckets.length
+        ? req
+        : { ...req, buckets: idx.map((i) => req.buckets[i]!) },
+    );
+    if (d.blocker >= 0) d.blocker = idx[d.blocker]!;
+    return d;
+  }
+
+  private async refund(
+    req: DecideRequest,
+    groups: number[][],
+    parts: (Decision | undefined)[],
+  ): Promise<void> {
+    await Promise.all(
+      parts.map(async (d, g) => {
+        if (!d?.allowed) return;
+        const charged: { b: BucketSpec; charged: number }[] = [];
+        groups[g]!.forEach((bi, j) => {
+          const o = d.buckets[j]!;
+          if (o.charged > 0) charged.push({ b: req.buckets[bi]!, charged: o.charged });
+        });
+        if (charged.length === 0) return;
+        const { keys, args } = refundArgs(charged, this.opts.clockArgs());
+        this.opts.onRefund?.(keys.length);
+        // A failed refund is not retried: the tokens come back by refill (see the class comment).
+        await this.redis.script('ratelimit_refund', keys, args).catch(() => undefined);
+      }),
+    );
+  }
+}

@@ -1,0 +1,63 @@
+import type { BucketSpec, DecideRequest } from './rate-limit.store.js';
+import { ScriptArgs, pushFastBucket } from './redis-script-args.js';
+import type { Argv } from './redis-store.options.js';
+
+/** A bucket spec already in a batch call: its bucket, the degrade factor it was sent with, its 1-based index. */
+interface SpecRef {
+  b: BucketSpec;
+  factor: number;
+  index: number;
+}
+
+/**
+ * KEYS and ARGV of one `ratelimit_decide_batch` call (one hash slot): each distinct key once; equal buckets
+ * (specs) and equal requests (shapes) sent once, so a request usually costs one argument.
+ */
+export function batchArgs(list: readonly { req: DecideRequest }[], clock: Argv): ScriptArgs {
+  const keys: string[] = [];
+  const byKey = new Map<string, { ki: number; refs: SpecRef[] }>();
+  const specs: Argv = [];
+  let specCount = 0;
+  const shapeIndex = new Map<string, number>();
+  const shapes: Argv = [];
+  const order: number[] = [];
+  for (const { req } of list) {
+    const factor = req.degradeAt > 0 || req.degradedHint ? req.degradeFactor : 1;
+    const at = req.degradeAt > 0 ? req.degradeAt : 0;
+    let sig = `${at} ${req.degradedHint ? 1 : 0}`;
+    const idx: number[] = new Array<number>(req.buckets.length);
+    for (let i = 0; i < req.buckets.length; i++) {
+      const b = req.buckets[i]!;
+      let k = byKey.get(b.key);
+      if (!k) byKey.set(b.key, (k = { ki: keys.push(b.key), refs: [] }));
+      let ref = k.refs.find(
+        (r) =>
+          r.b.capacity === b.capacity &&
+          r.b.intervalUs === b.intervalUs &&
+          r.b.cost === b.cost &&
+          r.b.shadow === b.shadow &&
+          r.b.soft === b.soft &&
+          r.b.degradable === b.degradable &&
+          r.factor === factor,
+      );
+      if (!ref) {
+        k.refs.push((ref = { b, factor, index: ++specCount }));
+        // A spec's ARGV: key index, then the bucket's fast-path values (its degraded ones always, when degradable).
+        specs.push(k.ki);
+        pushFastBucket(specs, b, b.degradable, factor, specs);
+      }
+      idx[i] = ref.index;
+      sig += ` ${ref.index}`;
+    }
+    let shape = shapeIndex.get(sig);
+    if (shape === undefined) {
+      shapeIndex.set(sig, (shape = shapeIndex.size + 1));
+      shapes.push(idx.length, at, req.degradedHint ? '1' : '0', ...idx);
+    }
+    order.push(shape);
+  }
+  return {
+    keys,
+    args: [...clock, specCount, shapeIndex.size, list.length, ...specs, ...shapes, ...order],
+  };
+}

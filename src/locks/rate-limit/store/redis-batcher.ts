@@ -1,0 +1,104 @@
+import { RedisScriptError } from '../../../redis/redis.errors.js';
+import { BucketState, Write, decideBuckets } from '../buckets/bucket-math.js';
+import type { Decision, DecideRequest } from './rate-limit.store.js';
+import { batchArgs } from './redis-batch-args.js';
+import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
+
+interface Pending {
+  req: DecideRequest;
+  resolve: (d: Decision) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Fast-path decisions (GCRA, no penalty) that arrive in one event-loop turn
+ * go to Redis together: ONE `ratelimit_decide_batch` call per hash slot, each
+ * request decided in turn as if it had its own call. A lone decision keeps
+ * the one-request call (`single`) unless the mode is `always`.
+ */
+export class SameTurnBatcher {
+  private readonly mode: 'auto' | 'always';
+  private readonly maxBatch: number;
+  /** Decisions waiting for the end of this event-loop turn, per hash slot ('' on a standalone Redis). */
+  private pending = new Map<string, Pending[]>();
+  private flushScheduled = false;
+
+  constructor(
+    private readonly redis: ScriptRunner,
+    private readonly opts: Pick<RedisStoreOptions, 'cluster' | 'maxBatch'> & {
+      mode: 'auto' | 'always';
+      clockArgs: () => Argv;
+      single: (req: DecideRequest) => Promise<Decision>;
+    },
+  ) {
+    this.mode = opts.mode;
+    this.maxBatch = Math.max(1, opts.maxBatch ?? 128);
+  }
+
+  /** Queues a fast-path decision for the batch call at the end of this event-loop turn. */
+  enqueue(req: DecideRequest): Promise<Decision> {
+    return new Promise<Decision>((resolve, reject) => {
+      const slot = this.opts.cluster ? req.buckets[0]!.group : '';
+      const list = this.pending.get(slot);
+      if (list) list.push({ req, resolve, reject });
+      else this.pending.set(slot, [{ req, resolve, reject }]);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const slots = this.pending;
+    this.pending = new Map();
+    for (const list of slots.values()) {
+      for (let i = 0; i < list.length; i += this.maxBatch) {
+        const chunk = list.slice(i, i + this.maxBatch);
+        if (chunk.length === 1 && this.mode === 'auto')
+          this.opts.single(chunk[0]!.req).then(chunk[0]!.resolve, chunk[0]!.reject);
+        else this.call(chunk).catch((err: unknown) => chunk.forEach((p) => p.reject(err)));
+      }
+    }
+  }
+
+  /**
+   * One `ratelimit_decide_batch` call for several requests (one hash slot): each distinct key read and written
+   * once; each request decided in turn on what the requests before it left, then its figures taken from
+   * bucket-math.ts on the state it saw, as for a one-request call.
+   */
+  private async call(list: Pending[]): Promise<void> {
+    const { keys, args } = batchArgs(list, this.opts.clockArgs());
+    const out = await this.redis.script<(string | number | null)[]>(
+      'ratelimit_decide_batch',
+      keys,
+      args,
+    );
+    // Replay the batch with bucket-math.ts from the values read: each request's state is what the ones before
+    // it left, as in the script; each decision must match the script's.
+    const values = new Map<string, number | undefined>();
+    for (let i = 0; i < keys.length; i++)
+      values.set(keys[i]!, out[i] === null ? undefined : Number(out[i]));
+    const now = out[keys.length + list.length] as number;
+    for (let r = 0; r < list.length; r++) {
+      const p = list[r]!;
+      const writes: Write[] = [];
+      const state: BucketState[] = new Array<BucketState>(p.req.buckets.length);
+      for (let i = 0; i < state.length; i++)
+        state[i] = { value: values.get(p.req.buckets[i]!.key) };
+      const d = decideBuckets(p.req, state, now, writes);
+      const code = out[keys.length + r] as number;
+      if (d.allowed !== (code % 2 === 1) || d.degraded !== code >= 2) {
+        const err = new RedisScriptError(
+          'ratelimit_decide_batch',
+          `request ${r + 1} of ${list.length}: the script decided allowed=${code % 2} degraded=${code >= 2 ? 1 : 0}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded}`,
+        );
+        for (const rest of list.slice(r)) rest.reject(err);
+        return;
+      }
+      for (const w of writes) values.set(w.key, w.value as number);
+      p.resolve(d);
+    }
+  }
+}

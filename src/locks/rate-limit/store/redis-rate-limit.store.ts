@@ -1,0 +1,107 @@
+import { type Clock, systemClock } from '../../../common/clock.js';
+import { RedisScriptError } from '../../../redis/redis.errors.js';
+import { BucketState, decideBuckets } from '../buckets/bucket-math.js';
+import { CrossSlotDecider, groupBy } from './cross-slot.js';
+import type { Decision, DecideRequest, RateLimitStore } from './rate-limit.store.js';
+import { SameTurnBatcher } from './redis-batcher.js';
+import { clockArgs, fastArgs, generalArgs } from './redis-script-args.js';
+import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
+
+/**
+ * Rate-limit state in Redis: ONE `ratelimit_decide` call per request when
+ * every key shares a hash slot (the default `{<env>:<service>}` tag); the
+ * fast-path decisions (GCRA, no penalty) that arrive in one event-loop turn
+ * share ONE `ratelimit_decide_batch` call per slot (redis-batcher.ts). Under
+ * Redis Cluster, buckets of other slots (`scope: subject`) are decided per
+ * slot with reserve + refund (cross-slot.ts, which states the bound on error).
+ */
+export class RedisRateLimitStore implements RateLimitStore {
+  private readonly appClock: Clock;
+  private readonly batcher: SameTurnBatcher | undefined;
+  private readonly slots: CrossSlotDecider;
+
+  constructor(
+    private readonly redis: ScriptRunner,
+    private readonly opts: RedisStoreOptions,
+  ) {
+    this.appClock = opts.appClock ?? systemClock;
+    const clock = (): Argv => clockArgs(this.appClock, opts.clock);
+    const batch = opts.batch ?? 'auto';
+    if (batch !== 'off') {
+      this.batcher = new SameTurnBatcher(redis, {
+        cluster: opts.cluster,
+        maxBatch: opts.maxBatch,
+        mode: batch,
+        clockArgs: clock,
+        single: (req) => this.single(req, true),
+      });
+    }
+    this.slots = new CrossSlotDecider(redis, {
+      deadlineMs: opts.deadlineMs,
+      onRefund: opts.onRefund,
+      clockArgs: clock,
+      decideSlot: (req) => this.decideSlot(req),
+    });
+  }
+
+  decide(req: DecideRequest): Promise<Decision> {
+    if (!this.opts.cluster) return this.decideSlot(req);
+    const groups = groupBy(req.buckets);
+    return groups.length === 1 ? this.decideSlot(req) : this.slots.decide(req, groups);
+  }
+
+  /** Buckets of one hash slot: batched when they all take the fast path, else their own call. */
+  private decideSlot(sub: DecideRequest): Promise<Decision> {
+    const fast =
+      this.opts.fastPath !== false &&
+      sub.buckets.length > 0 &&
+      sub.buckets.every((b) => b.kind === 'g' && !(b.penaltyKey && b.penalty));
+    return fast && this.batcher ? this.batcher.enqueue(sub) : this.single(sub, fast);
+  }
+
+  /**
+   * One `ratelimit_decide` call for one request's buckets (one hash slot). The script decides and writes, and
+   * returns the state it read; the figures come from bucket-math.ts on that state (the same arithmetic),
+   * checked against the script's own allowed / degraded.
+   */
+  private async single(sub: DecideRequest, fast: boolean): Promise<Decision> {
+    const { buckets } = sub;
+    const clock = clockArgs(this.appClock, this.opts.clock);
+    const { keys, args, penalties } = fast ? fastArgs(sub, clock) : generalArgs(sub, clock);
+    const out = await this.redis.script<(string | number | null)[]>('ratelimit_decide', keys, args);
+    // Reply: GCRA values (bucket order), penalty strike TATs, then token-bucket / fixed-window pairs.
+    const state: BucketState[] = new Array<BucketState>(buckets.length);
+    let o = 0;
+    for (let i = 0; i < buckets.length; i++) {
+      if (buckets[i]!.kind !== 'g') continue;
+      const v = out[o++];
+      state[i] = { value: v === null ? undefined : Number(v) };
+    }
+    for (let i = 0; i < buckets.length && penalties > 0; i++) {
+      const b = buckets[i]!;
+      if (!b.penaltyKey || !b.penalty) continue;
+      const p = out[o++];
+      (state[i] ??= {}).penaltyTat = p === null ? undefined : Number(p);
+    }
+    for (let i = 0; i < buckets.length; i++) {
+      const b = buckets[i]!;
+      if (b.kind === 'g') continue;
+      const v = out[o++];
+      const w = out[o++];
+      (state[i] ??= {}).value =
+        v === null
+          ? undefined
+          : b.kind === 't'
+            ? { t: Number(v), ts: Number(w) }
+            : { count: Number(v), expiresAtUs: Number(w) };
+    }
+    const d = decideBuckets(sub, state, out[o] as number);
+    if (d.allowed !== (out[o + 1] === 1) || d.degraded !== (out[o + 2] === 1)) {
+      throw new RedisScriptError(
+        'ratelimit_decide',
+        `the script decided allowed=${out[o + 1]} degraded=${out[o + 2]}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded}`,
+      );
+    }
+    return d;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * KEYS and ARGV of the rate-limit scripts (lua/ratelimit_decide.lua,
+ * ratelimit_decide_batch.lua, ratelimit_refund.lua), packed in the order
+ * each script's header states. Numbers are the doubles bucket-math.ts uses.
+ */
+import type { Clock } from '../../../common/clock.js';
+import { BucketSpec, DecideRequest, bucketTtlMs } from './rate-limit.store.js';
+import type { Argv } from './redis-store.options.js';
+
+const FLAG_SHADOW = 1;
+const FLAG_SOFT = 2;
+const FLAG_DEGRADABLE = 4;
+const FLAG_PENALTY = 8;
+
+export interface ScriptArgs {
+  keys: string[];
+  args: Argv;
+}
+
+/** The first two ARGV of every script: app time in µs, and `r` (Redis TIME) or `a` (app time). */
+export function clockArgs(clock: Clock, mode: 'redis' | 'app'): Argv {
+  return [Math.round(clock.now() * 1000), mode === 'redis' ? 'r' : 'a'];
+}
+
+/**
+ * ARGV of the fast path (GCRA buckets without penalty): tolerance and increment at multiplier 1 and, when the
+ * policy degrades, at the degrade factor — the doubles bucket-math.ts computes (capacity × m) × (interval ÷ m).
+ */
+export function fastArgs(req: DecideRequest, clock: Argv): ScriptArgs & { penalties: number } {
+  const degrade = req.degradeAt > 0 || req.degradedHint;
+  const keys: string[] = [];
+  const args = degrade
+    ? [...clock, 'd', req.degradeAt > 0 ? req.degradeAt : 0, req.degradedHint ? '1' : '0']
+    : [...clock, 'g'];
+  const degraded: number[] = [];
+  for (const b of req.buckets) {
+    keys.push(b.key);
+    pushFastBucket(args, b, degrade, req.degradeFactor, degraded);
+  }
+  for (const v of degraded) args.push(v);
+  return { keys, args, penalties: 0 };
+}
+
+/**
+ * A fast-path bucket's ARGV: tolerance and increment µs at multiplier 1, flags, TTL ms to `args`; when the
+ * request degrades and the bucket is degradable, tolerance and increment at the degrade factor to `degraded`.
+ */
+export function pushFastBucket(
+  args: Argv,
+  b: BucketSpec,
+  degrade: boolean,
+  factor: number,
+  degraded: Argv,
+): void {
+  const flags =
+    (b.shadow ? FLAG_SHADOW : 0) | (b.soft ? FLAG_SOFT : 0) | (b.degradable ? FLAG_DEGRADABLE : 0);
+  args.push(b.capacity * b.intervalUs, b.cost * b.intervalUs, flags, bucketTtlMs(b));
+  if (degrade && b.degradable) {
+    const m = 1 * factor;
+    const T = b.intervalUs / m;
+    degraded.push(b.capacity * m * T, b.cost * T);
+  }
+}
+
+/** ARGV of the general path: every bucket's parameters, then the penalties. */
+export function generalArgs(req: DecideRequest, clock: Argv): ScriptArgs & { penalties: number } {
+  const keys: string[] = [];
+  const args = [
+    ...clock,
+    'x',
+    req.degradeAt > 0 ? req.degradeAt : 0,
+    req.degradeFactor,
+    req.degradedHint ? '1' : '0',
+    req.buckets.length,
+  ];
+  const penalized = req.buckets.filter((b) => b.penaltyKey && b.penalty);
+  for (const b of req.buckets) {
+    keys.push(b.key);
+    const flags =
+      (b.shadow ? FLAG_SHADOW : 0) |
+      (b.soft ? FLAG_SOFT : 0) |
+      (b.degradable ? FLAG_DEGRADABLE : 0) |
+      (b.penaltyKey && b.penalty ? FLAG_PENALTY : 0);
+    args.push(b.kind, b.capacity, b.intervalUs, b.cost, flags, bucketTtlMs(b));
+  }
+  for (const b of penalized) {
+    keys.push(b.penaltyKey!);
+    args.push(
+      b.penalty!.threshold,
+      b.penalty!.factor,
+      b.penalty!.decayUs,
+      b.penalty!.floor,
+      b.penalty!.maxStrikes,
+      b.pendingStrikes ?? 0,
+    );
+  }
+  return { keys, args, penalties: penalized.length };
+}
+
+/** KEYS and ARGV of a `ratelimit_refund` call: each charged bucket's kind, charge and capacity. */
+export function refundArgs(
+  charged: readonly { b: BucketSpec; charged: number }[],
+  clock: Argv,
+): ScriptArgs {
+  const keys: string[] = [];
+  const args = clock;
+  for (const { b, charged: c } of charged) {
+    keys.push(b.key);
+    args.push(b.kind, c, b.capacity);
+  }
+  return { keys, args };
+}
