@@ -90,6 +90,26 @@ describe.each(ADAPTERS)('admin input (%s)', (adapter) => {
     },
   );
 
+  it('should refuse an app of a tier no rate-limit policy knows, naming the known ones', async () => {
+    const res = await call('POST', '/admin/apps', '{"id":"tier-x","tier":"platinum"}');
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'validation_failed' });
+    expect(String(res.body.detail)).toMatch(/tier must be one of free, pro/);
+    expect((await call('POST', '/admin/apps', '{"id":"tier-ok","tier":"pro"}')).status).toBe(201);
+  });
+
+  it('should refuse a rule whose rate would switch the limit off', async () => {
+    const before = await version();
+    const res = await call(
+      'PATCH',
+      '/admin/policies/search/locks/rateLimit/options',
+      '{"options":{"rules":[{"name":"x","dimension":"ip","capacity":5,"rate":"99999999999999999999999/s"}]}}',
+    );
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toMatch(/rate: must lie between/);
+    expect(await version()).toBe(before);
+  });
+
   it('should answer an audit cursor at the very start with an empty page', async () => {
     const res = await call('GET', '/admin/audit?before=0-0');
     expect(res.status).toBe(200);

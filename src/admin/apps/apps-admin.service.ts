@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { LockChain } from '../../chain/lock-chain.service.js';
 import { ProblemException } from '../../common/problem.exception.js';
+import { knownTiers } from '../../locks/rate-limit/rate-limit.admin.js';
 import {
   MAX_ACTIVE_SECRETS,
   parseAppDefinition,
@@ -38,6 +40,7 @@ export class AppsAdmin {
     private readonly sync: AppsSync,
     private readonly audit: AuditRecorder,
     private readonly metrics: AdminMetrics,
+    private readonly chain: LockChain,
   ) {}
 
   list(): ClientAppView[] {
@@ -48,6 +51,14 @@ export class AppsAdmin {
     actor: string,
     input: { id: string; tier: string; skewSeconds?: number; debug?: boolean },
   ): Promise<{ app: ClientAppView; secret: OneTimeSecret }> {
+    const tiers = knownTiers(this.chain.current().policies);
+    if (!tiers.includes(input.tier)) {
+      const problem = `tier must be one of ${tiers.join(', ')} (the tiers the rate-limit policies know)`;
+      throw new ProblemException(400, 'validation_failed', 'Request failed validation', {
+        detail: problem,
+        problems: [problem],
+      });
+    }
     const secret = newSecret('k1');
     const app = await this.change(actor, 'app.create', input.id, (current) => {
       if (current)

@@ -10,6 +10,7 @@ type Tally = Record<Outcome, number>;
 export class RateLimitMetrics {
   readonly decisions: Counter<'policy' | 'rule' | 'outcome'>;
   readonly skipped: Counter<'policy' | 'rule' | 'dimension'>;
+  readonly malformedForwards: Counter;
   readonly storeErrors: Counter<'policy' | 'kind'>;
   readonly fallbacks: Counter<'policy' | 'mode'>;
   readonly denyCacheHits: Counter<'policy'>;
@@ -66,6 +67,11 @@ export class RateLimitMetrics {
         if (this.skewMs !== undefined) this.clockSkew.set(this.skewMs);
       },
     });
+    this.malformedForwards = m.counter(
+      'rampart_ratelimit_forwarded_address_rejected_total',
+      'X-Forwarded-For headers from a trusted proxy with a hop that is not an address (the peer was used)',
+      [],
+    );
     this.skipped = m.counter(
       'rampart_ratelimit_skipped_total',
       'Rules skipped because the request has no subject for their dimension (or exempt: critical routes and global rules)',

@@ -38,9 +38,11 @@ import { SubjectResolver } from './subjects/subject-resolver.js';
     },
     {
       provide: SubjectResolver,
-      useFactory: (config: RampartConfig, s: RateLimitSettings) =>
-        new SubjectResolver(new CidrSet(config.trustedProxies), s.userHeader),
-      inject: [RAMPART_CONFIG, RATE_LIMIT_SETTINGS],
+      useFactory: (config: RampartConfig, s: RateLimitSettings, m: RateLimitMetrics) =>
+        new SubjectResolver(new CidrSet(config.trustedProxies), s.userHeader, s.ipv6Prefix, () =>
+          m.malformedForwards.inc(),
+        ),
+      inject: [RAMPART_CONFIG, RATE_LIMIT_SETTINGS, RateLimitMetrics],
     },
     RateLimitPeers,
     KeyHashers,

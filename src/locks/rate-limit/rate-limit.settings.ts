@@ -20,6 +20,7 @@ export function rateLimitSettings(config: RampartConfig): RateLimitSettings {
 
 const SETTINGS_KEYS = new Set([
   'userHeader',
+  'ipv6Prefix',
   'clock',
   'fuse',
   'denyCacheSize',
@@ -35,6 +36,7 @@ export function validateSettings(raw: unknown): {
 } {
   const settings: RateLimitSettings = {
     clock: 'redis',
+    ipv6Prefix: 64,
     denyCacheSize: 100_000,
     heartbeatMs: 2_000,
     closedRetryAfterS: 1,
@@ -51,6 +53,13 @@ export function validateSettings(raw: unknown): {
     if (typeof raw.userHeader !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(raw.userHeader))
       p.push(`${at('userHeader')}: must be a header name`);
     else settings.userHeader = raw.userHeader.toLowerCase();
+  }
+  if (raw.ipv6Prefix !== undefined) {
+    if (!posInt(raw.ipv6Prefix) || (raw.ipv6Prefix as number) > 128)
+      p.push(
+        `${at('ipv6Prefix')}: must be an integer from 1 to 128 (bits of an IPv6 address per ip subject)`,
+      );
+    else settings.ipv6Prefix = raw.ipv6Prefix as number;
   }
   if (raw.clock !== undefined) {
     if (raw.clock !== 'redis' && raw.clock !== 'app')

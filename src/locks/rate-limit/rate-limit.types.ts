@@ -95,6 +95,8 @@ export interface RateLimitSlice {
 export interface RateLimitSettings {
   /** Header carrying the end-user id for the `user` dimension; trusted only when set. Lower case. */
   userHeader?: string;
+  /** Bits of an IPv6 client address that make its `ip` subject (default 64: one network); IPv4 is per address. */
+  ipv6Prefix: number;
   /** `redis`: clock from Redis TIME (falls back to app time where TIME is forbidden); `app`: always the app clock. */
   clock: 'redis' | 'app';
   /** Emergency fuse: at most `limit` requests per `windowMs` over every non-critical policy. */

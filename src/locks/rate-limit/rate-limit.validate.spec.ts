@@ -91,6 +91,21 @@ describe(validateSlice.name, () => {
     }
   });
 
+  it('should bound rates and capacities, so no rule can switch its limit off by size', () => {
+    const rule = (capacity: unknown, rate: unknown) => ({
+      mode: 'enforce' as const,
+      rules: [{ name: 'r', dimension: 'ip', capacity, rate }],
+    });
+    expect(validateSlice(rule(10, '99999999999999999999999/s'), 'p', COSTS)).toEqual([
+      'p.rules[0].rate: must lie between 1/30d and 1000000/s',
+    ]);
+    expect(validateSlice(rule(10, '1/100d'), 'p', COSTS)).toHaveLength(1);
+    expect(validateSlice(rule(1e12, '1/s'), 'p', COSTS)).toEqual([
+      'p.rules[0].capacity: must be an integer from 1 to 1000000000 (burst, in tokens)',
+    ]);
+    expect(validateSlice(rule(1_000_000_000, '1000000/s'), 'p', COSTS)).toEqual([]);
+  });
+
   it('should need rules only when the lock is on', () => {
     expect(validateSlice({ mode: 'off' }, 'p', COSTS)).toEqual([]);
     expect(validateSlice({ mode: 'enforce', rules: [] }, 'p', COSTS)).toEqual([

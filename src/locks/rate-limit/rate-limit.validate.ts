@@ -37,6 +37,13 @@ function oneOf(v: unknown, allowed: readonly string[]): boolean {
   return typeof v === 'string' && allowed.includes(v);
 }
 
+/** Largest burst of a rule, in tokens: beyond it a limit limits nothing. */
+export const MAX_CAPACITY = 1_000_000_000;
+/** Fastest refill, in tokens per second (a larger rate switches the limit off in effect). */
+export const MAX_RATE = 1_000_000;
+/** Slowest refill, in tokens per second (one token in 30 days): keys must expire. */
+export const MIN_RATE = 1 / (30 * 86_400);
+
 /** Every problem with one rule (empty = valid). */
 function validateRule(rule: unknown, path: string): string[] {
   if (!isRecord(rule)) return [`${path}: must be an object {name, dimension, capacity, rate, …}`];
@@ -50,9 +57,15 @@ function validateRule(rule: unknown, path: string): string[] {
     p.push(`${path}.dimension: must be one of ${DIMENSIONS.join(', ')}`);
   if (rule.algorithm !== undefined && !oneOf(rule.algorithm, ALGORITHMS))
     p.push(`${path}.algorithm: must be one of ${ALGORITHMS.join(', ')}`);
-  if (!posInt(rule.capacity)) p.push(`${path}.capacity: must be an integer ≥ 1 (burst, in tokens)`);
-  if (parseRate(rule.rate) === undefined)
+  if (!posInt(rule.capacity) || (rule.capacity as number) > MAX_CAPACITY)
+    p.push(`${path}.capacity: must be an integer from 1 to ${MAX_CAPACITY} (burst, in tokens)`);
+  const rate = parseRate(rule.rate);
+  if (rate === undefined)
     p.push(`${path}.rate: must be tokens per second > 0 or "<n>/<s|min|h|d>" such as "6/min"`);
+  else if (rate > MAX_RATE || rate < MIN_RATE)
+    p.push(
+      `${path}.rate: must lie between 1/${Math.round(1 / MIN_RATE / 86_400)}d and ${MAX_RATE}/s`,
+    );
   if (rule.mode !== undefined && !oneOf(rule.mode, ['enforce', 'shadow']))
     p.push(`${path}.mode: must be enforce or shadow`);
   if (rule.cost !== undefined && !posInt(rule.cost)) p.push(`${path}.cost: must be an integer ≥ 1`);

@@ -38,4 +38,18 @@ describe(SubjectResolver.name, () => {
     expect(resolver.resolve('route', c, undefined)).toEqual({ value: 'GET/x', personal: false });
     expect(resolver.resolve('global', c, undefined)).toEqual({ value: '-', personal: false });
   });
+
+  it('should key an IPv6 client by its /64 (configurable) and IPv4 by its address', () => {
+    const v6 = (addr: string, prefix?: number) =>
+      new SubjectResolver(new CidrSet([]), undefined, prefix).resolve(
+        'ip',
+        { ...ctx({}), req: { ...ctx({}).req, socket: { remoteAddress: addr } as never } },
+        undefined,
+      )?.value;
+    expect(v6('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
+    expect(v6('2001:DB8:1:2::7')).toBe('2001:db8:1:2::/64');
+    expect(v6('2001:db8:1:2:3:4:5:6', 48)).toBe('2001:db8:1::/48');
+    expect(v6('2001:db8:1:2:3:4:5:6', 128)).toBe('2001:db8:1:2:3:4:5:6');
+    expect(v6('::ffff:198.51.100.4')).toBe('198.51.100.4');
+  });
 });

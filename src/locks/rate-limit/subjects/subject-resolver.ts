@@ -1,4 +1,4 @@
-import { CidrSet } from '../../../http/cidr.js';
+import { CidrSet, addressGroup } from '../../../http/cidr.js';
 import { clientAddress, header } from '../../../http/http-context.js';
 import type {
   Subject,
@@ -20,9 +20,16 @@ const MAX_USER = 256;
  * Undefined = missing (the rule is skipped).
  */
 export class SubjectResolver {
+  /**
+   * `ipv6Prefix`: IPv6 clients are limited per network of this many bits
+   * (default /64), so one host cannot take a fresh quota per address;
+   * `onMalformedForward`: a forwarded hop that is not an address (counted).
+   */
   constructor(
     private readonly trusted: CidrSet,
     private readonly userHeader: string | undefined,
+    private readonly ipv6Prefix = 64,
+    private readonly onMalformedForward?: () => void,
   ) {}
 
   /** `extract`: the product's extractor of `dimension`, looked up once when the policy was compiled. */
@@ -48,8 +55,10 @@ export class SubjectResolver {
         return id ? { value: id.slice(0, MAX_USER), personal: true } : undefined;
       }
       case 'ip': {
-        s.clientIp ??= clientAddress(ctx.req, this.trusted);
-        return s.clientIp ? { value: s.clientIp, personal: true } : undefined;
+        s.clientIp ??= clientAddress(ctx.req, this.trusted, this.onMalformedForward);
+        return s.clientIp
+          ? { value: addressGroup(s.clientIp, this.ipv6Prefix), personal: true }
+          : undefined;
       }
       case 'route': {
         const r = s.route ?? ctx.route;
