@@ -1,74 +1,70 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
-import type { AnyRequest } from '../../../http/http-context.js';
-import { SearchQueryDto } from '../../../search/search-query.dto.js';
-import { tokenize } from '../../../search/search-tokenizer.js';
-import type { ShieldRoute } from '../cache-shield.types.js';
-import { IDS_FILTER, TERMS_FILTER } from '../filters/filter-sources.js';
-import { codePointsOver, normalizeQuery } from './query-normalizer.js';
+import type { AnyRequest } from '../../http/http-context.js';
+
+/**
+ * The cache shield's KEY SOURCE extension point: everything the shield must
+ * know about one kind of route to shield it. The shield knows no product; a
+ * product registers key sources by name (`CacheShieldModule.forFeature`),
+ * and the slice option `key` names one. See docs/cache-shield.md.
+ */
+
+/** Response header naming why the shield answered: `bloom-absent;v=7`, `null-cache`, `cache-hit`, `cache-hit;stale`, `coalesced`, `too-long`. */
+export const SHIELD_HEADER = 'Rampart-Shield';
 
 /** What the shield looks up for one request. */
 export interface ShieldRequest {
-  kind: 'query' | 'id';
+  /** Name of the Bloom filter the keys are looked up in (a registered filter source). */
   filter: string;
-  /** Bloom keys: the query's distinct terms (the search tokenizer's, exactly as indexed) or the id. */
+  /** Bloom keys, exactly as the filter source gives them (e.g. the tokenizer's distinct terms, or an id). */
   keys: string[];
-  /** Request key for the caches and single flight: normalised query with paging, or the id. */
+  /** Request key of the caches and single flight: two requests with one key get one answer. */
   cacheKey: string;
-  /** Allowlist key: normalised query or id. */
+  /** Allowlist key: compared with the slice's allowlist entries, normalised by {@link KeySource.allowKey}. */
   allowKey: string;
-  /** The raw query parameters (query routes), for validation before the shield answers itself. */
-  query?: Record<string, unknown>;
+  /** Whatever the key source needs again to check and render an answer (e.g. the raw query parameters). */
+  input?: unknown;
 }
 
-export type ReadOutcome = { request: ShieldRequest } | { tooLong: number } | { skip: true };
+/** What a key source read: a request to shield, a key over the slice's `maxQueryLength`, or none (`skip`: the shield calls on). */
+export type KeyRead = { request: ShieldRequest } | { tooLong: number } | { skip: true };
+
+/** The one `skip` outcome (no allocation per request). */
+export const SKIP: KeyRead = Object.freeze({ skip: true as const });
 
 /**
- * Reads a request as the shield sees it. This runs before Nest's
- * ValidationPipe, so every value is taken defensively: anything unexpected
- * (a repeated or missing `q`, an array `limit`…) is `skip` — the shield
- * stays out of the way and the route's own validation answers.
+ * One kind of shielded route. `V` is the request as the route sees it after
+ * its own validation (e.g. the query DTO). Every method runs on the request
+ * path: no I/O, no await.
  */
-export function readRequest(req: AnyRequest, route: ShieldRoute): ReadOutcome {
-  if (route.key === 'id') {
-    const id = (req as { params?: Record<string, unknown> }).params?.id;
-    return typeof id === 'string' && id !== ''
-      ? { request: { kind: 'id', filter: IDS_FILTER, keys: [id], cacheKey: id, allowKey: id } }
-      : { skip: true };
-  }
-  const query = (req as { query?: unknown }).query;
-  if (typeof query !== 'object' || query === null) return { skip: true };
-  const { q, limit, offset } = query as Record<string, unknown>;
-  if (typeof q !== 'string' || !optionalString(limit) || !optionalString(offset))
-    return { skip: true };
-  const norm = normalizeQuery(q);
-  if (codePointsOver(norm, route.maxQueryLength)) return { tooLong: route.maxQueryLength };
-  if (norm === '') return { skip: true };
-  const keys = [...new Set(tokenize(q))];
-  return {
-    request: {
-      kind: 'query',
-      filter: TERMS_FILTER,
-      keys,
-      cacheKey: `${norm}\u0000${limit ?? ''}\u0000${offset ?? ''}`,
-      allowKey: norm,
-      query: query as Record<string, unknown>,
-    },
-  };
-}
-
-function optionalString(v: unknown): boolean {
-  return v === undefined || typeof v === 'string';
-}
-
-/**
- * The search query exactly as the route will see it, or undefined when the
- * route would refuse it (same DTO, same options as the global ValidationPipe):
- * the shield never answers a request the route would answer with a 400.
- */
-export function validSearchQuery(query: Record<string, unknown>): SearchQueryDto | undefined {
-  const dto = plainToInstance(SearchQueryDto, { ...query });
-  return validateSync(dto, { whitelist: true, forbidUnknownValues: true }).length === 0
-    ? dto
-    : undefined;
+export interface KeySource<V = unknown> {
+  /** How a problem names the key, e.g. `q` in "q is longer than 512 characters". Default `key`. */
+  readonly label?: string;
+  /**
+   * Reads the key(s) of a request. Runs before the route's validation, so
+   * every value is taken defensively: anything unexpected (a repeated or
+   * missing parameter, an odd type) is {@link SKIP} and the route's own
+   * validation answers. A key longer than `maxLength` code points (the
+   * slice's `maxQueryLength`, where it applies) is `{ tooLong: maxLength }`:
+   * the shield answers 400 `query_too_long`.
+   */
+  read(req: AnyRequest, maxLength: number): KeyRead;
+  /** An allowlist entry in the form of {@link ShieldRequest.allowKey} (default: as written). */
+  allowKey?(key: string): string;
+  /**
+   * The request as the route will see it, or undefined when the route would
+   * refuse it (a 400): the shield then calls on and lets the route answer.
+   * The shield never answers a request the route would refuse.
+   */
+  accept(request: ShieldRequest): V | undefined;
+  /**
+   * The route's answer when nothing exists for the request (Bloom "absent",
+   * null cache): a body, or the route's own ProblemException thrown, marked
+   * `.asAnswer()` and carrying `{ [SHIELD_HEADER]: header }` in its headers.
+   */
+  absent(request: V, header: string): unknown;
+  /** A cached body as the route would answer this request (e.g. with this request's own query text). */
+  found(request: V, body: unknown): unknown;
+  /** True for a backend answer without content (kept in the null cache), e.g. a page with no hits. */
+  isEmpty(body: unknown): boolean;
+  /** True for a backend error that means "nothing there" (kept in the null cache), e.g. the route's 404. */
+  isEmptyError(err: unknown): boolean;
 }

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { RedisService } from '../../../redis/redis.service.js';
-import type { BloomBuildInfo } from '../bloom/bloom-build.js';
-import { HEADER_BYTES } from '../bloom/bloom-filter.js';
+import type { BloomBuildInfo } from '../bloom/filter/bloom-build.js';
+import { HEADER_BYTES } from '../bloom/filter/bloom-filter.js';
 import { BloomKeys } from './bloom-keys.js';
 import type {
   ActivateResult,

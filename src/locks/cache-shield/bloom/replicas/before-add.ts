@@ -1,18 +1,20 @@
-import { isUnavailable } from '../../../redis/redis.errors.js';
-import type { BeforeAddListener } from '../../../search/search-backend.interface.js';
-import type { BloomFilters } from './bloom-filters.service.js';
+import { isUnavailable } from '../../../../redis/redis.errors.js';
+import type { BeforeAddHook, FilterGroup } from '../../cache-shield.filter-source.js';
+import type { FilterSet } from './filter-set.js';
 
 /**
- * The backend's before-add listener: the keys of a batch go into this
- * instance's filters, then into the store (bits of the active and previous
- * builds, the add log) and out to every instance — all before the backend
- * writes the batch. If the store cannot take them (Redis down) the add is
- * refused, so no instance ever reports a searchable item absent.
+ * The shield's before-add hook for one product's filters: the keys of a
+ * write go into this instance's filters, then into the store (bits of the
+ * active and previous builds, the add log) and out to every instance — all
+ * before the product writes. Every filter of the product gets one add per
+ * write (its revision counts one per write), empty when the write has no
+ * keys for it. If the store cannot take them (Redis down) the hook rejects
+ * and the write is refused, so no instance ever reports a findable key absent.
  */
-export function announcer(filters: BloomFilters): BeforeAddListener {
-  return async (batch) => {
-    const jobs = [...filters.sources.values()].map((src) => {
-      const keys = src.batchKeys(batch);
+export function beforeAddHook(filters: FilterSet, group: FilterGroup): BeforeAddHook {
+  return async (keysByFilter) => {
+    const jobs = group.filters.map((src) => {
+      const keys = [...(keysByFilter[src.name] ?? [])];
       filters.replica(src.name).addLocal(keys);
       return announce(filters, src.name, keys);
     });
@@ -20,14 +22,14 @@ export function announcer(filters: BloomFilters): BeforeAddListener {
   };
 }
 
-async function announce(filters: BloomFilters, name: string, keys: string[]): Promise<void> {
+async function announce(filters: FilterSet, name: string, keys: string[]): Promise<void> {
   const { store, settings } = filters;
   const replica = filters.replica(name);
   for (let attempt = 0; attempt < 3; attempt++) {
     let res;
     try {
       res = await store.add(
-        { filter: name, keys, targets: replica.targets(keys), at: Date.now() },
+        { filter: name, keys, targets: replica.targets(keys), at: filters.clock.now() },
         settings.bloomTtlDays * 86_400_000,
       );
     } catch (err) {
