@@ -9,16 +9,25 @@ import {
 import { RAMPART_CONFIG } from '../config/config.constants.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { HealthRegistry } from '../health/health-registry.service.js';
+import { CacheShieldModule } from '../locks/cache-shield/cache-shield.module.js';
 import { openSearchBackend } from './search-backend.factory.js';
 import { SEARCH_BACKEND, SearchBackend } from './search-backend.interface.js';
+import { searchShieldFeature } from './search-shield.js';
 import { SearchController } from './search.controller.js';
 
 /**
- * The protected search API and its backend. Global, so that the cache
- * shield can read the backend's vocabulary and ids through SEARCH_BACKEND.
+ * The protected search API and its backend (global: SEARCH_BACKEND is
+ * reachable app-wide, e.g. by the shield feature below and by tests). It
+ * plugs into the cache shield with its key sources and filters.
  */
 @Global()
 @Module({
+  imports: [
+    CacheShieldModule.forFeatureAsync({
+      inject: [SEARCH_BACKEND],
+      useFactory: searchShieldFeature,
+    }),
+  ],
   controllers: [SearchController],
   providers: [
     {

@@ -30,19 +30,6 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   admin: [...GROUND, 'config', 'redis', 'health', 'chain', 'locks', ...PRODUCTS],
 };
 
-/** Violations still being removed (issue 11); must end empty. */
-const KNOWN: readonly string[] = [
-  'src/locks/cache-shield/filters/bloom-announcer.ts → src/search/search-backend.interface.ts',
-  'src/locks/cache-shield/filters/bloom-filters.service.ts → src/search/search-backend.interface.ts',
-  'src/locks/cache-shield/filters/filter-sources.ts → src/search/search-backend.interface.ts',
-  'src/locks/cache-shield/request/shield-answers.ts → src/search/search-query.dto.ts',
-  'src/locks/cache-shield/request/shield-request.ts → src/search/search-query.dto.ts',
-  'src/locks/cache-shield/request/shield-request.ts → src/search/search-tokenizer.ts',
-];
-const KNOWN_CYCLES: readonly string[] = [
-  'src/locks/cache-shield/filters/bloom-filters.service.ts ↔ src/locks/cache-shield/filters/bloom-rebuilds.ts',
-];
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = join(dir, e.name);
@@ -127,15 +114,11 @@ describe('imports', () => {
         if (!allowed(a, b)) up.push(`${file} → ${dep}`);
       }
     }
-    expect(up.filter((v) => !KNOWN.includes(v))).toEqual([]);
+    expect(up).toEqual([]);
   });
 
   it('should form no cycle between files (type-only imports included)', () => {
-    expect(
-      cycles(graph)
-        .map((c) => c.join(' ↔ '))
-        .filter((c) => !KNOWN_CYCLES.includes(c)),
-    ).toEqual([]);
+    expect(cycles(graph).map((c) => c.join(' ↔ '))).toEqual([]);
   });
 
   it('should resolve every relative import to a source file', () => {

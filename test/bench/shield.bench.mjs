@@ -33,7 +33,7 @@ async function bloomRun(impl) {
   let f, bytes, m, k;
   if (impl === 'ours') {
     const { BloomFilter } = await import(
-      `${ROOT}dist/src/locks/cache-shield/bloom/bloom-filter.js`
+      `${ROOT}dist/src/locks/cache-shield/bloom/filter/bloom-filter.js`
     );
     f = BloomFilter.sized(N, P);
     for (const key of keys) f.add(key);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RampartConfig } from '../../src/config/config.types.js';
-import { BloomService } from '../../src/locks/cache-shield/filters/bloom.service.js';
+import { BloomService } from '../../src/locks/cache-shield/bloom/bloom.service.js';
 import { SEARCH_BACKEND, type SearchBackend } from '../../src/search/search-backend.interface.js';
 import { fixtureCorpus } from '../fixtures/search/fixture-corpus.js';
 import { ADMIN_TOKEN, AdminClient, eventually } from '../support/admin-client.js';

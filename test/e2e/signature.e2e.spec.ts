@@ -14,6 +14,9 @@ import {
   withSignaturePolicies,
 } from '../support/signature-routes.js';
 
+/** Names a body may not use as keys (refused before any lock, issue 12). */
+const INHERITED = ['prototype', ...Object.getOwnPropertyNames(Object.prototype)];
+
 type Problem = Record<string, unknown> & { error?: string; status?: number };
 
 describe.each(ADAPTERS)('signature lock over HTTP (%s, memory nonce store)', (adapter) => {
@@ -333,7 +336,8 @@ describe.each(ADAPTERS)('signature lock over HTTP (%s, memory nonce store)', (ad
       fc.tuple(
         segment,
         fc.webQueryParameters(),
-        fc.json({ maxDepth: 4 }).filter((j) => !/__proto__|constructor|prototype/.test(j)),
+        // keys a body may not use (prototype names) are refused before any lock: not generated here
+        fc.json({ maxDepth: 4 }).filter((j) => !INHERITED.some((k) => j.includes(`"${k}"`))),
       ),
       60,
     );

@@ -8,13 +8,16 @@ import { loadAppConfig } from '../../src/app.config.js';
 import { HealthRegistry } from '../../src/health/health-registry.service.js';
 import { ShieldMetrics } from '../../src/locks/cache-shield/cache-shield.metrics.js';
 import { DEFAULT_SETTINGS } from '../../src/locks/cache-shield/cache-shield.types.js';
-import { BloomFilters } from '../../src/locks/cache-shield/filters/bloom-filters.service.js';
-import { BloomService } from '../../src/locks/cache-shield/filters/bloom.service.js';
-import { IDS_FILTER, TERMS_FILTER } from '../../src/locks/cache-shield/filters/filter-sources.js';
+import { BloomFilters } from '../../src/locks/cache-shield/bloom/replicas/bloom-filters.service.js';
+import { BloomService } from '../../src/locks/cache-shield/bloom/bloom.service.js';
+import { CacheShieldRegistry } from '../../src/locks/cache-shield/cache-shield.registry.js';
 import { MemoryBloomStore } from '../../src/locks/cache-shield/store/memory-bloom.store.js';
+import { systemClock } from '../../src/common/clock.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { openSearchBackend } from '../../src/search/search-backend.factory.js';
 import type { SearchBackend } from '../../src/search/search-backend.interface.js';
+import { IDS_FILTER, TERMS_FILTER } from '../../src/search/search-key-sources.js';
+import { searchShieldFeature } from '../../src/search/search-shield.js';
 
 const P = 0.001;
 
@@ -42,11 +45,14 @@ describe(`${BloomService.name} over the cities corpus`, () => {
     // The same SQLite file the app uses by default (built from the cities corpus on first use).
     backend = await openSearchBackend(loadAppConfig({ LOG_LEVEL: 'silent' }));
     const metrics = new ShieldMetrics(new MetricsService());
+    const registry = new CacheShieldRegistry();
+    registry.register(searchShieldFeature(backend));
     const filters = new BloomFilters(
-      backend,
-      new MemoryBloomStore(),
+      registry,
+      new MemoryBloomStore(systemClock),
       { ...DEFAULT_SETTINGS, targetFpRate: P, measureSample: 100_000, revisionPollMs: 0 },
       metrics,
+      systemClock,
     );
     bloom = new BloomService(filters, metrics, new HealthRegistry());
     bloom.onModuleInit();

@@ -14,15 +14,19 @@ import {
   DEFAULT_SETTINGS,
   type CacheShieldSettings,
 } from '../../src/locks/cache-shield/cache-shield.types.js';
-import { BloomAdmin } from '../../src/locks/cache-shield/filters/bloom-admin.service.js';
-import { BloomFilters } from '../../src/locks/cache-shield/filters/bloom-filters.service.js';
-import { BloomService } from '../../src/locks/cache-shield/filters/bloom.service.js';
-import { IDS_FILTER, TERMS_FILTER } from '../../src/locks/cache-shield/filters/filter-sources.js';
+import { BloomAdmin } from '../../src/locks/cache-shield/bloom/bloom-admin.service.js';
+import { BloomFilters } from '../../src/locks/cache-shield/bloom/replicas/bloom-filters.service.js';
+import { BloomService } from '../../src/locks/cache-shield/bloom/bloom.service.js';
+import { CacheShieldRegistry } from '../../src/locks/cache-shield/cache-shield.registry.js';
 import type { BloomStore } from '../../src/locks/cache-shield/store/bloom-store.js';
 import { MemoryBloomStore } from '../../src/locks/cache-shield/store/memory-bloom.store.js';
 import { RedisBloomStore } from '../../src/locks/cache-shield/store/redis-bloom.store.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
+import { systemClock } from '../../src/common/clock.js';
 import { RedisService } from '../../src/redis/redis.service.js';
+import type { SearchBackend } from '../../src/search/search-backend.interface.js';
+import { IDS_FILTER, TERMS_FILTER } from '../../src/search/search-key-sources.js';
+import { searchShieldFeature } from '../../src/search/search-shield.js';
 import { SqliteSearchBackend } from '../../src/search/sqlite-search.backend.js';
 import { fixtureCorpus } from '../fixtures/search/fixture-corpus.js';
 import { redisUrl, uniqueEnv } from '../support/redis-env.js';
@@ -36,6 +40,13 @@ interface Harness {
   bloom: BloomService;
   admin: BloomAdmin;
   path: string;
+}
+
+/** The shield's registry with what search plugs in (its key sources and its two filters). */
+function searchRegistry(backend: SearchBackend): CacheShieldRegistry {
+  const registry = new CacheShieldRegistry();
+  registry.register(searchShieldFeature(backend));
+  return registry;
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -53,7 +64,7 @@ async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Prom
 
 /** A store per case; `env` names the Redis environment, so that two instances of one case share it. */
 const stores: [string, ((env: string) => Promise<BloomStore>) | undefined][] = [
-  ['memory', async () => new MemoryBloomStore()],
+  ['memory', async () => new MemoryBloomStore(systemClock)],
   [
     'redis',
     redisUrl()
@@ -85,10 +96,11 @@ describe.each(stores)('shield filters on the %s store', (name, makeStore) => {
     await backend.add(fixtureCorpus());
     const metrics = new ShieldMetrics(new MetricsService());
     const filters = new BloomFilters(
-      backend,
+      searchRegistry(backend),
       await makeStore!(env),
       { ...DEFAULT_SETTINGS, targetFpRate: 0.01, measureSample: 1_000, ...settings },
       metrics,
+      systemClock,
     );
     const bloom = new BloomService(filters, metrics, new HealthRegistry());
     bloom.onModuleInit();
@@ -209,10 +221,11 @@ describe.each(stores)('shield filters on the %s store', (name, makeStore) => {
       const store = a.bloom.filters.store;
       const other = await SqliteSearchBackend.open(a.path);
       const filters = new BloomFilters(
-        other,
+        searchRegistry(other),
         name === 'memory' ? store : await makeStore!(a.env),
         { ...DEFAULT_SETTINGS, targetFpRate: 0.01, measureSample: 1_000 },
         metrics,
+        systemClock,
       );
       const b = new BloomService(filters, metrics, new HealthRegistry());
       b.onModuleInit();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { loadAppConfig } from '../../src/app.config.js';
-import { RedisResultCacheStore } from '../../src/locks/cache-shield/cache/redis-result-cache.store.js';
+import { RedisResultCacheStore } from '../../src/locks/cache-shield/store/redis-result-cache.store.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
 import { runResultCacheTable } from '../support/shield-result-cache.table.js';

@@ -3,8 +3,8 @@
  * memory store (unit ring) and the Redis store (integration ring).
  */
 import { expect, it } from 'vitest';
-import type { BloomBuildInfo } from '../../src/locks/cache-shield/bloom/bloom-build.js';
-import { BloomFilter } from '../../src/locks/cache-shield/bloom/bloom-filter.js';
+import type { BloomBuildInfo } from '../../src/locks/cache-shield/bloom/filter/bloom-build.js';
+import { BloomFilter } from '../../src/locks/cache-shield/bloom/filter/bloom-filter.js';
 import type {
   BloomEvent,
   BloomStore,

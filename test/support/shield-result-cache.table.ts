@@ -3,7 +3,7 @@
  * against the memory store (unit ring) and the Redis store (integration ring).
  */
 import { expect, it } from 'vitest';
-import type { ResultCacheStore } from '../../src/locks/cache-shield/cache/result-cache.store.js';
+import type { ResultCacheStore } from '../../src/locks/cache-shield/store/result-cache.store.js';
 
 export interface ResultCacheHarness {
   store: ResultCacheStore;

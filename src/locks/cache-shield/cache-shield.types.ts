@@ -1,7 +1,5 @@
 import type { LockMode, LockSlice } from '../../config/policy.types.js';
-
-/** What identifies a request to the shield. */
-export type ShieldKeyKind = 'query' | 'id';
+import type { KeySource } from './cache-shield.key-source.js';
 
 /** One allowlisted key: skips the whole shield (filter and caches) until `until` (epoch ms) when set. */
 export interface AllowlistEntry {
@@ -15,8 +13,13 @@ export interface AllowlistEntry {
  */
 export interface CacheShieldSlice extends LockSlice {
   mode: LockMode;
-  /** `query`: `q`, `limit`, `offset` of GET /v1/search (terms filter); `id`: the `:id` route parameter (ids filter). Required unless off. */
-  key?: ShieldKeyKind;
+  /**
+   * Name of the registered key source that reads the route's requests (see
+   * cache-shield.key-source.ts). Search registers `query` (`q`, `limit`,
+   * `offset` of GET /v1/search; terms filter) and `id` (the `:id` route
+   * parameter; ids filter). Required unless off.
+   */
+  key?: string;
   /** Kill switch of the Bloom filter: `off` makes every lookup "maybe" (caches still work). Default `on`. */
   filter?: 'on' | 'off';
   /** With `filter: off`: epoch milliseconds after which the filter is on again by itself (a time-boxed kill switch). */
@@ -31,13 +34,15 @@ export interface CacheShieldSlice extends LockSlice {
   staleTtlSeconds?: number;
   /** Spread of every TTL, ± this fraction (0–0.5), so entries written together do not expire together. Default 0.1. */
   jitter?: number;
-  /** Longest query in characters after normalisation; longer answers 400 `query_too_long` before any lookup. Default 512. */
+  /** Longest query in characters after normalisation (where the key source applies it); longer answers 400 `query_too_long` before any lookup. Default 512. */
   maxQueryLength?: number;
 }
 
 /** A slice with its defaults applied and its allowlist normalised, compiled once per policy version. */
 export interface ShieldRoute {
-  key: ShieldKeyKind;
+  key: string;
+  /** The key source `key` names, resolved once per compiled slice. */
+  source: KeySource;
   filterOn: boolean;
   /** Epoch ms from which an `off` filter is on again (Infinity = stays off). */
   filterOffUntil: number;

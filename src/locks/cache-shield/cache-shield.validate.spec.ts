@@ -1,9 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { CACHE_SHIELD_DEFAULTS } from './cache-shield.defaults.js';
-import { DEFAULT_SETTINGS } from './cache-shield.types.js';
-import { compileSlice, validateSettings, validateSlice } from './cache-shield.validate.js';
+import type { KeySource } from './cache-shield.key-source.js';
+import { compileSlice, validateSlice as validate } from './cache-shield.validate.js';
+import { normalizeQuery } from './request/query-normalizer.js';
 
-describe(validateSlice.name, () => {
+/** Key sources as a product registers them: only their allowlist normalisation matters here. */
+const source = (allowKey?: (k: string) => string) => ({ allowKey }) as unknown as KeySource;
+const query = source(normalizeQuery);
+const id = source();
+const SOURCES = new Map([
+  ['query', query],
+  ['id', id],
+]);
+const validateSlice = (slice: Parameters<typeof validate>[0], path: string) =>
+  validate(slice, path, [...SOURCES.keys()]);
+
+describe(validate.name, () => {
   it('should accept every shipped slice', () => {
     for (const [name, slice] of Object.entries(CACHE_SHIELD_DEFAULTS))
       expect(validateSlice(slice, name)).toEqual([]);
@@ -51,12 +63,26 @@ describe(validateSlice.name, () => {
       'p.allowlist: must be a list of {key, until?}',
     ]);
   });
+
+  it('should accept exactly the registered key sources', () => {
+    expect(validate({ mode: 'enforce', key: 'color' }, 'p', ['query', 'id', 'color'])).toEqual([]);
+    expect(validate({ mode: 'enforce', key: 'colour' }, 'p', ['query', 'id', 'color'])).toEqual([
+      'p.key: must be "query", "id" or "color"',
+    ]);
+    expect(validate({ mode: 'enforce', key: 'query' }, 'p', [])).toEqual([
+      'p.key: must name a registered key source (none is registered)',
+    ]);
+    expect(validate({ mode: 'off', key: 'id' }, 'p', ['query'])).toEqual([
+      'p.key: must be "query"',
+    ]);
+  });
 });
 
 describe(compileSlice.name, () => {
   it('should apply the documented defaults', () => {
-    expect(compileSlice({ mode: 'enforce', key: 'query' })).toEqual({
+    expect(compileSlice({ mode: 'enforce', key: 'query' }, SOURCES)).toEqual({
       key: 'query',
+      source: query,
       filterOn: true,
       filterOffUntil: Infinity,
       allowlist: new Map(),
@@ -70,45 +96,41 @@ describe(compileSlice.name, () => {
 
   it('should normalise query allowlist keys and keep ids as they are', () => {
     expect([
-      ...compileSlice({
-        mode: 'enforce',
-        key: 'query',
-        filter: 'off',
-        allowlist: [{ key: '  New   YORK ', until: 5 }, { key: 'x' }],
-      }).allowlist,
+      ...compileSlice(
+        {
+          mode: 'enforce',
+          key: 'query',
+          filter: 'off',
+          allowlist: [{ key: '  New   YORK ', until: 5 }, { key: 'x' }],
+        },
+        SOURCES,
+      ).allowlist,
     ]).toEqual([
       ['new york', 5],
       ['x', Infinity],
     ]);
     expect([
-      ...compileSlice({ mode: 'enforce', key: 'id', allowlist: [{ key: 'AbC' }] }).allowlist.keys(),
+      ...compileSlice(
+        { mode: 'enforce', key: 'id', allowlist: [{ key: 'AbC' }] },
+        SOURCES,
+      ).allowlist.keys(),
     ]).toEqual(['AbC']);
-    expect(compileSlice({ mode: 'enforce', key: 'id', filter: 'off' }).filterOn).toBe(false);
+    expect(compileSlice({ mode: 'enforce', key: 'id', filter: 'off' }, SOURCES).filterOn).toBe(
+      false,
+    );
     expect(
-      compileSlice({ mode: 'enforce', key: 'id', filter: 'off', filterOffUntil: 5 }).filterOffUntil,
+      compileSlice({ mode: 'enforce', key: 'id', filter: 'off', filterOffUntil: 5 }, SOURCES)
+        .filterOffUntil,
     ).toBe(5);
     expect(validateSlice({ mode: 'enforce', key: 'id', filterOffUntil: 'later' }, 'p')).toEqual([
       'p.filterOffUntil: must be epoch milliseconds',
     ]);
   });
-});
 
-describe(validateSettings.name, () => {
-  it('should give the defaults without a section and merge a valid one', () => {
-    expect(validateSettings(undefined)).toEqual({ settings: DEFAULT_SETTINGS, problems: [] });
-    expect(validateSettings({ targetFpRate: 0.01, revisionPollMs: 0 }).settings).toMatchObject({
-      targetFpRate: 0.01,
-      revisionPollMs: 0,
-      measureSample: 20_000,
-    });
-  });
-
-  it('should list every problem', () => {
-    expect(validateSettings({ targetFpRate: 2, measureSample: 1.5, bogus: 1 }).problems).toEqual([
-      'CONFIG_FILE: cacheShield.targetFpRate: must be a number between 1e-9 and 0.5',
-      'CONFIG_FILE: cacheShield.measureSample: must be an integer between 0 and 10000000',
-      expect.stringMatching(/^CONFIG_FILE: cacheShield\.bogus is not a known option/),
-    ]);
-    expect(validateSettings([]).problems).toEqual(['CONFIG_FILE: cacheShield must be an object']);
+  it('should resolve the key source once, and refuse a name no product registered', () => {
+    expect(compileSlice({ mode: 'enforce', key: 'id' }, SOURCES).source).toBe(id);
+    expect(() => compileSlice({ mode: 'enforce', key: 'color' }, SOURCES)).toThrow(
+      /no key source "color"/,
+    );
   });
 });

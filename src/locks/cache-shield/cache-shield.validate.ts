@@ -1,11 +1,6 @@
 import type { LockSlice } from '../../config/policy.types.js';
-import {
-  DEFAULT_SETTINGS,
-  type CacheShieldSettings,
-  type CacheShieldSlice,
-  type ShieldRoute,
-} from './cache-shield.types.js';
-import { normalizeQuery } from './request/query-normalizer.js';
+import type { CacheShieldSlice, ShieldRoute } from './cache-shield.types.js';
+import type { KeySource } from './cache-shield.key-source.js';
 
 const OPTIONS = [
   'mode',
@@ -22,7 +17,8 @@ const OPTIONS = [
 ];
 const DAY_S = 86_400;
 
-function num(
+/** Adds a problem when `v` is given and is not a number in [min, max] (an integer when asked). */
+export function num(
   v: unknown,
   path: string,
   min: number,
@@ -47,15 +43,31 @@ function runs(slice: LockSlice): boolean {
   return slice.mode !== 'off' || (o !== undefined && o.mode !== undefined && o.mode !== 'off');
 }
 
-/** Every problem with a cacheShield slice (empty = valid). */
-export function validateSlice(slice: LockSlice, path: string): string[] {
+/** `"a"`, `"a" or "b"`, `"a", "b" or "c"`. */
+function oneOf(names: readonly string[]): string {
+  const quoted = names.map((n) => `"${n}"`);
+  return quoted.length <= 1
+    ? quoted.join('')
+    : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+}
+
+/** Every problem with a cacheShield slice (empty = valid); `key` must name one of `keySources`. */
+export function validateSlice(
+  slice: LockSlice,
+  path: string,
+  keySources: readonly string[],
+): string[] {
   const out: string[] = [];
   const s = slice as CacheShieldSlice;
   for (const k of Object.keys(slice))
     if (!OPTIONS.includes(k))
       out.push(`${path}.${k}: unknown option (known: ${OPTIONS.join(', ')})`);
-  if (s.key === undefined ? runs(slice) : s.key !== 'query' && s.key !== 'id')
-    out.push(`${path}.key: must be "query" or "id"`);
+  if (s.key === undefined ? runs(slice) : typeof s.key !== 'string' || !keySources.includes(s.key))
+    out.push(
+      keySources.length > 0
+        ? `${path}.key: must be ${oneOf(keySources)}`
+        : `${path}.key: must name a registered key source (none is registered)`,
+    );
   if (s.filter !== undefined && s.filter !== 'on' && s.filter !== 'off')
     out.push(`${path}.filter: must be "on" or "off"`);
   if (
@@ -87,15 +99,21 @@ export function validateSlice(slice: LockSlice, path: string): string[] {
   return out;
 }
 
-/** A valid slice with defaults applied (see CacheShieldSlice for each default). */
-export function compileSlice(slice: LockSlice): ShieldRoute {
+/** A valid slice with defaults applied and its key source resolved (see CacheShieldSlice for each default). */
+export function compileSlice(
+  slice: LockSlice,
+  keySources: ReadonlyMap<string, KeySource>,
+): ShieldRoute {
   const s = slice as CacheShieldSlice;
-  const key = s.key ?? 'query';
+  const key = s.key ?? '';
+  const source = keySources.get(key);
+  if (!source) throw new Error(`cache shield: no key source "${key}" is registered`);
   const allowlist = new Map<string, number>();
   for (const e of s.allowlist ?? [])
-    allowlist.set(key === 'query' ? normalizeQuery(e.key) : e.key, e.until ?? Infinity);
+    allowlist.set(source.allowKey ? source.allowKey(e.key) : e.key, e.until ?? Infinity);
   return {
     key,
+    source,
     filterOn: s.filter !== 'off',
     filterOffUntil: s.filterOffUntil ?? Infinity,
     allowlist,
@@ -105,44 +123,4 @@ export function compileSlice(slice: LockSlice): ShieldRoute {
     jitter: s.jitter ?? 0.1,
     maxQueryLength: s.maxQueryLength ?? 512,
   };
-}
-
-const LIMITS: Record<keyof CacheShieldSettings, [number, number, boolean]> = {
-  targetFpRate: [1e-9, 0.5, false],
-  measureSample: [0, 10_000_000, true],
-  revisionPollMs: [0, 3_600_000, true],
-  resyncMs: [100, 86_400_000, true],
-  buildLockMs: [1_000, 86_400_000, true],
-  buildWaitMs: [0, 86_400_000, true],
-  addGraceMs: [0, 86_400_000, true],
-  rebuildAfterGrowth: [0, 100, false],
-  driftFactor: [1, 1_000, false],
-  driftMinSamples: [1, 1e12, true],
-  memoryCacheEntries: [0, 10_000_000, true],
-  bloomTtlDays: [1, 3_650, true],
-};
-
-/** Reads CONFIG_FILE `cacheShield:` over the defaults, listing every problem. */
-export function validateSettings(raw: unknown): {
-  settings: CacheShieldSettings;
-  problems: string[];
-} {
-  const settings = { ...DEFAULT_SETTINGS };
-  if (raw === undefined) return { settings, problems: [] };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    return { settings, problems: ['CONFIG_FILE: cacheShield must be an object'] };
-  const problems: string[] = [];
-  for (const [k, v] of Object.entries(raw)) {
-    const limit = LIMITS[k as keyof CacheShieldSettings];
-    if (!limit) {
-      problems.push(
-        `CONFIG_FILE: cacheShield.${k} is not a known option (${Object.keys(LIMITS).join(', ')})`,
-      );
-      continue;
-    }
-    const before = problems.length;
-    num(v, `CONFIG_FILE: cacheShield.${k}`, limit[0], limit[1], limit[2], problems);
-    if (problems.length === before) settings[k as keyof CacheShieldSettings] = v as number;
-  }
-  return { settings, problems };
 }

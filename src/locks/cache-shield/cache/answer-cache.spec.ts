@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { ResultCacheStore } from './result-cache.store.js';
+import { systemClock } from '../../../common/clock.js';
+import { MemoryResultCacheStore } from '../store/memory-result-cache.store.js';
+import type { ResultCacheStore } from '../store/result-cache.store.js';
 import { AnswerCache } from './answer-cache.js';
-import { MemoryResultCacheStore } from './memory-result-cache.store.js';
 
 /** A store that fails like an unreachable Redis until told otherwise. */
 class FlakyStore implements ResultCacheStore {
   readonly shared = true;
   down = false;
   calls = 0;
-  private readonly inner = new MemoryResultCacheStore(100);
+  private readonly inner = new MemoryResultCacheStore(100, systemClock);
   async get(key: string) {
     this.calls++;
     if (this.down) throw new Error('connect ECONNREFUSED');
@@ -26,10 +27,10 @@ describe(AnswerCache.name, () => {
 
   it('should hash the request key, so no query text reaches a store key', () => {
     const cache = new AnswerCache(
-      new MemoryResultCacheStore(10),
+      new MemoryResultCacheStore(10, systemClock),
       'shield:{t:rampart}:r',
       () => undefined,
-      { isUp: () => true, backoffMs: 1_000 },
+      { isUp: () => true, backoffMs: 1_000, clock: systemClock },
     );
     const key = cache.key('search', 'john smith street');
     expect(key).toMatch(/^shield:\{t:rampart\}:r:search:[A-Za-z0-9_-]{32}$/);
@@ -39,11 +40,16 @@ describe(AnswerCache.name, () => {
 
   it('should keep the body, emptiness, generation and freshness of an answer', async () => {
     let now = 1_000;
-    const cache = new AnswerCache(new MemoryResultCacheStore(10), 'p', () => undefined, {
-      isUp: () => true,
-      backoffMs: 1_000,
-      now: () => now,
-    });
+    const cache = new AnswerCache(
+      new MemoryResultCacheStore(10, systemClock),
+      'p',
+      () => undefined,
+      {
+        isUp: () => true,
+        backoffMs: 1_000,
+        clock: { now: () => now, random: Math.random },
+      },
+    );
     await cache.put('k', { body: { total: 0, items: [] }, empty: true, gen: '3.4:1.0' }, ttl);
     expect(await cache.get('k')).toEqual({
       body: { total: 0, items: [] },
@@ -57,12 +63,16 @@ describe(AnswerCache.name, () => {
 
   it('should spread fresh TTLs by ± jitter', async () => {
     let r = 0;
-    const cache = new AnswerCache(new MemoryResultCacheStore(10), 'p', () => undefined, {
-      isUp: () => true,
-      backoffMs: 1_000,
-      now: () => 0,
-      random: () => r,
-    });
+    const cache = new AnswerCache(
+      new MemoryResultCacheStore(10, systemClock),
+      'p',
+      () => undefined,
+      {
+        isUp: () => true,
+        backoffMs: 1_000,
+        clock: { now: () => 0, random: () => r },
+      },
+    );
     await cache.put('lo', { body: 1, empty: false, gen: 'g' }, { ...ttl, jitter: 0.1 });
     r = 0.999_999;
     await cache.put('hi', { body: 1, empty: false, gen: 'g' }, { ...ttl, jitter: 0.1 });
@@ -71,10 +81,16 @@ describe(AnswerCache.name, () => {
   });
 
   it('should write nothing when the fresh TTL is 0', async () => {
-    const cache = new AnswerCache(new MemoryResultCacheStore(10), 'p', () => undefined, {
-      isUp: () => true,
-      backoffMs: 1_000,
-    });
+    const cache = new AnswerCache(
+      new MemoryResultCacheStore(10, systemClock),
+      'p',
+      () => undefined,
+      {
+        isUp: () => true,
+        backoffMs: 1_000,
+        clock: systemClock,
+      },
+    );
     await cache.put('k', { body: 1, empty: false, gen: 'g' }, { ...ttl, freshMs: 0 });
     expect(await cache.get('k')).toBeUndefined();
   });
@@ -86,7 +102,7 @@ describe(AnswerCache.name, () => {
     const cache = new AnswerCache(store, 'p', (op) => errors.push(op), {
       isUp: () => true,
       backoffMs: 1_000,
-      now: () => now,
+      clock: { now: () => now, random: Math.random },
     });
     await cache.put('k', { body: 1, empty: false, gen: 'g' }, ttl);
     store.down = true;
@@ -106,6 +122,7 @@ describe(AnswerCache.name, () => {
     const cache = new AnswerCache(store, 'p', () => undefined, {
       isUp: () => false,
       backoffMs: 1_000,
+      clock: systemClock,
     });
     await cache.put('k', { body: 1, empty: false, gen: 'g' }, ttl);
     expect(await cache.get('k')).toBeUndefined();

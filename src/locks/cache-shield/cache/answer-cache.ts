@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { ResultCacheStore } from './result-cache.store.js';
+import type { Clock } from '../../../common/clock.js';
+import type { ResultCacheStore } from '../store/result-cache.store.js';
+
+/** Injection token of the shield's AnswerCache. */
+export const ANSWER_CACHE = Symbol('ANSWER_CACHE');
 
 /** A cached answer: the handler's result (or an empty answer), the data generation it was read at, and until when it is fresh. */
 export interface CachedAnswer {
@@ -43,8 +47,8 @@ export class AnswerCache {
     private readonly opts: {
       isUp: () => boolean;
       backoffMs: number;
-      now?: () => number;
-      random?: () => number;
+      /** Time of freshness and back-off; randomness of the TTL jitter. */
+      clock: Clock;
     },
   ) {}
 
@@ -73,7 +77,7 @@ export class AnswerCache {
 
   async put(key: string, answer: Omit<CachedAnswer, 'freshUntil'>, ttl: CacheTtl): Promise<void> {
     if (ttl.freshMs <= 0 || this.bypassed) return;
-    const spread = 1 + ttl.jitter * (2 * (this.opts.random ?? Math.random)() - 1);
+    const spread = 1 + ttl.jitter * (2 * this.opts.clock.random() - 1);
     const freshMs = Math.max(1, Math.round(ttl.freshMs * spread));
     const wire: Wire = {
       g: answer.gen,
@@ -94,6 +98,6 @@ export class AnswerCache {
   }
 
   private now(): number {
-    return (this.opts.now ?? Date.now)();
+    return this.opts.clock.now();
   }
 }

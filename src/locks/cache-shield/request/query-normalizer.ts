@@ -1,11 +1,12 @@
 /**
- * The cache-key form of a search query: trimmed, Unicode NFKC, lower case
- * (the same case mapping as the search tokenizer, so two queries with one
- * key always have the same terms and the same answer), whitespace runs
- * collapsed to one space.
+ * A helper for key sources: the cache-key form of a text query — trimmed,
+ * Unicode NFKC, lower case, whitespace runs collapsed to one space. A key
+ * source may use it only where its tokenizer folds at least as much (then
+ * two queries with one key always have the same terms and the same answer;
+ * search checks this with a property test).
  *
- * Bloom lookups do NOT use this: they use the search backend's own
- * `tokenize()`, so a term is looked up exactly as it was indexed.
+ * Bloom lookups do NOT use this: a key source gives the keys exactly as the
+ * product indexed them (search: its own `tokenize()`).
  */
 export function normalizeQuery(raw: string): string {
   return raw.trim().normalize('NFKC').toLowerCase().replace(WHITESPACE, ' ').trim();

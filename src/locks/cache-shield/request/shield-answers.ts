@@ -1,40 +1,69 @@
-import { ProblemException } from '../../../common/problem.exception.js';
-import type { SearchQueryDto } from '../../../search/search-query.dto.js';
+import type { LockContext, Next } from '../../../chain/lock.types.js';
+import { setReplyHeader } from '../../../http/http-context.js';
+import type { CachedAnswer } from '../cache/answer-cache.js';
+import { SHIELD_HEADER, type ShieldRequest } from '../cache-shield.key-source.js';
+import type { ShieldMetrics, ShieldReason } from '../cache-shield.metrics.js';
+import type { ShieldRoute } from '../cache-shield.types.js';
 
-/** Response header naming why the shield answered: `bloom-absent;v=7`, `null-cache`, `cache-hit`, `cache-hit;stale`, `coalesced`, `too-long`. */
-export const SHIELD_HEADER = 'Rampart-Shield';
+/** Returned by {@link ShieldAnswers.answer} when the route would refuse the request: the caller calls on. */
+export const NOT_MINE = Symbol('not mine');
 
-/** The search answer for a query with no hits, as the route would give it. */
-export function emptyPage(q: SearchQueryDto): Record<string, unknown> {
-  return { query: q.q, total: 0, items: [], limit: q.limit, offset: q.offset };
-}
+/**
+ * How the shield answers a request itself, through the route's key source
+ * (so the answer is the route's own), and how it counts what it did.
+ */
+export class ShieldAnswers {
+  /** Shadow-mode requests the shield would have answered itself (told to the chain when it calls on). */
+  private readonly wouldAnswer = new WeakSet<LockContext>();
 
-/** A cached search answer for this request: the cache key ignores case and spacing, so `query` is this request's own. */
-export function pageFor(body: unknown, q: SearchQueryDto): unknown {
-  return typeof body === 'object' && body !== null ? { ...body, query: q.q } : body;
-}
+  constructor(private readonly metrics: ShieldMetrics) {}
 
-/** The route's own 404 for an unknown id, with the reason header. */
-export function itemNotFound(reason: string): ProblemException {
-  return ProblemException.fast(404, 'item_not_found', 'Item not found', {
-    detail: 'No item has this id',
-    headers: { [SHIELD_HEADER]: reason },
-  });
-}
+  /**
+   * Answers the request itself — the cached body, or the route's "nothing
+   * there" answer (a body, or its ProblemException thrown) — or returns
+   * NOT_MINE when the route would refuse the request.
+   */
+  answer(
+    ctx: LockContext,
+    r: ShieldRequest,
+    route: ShieldRoute,
+    header: string,
+    reason: ShieldReason,
+    entry: Pick<CachedAnswer, 'body' | 'empty'> | undefined,
+  ): unknown {
+    const source = route.source;
+    const request = source.accept(r);
+    if (request === undefined) return NOT_MINE;
+    this.count(ctx, reason);
+    const body =
+      entry && !entry.empty ? source.found(request, entry.body) : source.absent(request, header);
+    setReplyHeader(ctx.reply, SHIELD_HEADER, header);
+    return body;
+  }
 
-export function isItemNotFound(err: unknown): boolean {
-  return err instanceof ProblemException && err.problem.error === 'item_not_found';
-}
+  /** A cached body as the route would answer this request, or undefined when it would refuse the request. */
+  render(r: ShieldRequest, route: ShieldRoute, body: unknown): unknown {
+    const request = route.source.accept(r);
+    return request === undefined ? undefined : route.source.found(request, body);
+  }
 
-export function queryTooLong(max: number): ProblemException {
-  return ProblemException.fast(400, 'query_too_long', 'Query too long', {
-    detail: `q is longer than ${max} characters after normalisation`,
-    headers: { [SHIELD_HEADER]: 'too-long' },
-    max_length: max,
-  });
-}
+  /** Counts a request the shield answered (enforce), or would have answered (shadow: told to the chain on calling on). */
+  intercepted(ctx: LockContext, reason: ShieldReason): void {
+    if (ctx.mode === 'enforce') {
+      this.count(ctx, reason);
+      return;
+    }
+    this.metrics.interceptions.inc({ policy: ctx.policyName, reason, mode: 'shadow' });
+    this.wouldAnswer.add(ctx);
+  }
 
-/** True for a search answer without hits (what the null cache keeps). */
-export function isEmptyPage(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && (body as { total?: unknown }).total === 0;
+  /** Calls on towards the backend. */
+  forward(ctx: LockContext, next: Next): Promise<unknown> {
+    this.metrics.forwarded.inc({ policy: ctx.policyName });
+    return next(this.wouldAnswer.has(ctx) ? 'shadow_rejected' : 'allowed');
+  }
+
+  private count(ctx: LockContext, reason: ShieldReason): void {
+    this.metrics.interceptions.inc({ policy: ctx.policyName, reason, mode: 'enforce' });
+  }
 }

@@ -8,7 +8,7 @@
  * every add batch, in the same atomic step that sets the bits and announces
  * the batch, so an instance that sees seq jump knows it missed something.
  */
-import type { BloomBuildInfo } from '../bloom/bloom-build.js';
+import type { BloomBuildInfo } from '../bloom/filter/bloom-build.js';
 
 export const BLOOM_STORE = Symbol('BLOOM_STORE');
 

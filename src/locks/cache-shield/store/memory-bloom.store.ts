@@ -1,4 +1,5 @@
-import { HEADER_BYTES } from '../bloom/bloom-filter.js';
+import type { Clock } from '../../../common/clock.js';
+import { HEADER_BYTES } from '../bloom/filter/bloom-filter.js';
 import type {
   ActivateResult,
   AddLogEntry,
@@ -26,7 +27,7 @@ export class MemoryBloomStore implements BloomStore {
   private readonly filters = new Map<string, FilterState>();
   private readonly listeners = new Set<(e: BloomEvent) => void>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly clock: Clock) {}
 
   private state(filter: string): FilterState {
     let s = this.filters.get(filter);
@@ -40,8 +41,8 @@ export class MemoryBloomStore implements BloomStore {
 
   async claimBuild(filter: string, owner: string, ttlMs: number): Promise<boolean> {
     const s = this.state(filter);
-    if (s.lock && s.lock.until > this.now() && s.lock.owner !== owner) return false;
-    s.lock = { owner, until: this.now() + ttlMs };
+    if (s.lock && s.lock.until > this.clock.now() && s.lock.owner !== owner) return false;
+    s.lock = { owner, until: this.clock.now() + ttlMs };
     return true;
   }
 

@@ -1,8 +1,8 @@
-import { Logger } from '@nestjs/common';
 import type { RedisService } from '../../../redis/redis.service.js';
-import type { BloomBuildInfo } from '../bloom/bloom-build.js';
-import { HEADER_BYTES } from '../bloom/bloom-filter.js';
+import type { BloomBuildInfo } from '../bloom/filter/bloom-build.js';
 import { BloomKeys } from './bloom-keys.js';
+import { RedisBloomEvents } from './redis-bloom-events.js';
+import { RedisBloomWrites, toPointer } from './redis-bloom-writes.js';
 import type {
   ActivateResult,
   AddLogEntry,
@@ -14,25 +14,24 @@ import type {
   LoadedFilter,
   StoredBuild,
 } from './bloom-store.js';
-import { ADD_LOG_MAX } from './bloom-store.js';
-
-type Refused = [0, string, string, number];
 
 /**
  * The Bloom store shared by every instance: bits under versioned keys, a
  * pointer hash, an add log, all changes made by Lua scripts that announce
- * themselves on one pub/sub channel. Instances read the bits only when
+ * themselves on one pub/sub channel (redis-bloom-writes.ts,
+ * redis-bloom-events.ts). Instances read the bits only when
  * they load a build; lookups never touch Redis.
  */
 export class RedisBloomStore implements BloomStore {
   readonly shared = true;
-  private readonly logger = new Logger('CacheShield');
   private readonly keys: BloomKeys;
-  private readonly listeners = new Set<(e: BloomEvent) => void>();
-  private subscribed?: Promise<void>;
+  private readonly events: RedisBloomEvents;
+  private readonly writes: RedisBloomWrites;
 
   constructor(private readonly redis: RedisService) {
     this.keys = new BloomKeys(redis.tag);
+    this.events = new RedisBloomEvents(redis, this.keys.channel);
+    this.writes = new RedisBloomWrites(redis, this.keys);
   }
 
   async claimBuild(filter: string, owner: string, ttlMs: number): Promise<boolean> {
@@ -80,81 +79,25 @@ export class RedisBloomStore implements BloomStore {
     return raw.map((r) => JSON.parse(r) as AddLogEntry);
   }
 
-  async activate(
+  activate(
     build: StoredBuild,
     expectActive: number | undefined,
     expectSeq: number,
     ttlMs: number,
   ): Promise<ActivateResult> {
-    const { filter, version } = build.info;
-    const old = expectActive ?? 0;
-    const keys = [
-      this.keys.pointer(filter),
-      this.keys.bits(filter, version),
-      this.keys.info(filter, version),
-      this.keys.bits(filter, old),
-      this.keys.info(filter, old),
-    ];
-    const args = [
-      expectActive ?? '',
-      expectSeq,
-      version,
-      build.bytes as unknown as string,
-      JSON.stringify(build.info),
-      ttlMs,
-      this.keys.channel,
-      filter,
-    ];
-    const out = await this.redis.script<[1, string] | Refused>('shield_bloom_activate', keys, args);
-    if (out[0] === 0) return { ok: false, pointer: toPointer(out[1], out[2], out[3]) };
-    return { ok: true, displaced: out[1] === '' ? undefined : Number(out[1]) };
+    return this.writes.activate(build, expectActive, expectSeq, ttlMs);
   }
 
-  async rollback(
+  rollback(
     filter: string,
     expect: { active: number; previous: number },
     ttlMs: number,
   ): Promise<ActivateResult> {
-    const k = this.keys;
-    const keys = [
-      k.pointer(filter),
-      k.bits(filter, expect.active),
-      k.info(filter, expect.active),
-      k.bits(filter, expect.previous),
-      k.info(filter, expect.previous),
-    ];
-    const out = await this.redis.script<[1, string] | Refused>('shield_bloom_rollback', keys, [
-      expect.active,
-      expect.previous,
-      ttlMs,
-      k.channel,
-      filter,
-    ]);
-    return out[0] === 0 ? { ok: false, pointer: toPointer(out[1], out[2], out[3]) } : { ok: true };
+    return this.writes.rollback(filter, expect, ttlMs);
   }
 
-  async add(req: AddRequest, ttlMs: number): Promise<AddResult> {
-    const [active, previous] = req.targets;
-    const keys = [this.keys.pointer(req.filter), this.keys.log(req.filter)];
-    if (active) keys.push(this.keys.bits(req.filter, active.version));
-    if (previous) keys.push(this.keys.bits(req.filter, previous.version));
-    const args: (string | number)[] = [
-      active?.version ?? '',
-      previous?.version ?? '',
-      HEADER_BYTES * 8,
-      active?.positions.length ?? 0,
-      ttlMs,
-      ADD_LOG_MAX,
-      this.keys.channel,
-      req.filter,
-      req.at,
-      JSON.stringify(req.keys),
-    ];
-    for (const t of req.targets) for (const x of t.positions) args.push(x);
-    const out = await this.redis.script<[1, number] | Refused>('shield_bloom_add', keys, args);
-    return out[0] === 0
-      ? { ok: false, pointer: toPointer(out[1], out[2], out[3]) }
-      : { ok: true, seq: out[1] };
+  add(req: AddRequest, ttlMs: number): Promise<AddResult> {
+    return this.writes.add(req, ttlMs);
   }
 
   async drop(filter: string, version: number): Promise<void> {
@@ -165,46 +108,7 @@ export class RedisBloomStore implements BloomStore {
     );
   }
 
-  async subscribe(listener: (event: BloomEvent) => void): Promise<() => void> {
-    this.listeners.add(listener);
-    this.subscribed ??= this.listen();
-    await this.subscribed;
-    return () => this.listeners.delete(listener);
+  subscribe(listener: (event: BloomEvent) => void): Promise<() => void> {
+    return this.events.subscribe(listener);
   }
-
-  private async listen(): Promise<void> {
-    const sub = this.redis.subscriber();
-    if (!sub) return;
-    let first = true;
-    sub.on('ready', () => {
-      // Messages published while the subscriber was away are lost: every instance re-reads the pointers.
-      if (!first) this.emit({ type: 'resync' });
-      first = false;
-    });
-    sub.on('message', (channel: string, message: string) => {
-      if (channel !== this.keys.channel) return;
-      try {
-        this.emit(JSON.parse(message) as BloomEvent);
-      } catch (err) {
-        this.logger.warn(`ignoring a malformed bloom announcement: ${(err as Error).message}`);
-      }
-    });
-    // While Redis is unreachable the subscription waits in the subscriber's queue; boot does not wait for it.
-    const done = sub.subscribe(this.keys.channel).then(
-      () => undefined,
-      (err: Error) => this.logger.warn(`bloom announcements: subscribe failed (${err.message})`),
-    );
-    await Promise.race([done, new Promise((r) => setTimeout(r, 2_000).unref())]);
-  }
-
-  private emit(event: BloomEvent): void {
-    for (const l of this.listeners) l(event);
-  }
-}
-
-function toPointer(active: string, previous: string, seq: number): BloomPointer {
-  const p: BloomPointer = { seq: Number(seq) };
-  if (active !== '') p.active = Number(active);
-  if (previous !== '') p.previous = Number(previous);
-  return p;
 }

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import { ProblemException } from '../../../common/problem.exception.js';
+import { isUnavailable } from '../../../redis/redis.errors.js';
 import type {
   BloomAdminPort,
   BloomBuildInfo as AdminBuildInfo,
   BloomFilterStatus,
 } from '../cache-shield.admin.js';
-import { ProblemException } from '../../../common/problem.exception.js';
-import { isUnavailable } from '../../../redis/redis.errors.js';
-import type { HeldBuild } from './filter-replica.js';
-import { BloomFilters } from './bloom-filters.service.js';
+import { ShieldProblem, shieldProblem } from '../cache-shield.problems.js';
+import { BloomFilters } from './replicas/bloom-filters.service.js';
+import type { HeldBuild } from './replicas/filter-replica.js';
 
 /** A build as the admin API shows it: the port's fields plus sizing, fill and live FP rate. */
 export interface BuildView extends AdminBuildInfo {
@@ -65,9 +66,10 @@ export class BloomAdmin implements BloomAdminPort {
         p.previous === undefined ||
         (version !== undefined && version !== p.previous)
       ) {
-        throw new ProblemException(404, 'bloom_version_not_found', 'No such build to return to', {
-          detail: `${name} keeps its active build${p.active ? ` (v${p.active})` : ''} and the previous one${p.previous ? ` (v${p.previous})` : ''} only`,
-        });
+        throw shieldProblem(
+          ShieldProblem.VersionNotFound,
+          `${name} keeps its active build${p.active ? ` (v${p.active})` : ''} and the previous one${p.previous ? ` (v${p.previous})` : ''} only`,
+        );
       }
     });
     for (const [i, name] of names.entries()) {
@@ -85,9 +87,10 @@ export class BloomAdmin implements BloomAdminPort {
     const { store, settings } = this.filters;
     const res = await store.rollback(name, expect, settings.bloomTtlDays * 86_400_000);
     if (!res.ok)
-      throw new ProblemException(409, 'bloom_conflict', 'The builds changed meanwhile', {
-        detail: `${name} changed during the rollback; look at the status and try again`,
-      });
+      throw shieldProblem(
+        ShieldProblem.Conflict,
+        `${name} changed during the rollback; look at the status and try again`,
+      );
     const replica = this.filters.replica(name);
     if (
       replica.active?.info.version === expect.active &&
@@ -103,9 +106,10 @@ export class BloomAdmin implements BloomAdminPort {
   private names(filter: string | undefined): string[] {
     if (filter === undefined) return [...this.filters.replicas.keys()];
     if (!this.filters.replicas.has(filter)) {
-      throw new ProblemException(404, 'bloom_filter_not_found', 'No such filter', {
-        detail: `Filters: ${[...this.filters.replicas.keys()].join(', ')}`,
-      });
+      throw shieldProblem(
+        ShieldProblem.FilterNotFound,
+        `Filters: ${[...this.filters.replicas.keys()].join(', ')}`,
+      );
     }
     return [filter];
   }
@@ -117,22 +121,12 @@ export class BloomAdmin implements BloomAdminPort {
     } catch (err) {
       if (err instanceof ProblemException) throw err;
       if (isUnavailable(err))
-        throw new ProblemException(
-          503,
-          'bloom_store_unavailable',
-          'The Bloom store is unreachable',
-          {
-            detail: 'Redis cannot be reached; the filters in memory keep answering',
-            headers: { 'retry-after': '5' },
-          },
+        throw shieldProblem(
+          ShieldProblem.StoreUnavailable,
+          'Redis cannot be reached; the filters in memory keep answering',
         );
       if (err instanceof Error && err.name === 'BloomValidationError')
-        throw new ProblemException(
-          422,
-          'bloom_validation_failed',
-          'The new build failed validation',
-          { detail: err.message },
-        );
+        throw shieldProblem(ShieldProblem.ValidationFailed, err.message);
       throw err;
     }
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ProblemException } from '../../../common/problem.exception.js';
-import type { BloomFilters } from './bloom-filters.service.js';
+import { ShieldProblem, shieldProblem } from '../../cache-shield.problems.js';
+import type { FilterSet } from '../replicas/filter-set.js';
 import type { FilterBuilder } from './filter-builder.js';
 
 /**
@@ -15,7 +15,7 @@ export class BloomRebuilds {
   private readonly owner = randomUUID();
 
   constructor(
-    private readonly filters: BloomFilters,
+    private readonly filters: FilterSet,
     private readonly builder: FilterBuilder,
   ) {}
 
@@ -46,7 +46,7 @@ export class BloomRebuilds {
     const claimed = detached || (await this.claimOrWait(name, opts.admin ?? false));
     if (!claimed) return;
     try {
-      const out = await this.builder.build(this.filters.sources.get(name)!, replica, detached);
+      const out = await this.builder.build(this.filters.source(name), replica, detached);
       if (detached) {
         replica.install(out.held, replica.active, out.seq);
         replica.detached = true;
@@ -74,22 +74,23 @@ export class BloomRebuilds {
 
   /** True once this instance holds the build lock; false when another instance activated a build meanwhile. */
   private async claimOrWait(name: string, admin: boolean): Promise<boolean> {
-    const { store, settings } = this.filters;
-    const deadline = Date.now() + settings.buildWaitMs;
+    const { store, settings, clock } = this.filters;
+    const deadline = clock.now() + settings.buildWaitMs;
     const before = this.filters.replica(name).active?.info.version;
     for (;;) {
       if (await store.claimBuild(name, this.owner, settings.buildLockMs)) return true;
       if (admin)
-        throw new ProblemException(409, 'bloom_build_in_progress', 'A build is already running', {
-          detail: `Another instance is building ${name}; try again when it is done`,
-        });
+        throw shieldProblem(
+          ShieldProblem.BuildInProgress,
+          `Another instance is building ${name}; try again when it is done`,
+        );
       const pointer = await store.pointer(name);
       if (pointer.active !== undefined && pointer.active !== before) {
         await this.filters.reload(name);
         return false;
       }
       if (this.filters.closing) return false;
-      if (Date.now() > deadline) {
+      if (clock.now() > deadline) {
         this.filters.logger.warn(
           `bloom ${name}: no build from the instance holding the lock within ${settings.buildWaitMs} ms; building here`,
         );

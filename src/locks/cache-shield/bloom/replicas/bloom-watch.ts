@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isUnavailable } from '../../../redis/redis.errors.js';
-import type { BloomFilters } from './bloom-filters.service.js';
+import { isUnavailable } from '../../../../redis/redis.errors.js';
+import type { FilterSet } from './filter-set.js';
 
 /**
- * The periodic checks of the filters: the backend revision (writes made
+ * The periodic checks of the filters: each product's revision (writes made
  * outside the app, e.g. `npm run index`, are not announced: the filter is
  * bypassed and rebuilt), the store pointers (a missed announcement or a
  * build made while Redis was down), and drift of the measured FP rate.
@@ -14,7 +14,7 @@ export class BloomWatch {
   private readonly timers: NodeJS.Timeout[] = [];
   private polling = false;
 
-  constructor(private readonly filters: BloomFilters) {}
+  constructor(private readonly filters: FilterSet) {}
 
   start(): void {
     const { revisionPollMs, resyncMs } = this.filters.settings;
@@ -56,12 +56,14 @@ export class BloomWatch {
   }
 
   private async unexplained(): Promise<string[]> {
-    const revision = await this.filters.revision();
     const out: string[] = [];
-    for (const [name, r] of this.filters.replicas) {
-      const explained = r.explainedRevision();
-      if (explained !== undefined && revision > explained && !this.filters.isBuilding(name))
-        out.push(name);
+    for (const group of this.filters.groups) {
+      const revision = await group.revision();
+      for (const { name } of group.filters) {
+        const explained = this.filters.replica(name).explainedRevision();
+        if (explained !== undefined && revision > explained && !this.filters.isBuilding(name))
+          out.push(name);
+      }
     }
     return out;
   }

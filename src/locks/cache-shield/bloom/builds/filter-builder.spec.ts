@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS } from '../cache-shield.types.js';
-import { MemoryBloomStore } from '../store/memory-bloom.store.js';
+import { systemClock } from '../../../../common/clock.js';
+import type { FilterSource } from '../../cache-shield.filter-source.js';
+import { DEFAULT_SETTINGS } from '../../cache-shield.types.js';
+import { MemoryBloomStore } from '../../store/memory-bloom.store.js';
+import { FilterReplica } from '../replicas/filter-replica.js';
 import { FilterBuilder } from './filter-builder.js';
-import { FilterReplica } from './filter-replica.js';
-import type { FilterSource } from './filter-sources.js';
 
 function source(
   keys: string[],
@@ -12,7 +13,6 @@ function source(
   return {
     name: 'search-terms',
     source: 'test:keys',
-    batchKeys: (b) => b.terms,
     async *keys() {
       for (let i = 0; i < keys.length; i++) {
         if (pause && i === pause.after) {
@@ -30,11 +30,12 @@ const keys = Array.from({ length: 3_000 }, (_, i) => `term${i}`);
 
 describe(FilterBuilder.name, () => {
   it('should build, validate, measure and activate a first version', async () => {
-    const store = new MemoryBloomStore();
+    const store = new MemoryBloomStore(systemClock);
     const builder = new FilterBuilder({
       store,
       settings,
       revision: async () => 42,
+      clock: systemClock,
       closing: () => false,
     });
     const out = await builder.build(source(keys), new FilterReplica('search-terms'), false);
@@ -57,7 +58,7 @@ describe(FilterBuilder.name, () => {
   });
 
   it('should include a key added while the build was reading its source', async () => {
-    const store = new MemoryBloomStore();
+    const store = new MemoryBloomStore(systemClock);
     let reached!: () => void;
     let open!: () => void;
     const atPause = new Promise<void>((r) => (reached = r));
@@ -66,6 +67,7 @@ describe(FilterBuilder.name, () => {
       store,
       settings,
       revision: async () => 1,
+      clock: systemClock,
       closing: () => false,
     });
     const building = builder.build(
@@ -89,7 +91,7 @@ describe(FilterBuilder.name, () => {
   });
 
   it('should replay again when an add slips in between reading the log and activating', async () => {
-    const store = new MemoryBloomStore();
+    const store = new MemoryBloomStore(systemClock);
     let injected = false;
     const racy = Object.create(store) as MemoryBloomStore;
     racy.addLog = async (filter: string) => {
@@ -104,6 +106,7 @@ describe(FilterBuilder.name, () => {
       store: racy,
       settings,
       revision: async () => 1,
+      clock: systemClock,
       closing: () => false,
     });
     const out = await builder.build(
@@ -116,12 +119,13 @@ describe(FilterBuilder.name, () => {
   });
 
   it('should build only in memory while detached, numbering after the build it replaces', async () => {
-    const store = new MemoryBloomStore();
+    const store = new MemoryBloomStore(systemClock);
     const replica = new FilterReplica('search-terms');
     const builder = new FilterBuilder({
       store,
       settings,
       revision: async () => 3,
+      clock: systemClock,
       closing: () => false,
     });
     const first = await builder.build(source(keys.slice(0, 10)), replica, true);
@@ -133,9 +137,10 @@ describe(FilterBuilder.name, () => {
 
   it('should stop when the app shuts down', async () => {
     const builder = new FilterBuilder({
-      store: new MemoryBloomStore(),
+      store: new MemoryBloomStore(systemClock),
       settings,
       revision: async () => 1,
+      clock: systemClock,
       closing: () => true,
     });
     await expect(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { BloomBuildInfo } from '../bloom/bloom-build.js';
-import { BloomFilter } from '../bloom/bloom-filter.js';
-import type { LoadedFilter } from '../store/bloom-store.js';
+import type { BloomBuildInfo } from '../filter/bloom-build.js';
+import { BloomFilter } from '../filter/bloom-filter.js';
+import type { LoadedFilter } from '../../store/bloom-store.js';
 import { FilterReplica, type HeldBuild } from './filter-replica.js';
 
 function held(version: number, keys: string[], over: Partial<BloomBuildInfo> = {}): HeldBuild {

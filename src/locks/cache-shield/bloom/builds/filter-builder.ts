@@ -1,25 +1,26 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { Clock } from '../../../../common/clock.js';
+import type { FilterSource } from '../../cache-shield.filter-source.js';
+import type { CacheShieldSettings } from '../../cache-shield.types.js';
+import type { BloomStore } from '../../store/bloom-store.js';
+import { ADD_LOG_MAX } from '../../store/bloom-store.js';
 import {
   BloomValidationError,
   buildSteps,
   type BloomBuildInfo,
   type BuiltFilter,
-} from '../bloom/bloom-build.js';
-import type { CacheShieldSettings } from '../cache-shield.types.js';
-import type { BloomStore } from '../store/bloom-store.js';
-import { ADD_LOG_MAX } from '../store/bloom-store.js';
-import type { FilterSource } from './filter-sources.js';
-import type { FilterReplica, HeldBuild } from './filter-replica.js';
+} from '../filter/bloom-build.js';
+import type { FilterReplica, HeldBuild } from '../replicas/filter-replica.js';
 
 export interface BuildDeps {
   store: BloomStore;
   settings: CacheShieldSettings;
-  /** The backend's current revision. */
-  revision(): Promise<number>;
+  /** The current revision of the product `filter` belongs to. */
+  revision(filter: string): Promise<number>;
   /** True once the app is shutting down (a running build stops). */
   closing(): boolean;
-  now?: () => number;
-  random?: () => number;
+  /** Build times; the sample of absent keys that measures the false-positive rate. */
+  clock: Clock;
 }
 
 /** A build that is active in the store (or only here, `detached`, while the store is unreachable). */
@@ -46,13 +47,12 @@ export class FilterBuilder {
     replica: FilterReplica,
     detached: boolean,
   ): Promise<ActivatedBuild> {
-    const { store, settings } = this.deps;
-    const now = this.deps.now ?? Date.now;
+    const { store, settings, clock } = this.deps;
     const t0 = performance.now();
     // Revision before pointer: an add counted in the pointer's seq cannot be in the revision too.
-    const revision = await this.deps.revision();
+    const revision = await this.deps.revision(src.name);
     const start = detached ? { seq: replica.seq } : await store.pointer(src.name);
-    const startedAt = now();
+    const startedAt = clock.now();
     const keys = new Set<string>();
     for await (const key of src.keys()) {
       keys.add(key);
@@ -62,7 +62,7 @@ export class FilterBuilder {
       }
     }
     const built = await this.steps(
-      buildSteps(keys, settings.targetFpRate, settings.measureSample, this.deps.random),
+      buildSteps(keys, settings.targetFpRate, settings.measureSample, () => clock.random()),
     );
     if (built.falseNegatives > 0)
       throw new BloomValidationError(
@@ -79,7 +79,7 @@ export class FilterBuilder {
       measuredP: built.measuredP,
       measuredOn: built.measuredOn,
       source: src.source,
-      builtAt: new Date(now()).toISOString(),
+      builtAt: new Date(clock.now()).toISOString(),
       buildMs: Math.round(performance.now() - t0),
       m: built.filter.m,
       k: built.filter.k,

@@ -1,25 +1,28 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { HealthRegistry } from '../../../health/health-registry.service.js';
 import { ShieldMetrics } from '../cache-shield.metrics.js';
-import { announcer } from './bloom-announcer.js';
-import { BloomFilters } from './bloom-filters.service.js';
-import { BloomWatch } from './bloom-watch.js';
+import { bloomHealth } from './bloom-health.js';
+import { beforeAddHook } from './replicas/before-add.js';
+import { applyEvent } from './replicas/bloom-events.js';
+import { BloomFilters } from './replicas/bloom-filters.service.js';
+import { BloomWatch } from './replicas/bloom-watch.js';
 
 /** A Bloom verdict: `absent` (definitely), `maybe`, or `bypassed` (filter off, not built yet, or stale). */
 export type Verdict = 'absent' | 'maybe' | 'bypassed';
 
 /**
  * The filters as the shield uses them: lookups answered from memory, adds
- * made before items become searchable, live false-positive accounting,
- * and the boot (load or build every filter, in the background: until a
- * filter is usable its lookups are "bypassed", never "absent").
+ * made before items become findable (the hook every product with writes
+ * installs), live false-positive accounting, and the boot (load or build
+ * every registered filter, in the background: until a filter is usable its
+ * lookups are "bypassed", never "absent").
  */
 @Injectable()
 export class BloomService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('CacheShield');
   private readonly watch: BloomWatch;
   private unsubscribe?: () => void;
-  private offAdd?: () => void;
+  private readonly offAdd: (() => void)[] = [];
   /** Settles when every filter was loaded or built at boot (or failed to). */
   ready: Promise<void> = Promise.resolve();
 
@@ -32,15 +35,20 @@ export class BloomService implements OnModuleInit, OnApplicationShutdown {
   }
 
   onModuleInit(): void {
-    this.offAdd = this.filters.backend.onBeforeAdd(announcer(this.filters));
-    this.health.register('cacheShield', async () => this.health_(), { optional: true });
+    this.filters.init();
+    for (const group of this.filters.groups)
+      if (group.onBeforeAdd)
+        this.offAdd.push(group.onBeforeAdd(beforeAddHook(this.filters, group)));
+    this.health.register('cacheShield', async () => bloomHealth(this.filters.replicas), {
+      optional: true,
+    });
     this.ready = this.boot();
     this.watch.start();
   }
 
   private async boot(): Promise<void> {
     try {
-      this.unsubscribe = await this.filters.store.subscribe((e) => this.filters.onEvent(e));
+      this.unsubscribe = await this.filters.store.subscribe((e) => applyEvent(this.filters, e));
     } catch (err) {
       this.logger.warn(
         `bloom announcements unavailable (${(err as Error).message}); relying on periodic checks`,
@@ -61,15 +69,16 @@ export class BloomService implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     this.filters.closing = true;
     this.watch.stop();
-    this.offAdd?.();
+    for (const off of this.offAdd.splice(0)) off();
     this.unsubscribe?.();
     await this.ready;
   }
 
   /** `absent` when any key is definitely not in the filter. Counted per filter. */
   verdict(filter: string, keys: readonly string[]): { verdict: Verdict; version: number } {
-    const replica = this.filters.replica(filter);
-    if (!replica.usable) {
+    const replica = this.filters.replicas.get(filter);
+    // A filter no product registered is bypassed like one not built yet.
+    if (!replica?.usable) {
       this.metrics.lookups.inc({ filter, verdict: 'bypassed' });
       return { verdict: 'bypassed', version: 0 };
     }
@@ -86,8 +95,8 @@ export class BloomService implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Whether an "absent" verdict may be acted on. Adds made through this app
-   * reach the filter before they become searchable; writes made elsewhere
-   * show up only in the backend revision. With a shared (Redis) store the
+   * reach the filter before they become findable; writes made elsewhere
+   * show up only in the product's revision. With a shared (Redis) store the
    * periodic revision check bounds that lag; without one, other instances'
    * writes are never announced, so the revision is read before every
    * "absent" (not shared between requests: a read that started before a
@@ -95,7 +104,7 @@ export class BloomService implements OnModuleInit, OnApplicationShutdown {
    */
   async confirmAbsent(filter: string): Promise<boolean> {
     if (this.filters.store.shared) return true;
-    const revision = await this.filters.revision();
+    const revision = await this.filters.revision(filter);
     const replica = this.filters.replica(filter);
     if (replica.usable && revision <= replica.explainedRevision()!) return true;
     if (replica.usable) {
@@ -118,7 +127,7 @@ export class BloomService implements OnModuleInit, OnApplicationShutdown {
     const target =
       this.filters.replica(filter).active?.info.targetP ?? this.filters.settings.targetFpRate;
     const { driftFactor, driftMinSamples } = this.filters.settings;
-    if (meter.drifted(target, driftFactor, driftMinSamples, Date.now())) {
+    if (meter.drifted(target, driftFactor, driftMinSamples, this.filters.clock.now())) {
       this.logger.warn(
         `bloom ${filter}: measured false-positive rate ${rate!.toFixed(5)} on ${meter.samples} absent keys is above ${driftFactor}× the target ${target}; consider POST /admin/bloom/rebuild`,
       );
@@ -138,23 +147,5 @@ export class BloomService implements OnModuleInit, OnApplicationShutdown {
     return [...this.filters.replicas.values()]
       .map((r) => `${r.gen}${r.stale ? 's' : ''}`)
       .join(':');
-  }
-
-  private async health_(): Promise<Record<string, unknown>> {
-    const out: Record<string, unknown> = {};
-    const unusable: string[] = [];
-    for (const [name, r] of this.filters.replicas) {
-      out[name] = r.active
-        ? {
-            version: r.active.info.version,
-            items: r.active.info.items + r.addedKeys,
-            stale: r.stale,
-          }
-        : { version: null };
-      if (!r.usable) unusable.push(name);
-    }
-    if (unusable.length > 0)
-      throw new Error(`bloom filters not usable yet (lookups bypass them): ${unusable.join(', ')}`);
-    return out;
   }
 }

@@ -1,14 +1,24 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { LockContext } from '../../chain/lock.types.js';
-import { ProblemException } from '../../common/problem.exception.js';
-import { MetricsService } from '../../metrics/metrics.service.js';
-import { AnswerCache } from './cache/answer-cache.js';
-import { MemoryResultCacheStore } from './cache/memory-result-cache.store.js';
-import { ShieldMetrics } from './cache-shield.metrics.js';
-import { ShieldService } from './cache-shield.service.js';
-import type { CacheShieldSlice } from './cache-shield.types.js';
-import { compileSlice } from './cache-shield.validate.js';
-import type { BloomService, Verdict } from './filters/bloom.service.js';
+import type { LockContext } from '../../../chain/lock.types.js';
+import { systemClock } from '../../../common/clock.js';
+import { ProblemException } from '../../../common/problem.exception.js';
+import { MetricsService } from '../../../metrics/metrics.service.js';
+import { searchItemKeys, searchQueryKeys } from '../../../search/search-key-sources.js';
+import type { BloomService, Verdict } from '../bloom/bloom.service.js';
+import { AnswerCache } from '../cache/answer-cache.js';
+import type { KeySource } from '../cache-shield.key-source.js';
+import { ShieldMetrics } from '../cache-shield.metrics.js';
+import type { CacheShieldSlice } from '../cache-shield.types.js';
+import { compileSlice as compile } from '../cache-shield.validate.js';
+import { MemoryResultCacheStore } from '../store/memory-result-cache.store.js';
+import { ShieldService } from './shield.service.js';
+
+/** The key sources search registers (the shield itself knows no product). */
+const SOURCES = new Map<string, KeySource>([
+  ['query', searchQueryKeys],
+  ['id', searchItemKeys],
+]);
+const compileSlice = (slice: CacheShieldSlice) => compile(slice, SOURCES);
 
 /** A stand-in for the filters: fixed verdicts, recorded observations. */
 class FakeBloom {
@@ -36,16 +46,21 @@ class FakeBloom {
 function setup(opts: { now?: () => number } = {}) {
   const bloom = new FakeBloom();
   const metrics = new MetricsService();
-  const cache = new AnswerCache(new MemoryResultCacheStore(100), 'p', () => undefined, {
-    isUp: () => true,
-    backoffMs: 1_000,
-    now: opts.now,
-    random: () => 0.5,
-  });
+  const cache = new AnswerCache(
+    new MemoryResultCacheStore(100, systemClock),
+    'p',
+    () => undefined,
+    {
+      isUp: () => true,
+      backoffMs: 1_000,
+      clock: { now: opts.now ?? (() => Date.now()), random: () => 0.5 },
+    },
+  );
   const shield = new ShieldService(
     bloom as unknown as BloomService,
     cache,
     new ShieldMetrics(metrics),
+    systemClock,
   );
   return { bloom, shield, metrics };
 }

@@ -1,6 +1,6 @@
-import type { BloomBuildInfo } from '../bloom/bloom-build.js';
-import { BloomFilter } from '../bloom/bloom-filter.js';
-import type { LoadedFilter, StoredBuild } from '../store/bloom-store.js';
+import type { BloomBuildInfo } from '../filter/bloom-build.js';
+import { BloomFilter } from '../filter/bloom-filter.js';
+import type { LoadedFilter, StoredBuild } from '../../store/bloom-store.js';
 
 /** A build held in memory. */
 export interface HeldBuild {

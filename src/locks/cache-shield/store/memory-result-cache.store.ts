@@ -1,3 +1,4 @@
+import type { Clock } from '../../../common/clock.js';
 import type { ResultCacheStore } from './result-cache.store.js';
 
 /** In-process result cache: TTL per entry, least recently used entry evicted past `maxEntries`. */
@@ -7,7 +8,7 @@ export class MemoryResultCacheStore implements ResultCacheStore {
 
   constructor(
     private readonly maxEntries: number,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock,
   ) {}
 
   get size(): number {
@@ -18,7 +19,7 @@ export class MemoryResultCacheStore implements ResultCacheStore {
     const e = this.entries.get(key);
     if (!e) return undefined;
     this.entries.delete(key);
-    if (e.until <= this.now()) return undefined;
+    if (e.until <= this.clock.now()) return undefined;
     this.entries.set(key, e);
     return e.value;
   }
@@ -26,7 +27,7 @@ export class MemoryResultCacheStore implements ResultCacheStore {
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     if (this.maxEntries === 0) return;
     this.entries.delete(key);
-    this.entries.set(key, { value, until: this.now() + ttlMs });
+    this.entries.set(key, { value, until: this.clock.now() + ttlMs });
     while (this.entries.size > this.maxEntries)
       this.entries.delete(this.entries.keys().next().value!);
   }
