@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { DecimalInt } from '../http/decimal-int.decorator.js';
 
 /** Query string of `GET /v1/search`. */
 export class SearchQueryDto {
@@ -18,7 +19,7 @@ export class SearchQueryDto {
 
   @ApiPropertyOptional({ description: 'Items per page', minimum: 1, maximum: 100, default: 10 })
   @IsOptional()
-  @Type(() => Number)
+  @DecimalInt()
   @IsInt()
   @Min(1)
   @Max(100)
@@ -26,7 +27,7 @@ export class SearchQueryDto {
 
   @ApiPropertyOptional({ description: 'Items to skip', minimum: 0, maximum: 10_000, default: 0 })
   @IsOptional()
-  @Type(() => Number)
+  @DecimalInt()
   @IsInt()
   @Min(0)
   @Max(10_000)

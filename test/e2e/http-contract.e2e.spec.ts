@@ -145,6 +145,15 @@ describe.each(ADAPTERS)('HTTP input contract (%s)', (adapter) => {
     expect(await problem(res)).toMatchObject({ error: 'malformed_query' });
   });
 
+  it.each(['0x10', '0b11', '1e1', '010', ' 7', '7.0'])(
+    'should read only plain decimal integers from a query (limit=%s is 400)',
+    async (limit) => {
+      const res = await fetch(`${app.url}/v1/search?q=paris&limit=${encodeURIComponent(limit)}`);
+      expect(res.status).toBe(400);
+      expect(await problem(res)).toMatchObject({ error: 'validation_failed' });
+    },
+  );
+
   it('should refuse invalid percent-encoding in a path with 400 malformed_path', async () => {
     const res = await fetch(`${app.url}/v1/search/items/%E0%A4%A`);
     expect(res.status).toBe(400);

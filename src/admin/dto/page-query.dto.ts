@@ -1,13 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { AUDIT_ID } from '../audit/audit-log.js';
+import { DecimalInt } from '../../http/decimal-int.decorator.js';
 
 /** Query of `GET /admin/audit`. */
 export class AuditQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
   @IsOptional()
-  @Type(() => Number)
+  @DecimalInt()
   @IsInt()
   @Min(1)
   @Max(200)
@@ -25,7 +25,7 @@ export class AuditQueryDto {
 export class VersionsQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
   @IsOptional()
-  @Type(() => Number)
+  @DecimalInt()
   @IsInt()
   @Min(1)
   @Max(1000)
