@@ -17,7 +17,8 @@ export function malformedPath(): ProblemException {
 
 /** The problem of a raw request path, checked before routing: an over-long segment. */
 export function pathProblem(url: string | undefined): ProblemException | undefined {
-  if (!url) return undefined;
+  // A URL no longer than one segment may be cannot hold an over-long segment (the common case, no work).
+  if (!url || url.length <= MAX_SEGMENT_LENGTH) return undefined;
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   for (const segment of path.split('/'))

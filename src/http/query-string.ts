@@ -4,6 +4,7 @@ import { ProblemException } from '../common/problem.exception.js';
 export type ParsedQuery = Record<string, string | string[]>;
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+const SUSPECT = /%|proto|constructor/;
 
 function decode(part: string): string | undefined {
   try {
@@ -48,7 +49,8 @@ export function parseQueryString(raw: string | null | undefined): ParsedQuery {
  * or a prototype-named parameter, never a silent U+FFFD; undefined when fine.
  */
 export function queryProblem(raw: string): ProblemException | undefined {
-  if (raw === '') return undefined;
+  // Only a %-escape can be invalid, and only a name with "proto"/"constructor" can be forbidden.
+  if (raw === '' || !SUSPECT.test(raw)) return undefined;
   for (const { pair, name, value } of pairs(raw)) {
     const detail =
       name === undefined || value === undefined

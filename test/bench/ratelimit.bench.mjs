@@ -166,9 +166,9 @@ return { hits, ttl, blocked > 0 and 1 or 0, blocked > 0 and blocked or 0 }`,
     mode: 'enforce',
     failMode: 'open',
     rules: [
-      { name: 'per-ip', dimension: 'ip', capacity: HUGE, rate: HUGE },
-      { name: 'per-user', dimension: 'user', capacity: HUGE, rate: HUGE },
-      { name: 'global', dimension: 'global', capacity: HUGE, rate: HUGE },
+      { name: 'per-ip', dimension: 'ip', capacity: HUGE, rate: 1_000_000 },
+      { name: 'per-user', dimension: 'user', capacity: HUGE, rate: 1_000_000 },
+      { name: 'global', dimension: 'global', capacity: HUGE, rate: 1_000_000 },
     ],
   });
   config.policies['bench-off'] = only({ mode: 'off' });
