@@ -34,8 +34,8 @@ async function codeOf(res: Response): Promise<string | undefined> {
   return typeof body.error === 'string' ? body.error : body.error?.code;
 }
 
-/** A fetch that sends with the global fetch and records each attempt. */
-export function recordingFetch(): {
+/** A fetch that sends with the global fetch and records each attempt (`onAttempt` sees each as it is answered). */
+export function recordingFetch(onAttempt?: (a: Attempt, all: readonly Attempt[]) => void): {
   fetch: (url: URL, init?: RequestInit) => Promise<Response>;
   attempts: Attempt[];
 } {
@@ -46,7 +46,7 @@ export function recordingFetch(): {
       const headers = new Headers(init.headers);
       const sentAt = performance.now();
       const res = await fetch(url, init);
-      attempts.push({
+      const attempt: Attempt = {
         method: init.method ?? 'GET',
         path: url.pathname,
         nonce: nonceOf(headers),
@@ -56,7 +56,9 @@ export function recordingFetch(): {
         retryAfter: res.headers.get('retry-after'),
         sentAt,
         answeredAt: performance.now(),
-      });
+      };
+      attempts.push(attempt);
+      onAttempt?.(attempt, attempts);
       return res;
     },
   };
@@ -66,9 +68,9 @@ export function recordingFetch(): {
 export function openAiClient(
   app: RunningApp,
   creds: SignedFetchOptions,
-  opts: { maxRetries?: number } = {},
+  opts: { maxRetries?: number; onAttempt?: (a: Attempt, all: readonly Attempt[]) => void } = {},
 ): { client: OpenAI; attempts: Attempt[] } {
-  const rec = recordingFetch();
+  const rec = recordingFetch(opts.onAttempt);
   const client = new OpenAI({
     baseURL: `${app.url}/v1`,
     apiKey: 'unused-by-rampart',
