@@ -24,10 +24,14 @@ export function openAiErrorType(status: number): string {
   return 'invalid_request_error';
 }
 
-/** The request field a validation problem names ("max_tokens must not be greater than 8192" → `max_tokens`). */
+/**
+ * The request field the first validation problem names, in class-validator's
+ * "<path> must …" form ("max_tokens must not be greater than 8192" → `max_tokens`,
+ * "messages.0.role must be …" → `messages.0.role`); null when it names none.
+ */
 function paramOf(problem: ProblemBody): string | null {
   const first = Array.isArray(problem.problems) ? problem.problems[0] : undefined;
-  const m = typeof first === 'string' ? /^([A-Za-z_][\w.]*) /.exec(first) : null;
+  const m = typeof first === 'string' ? /^([A-Za-z_][\w.]*) must /.exec(first) : null;
   return m ? m[1]! : null;
 }
 
