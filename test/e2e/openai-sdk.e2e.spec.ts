@@ -105,6 +105,35 @@ describe.each(ADAPTERS)('the official OpenAI SDK through Rampart, demo model (%s
     });
   });
 
+  it.each([
+    ['text/plain', 'hi', 415, 'unsupported_media_type'],
+    ['application/json', '{"model": ', 400, 'malformed_body'],
+  ])(
+    'should use OpenAI’s error object for a %s body refused before any lock (%i)',
+    async (type, body, status, code) => {
+      const res = await fetch(`${app.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body,
+      });
+      expect(res.status).toBe(status);
+      expect(await res.json()).toMatchObject({
+        status,
+        code,
+        error: { code, type: 'invalid_request_error' },
+      });
+    },
+  );
+
+  it('should list both chat routes and the model list in the OpenAPI document', async () => {
+    const doc = (await (await fetch(`${app.url}/docs/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    expect(doc.paths['/v1/chat/completions']?.post).toBeDefined();
+    expect(doc.paths['/v1/inference']?.post).toBeDefined();
+    expect(doc.paths['/v1/models']?.get).toBeDefined();
+  });
+
   it('should keep plain problem+json on the /v1/inference alias', async () => {
     const res = await fetch(`${app.url}/v1/inference`, {
       method: 'POST',
