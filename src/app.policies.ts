@@ -19,7 +19,14 @@ const POLICIES: Record<string, Omit<RoutePolicy, 'locks'>> = {
     description: 'GET /v1/search — full-text search, callable from browsers (signature optional)',
   },
   'search-item': { description: 'GET /v1/search/items/:id — one item by id' },
-  inference: { description: 'POST /v1/inference — chat completions (signature required)' },
+  inference: {
+    description:
+      'POST /v1/chat/completions (alias POST /v1/inference) — chat completions (signature required)',
+  },
+  models: {
+    description:
+      'GET /v1/models — the models inference offers, cached briefly (signature required)',
+  },
   whoami: {
     description: 'GET /v1/whoami — the identity the locks give a request (test your signing)',
   },

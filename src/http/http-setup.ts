@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger as Pino } from 'pino';
+import { ProblemStyles } from '../common/problem-styles.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { BodyLimits, expressBodies, fastifyBodies } from './body/body-parsing.js';
 import { AnyRequest, requestState } from './http-context.js';
@@ -25,6 +26,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
  */
 export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino): void {
   const metrics = app.get(MetricsService);
+  const styles = app.get(ProblemStyles);
   const observe = (
     req: IncomingMessage,
     res: ServerResponse,
@@ -110,7 +112,7 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
       const { problem, headers } = toProblem(err);
       const id = requestState(request as unknown as AnyRequest).requestId;
       if (id) problem.request_id = id;
-      sendProblem(reply as never, problem, headers);
+      sendProblem(reply as never, problem, headers, styles.forTarget(request.raw.url));
     });
     app.use(securityHeaders);
     if (cors) app.enableCors(cors);

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { PROBLEM_TYPE_BASE, ProblemBody, ProblemException } from '../common/problem.exception.js';
-import { AnyReply, AnyRequest, requestState } from './http-context.js';
+import { ProblemStyles } from '../common/problem-styles.js';
+import { AnyReply, AnyRequest, rawUrl, requestState } from './http-context.js';
 import { sendProblem } from './send-problem.js';
 
 const CODE_BY_STATUS: Record<number, [string, string]> = {
@@ -96,10 +97,15 @@ export function toProblem(err: unknown): { problem: ProblemBody; headers: Record
   };
 }
 
-/** Global filter: every error leaves as application/problem+json with a stable `error` code. */
+/**
+ * Global filter: every error leaves as application/problem+json with a stable
+ * `error` code, in the style a product registered for the request's path, if any.
+ */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+
+  constructor(private readonly styles: ProblemStyles) {}
 
   catch(err: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -118,6 +124,6 @@ export class ProblemFilter implements ExceptionFilter {
             : String(err),
       });
     }
-    sendProblem(reply, problem, headers);
+    sendProblem(reply, problem, headers, this.styles.forTarget(rawUrl(req)));
   }
 }

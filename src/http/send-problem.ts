@@ -1,14 +1,19 @@
 import type { ServerResponse } from 'node:http';
 import type { AnyReply } from './http-context.js';
 import type { ProblemBody } from '../common/problem.exception.js';
+import type { ProblemStyle } from '../common/problem-styles.js';
 
-/** Writes a problem+json answer on either adapter (or on a raw Node response). */
+/**
+ * Writes a problem+json answer on either adapter (or on a raw Node response);
+ * with a `style` (the route's, see ProblemStyles), its body instead of the plain problem.
+ */
 export function sendProblem(
   reply: AnyReply,
   problem: ProblemBody,
   headers: Record<string, string> = {},
+  style?: ProblemStyle,
 ): void {
-  const body = JSON.stringify(problem);
+  const body = JSON.stringify(style ? style.body(problem) : problem);
   const fastify = reply as unknown as {
     code?: (n: number) => unknown;
     header: (n: string, v: string) => unknown;

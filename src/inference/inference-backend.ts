@@ -1,5 +1,5 @@
 import type { ChatCompletionRequestDto } from './dto/chat-completion-request.dto.js';
-import type { ChatCompletion } from './openai.types.js';
+import type { ChatCompletion, ModelList } from './openai.types.js';
 
 /** Injection token of the configured InferenceBackend. */
 export const INFERENCE_BACKEND = Symbol('InferenceBackend');
@@ -40,6 +40,8 @@ export interface InferenceBackend {
    * it end the stream with an error event, then throw.
    */
   stream(body: ChatCompletionRequestDto, call: InferenceCall, sink: SseSink): Promise<void>;
+  /** The models this backend offers (`GET /v1/models`). Throws an InferenceError on failure. */
+  models(call: InferenceCall): Promise<ModelList>;
   /** Readiness details; throws when the backend cannot serve. */
   health(signal: AbortSignal): Promise<Record<string, unknown>>;
   /** Releases connections and timers at shutdown. */

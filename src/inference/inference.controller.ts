@@ -6,18 +6,40 @@ import { ChatCompletionRequestDto } from './dto/chat-completion-request.dto.js';
 import { InferenceService } from './inference.service.js';
 import type { ChatCompletion } from './openai.types.js';
 
+const STREAM_NOTE = '`stream: true` answers with server-sent events';
+
+/**
+ * Chat completions from the local demo model or the configured upstream,
+ * behind `@Protect('inference')`: `POST /v1/chat/completions` (where the
+ * official OpenAI SDKs post; OpenAI-style error bodies) and its older alias
+ * `POST /v1/inference` (plain problem+json errors).
+ */
 @ApiTags('inference')
 @Controller('v1')
 export class InferenceController {
   constructor(private readonly inference: InferenceService) {}
 
-  /** OpenAI-style chat completion, from the local demo model or the configured upstream. */
+  /** OpenAI chat completions, where the official SDKs call it (`baseURL: <rampart>/v1`). */
+  @Post('chat/completions')
+  @HttpCode(200)
+  @Protect('inference')
+  @ApiOperation({
+    summary: `Chat completion, OpenAI-compatible (official SDKs: baseURL <rampart>/v1); ${STREAM_NOTE}; errors carry OpenAI's error object`,
+  })
+  chatCompletions(
+    @Body() body: ChatCompletionRequestDto,
+    @Req() req: AnyRequest,
+    @Res({ passthrough: true }) reply: AnyReply,
+  ): Promise<ChatCompletion | undefined> {
+    return this.inference.handle(body, req, reply);
+  }
+
+  /** The same as `POST /v1/chat/completions`, answering errors as plain problem+json. */
   @Post('inference')
   @HttpCode(200)
   @Protect('inference')
   @ApiOperation({
-    summary:
-      'Chat completion (OpenAI chat-completions body); `stream: true` answers with server-sent events',
+    summary: `Chat completion (OpenAI chat-completions body), alias of /v1/chat/completions with problem+json errors; ${STREAM_NOTE}`,
   })
   complete(
     @Body() body: ChatCompletionRequestDto,

@@ -1,13 +1,18 @@
 import { Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { ProblemStyles } from '../common/problem-styles.js';
 import { RAMPART_CONFIG } from '../config/config.constants.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { HealthRegistry } from '../health/health-registry.service.js';
+import { CacheShieldModule } from '../locks/cache-shield/cache-shield.module.js';
 import { RateLimitModule } from '../locks/rate-limit/rate-limit.module.js';
 import { inferenceCost } from './inference-cost.js';
 import { InferenceController } from './inference.controller.js';
 import { INFERENCE_BACKEND, InferenceBackend } from './inference-backend.js';
 import { InferenceService } from './inference.service.js';
 import { LocalModelBackend } from './local/local-model.backend.js';
+import { MODELS_KEY_SOURCE, modelsKeySource } from './models/models-key-source.js';
+import { ModelsController } from './models/models.controller.js';
+import { OPENAI_PATHS, OPENAI_PROBLEM_STYLE } from './openai-problem-style.js';
 import { UpstreamBackend } from './upstream/upstream.backend.js';
 
 /** The upstream proxy when INFERENCE_UPSTREAM_URL is set, else the built-in demo model. */
@@ -19,16 +24,22 @@ export function createInferenceBackend(config: RampartConfig): InferenceBackend 
 }
 
 /**
- * `POST /v1/inference` behind `@Protect('inference')`, its backend, its
- * rate-limit cost function (`cost: inference`: by `max_tokens` bands), and its
- * readiness check. An upstream that fails its check makes the service
- * `degraded`, not unready: every instance shares the same upstream, so
- * pulling them all out of rotation would also take search and the circuit
- * breaker's fast answers down with it.
+ * `POST /v1/chat/completions` (alias `POST /v1/inference`) behind
+ * `@Protect('inference')` and `GET /v1/models` behind `@Protect('models')`,
+ * their backend, the rate-limit cost function (`cost: inference`: by
+ * `max_tokens` bands), the cache shield's `models` key source (the model list
+ * is cached by the shield), OpenAI-style problem bodies on the paths the
+ * official SDKs call, and the readiness check. An upstream that fails its
+ * check makes the service `degraded`, not unready: every instance shares the
+ * same upstream, so pulling them all out of rotation would also take search
+ * and the circuit breaker's fast answers down with it.
  */
 @Module({
-  imports: [RateLimitModule.forFeature({ costs: { inference: (req) => inferenceCost(req.body) } })],
-  controllers: [InferenceController],
+  imports: [
+    RateLimitModule.forFeature({ costs: { inference: (req) => inferenceCost(req.body) } }),
+    CacheShieldModule.forFeature({ keySources: { [MODELS_KEY_SOURCE]: modelsKeySource } }),
+  ],
+  controllers: [InferenceController, ModelsController],
   providers: [
     { provide: INFERENCE_BACKEND, inject: [RAMPART_CONFIG], useFactory: createInferenceBackend },
     InferenceService,
@@ -39,12 +50,14 @@ export class InferenceModule implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(INFERENCE_BACKEND) private readonly backend: InferenceBackend,
     private readonly health: HealthRegistry,
+    private readonly problemStyles: ProblemStyles,
   ) {}
 
   onModuleInit(): void {
     this.health.register('inference', (signal) => this.backend.health(signal), {
       optional: this.backend.kind === 'upstream',
     });
+    this.problemStyles.register(OPENAI_PATHS, OPENAI_PROBLEM_STYLE);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -4,10 +4,12 @@ import { AnyReply, AnyRequest } from '../http/http-context.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { ChatCompletionRequestDto } from './dto/chat-completion-request.dto.js';
 import { InferenceError } from './inference.errors.js';
-import { INFERENCE_BACKEND, InferenceBackend } from './inference-backend.js';
+import { INFERENCE_BACKEND, InferenceBackend, InferenceCall } from './inference-backend.js';
 import { openInferenceCall } from './inference-call.js';
-import type { ChatCompletion } from './openai.types.js';
+import type { ChatCompletion, ModelList } from './openai.types.js';
 import { SseResponse } from './sse-response.js';
+
+type Mode = 'json' | 'stream' | 'models';
 
 /** Runs one inference request on the configured backend and records its outcome. */
 @Injectable()
@@ -20,7 +22,7 @@ export class InferenceService {
   ) {
     this.duration = metrics.histogram(
       'rampart_inference_duration_seconds',
-      'Inference calls by backend (local, upstream), mode (json, stream) and outcome (ok, rejected, failed, timeout, client_closed, error)',
+      'Inference calls by backend (local, upstream), mode (json, stream, models) and outcome (ok, rejected, failed, timeout, client_closed, error)',
       ['backend', 'mode', 'outcome'],
       [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     );
@@ -36,17 +38,36 @@ export class InferenceService {
     req: AnyRequest,
     reply: AnyReply,
   ): Promise<ChatCompletion | undefined> {
+    const result = await this.run<ChatCompletion | void>(
+      req,
+      reply,
+      body.stream ? 'stream' : 'json',
+      (call) =>
+        body.stream
+          ? this.backend.stream(body, call, new SseResponse(reply, call.clientGone))
+          : this.backend.complete(body, call),
+    );
+    return result ?? undefined;
+  }
+
+  /** The models the backend offers (`GET /v1/models`). */
+  models(req: AnyRequest, reply: AnyReply): Promise<ModelList> {
+    return this.run(req, reply, 'models', (call) => this.backend.models(call));
+  }
+
+  /** One backend call with its signals, timed and counted by outcome. */
+  private async run<T>(
+    req: AnyRequest,
+    reply: AnyReply,
+    mode: Mode,
+    work: (call: InferenceCall) => Promise<T>,
+  ): Promise<T> {
     const call = openInferenceCall(req, reply);
-    const end = this.duration.startTimer({
-      backend: this.backend.kind,
-      mode: body.stream ? 'stream' : 'json',
-    });
+    const end = this.duration.startTimer({ backend: this.backend.kind, mode });
     try {
-      const result = body.stream
-        ? await this.backend.stream(body, call, new SseResponse(reply, call.clientGone))
-        : await this.backend.complete(body, call);
+      const result = await work(call);
       end({ outcome: call.clientGone.aborted ? 'client_closed' : 'ok' });
-      return result ?? undefined;
+      return result;
     } catch (err) {
       end({ outcome: err instanceof InferenceError ? err.kind : 'error' });
       throw err;

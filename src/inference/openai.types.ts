@@ -57,3 +57,18 @@ export function usage(prompt: number, completion: number): ChatUsage {
     total_tokens: prompt + completion,
   };
 }
+
+/** One entry of `GET /v1/models` (https://platform.openai.com/docs/api-reference/models/object). */
+export interface ModelEntry {
+  id: string;
+  object: 'model';
+  /** Seconds since the epoch. */
+  created: number;
+  owned_by: string;
+}
+
+/** The answer of `GET /v1/models`. */
+export interface ModelList {
+  object: 'list';
+  data: ModelEntry[];
+}

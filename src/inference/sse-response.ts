@@ -1,7 +1,9 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { AnyReply, rawResponse, takeOverReply } from '../http/http-context.js';
+import type { ProblemBody } from '../common/problem.exception.js';
 import type { SseSink } from './inference-backend.js';
+import { openAiError } from './openai-problem-style.js';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -75,13 +77,10 @@ function serverClosing(socket: Socket): boolean {
 
 /**
  * Ends a stream that already sent its headers after a failure: one OpenAI-style
- * error event (OpenAI's SDKs raise it as an APIError), then the end of the stream.
+ * error event, `data: {"error": {message, type, code, param}}` (OpenAI's SDKs
+ * raise it as an APIError whose `code` is Rampart's code), then the end of the stream.
  */
-export async function endWithError(
-  sink: SseSink,
-  err: { problem: { error: string; title: string; detail?: string } },
-): Promise<void> {
-  const { error, title, detail } = err.problem;
-  await sink.event({ error: { message: detail ?? title, type: error, code: error } });
+export async function endWithError(sink: SseSink, err: { problem: ProblemBody }): Promise<void> {
+  await sink.event({ error: openAiError(err.problem) });
   await sink.end();
 }

@@ -1,6 +1,6 @@
 /**
  * Rampart client SDK: sign requests for the signature lock
- * (Rampart-HMAC-SHA256). `import { signRequest, createSignedFetch } from 'rampart/sdk'`.
+ * (Rampart-HMAC-SHA256, or RFC 9421). `import { signRequest, createSignedFetch } from 'rampart/sdk'`.
  * The canonicalisation is the server's own code (one implementation).
  */
 export type {
@@ -10,7 +10,8 @@ export type {
   SignatureHeaderValues,
 } from './sign-request.js';
 export { signRequest, signRequestDetailed, wireTarget } from './sign-request.js';
-export type { FetchLike } from './signed-fetch.js';
+export { signRequestRfc9421 } from './sign-rfc9421.js';
+export type { FetchImpl, FetchLike, SignedFetchOptions } from './signed-fetch.js';
 export { createSignedFetch, signedFetch } from './signed-fetch.js';
 export { signingInterceptor } from './undici-interceptor.js';
 export {

@@ -206,8 +206,9 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
     expect(JSON.parse(events[2]!)).toEqual({
       error: {
         message: 'the upstream did not answer within 300 ms',
-        type: 'upstream_timeout',
+        type: 'server_error',
         code: 'upstream_timeout',
+        param: null,
       },
     });
     await until(() => fake.aborted > before, 'the upstream to see the call aborted');

@@ -13,7 +13,8 @@
  * Endpoints:
  *   POST /v1/chat/completions — a chat.completion (JSON), or with `stream: true`
  *     server-sent chat.completion.chunk events (one word per chunk, `chunkDelayMs`
- *     apart) ending in `data: [DONE]`. The answer has min(max_tokens, 8) words.
+ *     apart) ending in `data: [DONE]`, after a usage chunk (empty `choices`) when
+ *     `stream_options.include_usage` asks for one. The answer has min(max_tokens, 8) words.
  *   GET /v1/models — `{object: 'list', data: [{id: 'fake-gpt'}]}`.
  * Switches apply to both endpoints, in this order: hang, latency, status,
  * error rate, bad JSON. Anything else answers 404.
@@ -133,7 +134,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     const body = lastRequest?.body ?? {};
     const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16;
     const words = WORDS.slice(0, Math.max(1, Math.min(maxTokens, WORDS.length)));
-    if (body.stream === true) return stream(res, words);
+    if (body.stream === true) return stream(res, words, includeUsage(body));
     json(res, 200, {
       id: 'chatcmpl-fake',
       object: 'chat.completion',
@@ -151,7 +152,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     });
   }
 
-  async function stream(res: ServerResponse, words: string[]): Promise<void> {
+  async function stream(res: ServerResponse, words: string[], usage: boolean): Promise<void> {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -175,6 +176,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       if (!(await sleep(s.chunkDelayMs, res))) return;
     }
     send({}, 'stop');
+    if (usage) {
+      const counts = { prompt_tokens: 5, completion_tokens: words.length };
+      const total = { ...counts, total_tokens: 5 + words.length };
+      res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: total })}\n\n`);
+    }
     res.end('data: [DONE]\n\n');
   }
 
@@ -233,6 +239,13 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       await once(server, 'close');
     },
   };
+}
+
+function includeUsage(body: Record<string, unknown>): boolean {
+  const o = body.stream_options;
+  return (
+    typeof o === 'object' && o !== null && (o as { include_usage?: unknown }).include_usage === true
+  );
 }
 
 function errorAnswer(res: ServerResponse, status: number): void {

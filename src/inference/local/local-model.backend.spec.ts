@@ -145,7 +145,9 @@ describe(LocalModelBackend.name, () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InferenceError);
     expect((err as InferenceError).kind).toBe('timeout');
-    expect(JSON.parse(sink.data.at(-1)!)).toMatchObject({ error: { type: 'upstream_timeout' } });
+    expect(JSON.parse(sink.data.at(-1)!)).toMatchObject({
+      error: { type: 'server_error', code: 'upstream_timeout' },
+    });
   });
 
   it('should report itself ready with its model name', async () => {

@@ -6,6 +6,7 @@ import {
   ChatCompletionChunk,
   completionId,
   FinishReason,
+  ModelList,
   usage,
 } from '../openai.types.js';
 import { endWithError } from '../sse-response.js';
@@ -15,6 +16,8 @@ import { countTokens, tokenPieces } from './token-pieces.js';
 
 /** The model name the demo model answers with (whatever model was asked for). */
 export const LOCAL_MODEL_NAME = 'rampart-local-demo';
+/** `created` of the demo model in `GET /v1/models` (seconds since the epoch: 2025-01-01). */
+const LOCAL_MODEL_CREATED = 1_735_689_600;
 /** Chunks written between two yields to the event loop while streaming. */
 const CHUNKS_PER_YIELD = 16;
 
@@ -90,6 +93,22 @@ export class LocalModelBackend implements InferenceBackend {
       await sink.event({ ...base, choices: [], usage: usage(g.promptTokens, g.pieces.length) });
     await sink.write('data: [DONE]\n\n');
     await sink.end();
+  }
+
+  models(call: InferenceCall): Promise<ModelList> {
+    if (call.signal.aborted)
+      return Promise.reject(abortedCall(call.clientGone, 'the demo model call was aborted'));
+    return Promise.resolve({
+      object: 'list',
+      data: [
+        {
+          id: LOCAL_MODEL_NAME,
+          object: 'model',
+          created: LOCAL_MODEL_CREATED,
+          owned_by: 'rampart',
+        },
+      ],
+    });
   }
 
   health(): Promise<Record<string, unknown>> {

@@ -28,6 +28,17 @@ const SLICES: Record<string, CacheShieldSlice> = {
     jitter: 0.1,
   },
   inference: { mode: 'off' },
+  // One list for everybody, from the result cache (no Bloom filter); the last list while the breaker is open.
+  models: {
+    mode: 'enforce',
+    key: 'models',
+    filter: 'off',
+    allowlist: [],
+    resultTtlSeconds: 60,
+    nullTtlSeconds: 0,
+    staleTtlSeconds: 3_600,
+    jitter: 0.1,
+  },
   admin: { mode: 'off' },
   whoami: { mode: 'off' },
 };

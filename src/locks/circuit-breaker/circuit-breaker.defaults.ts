@@ -6,7 +6,7 @@ import type { BreakerOptions, CircuitBreakerSlice } from './circuit-breaker.type
  * API override them). Options: see CircuitBreakerSlice in
  * circuit-breaker.types.ts. A backend's breaker options live in ONE policy
  * (here `search` for the search backend, which `search-item` shares, and
- * `inference`); the others only name the backend.
+ * `inference`, which `models` shares); the others only name the backend.
  */
 const SLICES: Record<string, CircuitBreakerSlice> = {
   // SQLite/PostgreSQL answer in milliseconds: 2 s is already an outage. Stale cached pages beat a 503.
@@ -45,6 +45,8 @@ const SLICES: Record<string, CircuitBreakerSlice> = {
     rampPercents: [10, 50],
     rampMs: 60_000,
   },
+  // The model list comes from the inference upstream: its breaker (options in `inference`), stale list while open.
+  models: { mode: 'enforce', backend: 'inference', stale: true },
   admin: { mode: 'off' },
   whoami: { mode: 'off' },
 };

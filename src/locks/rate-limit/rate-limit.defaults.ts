@@ -45,6 +45,16 @@ const SLICES: Record<string, RateLimitSlice> = {
     ],
     degrade: { at: 0.8, factor: 0.5 },
   },
+  // GET /v1/models: answered from the shield's cache almost always; a per-app and a global cap.
+  models: {
+    mode: 'enforce',
+    failMode: 'local',
+    cost: 1,
+    rules: [
+      { name: 'per-app', dimension: 'app', capacity: 30, rate: '1/s' },
+      { name: 'global', dimension: 'global', capacity: 500, rate: '100/s' },
+    ],
+  },
   // Critical: exempt from global shedding; per client address only. Fails open so operators are never locked out.
   admin: {
     mode: 'enforce',

@@ -9,6 +9,7 @@ export const SIGNATURE_DEFAULTS: Record<string, SignatureSlice> = {
   search: { mode: 'enforce', signed: 'optional' },
   'search-item': { mode: 'enforce', signed: 'optional' },
   inference: { mode: 'enforce', signed: 'required' },
+  models: { mode: 'enforce', signed: 'required' },
   whoami: { mode: 'enforce', signed: 'optional' },
   admin: { mode: 'off', signed: 'optional' },
 };
