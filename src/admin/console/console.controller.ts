@@ -36,12 +36,10 @@ export class ConsoleController {
     return this.send(reply, '');
   }
 
-  @Get('*path')
-  file(
-    @Param('path') path: string | string[],
-    @Res({ passthrough: true }) reply: AnyReply,
-  ): StreamableFile {
-    return this.send(reply, Array.isArray(path) ? path.join('/') : path);
+  /** The build's content-hashed files (vite writes every asset to assets/, flat). */
+  @Get('assets/:file')
+  asset(@Param('file') file: string, @Res({ passthrough: true }) reply: AnyReply): StreamableFile {
+    return this.send(reply, `assets/${file}`);
   }
 
   private send(reply: AnyReply, path: string): StreamableFile {
@@ -50,7 +48,7 @@ export class ConsoleController {
         detail: 'Run `npm run build` (it builds the console into dist/console), then reload',
       });
     }
-    const file = this.files.get(path.replace(/^\/+|\/+$/g, ''));
+    const file = this.files.get(path);
     if (!file) throw new ProblemException(404, 'not_found', 'Not found');
     setReplyHeader(reply, 'content-type', file.type);
     setReplyHeader(
