@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { ADMIN_TOKEN } from '../../support/admin-client.js';
 import { RunningApp, startApp } from '../../support/app.js';
-import { redisUrl } from '../../support/redis-env.js';
+import { redisUrl, uniqueEnv } from '../../support/redis-env.js';
 import type { HttpAdapterName } from '../../../src/http/http-adapters.js';
 
 /**
@@ -15,7 +14,7 @@ export function startConsoleApp(adapter: HttpAdapterName): Promise<RunningApp> {
       HTTP_ADAPTER: adapter,
       ADMIN_TOKEN,
       REDIS_URL: redisUrl() || undefined,
-      RAMPART_ENV: `console-${randomBytes(4).toString('hex')}`,
+      RAMPART_ENV: uniqueEnv('console'),
       REDIS_COMMAND_TIMEOUT_MS: '1000',
     },
     {
