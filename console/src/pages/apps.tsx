@@ -57,7 +57,7 @@ export function Apps() {
       <Card title="Every app">
         <Problems items={problems} />
         {list.data?.apps.length === 0 ? <Empty>No apps yet.</Empty> : null}
-        <div class="table-wrap">
+        <div class="table-wrap" hidden={!list.data?.apps.length}>
           <table>
             <thead>
               <tr>
