@@ -28,6 +28,7 @@ export class RedisFiguresSampler implements OnApplicationBootstrap, OnApplicatio
   private readonly logger = new Logger('RedisFigures');
   private readonly id = randomBytes(6).toString('hex');
   private timer: NodeJS.Timeout | undefined;
+  private first: NodeJS.Timeout | undefined;
   private last: RedisFigures | null = null;
   private gauges: FigureGauges | undefined;
   private failing = false;
@@ -58,11 +59,14 @@ export class RedisFiguresSampler implements OnApplicationBootstrap, OnApplicatio
     };
     this.timer = setInterval(() => void this.tick(), this.settings.redisSampleMs);
     this.timer.unref();
-    void this.tick();
+    // The first sample a little after boot, not during it (short-lived instances never scan).
+    this.first = setTimeout(() => void this.tick(), Math.min(this.settings.redisSampleMs, 5000));
+    this.first.unref();
   }
 
   onApplicationShutdown(): void {
     clearInterval(this.timer);
+    clearTimeout(this.first);
   }
 
   /** The latest sample any instance made (null before the first, or without Redis). */
