@@ -15,11 +15,19 @@ const SECONDS = Number(process.env.SCREENSHOT_SECONDS ?? 60);
 const OUT = 'docs/img/console.png';
 const token = randomBytes(24).toString('hex');
 
+// REDIS_URL (and RAMPART_ENV) from the environment, when given, show the Redis figures too.
+const fromEnv = Object.fromEntries(
+  ['REDIS_URL', 'RAMPART_ENV', 'HTTP_ADAPTER'].flatMap((k) =>
+    process.env[k] ? [[k, process.env[k]]] : [],
+  ),
+);
 const base = loadAppConfig({
+  ...fromEnv,
   ADMIN_TOKEN: token,
   HOST: '127.0.0.1',
   PORT: '0',
   LOG_LEVEL: 'silent',
+  REDIS_COMMAND_TIMEOUT_MS: '1000',
 });
 const config = {
   ...base,
