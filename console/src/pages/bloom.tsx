@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { Card, ConfirmButton, Empty, Problems, StateBadge } from '../components/bits.js';
+import { Card, ConfirmButton, Empty, Problems } from '../components/bits.js';
 import { ApiError } from '../lib/api.js';
 import { useConsole } from '../lib/context.js';
-import { fmtInt, fmtRatio, fmtTime } from '../lib/format.js';
 import { useNow, usePoll } from '../lib/hooks.js';
-import type { BloomBuildInfo, BloomFilterStatus } from '../lib/types.js';
+import type { BloomFilterStatus } from '../lib/types.js';
+import { BuildFacts } from './bloom-facts.js';
 
 type Running = { filter: string; action: 'rebuild' | 'rollback'; startedAt: number };
 
@@ -106,57 +106,5 @@ export function Bloom() {
         })}
       </div>
     </>
-  );
-}
-
-function BuildFacts({
-  title,
-  build,
-  compact,
-}: {
-  title: string;
-  build: BloomBuildInfo | null;
-  compact?: boolean;
-}) {
-  if (!build) return <p class="muted">{title}: none built yet.</p>;
-  const overTarget =
-    build.liveFp !== undefined && build.liveFp !== null && build.liveFp > 2 * build.targetFp;
-  return (
-    <dl class={`facts ${compact ? 'compact' : ''}`} aria-label={title}>
-      <dt>{title}</dt>
-      <dd>
-        <strong data-testid="bloom-version">v{build.version}</strong> · {fmtTime(build.builtAt)} ·{' '}
-        {build.source}
-        {build.stale ? <StateBadge state="stale" tone="warn" /> : null}
-      </dd>
-      <dt>Items</dt>
-      <dd>
-        {fmtInt(build.items)}
-        {build.addedKeys ? ` (+${fmtInt(build.addedKeys)} added since)` : ''}
-      </dd>
-      <dt>False positives</dt>
-      <dd>
-        target {fmtRatio(build.targetFp)} · measured {fmtRatio(build.measuredFp)}
-        {build.liveFp !== undefined ? <> · live {fmtRatio(build.liveFp)}</> : null}
-        {overTarget ? <StateBadge state="over 2× target" tone="bad" /> : null}
-      </dd>
-      {!compact && build.fillRatio !== undefined ? (
-        <>
-          <dt>Fill ratio</dt>
-          <dd>
-            <meter
-              min={0}
-              max={1}
-              low={0.5}
-              high={0.6}
-              optimum={0.3}
-              value={build.fillRatio}
-              aria-label="Fill ratio"
-            />{' '}
-            {fmtRatio(build.fillRatio)}
-          </dd>
-        </>
-      ) : null}
-    </dl>
   );
 }

@@ -4,9 +4,10 @@ import { ExpiryPicker } from '../components/expiry-picker.js';
 import { ApiError, seg } from '../lib/api.js';
 import { useConsole } from '../lib/context.js';
 import { expiryInstant } from '../lib/expiry.js';
-import { fmtInt, fmtMs, fmtRelative, fmtTime } from '../lib/format.js';
+import { fmtTime } from '../lib/format.js';
 import { useNow, usePoll } from '../lib/hooks.js';
 import type { BreakerStatus, ChangeAnswer } from '../lib/types.js';
+import { BreakerFacts } from './breaker-facts.js';
 
 const TONE: Record<string, 'ok' | 'warn' | 'bad'> = {
   closed: 'ok',
@@ -81,7 +82,6 @@ export function Breakers() {
       <div class="grid-2">
         {status.data?.breakers.map((b) => {
           const phase = b.phase ?? b.state;
-          const st = b.stats;
           const c = choice[b.name] ?? { id: '15m', at: '' };
           return (
             <Card
@@ -93,35 +93,7 @@ export function Breakers() {
                 </>
               }
             >
-              <dl class="facts">
-                <dt>Policies</dt>
-                <dd>{b.policies.join(', ')}</dd>
-                <dt>Since</dt>
-                <dd>
-                  {b.since ? `${fmtTime(b.since)} (${fmtRelative(Date.parse(b.since), now)})` : '—'}
-                </dd>
-                <dt>Window</dt>
-                <dd>
-                  {fmtInt(st.failures)} failures · {fmtInt(st.timeouts ?? 0)} timeouts ·{' '}
-                  {fmtInt(st.successes)} successes · {fmtInt(st.rejects ?? 0)} refused
-                </dd>
-                <dt>In flight</dt>
-                <dd>
-                  {fmtInt(st.inFlight)} of {fmtInt(st.capacity)} · admitting{' '}
-                  {st.admittedPercent ?? 100} %
-                </dd>
-                <dt>Latency</dt>
-                <dd>
-                  {b.latency
-                    ? `p50 ${fmtMs(b.latency.p50Ms)} · p95 ${fmtMs(b.latency.p95Ms)} · p99 ${fmtMs(b.latency.p99Ms)} over ${fmtInt(b.latency.calls)} calls`
-                    : 'no calls yet'}
-                </dd>
-                <dt>Since start</dt>
-                <dd>
-                  {fmtInt(st.totalCalls)} calls · {fmtInt(st.totalFailures)} failures ·{' '}
-                  {fmtInt(st.totalTimeouts)} timeouts
-                </dd>
-              </dl>
+              <BreakerFacts b={b} now={now} />
               <Problems items={problems[b.name] ?? []} />
               <div class="row">
                 <ExpiryPicker
