@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
  *  - unit:        src/**\/*.spec.ts — beside the code, no network
  *  - integration: test/integration/**\/*.spec.ts — against a real redis-server / PostgreSQL
  *  - e2e:         test/e2e/**\/*.e2e.spec.ts — the whole app over HTTP, on both adapters
+ *  - browser:     test/browser/**\/*.spec.ts — the admin console in headless Chromium (playwright-core),
+ *                 against the whole app; test/browser/support/build-console.ts builds the console first
  * test/support/global-setup.ts provides a Redis URL (REDIS_URL, or a redis-server it starts).
  */
 export default defineConfig({
@@ -18,7 +20,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['src/**/*.spec.ts', 'test/architecture/**/*.spec.ts', 'test/docs/**/*.spec.ts'],
+          include: [
+            'src/**/*.spec.ts',
+            'console/src/**/*.spec.ts',
+            'test/architecture/**/*.spec.ts',
+            'test/docs/**/*.spec.ts',
+          ],
         },
       },
       {
@@ -28,6 +35,18 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'e2e', include: ['test/e2e/**/*.e2e.spec.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.spec.ts'],
+          globalSetup: ['test/support/global-setup.ts', 'test/browser/support/build-console.ts'],
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
+          // One Chromium per file and one file at a time: two cores are shared with the other rings.
+          fileParallelism: false,
+        },
       },
     ],
   },

@@ -3,6 +3,7 @@ import { ConfigError } from './config/config.error.js';
 import { loadAppConfig } from './app.config.js';
 import { printableConfig } from './config/mask.js';
 import { createPino } from './logging/logger.js';
+import { startupSummary, summaryInput } from './startup-summary.js';
 
 let config;
 try {
@@ -16,13 +17,13 @@ try {
 }
 
 const log = createPino(config.logLevel);
-log.info({ config: printableConfig(config) }, 'configuration loaded');
+log.debug({ config: printableConfig(config) }, 'configuration loaded');
 try {
   const app = await createApp(config, { logger: log });
   await app.listen(config.port, config.host);
-  log.info(
-    `rampart listening on http://${config.host}:${config.port} (${config.httpAdapter}); docs at /docs`,
-  );
+  // The last lines of the start-up log: a short summary for people (one line each, so that
+  // JSON log readers show them as they are); the full configuration is at debug level.
+  for (const line of startupSummary(summaryInput(app, config))) log.info({ summary: true }, line);
 } catch (err) {
   if (err instanceof ConfigError) {
     process.stderr.write(`${err.message}\n`);

@@ -13,6 +13,9 @@ describe(adminSettings.name, () => {
       auditMaxLen: 10000,
       statsIntervalMs: 2000,
       redisTimeoutMs: 1000,
+      seriesStepMs: 5000,
+      redisSampleMs: 30000,
+      redisScanMaxKeys: 200000,
     });
   });
 

@@ -13,6 +13,12 @@ export interface AdminSettings {
   statsIntervalMs: number;
   /** Command timeout in milliseconds of the admin's own Redis connection (the limiter's stays short). Default 1000. */
   redisTimeoutMs: number;
+  /** Milliseconds between two points of the 15-minute counter series (`/admin/status/series`, the console's charts). Default 5000. */
+  seriesStepMs: number;
+  /** Milliseconds between two samples of the Redis-side figures (memory in use, key counts); one instance samples per interval. Default 30000. */
+  redisSampleMs: number;
+  /** Most keys one sample SCANs to count rate-limit keys; past it the count is estimated from the share seen. Default 200000. */
+  redisScanMaxKeys: number;
 }
 
 export const ADMIN_SETTINGS = Symbol('ADMIN_SETTINGS');
@@ -23,6 +29,9 @@ const LIMITS: Record<keyof AdminSettings, [def: number, min: number, max: number
   auditMaxLen: [10_000, 10, 1_000_000],
   statsIntervalMs: [2_000, 50, 60_000],
   redisTimeoutMs: [1_000, 10, 60_000],
+  seriesStepMs: [5_000, 250, 60_000],
+  redisSampleMs: [30_000, 1_000, 3_600_000],
+  redisScanMaxKeys: [200_000, 1_000, 100_000_000],
 };
 
 /** Reads and validates `sections.admin`; throws a ConfigError listing every problem. */

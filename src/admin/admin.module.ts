@@ -34,12 +34,18 @@ import { AdminStatus } from './status/admin-status.service.js';
 import { MemoryStatsStore } from './status/memory-stats.store.js';
 import { RedisStatsStore } from './status/redis-stats.store.js';
 import { STATS_STORE } from './status/stats-store.js';
+import { StatusSeries } from './status/status-series.service.js';
+import { RedisFiguresSampler } from './observability/redis-figures.service.js';
+import { ConsoleController } from './console/console.controller.js';
+import { ConsoleFiles } from './console/console-files.js';
 
 /**
  * The admin API under /admin: read the configuration, change route
  * policies (lock modes, options, rollbacks), apps, Bloom filters and
  * breakers at run time on every instance, with bearer-token auth and an
  * audit log. State is in Redis when configured, else in memory (one instance).
+ * Also serves the web console (static files under /admin/ui, which calls
+ * this API with the token its user types) and samples the figures it shows.
  */
 @Module({
   controllers: [
@@ -51,6 +57,7 @@ import { STATS_STORE } from './status/stats-store.js';
     AdminBreakersController,
     AdminStatusController,
     AdminAuditController,
+    ConsoleController,
   ],
   providers: [
     { provide: ADMIN_SETTINGS, useFactory: adminSettings, inject: [RAMPART_CONFIG] },
@@ -92,6 +99,9 @@ import { STATS_STORE } from './status/stats-store.js';
     AppsSync,
     AppsAdmin,
     AdminStatus,
+    StatusSeries,
+    RedisFiguresSampler,
+    { provide: ConsoleFiles, useFactory: () => new ConsoleFiles() },
   ],
 })
 export class AdminModule {}

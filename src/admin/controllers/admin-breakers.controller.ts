@@ -15,6 +15,8 @@ import {
 } from '../policies/policy-changes.service.js';
 import { forceBreaker, resetBreaker } from '../policies/policy-edits.js';
 import { PolicySetView, policySetView } from '../policies/policy-view.js';
+import type { LatencySummary } from '../status/latency-window.js';
+import { StatusSeries } from '../status/status-series.service.js';
 
 type ChangeAnswer = PolicyChangeResult & { policySet: PolicySetView };
 
@@ -29,12 +31,18 @@ export class AdminBreakersController {
     private readonly parts: InstalledParts,
     private readonly chain: LockChain,
     private readonly changes: PolicyChanges,
+    private readonly series: StatusSeries,
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Every breaker: state, forced state, policies, rolling counters' })
-  async status(): Promise<{ breakers: BreakerStatus[] }> {
-    return { breakers: await this.parts.requireBreaker().status() };
+  @ApiOperation({
+    summary:
+      'Every breaker: state, forced state, policies, rolling counters, and call latency over about the last minute (this instance)',
+  })
+  async status(): Promise<{ breakers: (BreakerStatus & { latency: LatencySummary | null })[] }> {
+    const latency = this.series.breakerLatency();
+    const breakers = await this.parts.requireBreaker().status();
+    return { breakers: breakers.map((b) => ({ ...b, latency: latency[b.name] ?? null })) };
   }
 
   @Put(':policy/force')

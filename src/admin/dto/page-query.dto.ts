@@ -31,3 +31,15 @@ export class VersionsQueryDto {
   @Max(1000)
   limit?: number;
 }
+
+/** Query of `GET /admin/status/series`. */
+export class SeriesQueryDto {
+  @ApiPropertyOptional({
+    description: 'Epoch milliseconds: only points after it (the `at` of the last point you have)',
+  })
+  @IsOptional()
+  @DecimalInt()
+  @IsInt()
+  @Min(0)
+  since?: number;
+}

@@ -10,6 +10,8 @@ import { LockChain } from '../../chain/lock-chain.service.js';
 import { RouteRegistry } from '../../chain/route-registry.service.js';
 import { RedisUnavailableError } from '../../redis/redis.errors.js';
 import { ADMIN_SETTINGS, AdminSettings } from '../admin-settings.js';
+import { RedisFigures } from '../observability/redis-figures.js';
+import { RedisFiguresSampler } from '../observability/redis-figures.service.js';
 import {
   InstanceCounts,
   LockCounts,
@@ -17,6 +19,7 @@ import {
   STATS_STORE,
   StatsStore,
 } from './stats-store.js';
+import { sumCounts } from './stats-sum.js';
 
 export interface StatusView {
   /** True when the counters are summed over every live instance (Redis); false = this instance only. */
@@ -24,11 +27,14 @@ export interface StatusView {
   /** True when Redis did not answer and only this instance's counters are shown. */
   partial: boolean;
   policyVersion: number;
-  instances: { id: string; at: string; self: boolean }[];
+  /** Live instances, with the policy version each ran at its last snapshot (absent: an older instance). */
+  instances: { id: string; at: string; self: boolean; policyVersion?: number }[];
   /** `{ lock: { policy: counts } }` summed over the instances. */
   byLock: LockCounts;
   /** Counters per route policy and lock, with the routes that policy protects (routes of one policy share its counters). */
   byPolicy: { policy: string; routes: string[]; locks: Record<string, OutcomeCounts> }[];
+  /** Redis-side figures (memory in use, rate-limit keys), sampled every `admin.redisSampleMs`; null without Redis or before the first sample. */
+  redis: RedisFigures | null;
 }
 
 /**
@@ -48,6 +54,7 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly chain: LockChain,
     private readonly routes: RouteRegistry,
     @Inject(ADMIN_SETTINGS) private readonly settings: AdminSettings,
+    private readonly figures: RedisFiguresSampler,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -61,7 +68,8 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
     clearInterval(this.timer);
   }
 
-  async status(): Promise<StatusView> {
+  /** This instance's counters (live) and those of the other instances seen within three intervals. */
+  async instanceCounts(): Promise<{ all: InstanceCounts[]; partial: boolean }> {
     const own = this.snapshot();
     let others: InstanceCounts[] = [];
     let partial = false;
@@ -73,8 +81,12 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
       if (!(err instanceof RedisUnavailableError)) throw err;
       partial = true;
     }
-    const all = [own, ...others];
-    const byLock = sum(all.map((s) => s.counts));
+    return { all: [own, ...others], partial };
+  }
+
+  async status(): Promise<StatusView> {
+    const { all, partial } = await this.instanceCounts();
+    const byLock = sumCounts(all.map((s) => s.counts));
     const routes = new Map<string, string[]>();
     for (const r of this.routes.routes())
       if (r.policy !== undefined)
@@ -97,15 +109,22 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
       instances: all.map((s) => ({
         id: s.instance,
         at: new Date(s.at).toISOString(),
-        self: s.instance === own.instance,
+        self: s.instance === this.instance,
+        ...(s.policyVersion !== undefined ? { policyVersion: s.policyVersion } : {}),
       })),
       byLock,
       byPolicy,
+      redis: this.figures.latest(),
     };
   }
 
   private snapshot(): InstanceCounts {
-    return { instance: this.instance, at: Date.now(), counts: this.chain.stats.snapshot() };
+    return {
+      instance: this.instance,
+      at: Date.now(),
+      policyVersion: this.chain.current().version,
+      counts: this.chain.stats.snapshot(),
+    };
   }
 
   private async publish(): Promise<void> {
@@ -118,24 +137,4 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
       this.failing = true;
     }
   }
-}
-
-function sum(list: LockCounts[]): LockCounts {
-  const out: LockCounts = {};
-  for (const counts of list) {
-    for (const [lock, byPolicy] of Object.entries(counts)) {
-      for (const [policy, c] of Object.entries(byPolicy)) {
-        const target = ((out[lock] ??= {})[policy] ??= {
-          allowed: 0,
-          rejected: 0,
-          shadow_rejected: 0,
-          short_circuited: 0,
-          skipped: 0,
-        });
-        for (const [k, n] of Object.entries(c) as [keyof OutcomeCounts, number][])
-          target[k] = (target[k] ?? 0) + n;
-      }
-    }
-  }
-  return out;
 }

@@ -9,6 +9,8 @@ export interface InstanceCounts {
   instance: string;
   /** Epoch milliseconds of the snapshot. */
   at: number;
+  /** Version of the policy set the instance ran at the snapshot (absent from instances that predate it). */
+  policyVersion?: number;
   counts: LockCounts;
 }
 

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { fromDraft, ruleFieldKeys, toDraft } from './rules.js';
+
+describe(toDraft.name, () => {
+  it('should round-trip a rule, keeping the fields the editor does not show', () => {
+    const rule = {
+      name: 'per-user',
+      dimension: 'user',
+      capacity: 30,
+      rate: '60/min',
+      penalty: { threshold: 5, factor: 0.5, decay: '1m' },
+    };
+    expect(fromDraft(toDraft(rule))).toEqual(rule);
+  });
+
+  it('should send numbers as numbers and anything else as typed (the service explains)', () => {
+    const d = {
+      ...toDraft({ name: 'x', dimension: 'ip' }),
+      capacity: '-1',
+      rate: '10/q',
+      cost: '2',
+    };
+    expect(fromDraft(d)).toEqual({
+      name: 'x',
+      dimension: 'ip',
+      capacity: -1,
+      rate: '10/q',
+      cost: 2,
+    });
+  });
+});
+
+describe(ruleFieldKeys.name, () => {
+  it('should list every field of every rule', () => {
+    expect(ruleFieldKeys(1)).toContain('rules.0.capacity');
+    expect(ruleFieldKeys(2)).toContain('rules.1.name');
+  });
+});
