@@ -25,6 +25,7 @@ export default defineConfig({
             'console/src/**/*.spec.ts',
             'test/architecture/**/*.spec.ts',
             'test/docs/**/*.spec.ts',
+            'test/deploy/**/*.spec.ts',
           ],
         },
       },
