@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { validate } from 'dockerfile-utils';
 import { describe, expect, it } from 'vitest';
 import { ROOT, getRoutes, read } from './deploy-files.js';
 
@@ -42,6 +43,15 @@ const stages = [...new Set(dockerfile.map((i) => i.stage))];
 const runtime = dockerfile.filter((i) => i.stage === stages.at(-1));
 
 describe('Dockerfile', () => {
+  it('should pass the dockerfile-utils linter (the validator of the Docker language server) with no finding', () => {
+    const findings = validate(read('Dockerfile')).map(
+      (d) => `${d.range.start.line + 1}: ${d.message}`,
+    );
+    expect(findings).toEqual([]);
+    // The linter does find mistakes: a second CMD in one stage.
+    expect(validate('FROM node:20\nCMD ["a"]\nCMD ["b"]\n')).toHaveLength(1);
+  });
+
   it('should have a build stage and a runtime stage, from one Node 20 base', () => {
     expect(stages).toEqual(['build', 'runtime']);
     for (const from of dockerfile.filter((i) => i.op === 'FROM'))

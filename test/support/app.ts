@@ -67,7 +67,7 @@ const PINO_LEVELS: Record<RampartConfig['logLevel'], number> = {
 
 /** The app secrets the registry holds now (apps file and admin API), for the secret scan. */
 function addAppSecrets(app: INestApplication): void {
-  let registry: AppRegistry | undefined;
+  let registry: AppRegistry;
   try {
     registry = app.get(AppRegistry, { strict: false });
   } catch {
