@@ -4,6 +4,7 @@ import { loadAppConfig } from '../../src/app.config.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import type { HttpAdapterName } from '../../src/http/http-adapters.js';
 import { AppRegistry } from '../../src/locks/signature/apps/app-registry.js';
+import { printableConfig } from '../../src/config/mask.js';
 import { createPino } from '../../src/logging/logger.js';
 import { addSecret, addSecretsOf, logSink, watchPort } from './secret-scan.js';
 
@@ -39,6 +40,8 @@ export async function startApp(
   addSecretsOf(config);
   // Everything the app logs at debug and above goes to the secret scan; lines at the configured level still reach stderr.
   const logger = createPino('debug', logSink(PINO_LEVELS[config.logLevel]));
+  // As src/main.ts does: the masked configuration at debug level (scanned like every other line).
+  logger.debug({ config: printableConfig(config) }, 'configuration loaded');
   const app = await createApp(config, { imports: opts.imports, locks: opts.locks, logger });
   await app.listen(0, '127.0.0.1');
   const addr = app.getHttpServer().address() as { port: number };
