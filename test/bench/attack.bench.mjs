@@ -5,16 +5,19 @@
 //   alone   → 50 well-behaved clients only (signed search + signed inference, paced)
 //   attack  → the same 50 clients, while at the same time
 //             * a flooder: one address, search as fast as it can;
-//             * a junk bot: random non-words in /v1/search, spread over 65,536 addresses;
+//             * a junk bot: random non-words in /v1/search, each from a random one of 6.4 million addresses;
 //             * a replayer: re-sends captured signed inference requests, over and over;
 //   alone   → the 50 clients only again (the baseline is both "alone" phases together).
 // The attackers run in worker threads (their own event loops); the 50 clients run in the
 // main thread, which does nothing else, so their latencies are not the attackers'.
 // Prints: well-behaved success rate and p99 (alone vs attack), what each attacker got, the
-// calls that reached each backend (breaker call counts summed over both instances, and the
-// shield's forwarded count), and Redis CPU per phase (INFO cpu delta).
+// calls that reached each backend (breaker call counts summed over both instances) and what
+// the shield answered itself, Redis CPU per phase (INFO cpu delta), and the machine's load
+// average (the attackers share the machine's cores with the instances: on a shared 2-core
+// machine they take CPU from the well-behaved clients, which a real attacker could not).
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { spawnFakeOpenAI } from './fake-openai-server.mjs';
@@ -234,6 +237,9 @@ async function main() {
   try {
     for (const app of instances) await ready(app);
     console.log(
+      `machine load average (1 min) at the start: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`,
+    );
+    console.log(
       `bench:attack — 2 instances (express) on one redis-server, shipped policies; ${CLIENTS} well-behaved clients (1 request / ${PACE_MS} ms each); phases of ${SECONDS} s`,
     );
     // Captured traffic for the replayer: real signed inference requests, each sent once (accepted) first.
@@ -285,6 +291,7 @@ function report(phases, capturedCount) {
   const attack = phases.find((p) => p.name === 'attack');
   const aloneLat = alone.flatMap((p) => p.good.latencies);
   const ok = (s) => Object.entries(s).reduce((n, [k, v]) => n + (k >= 200 && k < 300 ? v : 0), 0);
+  const counted = [...new Set(phases.flatMap((p) => Object.keys(p.calls)))];
   const rows = phases.map((p) => ({
     phase: p.name,
     'well-behaved requests': p.good.latencies.length,
@@ -293,7 +300,7 @@ function report(phases, capturedCount) {
     'p99 ms': +quantile(p.good.latencies, 0.99).toFixed(1),
     statuses: JSON.stringify(p.good.statuses),
     'Redis CPU ms/s': +((p.cpu * 1000) / SECONDS).toFixed(1),
-    ...p.calls,
+    ...Object.fromEntries(counted.map((k) => [k, p.calls[k] ?? 0])),
   }));
   table(rows);
   for (const p of phases)
@@ -317,10 +324,12 @@ function report(phases, capturedCount) {
   console.log(
     [
       `well-behaved under attack: ${(100 * success).toFixed(3)}% success (goal ≥ 99.9%: ${success >= 0.999 ? 'met' : 'MISSED'})`,
+      `p50 ${quantile(attack.good.latencies, 0.5).toFixed(1)} ms under attack vs ${quantile(aloneLat, 0.5).toFixed(1)} ms alone; attackers sent ${attack.bad.reduce((n, b) => n + b.requests, 0)} requests (${Math.round(attack.bad.reduce((n, b) => n + b.requests, 0) / SECONDS)}/s)`,
       `p99 ${p99Attack.toFixed(1)} ms under attack vs ${p99Alone.toFixed(1)} ms alone = ${(p99Attack / p99Alone).toFixed(2)}× (goal ≤ 2×: ${p99Attack <= 2 * p99Alone ? 'met' : 'MISSED'})`,
       `replays of ${capturedCount} captured requests accepted: ${ok(replay.statuses)} of ${replay.requests}`,
       `search backend calls: ${attack.calls['calls to backend search'] ?? 0} under attack (junk bot sent ${junk.requests}) vs ${aloneCalls.join(' / ')} alone`,
       `Redis CPU: ${((attack.cpu * 1000) / SECONDS).toFixed(1)} ms/s under attack vs ${alone.map((p) => ((p.cpu * 1000) / SECONDS).toFixed(1)).join(' / ')} ms/s alone`,
+      `machine load average (1 min) at the end: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`,
     ].join('\n'),
   );
 }
