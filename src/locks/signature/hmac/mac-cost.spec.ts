@@ -1,8 +1,10 @@
 import * as crypto from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createSigner, httpbis } from 'http-message-signatures';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ClientApp } from '../apps/app.types.js';
+import { verifyRfc9421Request } from '../rfc9421/rfc9421-verifier.js';
 import type { SignedRequestView, VerifyOptions } from '../verify.types.js';
 import { signatureHex } from './canonical.js';
 import { verifyHmacRequest } from './hmac-verifier.js';
@@ -128,6 +130,32 @@ describe('MAC cost and comparison (lock 1)', () => {
       ]);
     },
   );
+
+  it('should cost an unknown app one HMAC against the dummy key on RFC 9421 too', async () => {
+    const signed = await httpbis.signMessage(
+      {
+        key: createSigner(Buffer.from(SECRETS[0]!), 'hmac-sha256', 'no-such-app'),
+        fields: ['@method', '@path'],
+        params: ['created', 'keyid', 'alg', 'nonce'],
+        paramValues: { created: new Date(NOW), nonce: 'nonce-0123456789abcdef' },
+      },
+      { method: 'GET', url: 'http://127.0.0.1:3000/v1/whoami', headers: {} },
+    );
+    createHmac.mockClear();
+    timingSafeEqual.mockClear();
+    const headers = Object.fromEntries(
+      Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v as string]),
+    );
+    const r = verifyRfc9421Request(
+      { method: 'GET', target: '/v1/whoami', headers, body: Buffer.alloc(0), scheme: 'http' },
+      new Map([['app-1', app(SECRETS)]]),
+      OPTS,
+    );
+    expect(r).toMatchObject({ ok: false, code: 'unknown_app' });
+    const c = costs();
+    expect(c.keys).toEqual([DUMMY_KEY]);
+    expect(c.compared).toEqual([[32, 32]]);
+  });
 
   it('should cost an unknown key id one HMAC against the dummy key', () => {
     const three = app(SECRETS);
