@@ -12,6 +12,7 @@ import { BloomService } from '../../src/locks/cache-shield/bloom/bloom.service.j
 import { BloomFilter } from '../../src/locks/cache-shield/bloom/filter/bloom-filter.js';
 import { ADMIN_TOKEN, AdminClient } from '../support/admin-client.js';
 import { RunningApp, startApp } from '../support/app.js';
+import { redisUrl, uniqueEnv } from '../support/redis-env.js';
 
 /** The shield alone in front of search (bursts of requests, nothing else in the way). */
 function shieldOnly(targetFpRate?: number) {
@@ -27,8 +28,11 @@ function shieldOnly(targetFpRate?: number) {
   };
 }
 
-async function started(targetFpRate?: number): Promise<RunningApp> {
-  const app = await startApp({ ADMIN_TOKEN }, { config: shieldOnly(targetFpRate) });
+async function started(
+  targetFpRate?: number,
+  env: Record<string, string> = {},
+): Promise<RunningApp> {
+  const app = await startApp({ ADMIN_TOKEN, ...env }, { config: shieldOnly(targetFpRate) });
   await app.app.get(BloomService).ready;
   return app;
 }
@@ -46,44 +50,69 @@ async function metric(app: RunningApp, name: string, labels: string): Promise<nu
   return sum;
 }
 
-describe('a Bloom build that misses a present key', () => {
+const STORES = [
+  ['memory', () => ({})],
+  // A generous command timeout: this is about validation, not about a slow Redis on a busy machine.
+  [
+    'redis',
+    () => ({
+      REDIS_URL: redisUrl(),
+      RAMPART_ENV: uniqueEnv('bv'),
+      REDIS_COMMAND_TIMEOUT_MS: '2000',
+    }),
+  ],
+] as const;
+
+describe.each(STORES)('a Bloom build that misses a present key (%s store)', (store, env) => {
   let app: RunningApp;
-  beforeAll(async () => (app = await started()));
+  const runs = it.skipIf(store === 'redis' && !redisUrl());
+  beforeAll(async () => {
+    if (store === 'redis' && !redisUrl()) return;
+    app = await started(undefined, env());
+  });
   afterAll(() => app?.close());
   afterEach(() => vi.restoreAllMocks());
 
-  it('should be refused with 422 and never activated; the active build keeps answering', async () => {
-    const replica = app.app.get(BloomService).filters.replica('search-terms');
-    const before = replica.active!.info.version;
-    const junk = `/v1/search?q=${junkWord()}`;
-    expect((await fetch(`${app.url}${junk}`)).headers.get('rampart-shield')).toBe(
-      `bloom-absent;v=${before}`,
-    );
-    // The new build's validation pass asks the filter about every key it was built from; the first answer is wrong.
-    const has = BloomFilter.prototype.has;
-    let asked = 0;
-    vi.spyOn(BloomFilter.prototype, 'has').mockImplementation(function (this: BloomFilter, k) {
-      return asked++ === 0 ? false : has.call(this, k);
-    });
-    const res = await new AdminClient(app).call('POST', '/admin/bloom/rebuild', {
-      filter: 'search-terms',
-    });
-    vi.restoreAllMocks();
-    expect(asked).toBeGreaterThan(1_000);
-    expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ error: 'bloom_validation_failed' });
-    expect(String(res.body.detail)).toMatch(/1 of \d+ keys reported absent/);
-    expect(replica.active!.info.version).toBe(before);
-    expect(
-      await metric(app, 'rampart_shield_bloom_builds_total', 'result="refused"'),
-    ).toBeGreaterThanOrEqual(1);
-    expect(await metric(app, 'rampart_shield_bloom_version', 'filter="search-terms"')).toBe(before);
-    const real = await fetch(`${app.url}/v1/search?q=lyon`);
-    expect(((await real.json()) as { total: number }).total).toBeGreaterThan(0);
-    expect(
-      (await fetch(`${app.url}/v1/search?q=${junkWord()}`)).headers.get('rampart-shield'),
-    ).toBe(`bloom-absent;v=${before}`);
-  });
+  runs(
+    'should be refused with 422 and never activated; the active build keeps answering',
+    async () => {
+      const replica = app.app.get(BloomService).filters.replica('search-terms');
+      const before = replica.active!.info.version;
+      const junk = `/v1/search?q=${junkWord()}`;
+      expect((await fetch(`${app.url}${junk}`)).headers.get('rampart-shield')).toBe(
+        `bloom-absent;v=${before}`,
+      );
+      // The new build's validation pass asks the filter about every key it was built from; the first answer is wrong.
+      const has = BloomFilter.prototype.has;
+      let asked = 0;
+      vi.spyOn(BloomFilter.prototype, 'has').mockImplementation(function (this: BloomFilter, k) {
+        return asked++ === 0 ? false : has.call(this, k);
+      });
+      const res = await new AdminClient(app).call('POST', '/admin/bloom/rebuild', {
+        filter: 'search-terms',
+      });
+      vi.restoreAllMocks();
+      expect(asked).toBeGreaterThan(1_000);
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ error: 'bloom_validation_failed' });
+      expect(String(res.body.detail)).toMatch(/1 of \d+ keys reported absent/);
+      expect(replica.active!.info.version).toBe(before);
+      // Nor in the store the other instances load from.
+      const pointer = await app.app.get(BloomService).filters.store.pointer('search-terms');
+      expect(pointer.active).toBe(before);
+      expect(
+        await metric(app, 'rampart_shield_bloom_builds_total', 'result="refused"'),
+      ).toBeGreaterThanOrEqual(1);
+      expect(await metric(app, 'rampart_shield_bloom_version', 'filter="search-terms"')).toBe(
+        before,
+      );
+      const real = await fetch(`${app.url}/v1/search?q=lyon`);
+      expect(((await real.json()) as { total: number }).total).toBeGreaterThan(0);
+      expect(
+        (await fetch(`${app.url}/v1/search?q=${junkWord()}`)).headers.get('rampart-shield'),
+      ).toBe(`bloom-absent;v=${before}`);
+    },
+  );
 });
 
 describe('the measured false-positive gauge', () => {
