@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import type { AppSessionKeys } from '../session-keys/app-session-keys.js';
 
 /** App and key ids: 1–64 characters of `[A-Za-z0-9_.-]` (no `:`, which separates them in an RFC 9421 keyid). */
 export const ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -25,6 +26,8 @@ export interface ClientApp {
   skewSeconds?: number;
   /** When true, a `bad_signature` answer includes the server's string to sign. */
   debug: boolean;
+  /** Limits of the app's session keys; undefined = the app cannot use session keys. */
+  sessionKeys?: AppSessionKeys;
 }
 
 /** An app without its secret material, for listings and the admin API. */
@@ -35,6 +38,7 @@ export interface ClientAppView {
   skewSeconds?: number;
   debug: boolean;
   secrets: { id: string; notAfter?: string; expired: boolean }[];
+  sessionKeys?: { maxTtl: number; maxScope: string[]; epoch: number };
 }
 
 /** Secrets of an app that still work at `now`. */
@@ -55,5 +59,7 @@ export function viewOf(app: ClientApp, now: number): ClientAppView {
     })),
   };
   if (app.skewSeconds !== undefined) view.skewSeconds = app.skewSeconds;
+  const sk = app.sessionKeys;
+  if (sk) view.sessionKeys = { maxTtl: sk.maxTtlSeconds, maxScope: sk.maxScope, epoch: sk.epoch };
   return view;
 }
