@@ -1,8 +1,17 @@
 import type { KeyObject } from 'node:crypto';
-import type { AppSessionKeys } from '../session-keys/app-session-keys.js';
 
 /** App and key ids: 1–64 characters of `[A-Za-z0-9_.-]` (no `:`, which separates them in an RFC 9421 keyid). */
 export const ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** An app's limits for session keys (APPS_FILE `sessionKeys:`); no `sessionKeys` = the app cannot use them. */
+export interface AppSessionKeys {
+  /** Longest life of a key, seconds (default 900 = 15 min). */
+  maxTtlSeconds: number;
+  /** The policies a key may name; a key's scope is a subset. */
+  maxScope: string[];
+  /** Keys issued at or before this time (seconds since the epoch) are revoked; 0 = none. Bumped by the admin API. */
+  epoch: number;
+}
 
 /** One signing secret of an app. */
 export interface AppSecret {

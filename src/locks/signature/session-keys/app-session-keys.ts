@@ -1,15 +1,8 @@
 import { isRecord } from '../../../common/is-record.js';
+import type { AppSessionKeys } from '../apps/app.types.js';
 import { MAX_SCOPE_POLICIES, POLICY_NAME } from './session-key-id.js';
 
-/** An app's limits for session keys (APPS_FILE `sessionKeys:`); no `sessionKeys` = the app cannot use them. */
-export interface AppSessionKeys {
-  /** Longest life of a key, seconds (default 900 = 15 min). */
-  maxTtlSeconds: number;
-  /** The policies a key may name; a key's scope is a subset. */
-  maxScope: string[];
-  /** Keys issued at or before this time (seconds since the epoch) are revoked; 0 = none. Bumped by the admin API. */
-  epoch: number;
-}
+export type { AppSessionKeys };
 
 export const DEFAULT_MAX_TTL_SECONDS = 900;
 /** Upper bound of any app's `maxTtl`: session keys are short-lived by design. */
