@@ -56,7 +56,7 @@ describe('browser SDK (WebCrypto) against the node SDK', () => {
         seen.push(new Headers(init?.headers).get('x-key-id')!);
         if (refuseNext) {
           refuseNext = false;
-          return Response.json({ error: 'key_expired' }, { status: 401 });
+          return Response.json({ error: { code: 'key_expired' } }, { status: 401 });
         }
         return Response.json({ ok: true });
       }) as typeof fetch;

@@ -7,5 +7,5 @@
 export type { BrowserCredentials, BrowserSignOptions } from './sign.js';
 export { signRequest, wireTarget } from './sign.js';
 export type { BrowserSessionKey, SessionFetch, SessionFetchOptions } from './session-fetch.js';
-export { createSessionFetch } from './session-fetch.js';
+export { createSessionFetch, errorCode } from './session-fetch.js';
 export { canonicalTarget, sha256Hex } from './web-crypto.js';

@@ -69,11 +69,7 @@ export function createSessionFetch(o: SessionFetchOptions): SessionFetch {
   const sessionFetch = (async (url, init = {}) => {
     const res = await send(url, init);
     if (res.status !== 401) return res;
-    const problem = (await res
-      .clone()
-      .json()
-      .catch(() => ({}))) as { error?: string };
-    if (!RETRY_CODES.has(problem.error ?? '')) return res;
+    if (!RETRY_CODES.has(await errorCode(res))) return res;
     current = undefined;
     return send(url, init);
   }) as SessionFetch;
@@ -82,4 +78,13 @@ export function createSessionFetch(o: SessionFetchOptions): SessionFetch {
     current = undefined;
   };
   return sessionFetch;
+}
+
+/** Rampart's error code: problem+json `error`, or `error.code` on OpenAI-style routes (inference). */
+export async function errorCode(res: Response): Promise<string> {
+  const body = (await res
+    .clone()
+    .json()
+    .catch(() => ({}))) as { error?: string | { code?: string } };
+  return (typeof body.error === 'object' ? body.error?.code : body.error) ?? '';
 }
