@@ -34,6 +34,10 @@ const POLICIES: Record<string, Omit<RoutePolicy, 'locks'>> = {
     description: 'Admin API — has its own bearer-token guard; rate limited',
     critical: true,
   },
+  'session-keys': {
+    description:
+      "POST /v1/session-keys — mints a browser session key; signed with the app's own secret",
+  },
   notifications: {
     description: 'Outbound Telegram notifications, rate limited per app (no HTTP route yet)',
   },

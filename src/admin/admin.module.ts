@@ -17,6 +17,8 @@ import { RedisAuditLog } from './audit/redis-audit.log.js';
 import { AdminAuthGuard } from './auth/admin-auth.guard.js';
 import { AdminTokens } from './auth/admin-tokens.js';
 import { AdminAppsController } from './controllers/admin-apps.controller.js';
+import { AdminSessionKeysController } from './controllers/admin-session-keys.controller.js';
+import { SessionKeysAdmin } from './apps/session-keys-admin.service.js';
 import { AdminAuditController } from './controllers/admin-audit.controller.js';
 import { AdminBloomController } from './controllers/admin-bloom.controller.js';
 import { AdminBreakersController } from './controllers/admin-breakers.controller.js';
@@ -53,6 +55,7 @@ import { ConsoleFiles } from './console/console-files.js';
     AdminPoliciesController,
     AdminPolicyEditController,
     AdminAppsController,
+    AdminSessionKeysController,
     AdminBloomController,
     AdminBreakersController,
     AdminStatusController,
@@ -98,6 +101,7 @@ import { ConsoleFiles } from './console/console-files.js';
     PolicyChanges,
     AppsSync,
     AppsAdmin,
+    SessionKeysAdmin,
     AdminStatus,
     StatusSeries,
     RedisFiguresSampler,

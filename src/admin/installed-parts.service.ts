@@ -4,6 +4,10 @@ import { AppRegistry } from '../locks/signature/apps/app-registry.js';
 import { BLOOM_ADMIN, BloomAdminPort } from '../locks/cache-shield/cache-shield.admin.js';
 import { BREAKER_ADMIN, BreakerAdminPort } from '../locks/circuit-breaker/circuit-breaker.admin.js';
 import { lockNotInstalled } from './admin-problems.js';
+import {
+  SESSION_KEY_STORE,
+  type SessionKeyStore,
+} from '../locks/signature/session-keys/session-key-store.js';
 
 /**
  * Finds the parts other lock modules provide for the admin API, wherever
@@ -26,6 +30,11 @@ export class InstalledParts {
 
   appRegistry(): AppRegistry | undefined {
     return this.find(AppRegistry);
+  }
+
+  /** The signature lock's session key deny set. */
+  sessionKeys(): SessionKeyStore | undefined {
+    return this.find<SessionKeyStore>(SESSION_KEY_STORE);
   }
 
   bloom(): BloomAdminPort | undefined {

@@ -10,8 +10,10 @@ export interface RequestState {
   appId?: string;
   /** Tier of the verified app or user (lock 1), e.g. `free`, `pro`. */
   tier?: string;
-  /** Verified end-user identity, when known. */
+  /** Verified end-user identity, when known (lock 1 sets it from a session key). */
   userId?: string;
+  /** Id of the session key that signed the request (lock 1), when one did. */
+  sessionKey?: string;
   /** Client address resolved once (trusted proxies applied). */
   clientIp?: string;
   /** Request cost in tokens for the rate limiter (≥ 1), when a route computes it. */

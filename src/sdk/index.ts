@@ -14,6 +14,8 @@ export { signRequestRfc9421 } from './sign-rfc9421.js';
 export type { FetchImpl, FetchLike, SignedFetchOptions } from './signed-fetch.js';
 export { createSignedFetch, signedFetch } from './signed-fetch.js';
 export { signingInterceptor } from './undici-interceptor.js';
+export type { DeriveSessionKeyOptions, SessionKey } from './session-key.js';
+export { deriveSessionKey, sessionKeyCredentials } from './session-key.js';
 export {
   EMPTY_BODY_SHA256,
   SIGNATURE_HEADERS,

@@ -2,7 +2,7 @@
  * Imports point down, never up and never in a circle (see README "Layout").
  * Floors, from the ground up:
  *   common, metrics, logging, http → config, redis → health, chain → locks/<lock>
- *   → products (search, inference, telegram, probe, sdk) → admin → the top files (app.*.ts, main.ts).
+ *   → products (search, inference, telegram, probe, sdk, session-keys) → admin → the top files (app.*.ts, main.ts).
  * A lock imports no other lock, no product and not admin; a product plugs into
  * a lock through a token the lock declares. Spec files are not checked (a test
  * may assemble anything), but they are parsed for nothing else either.
@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = 'src';
 const GROUND = ['common', 'metrics', 'logging', 'http'];
-const PRODUCTS = ['search', 'inference', 'telegram', 'probe', 'sdk'];
+const PRODUCTS = ['search', 'inference', 'telegram', 'probe', 'sdk', 'session-keys'];
 
 /** Folder → the folders it may import (besides itself). `locks` stands for every lock. */
 const MAY_IMPORT: Record<string, readonly string[]> = {

@@ -14,6 +14,8 @@ export interface AppDefinition {
   debug: boolean;
   skewSeconds?: number;
   secrets: AppSecretDefinition[];
+  /** Session key limits (`maxTtl` in seconds or a duration) and the revocation epoch (seconds). */
+  sessionKeys?: { maxTtl?: number | string; maxScope: string[]; epoch?: number };
 }
 
 export interface StoredApp {

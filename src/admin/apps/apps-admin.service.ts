@@ -130,7 +130,7 @@ export class AppsAdmin {
   }
 
   /** Read → edit → validate → store (if unchanged meanwhile) → apply here → audit. */
-  private change(actor: string, action: string, id: string, edit: Edit): Promise<ClientAppView> {
+  change(actor: string, action: string, id: string, edit: Edit): Promise<ClientAppView> {
     const registry = this.parts.requireAppRegistry();
     return this.sync.serial(async () => {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -167,7 +167,7 @@ export class AppsAdmin {
   }
 }
 
-function existing(def: AppDefinition | undefined, id: string): AppDefinition {
+export function existing(def: AppDefinition | undefined, id: string): AppDefinition {
   if (!def)
     throw new ProblemException(404, 'app_not_found', 'No such app', {
       detail: `There is no app "${id}"`,

@@ -61,6 +61,12 @@ const SLICES: Record<string, RateLimitSlice> = {
     failMode: 'open',
     rules: [{ name: 'per-ip', dimension: 'ip', capacity: 60, rate: '2/s' }],
   },
+  // Minting session keys (called by an app's own server, once per user every few minutes): per app.
+  'session-keys': {
+    mode: 'enforce',
+    failMode: 'local',
+    rules: [{ name: 'per-app', dimension: 'app', capacity: 200, rate: '50/s' }],
+  },
   // Outbound Telegram notifications: per app.
   notifications: {
     mode: 'enforce',

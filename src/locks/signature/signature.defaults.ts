@@ -12,4 +12,5 @@ export const SIGNATURE_DEFAULTS: Record<string, SignatureSlice> = {
   models: { mode: 'enforce', signed: 'required' },
   whoami: { mode: 'enforce', signed: 'optional' },
   admin: { mode: 'off', signed: 'optional' },
+  'session-keys': { mode: 'enforce', signed: 'required' },
 };

@@ -7,6 +7,7 @@ import { MetricsService } from '../../metrics/metrics.service.js';
 import { AppRegistry } from './apps/app-registry.js';
 import { SIGNATURE_HEADERS, signatureHex } from './hmac/canonical.js';
 import { MemoryNonceStore } from './nonce/memory-nonce.store.js';
+import { MemorySessionKeyStore } from './session-keys/memory-session-key.store.js';
 import { SignatureLock } from './signature.lock.js';
 import { SignatureMetrics } from './signature.metrics.js';
 import { SIGNATURE_SETTINGS_DEFAULTS } from './signature.settings.js';
@@ -28,6 +29,7 @@ function setUp() {
     { ...SIGNATURE_SETTINGS_DEFAULTS },
     new SignatureMetrics(metrics),
     clock,
+    new MemorySessionKeyStore(clock, nonces),
   );
   return { clock, lock, metrics };
 }

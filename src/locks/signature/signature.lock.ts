@@ -7,6 +7,8 @@ import type { LockSlice } from '../../config/policy.types.js';
 import { AnyRequest, rawBody, rawUrl } from '../../http/http-context.js';
 import { AppRegistry } from './apps/app-registry.js';
 import { NonceStore, NonceStoreUnavailableError } from './nonce/nonce-store.js';
+import { outOfScope } from './session-keys/session-key-scope.js';
+import { SESSION_KEY_STORE, SessionKeyStore } from './session-keys/session-key-store.js';
 import { SignatureMetrics } from './signature.metrics.js';
 import { SignatureFailure, fail, signatureProblem } from './signature.problems.js';
 import { InjectSignatureSettings } from './signature.settings.js';
@@ -33,6 +35,7 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
     @InjectSignatureSettings() private readonly settings: SignatureSettings,
     private readonly metrics: SignatureMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SESSION_KEY_STORE) private readonly sessions: SessionKeyStore,
   ) {}
 
   validateSlice(slice: LockSlice, path: string): string[] {
@@ -56,16 +59,28 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
       );
     }
     if (!result.ok) throw this.reject(result, ctx);
-    const { app, nonce, nonceTtlMs, scheme } = result;
-    return this.nonces.claim(app.id, nonce, nonceTtlMs).then(
-      (fresh) => {
-        if (!fresh)
+    const { app, nonce, nonceTtlMs, scheme, session } = result;
+    if (session && !session.claims.scope.includes(ctx.policyName))
+      throw this.reject(outOfScope(session.claims, ctx.policyName, scheme), ctx);
+    const claim = session
+      ? this.sessions.claim(app.id, nonce, nonceTtlMs, session.id)
+      : this.nonces.claim(app.id, nonce, nonceTtlMs).then((f) => (f ? 'fresh' : 'replayed'));
+    return claim.then(
+      (found) => {
+        if (found !== 'fresh')
           throw this.reject(
-            fail('replayed_nonce', scheme, 'this nonce was already used', { appId: app.id }),
+            found === 'revoked'
+              ? fail('key_revoked', scheme, 'this session key was revoked', { appId: app.id })
+              : fail('replayed_nonce', scheme, 'this nonce was already used', { appId: app.id }),
             ctx,
           );
         ctx.state.appId = app.id;
         ctx.state.tier = app.tier;
+        if (session) {
+          // Verified: the key names its user; a user header cannot change it.
+          ctx.state.userId = session.claims.user;
+          ctx.state.sessionKey = session.id;
+        }
       },
       (err: unknown) => {
         if (!(err instanceof NonceStoreUnavailableError)) throw err;

@@ -8,6 +8,8 @@ import { createAppRegistry } from './apps/app-registry.provider.js';
 import { MemoryNonceStore } from './nonce/memory-nonce.store.js';
 import { NonceStore } from './nonce/nonce-store.js';
 import { RedisNonceStore } from './nonce/redis-nonce.store.js';
+import { createSessionKeyStore } from './session-keys/session-key-store.provider.js';
+import { SESSION_KEY_STORE } from './session-keys/session-key-store.js';
 import { SignatureLock } from './signature.lock.js';
 import { SignatureMetrics } from './signature.metrics.js';
 import { SIGNATURE_SETTINGS, signatureSettings } from './signature.settings.js';
@@ -30,10 +32,15 @@ import type { SignatureSettings } from './signature.types.js';
           : new MemoryNonceStore(clock, { maxEntries: settings.memoryNonceMaxEntries }),
       inject: [RedisService, SIGNATURE_SETTINGS, CLOCK],
     },
+    {
+      provide: SESSION_KEY_STORE,
+      useFactory: createSessionKeyStore,
+      inject: [RedisService, NonceStore, CLOCK],
+    },
     SignatureMetrics,
     SignatureLock,
   ],
-  exports: [AppRegistry, SignatureLock],
+  exports: [AppRegistry, SignatureLock, SESSION_KEY_STORE],
 })
 export class SignatureModule implements OnModuleInit, OnApplicationShutdown {
   constructor(

@@ -10,6 +10,9 @@ export const SIGNATURE_ERROR_CODES = [
   'bad_signature',
   'replayed_nonce',
   'nonce_store_unavailable',
+  'key_expired',
+  'key_out_of_scope',
+  'key_revoked',
 ] as const;
 
 export type SignatureErrorCode = (typeof SIGNATURE_ERROR_CODES)[number];
@@ -57,6 +60,12 @@ function title(code: SignatureErrorCode): string {
       return 'Nonce was already used';
     case 'nonce_store_unavailable':
       return 'Replay protection is unavailable; try again shortly';
+    case 'key_expired':
+      return 'Session key has expired';
+    case 'key_out_of_scope':
+      return 'Session key may not call this route';
+    case 'key_revoked':
+      return 'Session key was revoked';
   }
 }
 
@@ -86,7 +95,8 @@ export function signatureProblem(f: SignatureFailure): ProblemException {
     });
   }
   const extra: Record<string, unknown> = {};
-  if (f.code === 'clock_skew' && f.serverTime !== undefined) extra.server_time = f.serverTime;
+  if ((f.code === 'clock_skew' || f.code === 'key_expired') && f.serverTime !== undefined)
+    extra.server_time = f.serverTime;
   if (f.code === 'bad_signature' && f.debug && f.stringToSign !== undefined)
     extra.string_to_sign = f.stringToSign;
   return ProblemException.fast(401, f.code, title(f.code), {

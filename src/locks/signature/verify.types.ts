@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientApp } from './apps/app.types.js';
 import type { SignatureScheme } from './signature.types.js';
+import type { SessionKeyClaims } from './session-keys/session-key-id.js';
 
 /** Nonces of either scheme: 16–64 characters of `[A-Za-z0-9_-]`. */
 export const NONCE_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
@@ -37,6 +38,8 @@ export interface Verified {
   /** Id of the secret that matched. */
   keyId: string;
   nonce: string;
+  /** Set when a session key signed the request: its id and what the id says (user, scope, expiry). */
+  session?: { id: string; claims: SessionKeyClaims };
   /** How long the nonce must be remembered: the whole window in which the request could be accepted (≥ 2 × skew). */
   nonceTtlMs: number;
 }

@@ -2,6 +2,7 @@ import { createSecretKey } from 'node:crypto';
 import { isRecord } from '../../../common/is-record.js';
 import { MAX_SKEW_SECONDS } from '../signature.types.js';
 import { ID_PATTERN, type ClientApp } from './app.types.js';
+import { parseAppSessionKeys } from '../session-keys/app-session-keys.js';
 
 /** Most secrets an app may have active at once (rotation: add new → clients switch → retire old). */
 export const MAX_ACTIVE_SECRETS = 3;
@@ -22,7 +23,7 @@ export function parseAppDefinition(
 ): { app?: ClientApp; problems: string[] } {
   const problems: string[] = [];
   if (!isRecord(raw)) return { problems: [`${path}: must be an object`] };
-  const known = new Set(['id', 'tier', 'active', 'secrets', 'skewSeconds', 'debug']);
+  const known = new Set(['id', 'tier', 'active', 'secrets', 'skewSeconds', 'debug', 'sessionKeys']);
   for (const k of Object.keys(raw))
     if (!known.has(k))
       problems.push(`${path}.${k}: unknown field (known: ${[...known].join(', ')})`);
@@ -51,6 +52,11 @@ export function parseAppDefinition(
     debug: debug === true,
     ...(typeof skewSeconds === 'number' ? { skewSeconds } : {}),
   };
+  if (raw.sessionKeys !== undefined) {
+    const sk = parseAppSessionKeys(raw.sessionKeys, `${path}.sessionKeys`);
+    problems.push(...sk.problems);
+    if (sk.value) app.sessionKeys = sk.value;
+  }
   if (!Array.isArray(secrets) || secrets.length === 0) {
     problems.push(`${path}.secrets: must be a non-empty list of {id, secret, notAfter?}`);
   } else {

@@ -3,6 +3,16 @@ import type { KeyObject } from 'node:crypto';
 /** App and key ids: 1–64 characters of `[A-Za-z0-9_.-]` (no `:`, which separates them in an RFC 9421 keyid). */
 export const ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
+/** An app's limits for session keys (APPS_FILE `sessionKeys:`); no `sessionKeys` = the app cannot use them. */
+export interface AppSessionKeys {
+  /** Longest life of a key, seconds (default 900 = 15 min). */
+  maxTtlSeconds: number;
+  /** The policies a key may name; a key's scope is a subset. */
+  maxScope: string[];
+  /** Keys issued at or before this time (seconds since the epoch) are revoked; 0 = none. Bumped by the admin API. */
+  epoch: number;
+}
+
 /** One signing secret of an app. */
 export interface AppSecret {
   /** Key id (`X-Key-Id`, or the part after `:` in an RFC 9421 keyid). */
@@ -25,6 +35,8 @@ export interface ClientApp {
   skewSeconds?: number;
   /** When true, a `bad_signature` answer includes the server's string to sign. */
   debug: boolean;
+  /** Limits of the app's session keys; undefined = the app cannot use session keys. */
+  sessionKeys?: AppSessionKeys;
 }
 
 /** An app without its secret material, for listings and the admin API. */
@@ -35,6 +47,7 @@ export interface ClientAppView {
   skewSeconds?: number;
   debug: boolean;
   secrets: { id: string; notAfter?: string; expired: boolean }[];
+  sessionKeys?: { maxTtl: number; maxScope: string[]; epoch: number };
 }
 
 /** Secrets of an app that still work at `now`. */
@@ -55,5 +68,7 @@ export function viewOf(app: ClientApp, now: number): ClientAppView {
     })),
   };
   if (app.skewSeconds !== undefined) view.skewSeconds = app.skewSeconds;
+  const sk = app.sessionKeys;
+  if (sk) view.sessionKeys = { maxTtl: sk.maxTtlSeconds, maxScope: sk.maxScope, epoch: sk.epoch };
   return view;
 }

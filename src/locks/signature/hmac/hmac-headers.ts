@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { SIGNATURE_HEADERS } from './canonical.js';
 import { ID_PATTERN } from '../apps/app.types.js';
+import { isKeyIdForm } from '../session-keys/session-key-id.js';
 import { SignatureFailure, fail } from '../signature.problems.js';
 import { NONCE_PATTERN } from '../verify.types.js';
 
@@ -61,8 +62,10 @@ export function parseHmacHeaders(headers: IncomingHttpHeaders): HmacHeaders | Si
     problems.push('X-Nonce must be 16-64 characters of [A-Za-z0-9_-]');
   if (!SIGNATURE_PATTERN.test(sig))
     problems.push('X-Signature must be 64 lower-case hex characters (HMAC-SHA256)');
-  if (keyId !== undefined && !ID_PATTERN.test(keyId))
-    problems.push('X-Key-Id must be 1-64 characters of [A-Za-z0-9_.-]');
+  if (keyId !== undefined && !isKeyIdForm(keyId))
+    problems.push(
+      'X-Key-Id must be 1-64 characters of [A-Za-z0-9_.-], or a session key id (sk1.…)',
+    );
   if (problems.length > 0) return fail('malformed_header', 'hmac', problems.join('; '));
   const parsed: HmacHeaders = {
     appId,

@@ -1,13 +1,13 @@
 import { stringToSign } from './canonical.js';
 import { parseHmacHeaders } from './hmac-headers.js';
 import { matchSecret } from './mac.js';
+import { accepted, matchKey } from '../session-keys/session-key-verify.js';
 import { SignatureFailure, fail } from '../signature.problems.js';
 import {
   AppLookup,
   SignedRequestView,
   Verified,
   VerifyOptions,
-  nonceTtlMs,
   skewSecondsOf,
 } from '../verify.types.js';
 
@@ -44,13 +44,13 @@ export function verifyHmacRequest(
     matchSecret(undefined, h.keyId, sts, h.signature, opts.now);
     return fail('unknown_app', 'hmac', 'unknown or inactive app');
   }
-  const keyId = matchSecret(app, h.keyId, sts, h.signature, opts.now);
-  if (keyId === undefined) {
+  const matched = matchKey(app, h.keyId, sts, h.signature, opts.now);
+  if (matched === undefined) {
     return fail('bad_signature', 'hmac', 'signature does not match', {
       stringToSign: sts,
       appId: app.id,
       debug: app.debug,
     });
   }
-  return { ok: true, scheme: 'hmac', app, keyId, nonce: h.nonce, nonceTtlMs: nonceTtlMs(skew) };
+  return accepted(app, matched, h.nonce, skew, opts.now, 'hmac');
 }

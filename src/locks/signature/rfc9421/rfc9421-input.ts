@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ID_PATTERN } from '../apps/app.types.js';
+import { isKeyIdForm } from '../session-keys/session-key-id.js';
 import { SignatureFailure, fail } from '../signature.problems.js';
 import { NONCE_PATTERN } from '../verify.types.js';
 import { parseDictionary } from './structured-fields.js';
@@ -102,10 +103,10 @@ export function parseRfc9421(headers: IncomingHttpHeaders): Rfc9421Signature | S
     !appId ||
     !ID_PATTERN.test(appId) ||
     extra !== undefined ||
-    (keyId !== undefined && !ID_PATTERN.test(keyId))
+    (keyId !== undefined && !isKeyIdForm(keyId))
   ) {
     problems.push(
-      'keyid must be "<appId>" or "<appId>:<keyId>" (each 1-64 characters of [A-Za-z0-9_.-])',
+      'keyid must be "<appId>" or "<appId>:<keyId>" (each 1-64 characters of [A-Za-z0-9_.-]; keyId may be a session key id)',
     );
   }
   if (typeof created !== 'number' || !Number.isInteger(created) || created <= 0)

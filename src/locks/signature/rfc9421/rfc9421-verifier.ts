@@ -1,5 +1,6 @@
 import { checkContentDigest } from './content-digest.js';
 import { matchSecret } from '../hmac/mac.js';
+import { accepted, matchKey } from '../session-keys/session-key-verify.js';
 import { missingRequiredComponents, signatureBase } from './rfc9421-base.js';
 import { parseRfc9421 } from './rfc9421-input.js';
 import { SignatureFailure, fail } from '../signature.problems.js';
@@ -8,7 +9,6 @@ import {
   SignedRequestView,
   Verified,
   VerifyOptions,
-  nonceTtlMs,
   skewSecondsOf,
 } from '../verify.types.js';
 
@@ -52,8 +52,8 @@ export function verifyRfc9421Request(
     matchSecret(undefined, s.keyId, built.base, s.signature, opts.now);
     return fail('unknown_app', 'rfc9421', 'unknown or inactive app');
   }
-  const keyId = matchSecret(app, s.keyId, built.base, s.signature, opts.now);
-  if (keyId === undefined) {
+  const matched = matchKey(app, s.keyId, built.base, s.signature, opts.now);
+  if (matched === undefined) {
     return fail('bad_signature', 'rfc9421', 'signature does not match', {
       stringToSign: built.base,
       appId: app.id,
@@ -75,5 +75,5 @@ export function verifyRfc9421Request(
         appId: app.id,
       });
   }
-  return { ok: true, scheme: 'rfc9421', app, keyId, nonce: s.nonce, nonceTtlMs: nonceTtlMs(skew) };
+  return accepted(app, matched, s.nonce, skew, opts.now, 'rfc9421');
 }
