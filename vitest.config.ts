@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
  *  - unit:        src/**\/*.spec.ts — beside the code, no network
  *  - integration: test/integration/**\/*.spec.ts — against a real redis-server / PostgreSQL
  *  - e2e:         test/e2e/**\/*.e2e.spec.ts — the whole app over HTTP, on both adapters
+ *  - chaos:       test/chaos/**\/*.chaos.spec.ts — faults under load (Redis killed, slowed, failed over;
+ *                 upstream hanging; an instance killed) against redis-servers the tests start
  *  - browser:     test/browser/**\/*.spec.ts — the admin console in headless Chromium (playwright-core),
  *                 against the whole app; test/browser/support/build-console.ts builds the console first
  * test/support/global-setup.ts provides a Redis URL (REDIS_URL, or a redis-server it starts).
@@ -35,6 +37,16 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'e2e', include: ['test/e2e/**/*.e2e.spec.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'chaos',
+          include: ['test/chaos/**/*.chaos.spec.ts'],
+          testTimeout: 90_000,
+          // Faults under load need the cores: one file at a time.
+          fileParallelism: false,
+        },
       },
       {
         extends: true,
