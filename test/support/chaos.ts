@@ -100,8 +100,11 @@ export function loadLoop(
         });
         status = res.status;
         const text = await res.text();
-        if (res.headers.get('content-type')?.includes('problem+json'))
-          error = (JSON.parse(text) as { error?: string }).error;
+        if (res.headers.get('content-type')?.includes('problem+json')) {
+          // OpenAI-compatible paths carry OpenAI's error object in `error` and the code in `code`.
+          const p = JSON.parse(text) as { error?: unknown; code?: unknown };
+          error = typeof p.error === 'string' ? p.error : String(p.code);
+        }
       } catch (err) {
         error = (err as Error).name;
       }
