@@ -141,10 +141,14 @@ export interface RedisClusterProcess {
   stop(): Promise<void>;
 }
 
-/** A real Redis Cluster of `masters` masters (no replicas), created with `redis-cli --cluster create`. */
-export async function startRedisCluster(masters = 3): Promise<RedisClusterProcess> {
+/**
+ * A real Redis Cluster of `masters` masters and `replicas` replicas per
+ * master, created with `redis-cli --cluster create`; resolves once every
+ * node agrees that all slots are served and every replica is in sync.
+ */
+export async function startRedisCluster(masters = 3, replicas = 0): Promise<RedisClusterProcess> {
   const procs: RedisProcess[] = [];
-  for (let i = 0; i < masters; i++) {
+  for (let i = 0; i < masters * (1 + replicas); i++) {
     const port = await freePort();
     procs.push(
       await new RedisProcess(port, [
@@ -164,21 +168,21 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterProces
       'create',
       ...procs.map((p) => `127.0.0.1:${p.port}`),
       '--cluster-replicas',
-      '0',
+      String(replicas),
       '--cluster-yes',
     ],
     { stdio: 'ignore' },
   );
-  // Wait until every node agrees that all slots are served.
-  const deadline = Date.now() + 15_000;
+  // Wait until every node agrees that all slots are served, and every replica is in sync.
+  const deadline = Date.now() + 20_000;
+  const cli = (port: number, ...args: string[]) =>
+    execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
   for (;;) {
     const ok = procs.every((p) => {
       try {
-        return /cluster_state:ok/.test(
-          execFileSync('redis-cli', ['-p', String(p.port), 'cluster', 'info'], {
-            encoding: 'utf8',
-          }),
-        );
+        if (!/cluster_state:ok/.test(cli(p.port, 'cluster', 'info'))) return false;
+        const info = cli(p.port, 'info', 'replication');
+        return !/role:slave/.test(info) || /master_link_status:up/.test(info);
       } catch {
         return false;
       }
