@@ -21,7 +21,8 @@ export function limiterOptions(cfg: RedisConfig): RedisOptions {
     lazyConnect: true,
     retryStrategy: (attempt: number) =>
       Math.min(cfg.maxReconnectDelayMs, 50 * 2 ** Math.min(attempt, 10)),
-    reconnectOnError: () => false,
+    // A demoted primary answers READONLY: reconnect (Sentinel: to the new primary) without replaying the command.
+    reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 1 : false),
   };
 }
 

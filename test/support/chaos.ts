@@ -155,7 +155,9 @@ export async function keysWithoutTtl(
 export function chaosPolicies(c: RampartConfig): RampartConfig {
   const policies = structuredClone(c.policies);
   for (const name of ['search', 'search-item', 'inference']) {
-    const rl = policies[name]!.locks.rateLimit as { rules: { capacity: number; rate: string }[] };
+    const rl = policies[name]!.locks.rateLimit as unknown as {
+      rules: { capacity: number; rate: string }[];
+    };
     for (const r of rl.rules) {
       r.capacity = 1_000_000;
       r.rate = '100000/s';
