@@ -49,7 +49,7 @@ describe(validate.name, () => {
       'p',
     );
     expect(problems).toEqual([
-      'p.colour: unknown option (known: mode, override, key, filter, filterOffUntil, allowlist, resultTtlSeconds, nullTtlSeconds, staleTtlSeconds, jitter, maxQueryLength)',
+      'p.colour: unknown option (known: mode, override, key, filter, filterOffUntil, allowlist, resultTtlSeconds, nullTtlSeconds, staleTtlSeconds, jitter, maxQueryLength, serveWhileBuilding)',
       'p.key: must be "query" or "id"',
       'p.filter: must be "on" or "off"',
       'p.serveWhileBuilding: must be true or false',
