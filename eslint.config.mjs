@@ -35,6 +35,7 @@ export default tseslint.config(
         performance: 'readonly',
         setInterval: 'readonly',
         clearInterval: 'readonly',
+        AbortSignal: 'readonly',
       },
     },
   },

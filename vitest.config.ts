@@ -41,6 +41,7 @@ export default defineConfig({
             'console/src/**/*.spec.ts',
             'test/architecture/**/*.spec.ts',
             'test/docs/**/*.spec.ts',
+            'test/deploy/**/*.spec.ts',
           ],
         },
       },
@@ -50,7 +51,12 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'e2e', include: ['test/e2e/**/*.e2e.spec.ts'] },
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.e2e.spec.ts'],
+          // The secret scan: every log line and response of the apps a file starts (test/support/secret-scan.ts).
+          setupFiles: ['test/support/e2e-setup.ts'],
+        },
       },
       {
         extends: true,

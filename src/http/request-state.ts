@@ -33,6 +33,17 @@ export interface RequestState {
    * request is validated or prepared is never the backend's.
    */
   backendCalled?: boolean;
+  /**
+   * Set by the rate limiter when the slice's claim id was already taken (a redelivery): nothing was
+   * charged; the product answers and drops the request.
+   */
+  duplicate?: boolean;
+  /**
+   * Set by the rate limiter instead of a 429 when the slice says `onLimit: flag`: how long to wait,
+   * which rule refused (`<policy>.<rule>`), and whether this is the first refusal of that subject and
+   * rule within the window (`notify`: tell the user once).
+   */
+  limited?: { retryAfterMs: number; rule: string; notify: boolean };
   /** Start of the request, from performance.now(). */
   startedAt?: number;
 }

@@ -124,7 +124,8 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
     const before = fake.requests;
     let refused = 0;
     // Every call before the reset timeout is over is refused (jitter 0: the probe is due exactly then).
-    while (refused < 20 && Date.now() < probeDue) {
+    // Stop a little before the probe is due: a request sent just before it may arrive after it.
+    while (refused < 20 && Date.now() < probeDue - 250) {
       refused++;
       const a = await infer(app);
       expect(a.status).toBe(503);
@@ -149,7 +150,7 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
         app,
         /^rampart_breaker_rejections_total\{backend="inference",policy="inference",reason="open",mode="enforce"\}/,
       ),
-    ).toBeGreaterThanOrEqual(20);
+    ).toBeGreaterThanOrEqual(refused);
     expect(
       await metric(
         app,

@@ -7,16 +7,41 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendCalls } from '../../examples/protected-route/quotes.data.js';
 import { QuotesModule } from '../../examples/protected-route/quotes.module.js';
+import type { RampartConfig } from '../../src/config/config.types.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 
 const CONFIG_FILE = resolve('examples/protected-route/quotes.policy.yaml');
+/**
+ * The example's own rule refills 1 token a second; on a slow machine a token can come back
+ * between two requests. The test keeps the example's policy and only makes the refill slow
+ * enough (1/h) that a difference in tokens is the cost alone.
+ */
+function slowRefill(c: RampartConfig): RampartConfig {
+  const quotes = c.policies.quotes!;
+  const rateLimit = quotes.locks.rateLimit!;
+  const rules = (rateLimit.rules as Array<Record<string, unknown>>).map((r) => ({
+    ...r,
+    capacity: 100,
+    rate: '1/h',
+  }));
+  return {
+    ...c,
+    policies: {
+      ...c.policies,
+      quotes: { ...quotes, locks: { ...quotes.locks, rateLimit: { ...rateLimit, rules } } },
+    },
+  };
+}
 const remaining = (res: Response): number =>
   Number(/;r=(\d+)/.exec(res.headers.get('ratelimit') ?? '')?.[1]);
 
 describe.each(ADAPTERS)('worked example: a new protected product (%s)', (adapter) => {
   let app: RunningApp;
   beforeAll(async () => {
-    app = await startApp({ HTTP_ADAPTER: adapter, CONFIG_FILE }, { imports: [QuotesModule] });
+    app = await startApp(
+      { HTTP_ADAPTER: adapter, CONFIG_FILE },
+      { imports: [QuotesModule], config: slowRefill },
+    );
     backendCalls.length = 0;
   });
   afterAll(() => app?.close());

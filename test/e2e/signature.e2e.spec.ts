@@ -17,6 +17,14 @@ import {
 /** Names a body may not use as keys (refused before any lock, issue 12). */
 const INHERITED = ['prototype', ...Object.getOwnPropertyNames(Object.prototype)];
 
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+}
+
 type Problem = Record<string, unknown> & { error?: string; status?: number };
 
 describe.each(ADAPTERS)('signature lock over HTTP (%s, memory nonce store)', (adapter) => {
@@ -335,7 +343,12 @@ describe.each(ADAPTERS)('signature lock over HTTP (%s, memory nonce store)', (ad
     const cases = fc.sample(
       fc.tuple(
         segment,
-        fc.webQueryParameters(),
+        // prototype-named query parameters are refused before any lock (400 malformed_query): not generated here
+        fc
+          .webQueryParameters()
+          .filter(
+            (q) => !q.split('&').some((p) => INHERITED.includes(safeDecode(p.split('=')[0]!))),
+          ),
         // keys a body may not use (prototype names) are refused before any lock: not generated here
         fc.json({ maxDepth: 4 }).filter((j) => !INHERITED.some((k) => j.includes(`"${k}"`))),
       ),

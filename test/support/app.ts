@@ -3,8 +3,11 @@ import { createApp } from '../../src/app.factory.js';
 import { loadAppConfig } from '../../src/app.config.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import type { HttpAdapterName } from '../../src/http/http-adapters.js';
+import { AppRegistry } from '../../src/locks/signature/apps/app-registry.js';
+import { printableConfig } from '../../src/config/mask.js';
 import { createPino } from '../../src/logging/logger.js';
 import { redisMode, redisUrl, suiteRedisEnv } from './redis-env.js';
+import { addSecret, addSecretsOf, logSink, watchPort } from './secret-scan.js';
 
 export const ADAPTERS: HttpAdapterName[] = ['express', 'fastify'];
 
@@ -46,12 +49,46 @@ export async function startApp(
     ...onSuiteRedis(env),
   });
   if (opts.config) config = opts.config(config);
-  const app = await createApp(config, {
-    imports: opts.imports,
-    locks: opts.locks,
-    logger: createPino(config.logLevel, process.stderr),
-  });
+  addSecretsOf(config);
+  // Everything the app logs at debug and above goes to the secret scan; lines at the configured level still reach stderr.
+  const logger = createPino('debug', logSink(PINO_LEVELS[config.logLevel]));
+  // As src/main.ts does: the masked configuration at debug level (scanned like every other line).
+  logger.debug({ config: printableConfig(config) }, 'configuration loaded');
+  const app = await createApp(config, { imports: opts.imports, locks: opts.locks, logger });
   await app.listen(0, '127.0.0.1');
   const addr = app.getHttpServer().address() as { port: number };
-  return { app, config, url: `http://127.0.0.1:${addr.port}`, close: () => app.close() };
+  watchPort(addr.port);
+  addAppSecrets(app);
+  return {
+    app,
+    config,
+    url: `http://127.0.0.1:${addr.port}`,
+    close: async () => {
+      addAppSecrets(app);
+      await app.close();
+    },
+  };
+}
+
+const PINO_LEVELS: Record<RampartConfig['logLevel'], number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Infinity,
+};
+
+/** The app secrets the registry holds now (apps file and admin API), for the secret scan. */
+function addAppSecrets(app: INestApplication): void {
+  let registry: AppRegistry;
+  try {
+    registry = app.get(AppRegistry, { strict: false });
+  } catch {
+    return; // an app started without the signature lock
+  }
+  for (const view of registry.list())
+    for (const s of registry.get(view.id)?.secrets ?? [])
+      addSecret(s.key.export().toString('utf8'), `app ${view.id} secret ${s.id}`);
 }
