@@ -5,10 +5,26 @@ import { defineConfig } from 'vitest/config';
  *  - unit:        src/**\/*.spec.ts — beside the code, no network
  *  - integration: test/integration/**\/*.spec.ts — against a real redis-server / PostgreSQL
  *  - e2e:         test/e2e/**\/*.e2e.spec.ts — the whole app over HTTP, on both adapters
+ *  - e2e-cluster: the Redis-backed e2e files again, on a 3-master Redis Cluster the suite starts
+ *  - chaos:       test/chaos/**\/*.chaos.spec.ts — faults under load (Redis killed, slowed, failed over;
+ *                 upstream hanging; an instance killed) against redis-servers the tests start
  *  - browser:     test/browser/**\/*.spec.ts — the admin console in headless Chromium (playwright-core),
  *                 against the whole app; test/browser/support/build-console.ts builds the console first
  * test/support/global-setup.ts provides a Redis URL (REDIS_URL, or a redis-server it starts).
  */
+/** The e2e files that use the suite's Redis: e2e-cluster runs them on a Redis Cluster. */
+const REDIS_E2E = [
+  'admin-console-api',
+  'admin-input',
+  'admin-locks',
+  'admin-sync',
+  'platform',
+  'rate-limit',
+  'readiness',
+  'shield',
+  'signature-redis',
+].map((f) => `test/e2e/${f}.e2e.spec.ts`);
+
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
@@ -40,6 +56,27 @@ export default defineConfig({
           include: ['test/e2e/**/*.e2e.spec.ts'],
           // The secret scan: every log line and response of the apps a file starts (test/support/secret-scan.ts).
           setupFiles: ['test/support/e2e-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The Redis-backed e2e files again, on a 3-master Redis Cluster the suite starts
+          // (test/support/global-setup.ts; the app helper swaps REDIS_URL for REDIS_CLUSTER_NODES).
+          name: 'e2e-cluster',
+          include: REDIS_E2E,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'chaos',
+          include: ['test/chaos/**/*.chaos.spec.ts'],
+          testTimeout: 90_000,
+          // Faults under load need the cores: one file at a time, after the other projects
+          // (their latency bounds leave slack for a busy machine, not for five test rings at once).
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
       {

@@ -37,7 +37,7 @@ export async function createApp(
   );
   setupHttp(app, config, log);
   applyServerLimits(app.getHttpServer(), config.server);
-  app.enableShutdownHooks();
+  // Signals are handled by drainOnSignals (main.ts): readiness 503 first, then close.
   const doc = new DocumentBuilder()
     .setTitle('Rampart')
     .setDescription(

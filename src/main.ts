@@ -2,6 +2,7 @@ import { createApp } from './app.factory.js';
 import { ConfigError } from './config/config.error.js';
 import { loadAppConfig } from './app.config.js';
 import { printableConfig } from './config/mask.js';
+import { drainOnSignals } from './health/drain.js';
 import { createPino } from './logging/logger.js';
 import { startupSummary, summaryInput } from './startup-summary.js';
 
@@ -21,6 +22,10 @@ log.debug({ config: printableConfig(config) }, 'configuration loaded');
 try {
   const app = await createApp(config, { logger: log });
   await app.listen(config.port, config.host);
+  drainOnSignals(app, config.shutdown, {
+    info: (m) => log.info(m),
+    warn: (m) => log.warn(m),
+  });
   // The last lines of the start-up log: a short summary for people (one line each, so that
   // JSON log readers show them as they are); the full configuration is at debug level.
   for (const line of startupSummary(summaryInput(app, config))) log.info({ summary: true }, line);

@@ -14,7 +14,7 @@ export interface SummaryInput {
   bound: string;
   adapter: string;
   /** Redis standalone / Cluster / none, and the key hash tag. */
-  redis: { kind: 'standalone' | 'cluster' | 'none'; tag: string; ready: boolean };
+  redis: { kind: 'standalone' | 'cluster' | 'sentinel' | 'none'; tag: string; ready: boolean };
   installed: readonly string[];
   policies: PolicySet;
   routes: readonly { method: string; template: string; policy?: string }[];
@@ -68,8 +68,7 @@ export function summaryInput(app: INestApplication, config: RampartConfig): Summ
   const port = addr?.port ?? config.port;
   const host = ['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host;
   const chain = app.get(LockChain);
-  const kind =
-    config.redis.clusterNodes.length > 0 ? 'cluster' : config.redis.url ? 'standalone' : 'none';
+  const kind = app.get(RedisService).mode;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     bound: `${config.host}:${port}`,

@@ -15,8 +15,14 @@ export interface RedisNode {
 export interface RedisConfig {
   /** Standalone Redis URL (`redis://` or `rediss://`); unset with no cluster nodes = memory stores. */
   url?: string;
-  /** Redis Cluster seed nodes; wins over `url` when set. */
+  /** Redis Cluster seed nodes; wins over `url` and `sentinels` when set. */
   clusterNodes: RedisNode[];
+  /** Redis Sentinels (REDIS_SENTINELS); the primary `sentinelName` is found through them. `url`, when set, gives the primary's password, user, db and TLS. */
+  sentinels: RedisNode[];
+  /** Name of the primary the Sentinels monitor (REDIS_SENTINEL_NAME, default `mymaster`). */
+  sentinelName: string;
+  /** Password of the Sentinels themselves (REDIS_SENTINEL_PASSWORD). Secret. */
+  sentinelPassword?: string;
   /** Milliseconds a single command may take before it fails with a typed error. */
   commandTimeoutMs: number;
   /** Milliseconds a (re)connect attempt may take. */
@@ -40,6 +46,13 @@ export interface InferenceConfig {
   upstreamApiKey?: string;
   /** Milliseconds before an upstream call is abandoned (502/504 mapping happens in the inference module). */
   upstreamTimeoutMs: number;
+}
+
+export interface ShutdownConfig {
+  /** SHUTDOWN_DELAY_MS: after the signal, milliseconds `/health/ready` answers 503 while requests are still served (load balancers notice). Default 5000. */
+  delayMs: number;
+  /** SHUTDOWN_TIMEOUT_MS: then milliseconds the close (requests in flight, Redis, backends) may take before the process exits anyway. Default 10000. */
+  timeoutMs: number;
 }
 
 export interface RampartConfig {
@@ -76,6 +89,8 @@ export interface RampartConfig {
   bodyMaxDepth: number;
   /** HTTP server timeouts and connection cap (HTTP_*_TIMEOUT_MS, HTTP_MAX_CONNECTIONS). */
   server: ServerLimits;
+  /** Graceful drain on SIGTERM/SIGINT (see src/health/drain.ts). */
+  shutdown: ShutdownConfig;
   /** File holding API client apps and their secrets (JSON or YAML). */
   appsFile?: string;
   /** File holding route policies and other settings (JSON or YAML). */

@@ -51,6 +51,27 @@ describe(loadAppConfig.name, () => {
     expect(problems.join('\n')).toMatch(/REDIS_CLUSTER_NODES/);
   });
 
+  it('should read Sentinel and shutdown settings, masking the Sentinel password when printed', () => {
+    const c = loadAppConfig({
+      REDIS_SENTINELS: 's1:26379, s2:26380',
+      REDIS_SENTINEL_NAME: 'primary-a',
+      REDIS_SENTINEL_PASSWORD: 'sentinel-secret-1',
+      SHUTDOWN_DELAY_MS: '2000',
+    });
+    expect(c.redis.sentinels).toEqual([
+      { host: 's1', port: 26379 },
+      { host: 's2', port: 26380 },
+    ]);
+    expect(c.redis.sentinelName).toBe('primary-a');
+    expect(c.shutdown).toEqual({ delayMs: 2000, timeoutMs: 10_000 });
+    expect(JSON.stringify(printableConfig(c))).not.toContain('sentinel-secret-1');
+    expect(loadAppConfig({}).redis.sentinelName).toBe('mymaster');
+    expect(problemsOf({ REDIS_SENTINELS: 'nope', SHUTDOWN_TIMEOUT_MS: '-1' })).toEqual([
+      'REDIS_SENTINELS entries must be host:port (got "nope")',
+      expect.stringMatching(/^SHUTDOWN_TIMEOUT_MS/),
+    ]);
+  });
+
   it('should never echo a secret in a problem', () => {
     const problems = problemsOf({
       ADMIN_TOKEN: 'tiny-secret',

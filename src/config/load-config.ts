@@ -105,11 +105,11 @@ function url(
   }
 }
 
-function clusterNodes(env: Env, p: Problems): RedisNode[] {
-  return list(env, 'REDIS_CLUSTER_NODES').flatMap((entry) => {
+function hostPorts(env: Env, name: string, p: Problems): RedisNode[] {
+  return list(env, name).flatMap((entry) => {
     const m = /^([^:]+):(\d{1,5})$/.exec(entry);
     if (!m || Number(m[2]) > 65535) {
-      p.add(`REDIS_CLUSTER_NODES entries must be host:port (got "${entry}")`);
+      p.add(`${name} entries must be host:port (got "${entry}")`);
       return [];
     }
     return [{ host: m[1]!, port: Number(m[2]) }];
@@ -244,7 +244,10 @@ export function loadConfig(env: Env, shipped: Record<string, RoutePolicy>): Ramp
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info', p),
     redis: {
       url: url(env, 'REDIS_URL', ['redis:', 'rediss:'], p),
-      clusterNodes: clusterNodes(env, p),
+      clusterNodes: hostPorts(env, 'REDIS_CLUSTER_NODES', p),
+      sentinels: hostPorts(env, 'REDIS_SENTINELS', p),
+      sentinelName: env.REDIS_SENTINEL_NAME || 'mymaster',
+      sentinelPassword: env.REDIS_SENTINEL_PASSWORD || undefined,
       commandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 50, p, 1, 60_000),
       connectTimeoutMs: int(env, 'REDIS_CONNECT_TIMEOUT_MS', 500, p, 1, 60_000),
       maxReconnectDelayMs: int(env, 'REDIS_MAX_RECONNECT_DELAY_MS', 2_000, p, 10, 60_000),
@@ -268,6 +271,10 @@ export function loadConfig(env: Env, shipped: Record<string, RoutePolicy>): Ramp
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, p, 1, 1_073_741_824),
     bodyMaxDepth: int(env, 'BODY_MAX_DEPTH', 64, p, 1, 1_000),
     server: serverLimits(env, p),
+    shutdown: {
+      delayMs: int(env, 'SHUTDOWN_DELAY_MS', 5_000, p, 0, 600_000),
+      timeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, p, 100, 600_000),
+    },
     appsFile: env.APPS_FILE || undefined,
     metricsToken,
     docsEnabled: bool(env, 'DOCS_ENABLED', env.NODE_ENV !== 'production', p),

@@ -13,10 +13,25 @@ export interface RegisteredCheck {
   optional: boolean;
 }
 
+/**
+ * What one part must have before the instance may take traffic ("armed"):
+ * `pending` lists what is not armed yet (the instance is not ready), `byChoice`
+ * what an operator chose to serve unarmed (ready, and said so). No secrets.
+ */
+export interface Arming {
+  pending: string[];
+  byChoice?: string[];
+}
+
+/** Answers synchronously from in-memory state (no I/O): asked on every readiness probe. */
+export type ArmingCheck = () => Arming;
+
 /** Modules register what `/health/ready` must check (Redis, search backend, inference upstream, breakers…). */
 @Injectable()
 export class HealthRegistry {
   private readonly checks = new Map<string, RegisteredCheck>();
+  private readonly arming = new Map<string, ArmingCheck>();
+  private isDraining = false;
 
   register(name: string, check: ReadinessCheck, opts: { optional?: boolean } = {}): void {
     this.checks.set(name, { name, check, optional: opts.optional ?? false });
@@ -24,5 +39,31 @@ export class HealthRegistry {
 
   all(): RegisteredCheck[] {
     return [...this.checks.values()];
+  }
+
+  /** A part that must be armed before readiness (filters built, scripts loaded, policies synced…). */
+  registerArming(name: string, check: ArmingCheck): void {
+    this.arming.set(name, check);
+  }
+
+  /** Every part's arming, merged: `pending` entries are prefixed with the part's name. */
+  armed(): Required<Arming> {
+    const pending: string[] = [];
+    const byChoice: string[] = [];
+    for (const [name, check] of this.arming) {
+      const a = check();
+      for (const p of a.pending) pending.push(`${name}: ${p}`);
+      for (const c of a.byChoice ?? []) byChoice.push(`${name}: ${c}`);
+    }
+    return { pending, byChoice };
+  }
+
+  /** Readiness goes down for good: the instance is shutting down (SIGTERM). */
+  startDrain(): void {
+    this.isDraining = true;
+  }
+
+  get draining(): boolean {
+    return this.isDraining;
   }
 }

@@ -19,11 +19,14 @@ export class HealthModule implements OnModuleInit {
 
   onModuleInit(): void {
     if (!this.redis.enabled) return;
+    this.registry.registerArming('redis', () => ({
+      pending: this.redis.scriptsLoaded ? [] : ['lua scripts not loaded yet'],
+    }));
     this.registry.register('redis', async () => {
       const t0 = performance.now();
       await this.redis.script('ping', [], ['health']);
       return {
-        mode: this.redis.client && 'nodes' in this.redis.client ? 'cluster' : 'standalone',
+        mode: this.redis.mode,
         pingMs: Math.round((performance.now() - t0) * 100) / 100,
       };
     });

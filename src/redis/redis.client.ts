@@ -21,7 +21,8 @@ export function limiterOptions(cfg: RedisConfig): RedisOptions {
     lazyConnect: true,
     retryStrategy: (attempt: number) =>
       Math.min(cfg.maxReconnectDelayMs, 50 * 2 ** Math.min(attempt, 10)),
-    reconnectOnError: () => false,
+    // A demoted primary answers READONLY: reconnect (Sentinel: to the new primary) without replaying the command.
+    reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 1 : false),
   };
 }
 
@@ -44,6 +45,40 @@ export function createRedisClient(cfg: RedisConfig, name: string): RedisClient |
       redisOptions: { ...base, connectionName: name, ...(tls ? { tls } : {}) },
     });
   }
+  if (cfg.sentinels.length > 0) return sentinelClient(cfg, base, name);
   if (!cfg.url) return undefined;
   return new Redis(cfg.url, { ...base, connectionName: name });
+}
+
+/** Which kind of Redis the configuration names (Cluster wins, then Sentinel). */
+export function redisMode(cfg: RedisConfig): 'cluster' | 'sentinel' | 'standalone' | 'none' {
+  if (cfg.clusterNodes.length > 0) return 'cluster';
+  if (cfg.sentinels.length > 0) return 'sentinel';
+  return cfg.url ? 'standalone' : 'none';
+}
+
+/**
+ * A client of the primary the Sentinels name (ioredis native Sentinel
+ * support): asks a Sentinel for the primary at each (re)connect, and with
+ * `failoverDetector` follows a `+switch-master` at once instead of waiting
+ * for the old primary's connection to fail. REDIS_URL, when set alongside,
+ * gives the primary's password, user, db and TLS.
+ */
+function sentinelClient(cfg: RedisConfig, base: RedisOptions, name: string): Redis {
+  const u = cfg.url ? new URL(cfg.url) : undefined;
+  return new Redis({
+    ...base,
+    connectionName: name,
+    sentinels: cfg.sentinels,
+    name: cfg.sentinelName,
+    sentinelPassword: cfg.sentinelPassword,
+    password: u?.password ? decodeURIComponent(u.password) : undefined,
+    username: u?.username ? decodeURIComponent(u.username) : undefined,
+    db: u && u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
+    ...(u?.protocol === 'rediss:' ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+    sentinelRetryStrategy: (attempt: number) =>
+      Math.min(cfg.maxReconnectDelayMs, 50 * 2 ** Math.min(attempt, 10)),
+    failoverDetector: true,
+    role: 'master',
+  });
 }

@@ -44,6 +44,8 @@ const UNAVAILABLE = [
   'LOADING',
   'TRYAGAIN',
   'MASTERDOWN',
+  // A primary demoted by a failover (Sentinel, managed Redis) until the client reconnects to the new one.
+  'READONLY',
 ];
 
 /** True when an ioredis error means "Redis is not reachable right now" rather than "the command is wrong". */

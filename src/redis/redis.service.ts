@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { InjectConfig } from '../config/config.module.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { RedisClient, createRedisClient } from './redis.client.js';
+import { RedisClient, createRedisClient, redisMode } from './redis.client.js';
 import { RedisScriptError, RedisUnavailableError, isUnavailable } from './redis.errors.js';
 import { LuaScript, loadLuaScripts } from './lua-scripts.js';
 
@@ -19,6 +19,8 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   readonly client: RedisClient | undefined;
   readonly scripts = new Map<string, LuaScript>();
   private readonly subscribers: RedisClient[] = [];
+  /** True once every script was loaded on every master (SCRIPT LOAD); retried on each reconnect until then. */
+  scriptsLoaded = false;
   private readonly scriptErrors;
   private readonly latency;
 
@@ -45,6 +47,11 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     return this.client !== undefined;
   }
 
+  /** `cluster`, `sentinel`, `standalone` or `none`. */
+  get mode(): ReturnType<typeof redisMode> {
+    return redisMode(this.config.redis);
+  }
+
   /** True when the connection is up and ready for commands. */
   get ready(): boolean {
     return this.client?.status === 'ready';
@@ -62,7 +69,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     }
     if (!this.client) {
       this.logger.warn(
-        'no REDIS_URL / REDIS_CLUSTER_NODES: running on in-process memory stores; state is NOT shared between instances',
+        'no REDIS_URL / REDIS_CLUSTER_NODES / REDIS_SENTINELS: running on in-process memory stores; state is NOT shared between instances',
       );
       return;
     }
@@ -75,6 +82,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     this.client.on('ready', () => {
       if (down) this.logger.log('redis connection is back');
       down = false;
+      if (!this.scriptsLoaded) void this.preload().catch(() => undefined);
     });
     try {
       await this.client.connect();
@@ -86,15 +94,14 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     await this.preload();
-    this.logger.log(
-      `connected (${this.config.redis.clusterNodes.length > 0 ? 'cluster' : 'standalone'}), ${this.scripts.size} lua scripts loaded`,
-    );
+    this.logger.log(`connected (${this.mode}), ${this.scripts.size} lua scripts loaded`);
   }
 
   /** SCRIPT LOAD on every master, so the first calls are EVALSHA and a broken script stops the boot, named. */
   private async preload(): Promise<void> {
     const client = this.client!;
     const nodes = 'nodes' in client ? client.nodes('master') : [client];
+    let all = true;
     for (const s of this.scripts.values()) {
       try {
         await Promise.all(nodes.map((n) => n.script('LOAD', s.source)));
@@ -103,11 +110,13 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
           this.logger.warn(
             `could not preload lua/${s.name}.lua (${(err as Error).message}); it loads on first use`,
           );
+          all = false;
           continue;
         }
         throw new RedisScriptError(s.name, (err as Error).message);
       }
     }
+    if (all && nodes.length > 0) this.scriptsLoaded = true;
   }
 
   /**

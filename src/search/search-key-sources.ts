@@ -26,6 +26,7 @@ export const IDS_FILTER = 'item-ids';
  */
 export const searchQueryKeys: KeySource<SearchQueryDto> = {
   label: 'q',
+  filters: [TERMS_FILTER],
   read(req: AnyRequest, maxLength: number): KeyRead {
     const query = (req as { query?: unknown }).query;
     if (typeof query !== 'object' || query === null) return SKIP;
@@ -54,6 +55,7 @@ export const searchQueryKeys: KeySource<SearchQueryDto> = {
 
 /** The shield's key source `id` (GET /v1/search/items/:id): the id exactly as given. */
 export const searchItemKeys: KeySource<string> = {
+  filters: [IDS_FILTER],
   read(req: AnyRequest): KeyRead {
     const id = (req as { params?: Record<string, unknown> }).params?.id;
     return typeof id === 'string' && id !== ''

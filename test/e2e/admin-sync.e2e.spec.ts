@@ -3,7 +3,6 @@
  * instance applies on the others within a second (pub/sub), and the
  * periodic version check catches a lost announcement.
  */
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RoutePolicy } from '../../src/config/policy.types.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
@@ -14,7 +13,7 @@ import {
   AdminTestAppRegistryModule,
   eventually,
 } from '../support/admin-client.js';
-import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { canStartRedis, redisUrl, suiteRedisClient, uniqueEnv } from '../support/redis-env.js';
 import { RedisProcess, startRedis } from '../support/redis-server.js';
 import { TestLocksModule } from '../support/test-locks.js';
 
@@ -178,7 +177,7 @@ describe.skipIf(!redisUrl()).each(ADAPTERS)(
     });
 
     it('should apply a version whose announcement was lost, through the periodic check', async () => {
-      const redis = new Redis(redisUrl());
+      const redis = suiteRedisClient();
       try {
         const prefix = `cfg:{${env}:rampart}:policies`;
         const active = Number(await redis.get(`${prefix}:active`));

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RampartConfig } from '../../src/config/config.types.js';
+import { BloomService } from '../../src/locks/cache-shield/bloom/bloom.service.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { ADMIN_TOKEN, AdminClient, eventually } from '../support/admin-client.js';
 import { FakeOpenAI, sseData, startFakeOpenAI } from '../support/fake-openai.js';
@@ -105,6 +106,8 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
       { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, ADMIN_TOKEN },
       { config: withBreaker },
     );
+    // Readiness waits for the shield's filters (ready means armed); this file reads readiness.
+    await app.app.get(BloomService).ready;
     admin = new AdminClient(app);
   });
   afterAll(async () => {

@@ -8,6 +8,7 @@ import {
   SearchItem,
 } from '../../src/search/search-backend.interface.js';
 import { tokenize } from '../../src/search/search-tokenizer.js';
+import { BloomService } from '../../src/locks/cache-shield/bloom/bloom.service.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { fixtureCorpus } from '../fixtures/search/fixture-corpus.js';
 import { createSchema, postgresAvailable } from '../fixtures/search/postgres.js';
@@ -139,7 +140,8 @@ describe.each(ADAPTERS)('Search API over HTTP on SQLite and the cities corpus (%
     });
   });
 
-  it('should report the search backend in /health/ready', async () => {
+  it('should report the search backend in /health/ready once the filters are built', async () => {
+    await app.app.get(BloomService).ready;
     const a = await get(app, '/health/ready');
     expect(a.body).toMatchObject({ info: { search: { status: 'up', backend: 'sqlite' } } });
     expect((a.body.info as { search: { items: number } }).search.items).toBeGreaterThan(130_000);

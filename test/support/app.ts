@@ -6,6 +6,7 @@ import type { HttpAdapterName } from '../../src/http/http-adapters.js';
 import { AppRegistry } from '../../src/locks/signature/apps/app-registry.js';
 import { printableConfig } from '../../src/config/mask.js';
 import { createPino } from '../../src/logging/logger.js';
+import { redisMode, redisUrl, suiteRedisEnv } from './redis-env.js';
 import { addSecret, addSecretsOf, logSink, watchPort } from './secret-scan.js';
 
 export const ADAPTERS: HttpAdapterName[] = ['express', 'fastify'];
@@ -16,6 +17,17 @@ export interface RunningApp {
   /** Base URL, e.g. http://127.0.0.1:41234 */
   url: string;
   close(): Promise<void>;
+}
+
+/**
+ * In the e2e-cluster project, an app pointed at the suite's Redis
+ * (`REDIS_URL: redisUrl()`) gets the suite's Cluster instead
+ * (REDIS_CLUSTER_NODES); any other Redis (a test's own) is left as is.
+ */
+function onSuiteRedis(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  if (redisMode() !== 'cluster' || !env.REDIS_URL || env.REDIS_URL !== redisUrl()) return env;
+  const { REDIS_URL: _suite, ...rest } = env;
+  return { ...rest, ...suiteRedisEnv() };
 }
 
 /**
@@ -34,7 +46,7 @@ export async function startApp(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     HOST: '127.0.0.1',
     PORT: '0',
-    ...env,
+    ...onSuiteRedis(env),
   });
   if (opts.config) config = opts.config(config);
   addSecretsOf(config);

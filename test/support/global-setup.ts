@@ -1,5 +1,11 @@
 import type { TestProject } from 'vitest/node';
-import { RedisProcess, redisServerAvailable, startRedis } from './redis-server.js';
+import {
+  RedisClusterProcess,
+  RedisProcess,
+  redisServerAvailable,
+  startRedis,
+  startRedisCluster,
+} from './redis-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -7,10 +13,15 @@ declare module 'vitest' {
     redisUrl: string;
     /** True when tests may start their own redis-server (binary on PATH). */
     redisServerBinary: boolean;
+    /** `cluster` in the e2e-cluster project: the suite's Redis is a 3-master Cluster. */
+    redisMode: 'standalone' | 'cluster';
+    /** Seed nodes (`host:port,…`) of the suite's Cluster; '' when standalone. */
+    redisClusterNodes: string;
   }
 }
 
 let own: RedisProcess | undefined;
+let cluster: RedisClusterProcess | undefined;
 
 /**
  * Redis for the suite: REDIS_URL when set; otherwise a private redis-server on
@@ -19,6 +30,17 @@ let own: RedisProcess | undefined;
  */
 export async function setup(project: TestProject): Promise<void> {
   const binary = redisServerAvailable();
+  // The e2e-cluster project runs the Redis-backed e2e files against a 3-master Cluster of its own.
+  if (project.name === 'e2e-cluster' || process.env.REDIS_TEST_MODE === 'cluster') {
+    if (!binary) throw new Error('e2e-cluster needs redis-server on PATH to start a Redis Cluster');
+    cluster = await startRedisCluster(3);
+    const nodes = cluster.nodes.map((n) => `${n.host}:${n.port}`);
+    project.provide('redisUrl', `redis://${nodes[0]}`);
+    project.provide('redisServerBinary', binary);
+    project.provide('redisMode', 'cluster');
+    project.provide('redisClusterNodes', nodes.join(','));
+    return;
+  }
   let url = process.env.REDIS_URL ?? '';
   if (!url && binary) {
     own = await startRedis();
@@ -32,8 +54,11 @@ export async function setup(project: TestProject): Promise<void> {
   }
   project.provide('redisUrl', url);
   project.provide('redisServerBinary', binary);
+  project.provide('redisMode', 'standalone');
+  project.provide('redisClusterNodes', '');
 }
 
 export async function teardown(): Promise<void> {
   await own?.stop();
+  await cluster?.stop();
 }

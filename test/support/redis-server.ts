@@ -4,7 +4,7 @@
  * Redis Cluster. Every process is killed when the test run ends.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +56,8 @@ export class RedisProcess {
   constructor(
     readonly port: number,
     private readonly extraArgs: string[] = [],
+    /** A Sentinel: the configuration file it runs from (Sentinel rewrites it). */
+    private readonly sentinelConf?: string,
   ) {}
 
   get url(): string {
@@ -65,19 +67,21 @@ export class RedisProcess {
   async start(): Promise<this> {
     this.proc = spawn(
       'redis-server',
-      [
-        '--port',
-        String(this.port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        this.dir,
-        ...this.extraArgs,
-      ],
+      this.sentinelConf
+        ? [this.sentinelConf, '--sentinel']
+        : [
+            '--port',
+            String(this.port),
+            '--bind',
+            '127.0.0.1',
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--dir',
+            this.dir,
+            ...this.extraArgs,
+          ],
       { stdio: 'ignore' },
     );
     this.proc.unref();
@@ -141,10 +145,14 @@ export interface RedisClusterProcess {
   stop(): Promise<void>;
 }
 
-/** A real Redis Cluster of `masters` masters (no replicas), created with `redis-cli --cluster create`. */
-export async function startRedisCluster(masters = 3): Promise<RedisClusterProcess> {
+/**
+ * A real Redis Cluster of `masters` masters and `replicas` replicas per
+ * master, created with `redis-cli --cluster create`; resolves once every
+ * node agrees that all slots are served and every replica is in sync.
+ */
+export async function startRedisCluster(masters = 3, replicas = 0): Promise<RedisClusterProcess> {
   const procs: RedisProcess[] = [];
-  for (let i = 0; i < masters; i++) {
+  for (let i = 0; i < masters * (1 + replicas); i++) {
     const port = await freePort();
     procs.push(
       await new RedisProcess(port, [
@@ -164,21 +172,21 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterProces
       'create',
       ...procs.map((p) => `127.0.0.1:${p.port}`),
       '--cluster-replicas',
-      '0',
+      String(replicas),
       '--cluster-yes',
     ],
     { stdio: 'ignore' },
   );
-  // Wait until every node agrees that all slots are served.
-  const deadline = Date.now() + 15_000;
+  // Wait until every node agrees that all slots are served, and every replica is in sync.
+  const deadline = Date.now() + 20_000;
+  const cli = (port: number, ...args: string[]) =>
+    execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
   for (;;) {
     const ok = procs.every((p) => {
       try {
-        return /cluster_state:ok/.test(
-          execFileSync('redis-cli', ['-p', String(p.port), 'cluster', 'info'], {
-            encoding: 'utf8',
-          }),
-        );
+        if (!/cluster_state:ok/.test(cli(p.port, 'cluster', 'info'))) return false;
+        const info = cli(p.port, 'info', 'replication');
+        return !/role:slave/.test(info) || /master_link_status:up/.test(info);
       } catch {
         return false;
       }
@@ -194,4 +202,25 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterProces
       await Promise.all(procs.map((p) => p.stop()));
     },
   };
+}
+
+/** A Redis Sentinel on a free port monitoring the primary at `primaryPort` as `name` (quorum 1, fast failure detection). */
+export async function startSentinel(primaryPort: number, name = 'mymaster'): Promise<RedisProcess> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'rampart-sentinel-'));
+  const conf = join(dir, 'sentinel.conf');
+  writeFileSync(
+    conf,
+    [
+      `port ${port}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      `sentinel monitor ${name} 127.0.0.1 ${primaryPort} 1`,
+      `sentinel down-after-milliseconds ${name} 1000`,
+      `sentinel failover-timeout ${name} 5000`,
+      `sentinel parallel-syncs ${name} 1`,
+      '',
+    ].join('\n'),
+  );
+  return new RedisProcess(port, [], conf).start();
 }

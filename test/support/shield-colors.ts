@@ -22,12 +22,26 @@ export const COLORS_FILTER = 'test-colors';
 /** Names the handler was called with, in order. */
 export const handled: string[] = [];
 
+let gate: Promise<void> | undefined;
+let openGate: (() => void) | undefined;
+
+/** Holds every build of the colors filter until {@link releaseColorsBuild} (a filter that takes its time). */
+export function holdColorsBuild(): void {
+  gate = new Promise((resolve) => (openGate = resolve));
+}
+
+export function releaseColorsBuild(): void {
+  openGate?.();
+  gate = undefined;
+}
+
 function colorNotFound(headers: Record<string, string> = {}): ProblemException {
   return ProblemException.fast(404, 'color_not_found', 'No such color', { headers });
 }
 
 /** Key source `color`: the `:name` route parameter, looked up as is. */
 export const colorKeys: KeySource<string> = {
+  filters: [COLORS_FILTER],
   read(req: AnyRequest) {
     const name = (req as { params?: Record<string, unknown> }).params?.name;
     return typeof name === 'string' && name !== ''
@@ -64,6 +78,7 @@ class ColorsController {
           name: COLORS_FILTER,
           source: 'memory:colors',
           async *keys() {
+            await gate;
             yield* Object.keys(COLORS);
           },
         },

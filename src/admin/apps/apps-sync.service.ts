@@ -5,6 +5,7 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
+import { HealthRegistry } from '../../health/health-registry.service.js';
 import { ADMIN_SETTINGS, AdminSettings } from '../admin-settings.js';
 import { InstalledParts } from '../installed-parts.service.js';
 import { APP_STORE, AppStore } from './app-store.js';
@@ -23,15 +24,21 @@ export class AppsSync implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
   private unwatch: (() => void) | undefined;
   private lastError: string | undefined;
+  /** True once the stored apps were read (readiness waits for it). */
+  private loaded = false;
 
   constructor(
     @Inject(APP_STORE) private readonly store: AppStore,
     private readonly parts: InstalledParts,
     @Inject(ADMIN_SETTINGS) private readonly settings: AdminSettings,
+    private readonly health: HealthRegistry,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.store.kind === 'memory' || !this.parts.appRegistry()) return;
+    this.health.registerArming('apps', () => ({
+      pending: this.loaded ? [] : ['stored API client apps not loaded from Redis yet'],
+    }));
     this.unwatch = await this.store.watch(() => void this.pull());
     await this.pull();
     this.timer = setInterval(() => void this.pull(), this.settings.syncIntervalMs);
@@ -61,7 +68,7 @@ export class AppsSync implements OnApplicationBootstrap, OnApplicationShutdown {
       if (!registry) return;
       try {
         const version = await this.store.version();
-        if (version === this.appliedVersion) return;
+        if (version === this.appliedVersion) return void (this.loaded = true);
         for (const [id, stored] of await this.store.all()) {
           if (this.applied.get(id) === stored.rev) continue;
           try {
@@ -75,6 +82,7 @@ export class AppsSync implements OnApplicationBootstrap, OnApplicationShutdown {
         }
         this.appliedVersion = version;
         this.lastError = undefined;
+        this.loaded = true;
       } catch (err) {
         const message = (err as Error).message;
         if (message !== this.lastError) this.logger.warn(`apps sync failed: ${message}`);

@@ -33,6 +33,8 @@ export class PolicySync implements OnApplicationBootstrap, OnApplicationShutdown
   /** A stored version this instance refused (its locks reject it): reported by health, not retried. */
   private refused: { version: number; problems: string[] } | undefined;
   private lastError: string | undefined;
+  /** True once the active version was read from the store (readiness waits for it). */
+  private synced = false;
 
   constructor(
     @Inject(POLICY_STORE) private readonly store: PolicyStore,
@@ -47,6 +49,9 @@ export class PolicySync implements OnApplicationBootstrap, OnApplicationShutdown
     this.metrics.policyVersion.set(this.chain.current().version);
     this.chain.onChange((set) => this.metrics.policyVersion.set(set.version));
     if (this.store.kind === 'memory') return;
+    this.health.registerArming('policies', () => ({
+      pending: this.synced ? [] : ['policy version not synced with Redis yet'],
+    }));
     // Subscribe first, then load: a change made in between is announced, not missed.
     this.unwatch = await this.store.watch(() => void this.pull());
     await this.bootLoad();
@@ -99,10 +104,11 @@ export class PolicySync implements OnApplicationBootstrap, OnApplicationShutdown
           active === this.chain.current().version ||
           active === this.refused?.version
         )
-          return true;
+          return (this.synced = true);
         const version = await this.store.get(active);
         if (version) this.apply(version);
         this.lastError = undefined;
+        this.synced = true;
         return true;
       } catch (err) {
         const message = (err as Error).message;

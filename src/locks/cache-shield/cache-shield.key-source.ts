@@ -39,6 +39,13 @@ export interface KeySource<V = unknown> {
   /** How a problem names the key, e.g. `q` in "q is longer than 512 characters". Default `key`. */
   readonly label?: string;
   /**
+   * The Bloom filters this source's requests are looked up in (the
+   * {@link ShieldRequest.filter} values it gives). Readiness waits until
+   * each is usable on every policy whose shield enforces with this source.
+   * None (or a filter no product registers): nothing to wait for.
+   */
+  readonly filters?: readonly string[];
+  /**
    * Reads the key(s) of a request. Runs before the route's validation, so
    * every value is taken defensively: anything unexpected (a repeated or
    * missing parameter, an odd type) is {@link SKIP} and the route's own

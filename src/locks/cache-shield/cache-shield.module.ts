@@ -1,8 +1,10 @@
-import { DynamicModule, Module, OnModuleInit } from '@nestjs/common';
+import { DynamicModule, Inject, Module, OnModuleInit } from '@nestjs/common';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { RAMPART_CONFIG } from '../../config/config.constants.js';
 import { RedisService } from '../../redis/redis.service.js';
+import { HealthRegistry } from '../../health/health-registry.service.js';
+import { bloomArming } from './bloom/bloom-arming.js';
 import { BloomAdmin } from './bloom/bloom-admin.service.js';
 import { BloomService } from './bloom/bloom.service.js';
 import { BloomFilters } from './bloom/replicas/bloom-filters.service.js';
@@ -14,7 +16,11 @@ import {
 } from './cache-shield.feature.js';
 import { CacheShieldLock } from './cache-shield.lock.js';
 import { ShieldMetrics } from './cache-shield.metrics.js';
-import { type CacheShieldFeature, CacheShieldRegistryModule } from './cache-shield.registry.js';
+import {
+  type CacheShieldFeature,
+  CacheShieldRegistry,
+  CacheShieldRegistryModule,
+} from './cache-shield.registry.js';
 import { CACHE_SHIELD_SETTINGS, cacheShieldSettings } from './cache-shield.settings.js';
 import type { CacheShieldSettings } from './cache-shield.types.js';
 import { ShieldService } from './request/shield.service.js';
@@ -75,6 +81,10 @@ export class CacheShieldModule implements OnModuleInit {
   constructor(
     private readonly chain: LockChain,
     private readonly lock: CacheShieldLock,
+    private readonly health: HealthRegistry,
+    private readonly registry: CacheShieldRegistry,
+    private readonly filters: BloomFilters,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**
@@ -93,5 +103,13 @@ export class CacheShieldModule implements OnModuleInit {
 
   onModuleInit(): void {
     this.chain.register(this.lock);
+    this.health.registerArming('cacheShield', () =>
+      bloomArming(
+        this.chain.current().policies,
+        this.registry.keySources,
+        this.filters.replicas,
+        this.clock.now(),
+      ),
+    );
   }
 }

@@ -24,6 +24,12 @@ export interface CacheShieldSlice extends LockSlice {
   filter?: 'on' | 'off';
   /** With `filter: off`: epoch milliseconds after which the filter is on again by itself (a time-boxed kill switch). */
   filterOffUntil?: number;
+  /**
+   * Readiness while the filter is built or loaded: false (default) holds
+   * `/health/ready` at 503 until it is usable (junk would reach the backend
+   * meanwhile); true serves at once, unarmed by choice, and readiness says so.
+   */
+  serveWhileBuilding?: boolean;
   /** Keys that bypass the filter and both caches (queries are compared in normalised form, ids exactly). */
   allowlist?: AllowlistEntry[];
   /** Seconds an answer stays fresh in the result cache; 0 turns the result cache off. Default 60. */

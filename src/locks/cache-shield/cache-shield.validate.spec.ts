@@ -42,15 +42,17 @@ describe(validate.name, () => {
         staleTtlSeconds: 1e9,
         jitter: 0.9,
         maxQueryLength: 2.5,
+        serveWhileBuilding: 'yes',
         colour: 'red',
         allowlist: [{ key: '' }, { key: 'a', until: 'soon', extra: 1 }, 5],
       },
       'p',
     );
     expect(problems).toEqual([
-      'p.colour: unknown option (known: mode, override, key, filter, filterOffUntil, allowlist, resultTtlSeconds, nullTtlSeconds, staleTtlSeconds, jitter, maxQueryLength)',
+      'p.colour: unknown option (known: mode, override, key, filter, filterOffUntil, allowlist, resultTtlSeconds, nullTtlSeconds, staleTtlSeconds, jitter, maxQueryLength, serveWhileBuilding)',
       'p.key: must be "query" or "id"',
       'p.filter: must be "on" or "off"',
+      'p.serveWhileBuilding: must be true or false',
       'p.resultTtlSeconds: must be a number between 0 and 86400',
       'p.nullTtlSeconds: must be a number between 0 and 86400',
       'p.staleTtlSeconds: must be a number between 0 and 604800',

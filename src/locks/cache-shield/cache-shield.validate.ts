@@ -14,6 +14,7 @@ const OPTIONS = [
   'staleTtlSeconds',
   'jitter',
   'maxQueryLength',
+  'serveWhileBuilding',
 ];
 const DAY_S = 86_400;
 
@@ -75,6 +76,8 @@ export function validateSlice(
     (typeof s.filterOffUntil !== 'number' || !Number.isFinite(s.filterOffUntil))
   )
     out.push(`${path}.filterOffUntil: must be epoch milliseconds`);
+  if (s.serveWhileBuilding !== undefined && typeof s.serveWhileBuilding !== 'boolean')
+    out.push(`${path}.serveWhileBuilding: must be true or false`);
   num(s.resultTtlSeconds, `${path}.resultTtlSeconds`, 0, DAY_S, false, out);
   num(s.nullTtlSeconds, `${path}.nullTtlSeconds`, 0, DAY_S, false, out);
   num(s.staleTtlSeconds, `${path}.staleTtlSeconds`, 0, 7 * DAY_S, false, out);
