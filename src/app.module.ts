@@ -12,6 +12,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { ProbeModule } from './probe/probe.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { SearchModule } from './search/search.module.js';
+import { TelegramModule } from './telegram/telegram.module.js';
 import { CacheShieldModule } from './locks/cache-shield/cache-shield.module.js';
 import { CircuitBreakerModule } from './locks/circuit-breaker/circuit-breaker.module.js';
 import { RateLimitModule } from './locks/rate-limit/rate-limit.module.js';
@@ -48,6 +49,7 @@ export class AppModule {
         HealthModule,
         SearchModule,
         InferenceModule,
+        TelegramModule,
         ProbeModule,
         AdminModule,
         ...extra,

@@ -34,6 +34,11 @@ const POLICIES: Record<string, Omit<RoutePolicy, 'locks'>> = {
     description: 'Admin API — has its own bearer-token guard; rate limited',
     critical: true,
   },
+  telegram: {
+    description:
+      'POST /telegram/:botId/:pathSecret — Telegram webhooks (secret token; per-bot variants telegram-<botId>)',
+    critical: true,
+  },
   notifications: {
     description: 'Outbound Telegram notifications, rate limited per app (no HTTP route yet)',
   },

@@ -33,6 +33,20 @@ export interface RequestState {
    * request is validated or prepared is never the backend's.
    */
   backendCalled?: boolean;
+  /**
+   * A guard lock whose slice has `onFailure: defer` refused this request; its refusal is
+   * raised after the later guards ran (e.g. so the rate limiter can limit refused requests
+   * per IP). The lock's name.
+   */
+  deferredBy?: string;
+  /** Set by the rate limiter when the request's claim (e.g. an update id) was already taken: a duplicate, charged nothing. */
+  duplicate?: boolean;
+  /**
+   * Set by the rate limiter on a slice with `onLimit: flag` instead of answering 429:
+   * `rule` is `<policy>.<rule>`; `notify` is true only for the first refusal of that
+   * subject and rule within the window.
+   */
+  limited?: { retryAfterMs: number; rule: string; notify: boolean };
   /** Start of the request, from performance.now(). */
   startedAt?: number;
 }

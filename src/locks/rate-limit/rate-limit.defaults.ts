@@ -61,6 +61,24 @@ const SLICES: Record<string, RateLimitSlice> = {
     failMode: 'open',
     rules: [{ name: 'per-ip', dimension: 'ip', capacity: 60, rate: '2/s' }],
   },
+  // Webhook updates: per user, per chat and global, each update costing its command's tokens
+  // (`cost: telegram`: /help 1, /search 2, /ask 5 unless a bot says otherwise).
+  telegram: {
+    mode: 'enforce',
+    failMode: 'local',
+    cost: 'telegram',
+    rules: [
+      { name: 'global', dimension: 'global', capacity: 2000, rate: '2000/min' },
+      { name: 'chat', dimension: 'chat', capacity: 80, rate: '8/s' },
+      {
+        name: 'user',
+        dimension: 'user',
+        capacity: 20,
+        rate: '2/s',
+        penalty: { threshold: 5, factor: 0.5, decay: '1m' },
+      },
+    ],
+  },
   // Outbound Telegram notifications: per app.
   notifications: {
     mode: 'enforce',

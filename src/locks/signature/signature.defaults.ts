@@ -12,4 +12,6 @@ export const SIGNATURE_DEFAULTS: Record<string, SignatureSlice> = {
   models: { mode: 'enforce', signed: 'required' },
   whoami: { mode: 'enforce', signed: 'optional' },
   admin: { mode: 'off', signed: 'optional' },
+  // Webhooks: the secret-token header and path (registered by the Telegram product), no signature.
+  telegram: { mode: 'enforce', secretToken: 'telegram' },
 };

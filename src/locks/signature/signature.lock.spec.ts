@@ -7,6 +7,7 @@ import { MetricsService } from '../../metrics/metrics.service.js';
 import { AppRegistry } from './apps/app-registry.js';
 import { SIGNATURE_HEADERS, signatureHex } from './hmac/canonical.js';
 import { MemoryNonceStore } from './nonce/memory-nonce.store.js';
+import { SecretTokenSources } from './secret-token/secret-tokens.js';
 import { SignatureLock } from './signature.lock.js';
 import { SignatureMetrics } from './signature.metrics.js';
 import { SIGNATURE_SETTINGS_DEFAULTS } from './signature.settings.js';
@@ -28,6 +29,7 @@ function setUp() {
     { ...SIGNATURE_SETTINGS_DEFAULTS },
     new SignatureMetrics(metrics),
     clock,
+    new SecretTokenSources(),
   );
   return { clock, lock, metrics };
 }

@@ -10,6 +10,7 @@ export const SIGNATURE_ERROR_CODES = [
   'bad_signature',
   'replayed_nonce',
   'nonce_store_unavailable',
+  'bad_secret_token',
 ] as const;
 
 export type SignatureErrorCode = (typeof SIGNATURE_ERROR_CODES)[number];
@@ -18,7 +19,7 @@ export type SignatureErrorCode = (typeof SIGNATURE_ERROR_CODES)[number];
 export interface SignatureFailure {
   ok: false;
   code: SignatureErrorCode;
-  scheme: SignatureScheme | 'none';
+  scheme: SignatureScheme | 'secret-token' | 'none';
   /** Safe, client-facing explanation (never a secret or the expected signature). */
   detail: string;
   /** Server time in ms (clock_skew). */
@@ -57,6 +58,8 @@ function title(code: SignatureErrorCode): string {
       return 'Nonce was already used';
     case 'nonce_store_unavailable':
       return 'Replay protection is unavailable; try again shortly';
+    case 'bad_secret_token':
+      return 'Secret token does not match';
   }
 }
 
@@ -68,6 +71,8 @@ function challenge(f: SignatureFailure): string {
       return `Rampart-HMAC-SHA256 ${REALM}, ${err}`;
     case 'rfc9421':
       return `Signature ${REALM}, ${err}`;
+    case 'secret-token':
+      return `Secret-Token ${REALM}, ${err}`;
     case 'none':
       return `Rampart-HMAC-SHA256 ${REALM}, ${err}, Signature ${REALM}, ${err}`;
   }
