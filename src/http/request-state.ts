@@ -34,19 +34,22 @@ export interface RequestState {
    */
   backendCalled?: boolean;
   /**
+   * Set by the rate limiter when the slice's claim id was already taken (a redelivery): nothing was
+   * charged; the product answers and drops the request.
+   */
+  duplicate?: boolean;
+  /**
+   * Set by the rate limiter instead of a 429 when the slice says `onLimit: flag`: how long to wait,
+   * which rule refused (`<policy>.<rule>`), and whether this is the first refusal of that subject and
+   * rule within the window (`notify`: tell the user once).
+   */
+  limited?: { retryAfterMs: number; rule: string; notify: boolean };
+  /**
    * A guard lock whose slice has `onFailure: defer` refused this request; its refusal is
    * raised after the later guards ran (e.g. so the rate limiter can limit refused requests
    * per IP). The lock's name.
    */
   deferredBy?: string;
-  /** Set by the rate limiter when the request's claim (e.g. an update id) was already taken: a duplicate, charged nothing. */
-  duplicate?: boolean;
-  /**
-   * Set by the rate limiter on a slice with `onLimit: flag` instead of answering 429:
-   * `rule` is `<policy>.<rule>`; `notify` is true only for the first refusal of that
-   * subject and rule within the window.
-   */
-  limited?: { retryAfterMs: number; rule: string; notify: boolean };
   /** Start of the request, from performance.now(). */
   startedAt?: number;
 }

@@ -22,7 +22,10 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
 
   /** Validated at boot (every product has registered by then) and by the admin API. */
   validateSlice(slice: LockSlice, path: string): string[] {
-    return validateSlice(slice, path, this.extensions.costNames());
+    return validateSlice(slice, path, this.extensions.costNames(), {
+      attributes: this.extensions.attributeNames(),
+      claims: this.extensions.claimNames(),
+    });
   }
 
   onPolicies(): void {

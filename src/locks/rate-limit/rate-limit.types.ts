@@ -61,7 +61,15 @@ export interface RuleConfig {
    */
   scope?: 'service' | 'subject';
   penalty?: PenaltyConfig;
+  /** The rule applies only if every named attribute's value is in its list (attributes registered by products). */
+  when?: Record<string, string[]>;
+  /** The rule is skipped if any named attribute's value is in its list. A rule skipped by a condition is not a missing subject. */
+  unless?: Record<string, string[]>;
 }
+
+/** What a limited request gets: `reject` answers 429 (default); `flag` lets it through with `state.limited` set. */
+export const ON_LIMIT = ['reject', 'flag'] as const;
+export type OnLimit = (typeof ON_LIMIT)[number];
 
 /** Degrade before reject: the global soft threshold. */
 export interface DegradeConfig {
@@ -87,6 +95,10 @@ export interface RateLimitSlice {
   degrade?: DegradeConfig;
   /** Send `RateLimit` / `RateLimit-Policy` on allowed responses (default true). */
   headers?: boolean;
+  /** Name of a claim a product registered: a request whose claim id was already taken is a duplicate (not charged). */
+  claim?: string;
+  /** `reject` (default): 429. `flag`: never 429; `state.limited` says retry-after, rule and whether to tell the user. */
+  onLimit?: OnLimit;
   override?: unknown;
   [option: string]: unknown;
 }

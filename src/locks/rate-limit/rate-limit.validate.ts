@@ -2,6 +2,12 @@ import { LOCK_MODES } from '../../config/policy.types.js';
 import { parseDuration, parseRate } from './buckets/rate-parse.js';
 import { ALGORITHMS, DIMENSIONS, FAIL_MODES } from './rate-limit.types.js';
 import { isRecord } from '../../common/is-record.js';
+import {
+  NO_NAMES,
+  RegisteredNames,
+  validateConditions,
+  validateSliceExtras,
+} from './rate-limit.validate-extensions.js';
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const ACTION = /^[A-Za-z0-9._-]{1,64}$/;
@@ -14,6 +20,8 @@ const SLICE_KEYS = new Set([
   'tiers',
   'degrade',
   'headers',
+  'claim',
+  'onLimit',
 ]);
 const RULE_KEYS = new Set([
   'name',
@@ -26,6 +34,8 @@ const RULE_KEYS = new Set([
   'action',
   'scope',
   'penalty',
+  'when',
+  'unless',
 ]);
 
 export const posInt = (v: unknown): boolean =>
@@ -45,7 +55,7 @@ export const MAX_RATE = 1_000_000;
 export const MIN_RATE = 1 / (30 * 86_400);
 
 /** Every problem with one rule (empty = valid). */
-function validateRule(rule: unknown, path: string): string[] {
+function validateRule(rule: unknown, path: string, attributes: readonly string[]): string[] {
   if (!isRecord(rule)) return [`${path}: must be an object {name, dimension, capacity, rate, …}`];
   const p: string[] = [];
   for (const k of Object.keys(rule))
@@ -88,18 +98,20 @@ function validateRule(rule: unknown, path: string): string[] {
         p.push(`${path}.penalty.floor: must be a number with 0 < floor ≤ 1`);
     }
   }
+  p.push(...validateConditions(rule, path, attributes));
   return p;
 }
 
 /**
  * Every problem with a rateLimit slice (empty = valid); `path` is where it sits, for messages.
  * `costNames`: the cost functions the products registered (RateLimitExtensions), the only names
- * a slice's `cost` may take.
+ * a slice's `cost` may take; `names`: the attributes and claims registered (conditions, `claim`).
  */
 export function validateSlice(
   slice: unknown,
   path: string,
   costNames: readonly string[],
+  names: Omit<RegisteredNames, 'costs'> = NO_NAMES,
 ): string[] {
   if (!isRecord(slice)) return [`${path}: must be an object`];
   const p: string[] = [];
@@ -118,7 +130,7 @@ export function validateSlice(
       p.push(`${path}.rules: needs at least one rule when the lock is on`);
     const seen = new Set<string>();
     slice.rules.forEach((r, i) => {
-      p.push(...validateRule(r, `${path}.rules[${i}]`));
+      p.push(...validateRule(r, `${path}.rules[${i}]`, names.attributes));
       const name = isRecord(r) ? r.name : undefined;
       if (typeof name === 'string') {
         if (seen.has(name)) p.push(`${path}.rules[${i}].name: "${name}" is used twice`);
@@ -156,5 +168,6 @@ export function validateSlice(
   }
   if (slice.headers !== undefined && typeof slice.headers !== 'boolean')
     p.push(`${path}.headers: must be true or false`);
+  p.push(...validateSliceExtras(slice, path, names.claims));
   return p;
 }

@@ -1,8 +1,10 @@
 import type {
+  ClaimFunction,
   CostFunction,
   RateLimitExtensions,
   SubjectExtractor,
 } from '../extensions/rate-limit-extensions.js';
+import { Conditions, compileConditions } from './conditions.js';
 import type { DegradeConfig, Dimension, FailMode, RateLimitSlice } from '../rate-limit.types.js';
 import type { BucketKind, BucketSpec } from '../store/rate-limit.store.js';
 import { parseDuration, parseRate } from './rate-parse.js';
@@ -27,6 +29,8 @@ export interface CompiledRule {
   tiered: boolean;
   /** The product's extractor of this dimension, if one registered (asked when the built-in has no subject). */
   extract?: SubjectExtractor;
+  /** `when` / `unless`: the rule applies only to requests whose attributes match. */
+  conditions?: Conditions;
 }
 
 export interface CompiledPolicy {
@@ -38,6 +42,10 @@ export interface CompiledPolicy {
   tiers: Record<string, number>;
   degrade?: DegradeConfig;
   headers: boolean;
+  /** The slice's claim: its name (key part) and the product's function. */
+  claim?: { name: string; fn: ClaimFunction };
+  /** `onLimit: flag`: never 429; the request goes on with `state.limited`. */
+  flag: boolean;
 }
 
 /**
@@ -47,8 +55,9 @@ export interface CompiledPolicy {
 export function compileSlice(
   slice: RateLimitSlice,
   policyName: string,
-  extensions: Pick<RateLimitExtensions, 'cost' | 'subject'>,
+  extensions: Pick<RateLimitExtensions, 'cost' | 'subject' | 'attribute' | 'claim'>,
 ): CompiledPolicy {
+  const claim = slice.claim === undefined ? undefined : extensions.claim(slice.claim);
   return {
     policyName,
     failMode: slice.failMode ?? 'local',
@@ -57,6 +66,8 @@ export function compileSlice(
     tiers: slice.tiers ?? {},
     degrade: slice.degrade,
     headers: slice.headers ?? true,
+    claim: claim && { name: slice.claim!, fn: claim },
+    flag: slice.onLimit === 'flag',
     rules: (slice.rules ?? []).map((r) => ({
       name: r.name,
       id: `${policyName}.${r.name}`,
@@ -78,6 +89,7 @@ export function compileSlice(
         ),
       tiered: r.dimension === 'app' || r.dimension === 'user',
       extract: extensions.subject(r.dimension),
+      conditions: compileConditions(r, extensions),
     })),
   };
 }

@@ -140,6 +140,64 @@ describe(activeRules.name, () => {
   });
 });
 
+describe('activeRules with conditions', () => {
+  const ext = new RateLimitExtensions();
+  const asked: string[] = [];
+  const attr = (name: string) => (c: { req: AnyRequest }) => {
+    asked.push(name);
+    return header(c.req, `x-${name.toLowerCase()}`);
+  };
+  ext.register({ attributes: { chatType: attr('chatType'), role: attr('role') } });
+  const conditional = compileSlice(
+    {
+      mode: 'enforce',
+      rules: [
+        {
+          name: 'chat-group',
+          dimension: 'ip',
+          capacity: 5,
+          rate: 1,
+          when: { chatType: ['group', 'supergroup'] },
+        },
+        { name: 'global', dimension: 'global', capacity: 5, rate: 1, unless: { role: ['admin'] } },
+        {
+          name: 'both',
+          dimension: 'ip',
+          capacity: 5,
+          rate: 1,
+          when: { chatType: ['group'], role: ['member'] },
+        },
+        { name: 'always', dimension: 'chat', capacity: 5, rate: 1 },
+      ],
+    },
+    'tg',
+    ext,
+  );
+  const names = (headers: Record<string, string>, skipped: string[] = []) =>
+    activeRules(conditional, ctx({}, false, undefined, headers), subjects, (r) =>
+      skipped.push(r.name),
+    ).map((a) => a.rule.name);
+
+  it('should apply a rule only when every when-attribute is listed and no unless-attribute is', () => {
+    expect(names({ 'x-chattype': 'group', 'x-role': 'member' })).toEqual([
+      'chat-group',
+      'global',
+      'both',
+    ]);
+    expect(names({ 'x-chattype': 'supergroup', 'x-role': 'admin' })).toEqual(['chat-group']);
+    expect(names({ 'x-chattype': 'private' })).toEqual(['global']);
+    expect(names({})).toEqual(['global']);
+  });
+
+  it('should not count a rule left out by a condition as a missing subject, and ask each attribute once', () => {
+    const skipped: string[] = [];
+    asked.length = 0;
+    expect(names({ 'x-chattype': 'private' }, skipped)).toEqual(['global']);
+    expect(skipped).toEqual(['always']); // no chat extractor: missing subject; the others are conditions
+    expect(asked.sort()).toEqual(['chatType', 'role']);
+  });
+});
+
 describe(requestCost.name, () => {
   it('should take the route cost first, then the cost function, and always an integer ≥ 1', () => {
     expect(requestCost(policy, ctx({}))).toBe(4); // max_tokens 2000 → the ≤ 4096 band

@@ -1,5 +1,6 @@
 import type { LockContext } from '../../../chain/lock.types.js';
 import { ActiveRule, bucketKey } from './bucket-keys.js';
+import { AttributeValues } from './conditions.js';
 import { CompiledPolicy, CompiledRule, bucketFor, fuseBucket } from './compile-policy.js';
 import type { BucketSpec } from '../store/rate-limit.store.js';
 import type { QuotaState } from '../limiter/rate-limit-headers.js';
@@ -34,7 +35,10 @@ export function activeRules(
   skip: (rule: CompiledRule, policyName: string) => void,
 ): ActiveRule[] {
   const out: ActiveRule[] = [];
+  let attrs: AttributeValues | undefined;
   for (const rule of policy.rules) {
+    // A rule its conditions leave out does not apply: not a missing subject, not counted as skipped.
+    if (rule.conditions && !(attrs ??= new AttributeValues(ctx)).applies(rule.conditions)) continue;
     // Critical routes (admin, health, webhooks) are exempt from global shedding.
     const subject =
       rule.dimension === 'global' && ctx.policy.critical

@@ -23,6 +23,26 @@ describe(RateLimitExtensions.name, () => {
     expect(ext.subject('bot')).toBeUndefined();
   });
 
+  it('should refuse an attribute or claim registered twice or badly named', () => {
+    const ext = new RateLimitExtensions();
+    const role = () => 'admin';
+    ext.register({
+      attributes: { chatType: () => 'group', role },
+      claims: { update: () => undefined },
+    });
+    expect(() => ext.register({ attributes: { role } })).toThrow(
+      /attribute "role" is registered twice/,
+    );
+    expect(() => ext.register({ claims: { update: () => undefined } })).toThrow(
+      /claim "update" is registered twice/,
+    );
+    expect(() => ext.register({ attributes: { 'chat-type': role } })).toThrow(/must match/);
+    expect(() => ext.register({ attributes: { Role: role } })).toThrow(/must match/);
+    expect(ext.attributeNames()).toEqual(['chatType', 'role']);
+    expect(ext.attribute('role')).toBe(role);
+    expect(ext.claimNames()).toEqual(['update']);
+  });
+
   it('should collect every forFeature of an app in one registry, without the lock installed', async () => {
     @Module({ imports: [RateLimitModule.forFeature({ costs: { tokens: () => 3 } })] })
     class ProductA {}

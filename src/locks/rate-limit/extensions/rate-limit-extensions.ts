@@ -19,6 +19,12 @@ export type SubjectExtractor = (ctx: SubjectContext) => Subject | undefined;
 /** Tokens one request costs (rounded up; below 1 counts as 1). A route's `state.cost` wins over it. */
 export type CostFunction = (req: AnyRequest) => number;
 
+/** A named value of the request that rule conditions (`when`, `unless`) test; undefined = no value. */
+export type AttributeFunction = (ctx: SubjectContext) => string | undefined;
+
+/** A once-only id of the request (e.g. a webhook's update id), claimed for `ttlMs` milliseconds; undefined = none. */
+export type ClaimFunction = (ctx: SubjectContext) => { id: string; ttlMs: number } | undefined;
+
 /** What a product plugs into the rate limiter: `RateLimitModule.forFeature(feature)`. */
 export interface RateLimitFeature {
   /** Named cost functions, usable as a slice's `cost: <name>`. Names match `[a-z][a-z0-9-]*`. */
@@ -29,9 +35,14 @@ export interface RateLimitFeature {
    * `chat` and `bot` have no built-in subject.
    */
   subjects?: Partial<Record<Dimension, SubjectExtractor>>;
+  /** Named request attributes for rule conditions (`when: {chatType: [group]}`). Names match `[a-z][a-zA-Z0-9]*`. */
+  attributes?: Record<string, AttributeFunction>;
+  /** Named claims, usable as a slice's `claim: <name>` (dedup decided in the same call as the rules). */
+  claims?: Record<string, ClaimFunction>;
 }
 
 const COST_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+const ATTRIBUTE_NAME = /^[a-z][a-zA-Z0-9]{0,39}$/;
 
 /**
  * What the products registered: named cost functions and subject extractors.
@@ -43,6 +54,8 @@ const COST_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 export class RateLimitExtensions {
   private readonly costs = new Map<string, CostFunction>();
   private readonly subjects = new Map<Dimension, SubjectExtractor>();
+  private readonly attributes = new Map<string, AttributeFunction>();
+  private readonly claims = new Map<string, ClaimFunction>();
 
   /** Adds a product's cost functions and extractors; a name or dimension registered twice stops the boot. */
   register(feature: RateLimitFeature): void {
@@ -63,6 +76,26 @@ export class RateLimitExtensions {
         throw new Error(`RateLimitModule.forFeature: dimension "${dimension}" has two extractors`);
       this.subjects.set(dimension as Dimension, fn);
     }
+    named('attribute', feature.attributes, this.attributes, ATTRIBUTE_NAME, '[a-z][a-zA-Z0-9]*');
+    named('claim', feature.claims, this.claims, COST_NAME, '[a-z][a-z0-9-]*');
+  }
+
+  /** Attribute names rule conditions may test, in registration order. */
+  attributeNames(): string[] {
+    return [...this.attributes.keys()];
+  }
+
+  attribute(name: string): AttributeFunction | undefined {
+    return this.attributes.get(name);
+  }
+
+  /** Names a slice may use as `claim`, in registration order. */
+  claimNames(): string[] {
+    return [...this.claims.keys()];
+  }
+
+  claim(name: string): ClaimFunction | undefined {
+    return this.claims.get(name);
   }
 
   /** Names a slice may use as `cost`, in registration order. */
@@ -76,5 +109,22 @@ export class RateLimitExtensions {
 
   subject(dimension: Dimension): SubjectExtractor | undefined {
     return this.subjects.get(dimension);
+  }
+}
+
+/** Adds named functions to `into`: a bad name or a name registered twice stops the boot. */
+function named<F>(
+  what: string,
+  from: Record<string, F> | undefined,
+  into: Map<string, F>,
+  pattern: RegExp,
+  shown: string,
+): void {
+  for (const [name, fn] of Object.entries(from ?? {})) {
+    if (!pattern.test(name))
+      throw new Error(`RateLimitModule.forFeature: ${what} "${name}" must match ${shown}`);
+    if (into.has(name))
+      throw new Error(`RateLimitModule.forFeature: ${what} "${name}" is registered twice`);
+    into.set(name, fn);
   }
 }
