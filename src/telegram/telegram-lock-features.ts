@@ -2,6 +2,7 @@ import type {
   RateLimitFeature,
   SubjectContext,
 } from '../locks/rate-limit/extensions/rate-limit-extensions.js';
+import { requestState } from '../http/http-context.js';
 import type { SignatureFeature } from '../locks/signature/secret-token/secret-tokens.js';
 import type { TelegramBots } from './telegram-bots.js';
 
@@ -27,15 +28,48 @@ export function telegramSignatureFeature(bots: TelegramBots): SignatureFeature {
 }
 
 /**
+ * How long an update id stays claimed (dedup): Telegram keeps an undelivered
+ * update for at most 24 h and redelivers it until then; an hour more covers
+ * clock differences and the last redelivery in flight.
+ */
+export const UPDATE_CLAIM_TTL_MS = 25 * 60 * 60 * 1000;
+
+/**
  * Lock 2: where the limits find their subjects in an update (user, chat,
- * command, bot) and what a command costs (`cost: telegram`). Ids are
- * personal: they enter keys only as keyed hashes.
+ * command, bot), what a command costs (`cost: telegram`), the attributes
+ * rules test (`chatType`, `command`, `kind`, `role`, `verified`) and the
+ * `update` claim (update_id per bot). Ids are personal: they enter keys only
+ * as keyed hashes. A request that failed verification (lock 1 deferred its
+ * refusal) has no subject, attribute or claim but `verified: no`: a forged
+ * update can neither spend a real user's budget nor claim a real update id.
  */
 export function telegramRateLimitFeature(bots: TelegramBots): RateLimitFeature {
-  const update = (ctx: SubjectContext) => bots.update(ctx.req);
+  const update = (ctx: SubjectContext) =>
+    ctx.state.deferredBy === undefined ? bots.update(ctx.req) : undefined;
   return {
+    attributes: {
+      verified: (ctx) => (ctx.state.deferredBy === undefined ? 'yes' : 'no'),
+      chatType: (ctx) => update(ctx)?.chatType,
+      command: (ctx) => update(ctx)?.action,
+      kind: (ctx) => update(ctx)?.kind,
+      role: (ctx) => {
+        const u = update(ctx);
+        const bot = bots.bot(ctx.req);
+        if (!u || !bot) return undefined;
+        return u.userId !== undefined && bot.adminUserIds.includes(u.userId) ? 'admin' : 'user';
+      },
+    },
+    claims: {
+      update: (ctx) => {
+        const u = update(ctx);
+        const bot = bots.bot(ctx.req);
+        return u && bot ? { id: `${bot.id}:${u.updateId}`, ttlMs: UPDATE_CLAIM_TTL_MS } : undefined;
+      },
+    },
     costs: {
       telegram: (req) => {
+        // An unverified request costs 1: its body is not trusted.
+        if (requestState(req).deferredBy !== undefined) return 1;
         const u = bots.update(req);
         const bot = bots.bot(req);
         return u?.action !== undefined && bot ? (bot.commandCosts[u.action] ?? 1) : 1;
@@ -55,7 +89,7 @@ export function telegramRateLimitFeature(bots: TelegramBots): RateLimitFeature {
         return a === undefined ? undefined : { value: a, personal: false };
       },
       bot: (ctx) => {
-        const b = bots.bot(ctx.req);
+        const b = ctx.state.deferredBy === undefined ? bots.bot(ctx.req) : undefined;
         return b ? { value: b.id, personal: false } : undefined;
       },
     },

@@ -13,5 +13,6 @@ export const SIGNATURE_DEFAULTS: Record<string, SignatureSlice> = {
   whoami: { mode: 'enforce', signed: 'optional' },
   admin: { mode: 'off', signed: 'optional' },
   // Webhooks: the secret-token header and path (registered by the Telegram product), no signature.
-  telegram: { mode: 'enforce', secretToken: 'telegram' },
+  // The 401 is deferred until the rate limiter charged the per-IP rule for unverified requests.
+  telegram: { mode: 'enforce', secretToken: 'telegram', onFailure: 'defer' },
 };
