@@ -4,6 +4,7 @@
 -- retry-after, reset, limit, charged, blocker) from that state with bucket-math.ts. Times in microseconds.
 -- KEYS: [1..n] bucket keys, in rule order (all in one hash slot)
 --   [n+1..] penalty-strike keys of the buckets whose flags have bit 8, in bucket order
+--   then the claim key when ARGV[#ARGV-1] > 0, then the n told keys (bucket order) when ARGV[#ARGV] = n
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
 --   [3] 'g' | 'd' fast path: every bucket GCRA, none with a penalty (one MGET, one PSETEX per charged bucket).
 --     'd' only: [4] degrade-at fraction [5] degraded hint '1'|'0'. Then per bucket i, at h + 4(i-1) (h = 3 for 'g',
@@ -16,10 +17,15 @@
 --     TTL ms of the key (full refill time + 1 s: capacity × interval, which multipliers do not change)
 --     then per penalty j, at 7 + 6n + 6(j-1): threshold, factor, decay µs, floor, max strikes,
 --     pending strikes (refusals the app's deny cache answered since; added now, capped like all strikes)
--- Returns: the state read before the decision, as stored (nil = absent), then 3 integers:
+--   Both paths end with: [#ARGV-1] claim TTL ms (0 = no claim) [#ARGV] told keys (0, or n for onLimit flag)
+-- Returns: { 'dup' } when the claim key was taken already (nothing read, decided or charged). Else the state read
+--   before the decision, as stored (nil = absent), then 5 integers:
 --   { TAT of each GCRA bucket (bucket order), strike TAT of each penalty key (KEYS order),
 --     tokens, ts | count, window end of each token bucket | fixed window (bucket order),
---     now µs, allowed 1|0, degraded 1|0 }
+--     now µs, allowed 1|0, degraded 1|0, notify 1|0, blocker (0-based; -1 unless refused with told keys) }
+-- Claim: SET NX PX <claim TTL> before the decision, so it is set whatever the decision. Told: on a refusal, the
+--   told key of the blocker (the enforced refusing bucket with the longest retry-after, the first on ties, as
+--   bucket-math.ts picks it) is SET NX PX <its retry-after ms>; notify = it was set now.
 -- Every key written gets a TTL (full refill time + 1 s); stored times never move backwards; a refusal writes
 -- nothing but penalty strikes (strike TATs are capped at max strikes × decay from now). Values are decimal:
 -- integers as %d, others as %.17g (the exact round trip of the doubles; both read back with tonumber).
@@ -32,11 +38,22 @@ else
 end
 local EPS = 1e-9
 local tonumber, fmt = tonumber, string.format
+local CT, NT = tonumber(ARGV[#ARGV - 1]), tonumber(ARGV[#ARGV])
+local NX = NT + (CT > 0 and 1 or 0)
+if CT > 0 and not redis.call('SET', KEYS[#KEYS - NT], '1', 'NX', 'PX', CT) then return { 'dup' } end
+-- told(blocker 1-based, retry ms): the refusal's told key SET NX for its retry-after; 1 when set now
+local function told(bl, ms)
+  if NT == 0 or bl == 0 then return 0 end
+  if ms < 1 then ms = 1 end
+  return redis.call('SET', KEYS[#KEYS - NT + bl], '1', 'NX', 'PX', ms) and 1 or 0
+end
 
 local path = ARGV[3]
 if path ~= 'x' then
-  local n = #KEYS
-  local out = redis.call('MGET', unpack(KEYS))
+  local n = #KEYS - NX
+  local keys = KEYS
+  if NX > 0 then keys = {} for i = 1, n do keys[i] = KEYS[i] end end
+  local out = redis.call('MGET', unpack(keys))
   local h, degraded = 3, false
   if path == 'd' then
     h, degraded = 5, ARGV[5] == '1'
@@ -51,6 +68,7 @@ if path ~= 'x' then
   end
   local W = {}
   local j = h + n * 4
+  local bl, worst = 0, -1
   for i = 1, n do
     local b = h + i * 4 - 3
     local tau, inc, fl = ARGV[b], ARGV[b + 1], ARGV[b + 2]
@@ -70,9 +88,19 @@ if path ~= 'x' then
       W[i] = nxt
     elseif fl % 2 == 0 then
       -- an enforced bucket refuses: nothing is written
-      out[n + 1], out[n + 2], out[n + 3] = now, 0, degraded and 1 or 0
-      return out
+      if NT == 0 then
+        out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = now, 0, degraded and 1 or 0, 0, -1
+        return out
+      end
+      local r = nxt - tau - now
+      if tonumber(inc) > tau + EPS then r = math.max(tat - now, 1e6) end
+      r = math.ceil(r / 1000)
+      if r > worst then bl, worst = i, r end
     end
+  end
+  if bl > 0 then
+    out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = now, 0, degraded and 1 or 0, told(bl, worst), bl - 1
+    return out
   end
   for i = 1, n do
     local w = W[i]
@@ -81,14 +109,14 @@ if path ~= 'x' then
       redis.call('PSETEX', KEYS[i], ARGV[h + i * 4], w)
     end
   end
-  out[n + 1], out[n + 2], out[n + 3] = now, 1, degraded and 1 or 0
+  out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = now, 1, degraded and 1 or 0, 0, -1
   return out
 end
 
 local degradeAt = tonumber(ARGV[4])
 local degraded = ARGV[6] == '1'
 local n = tonumber(ARGV[7])
-local np = #KEYS - n
+local np = #KEYS - n - NX
 local ceil, max, min = math.ceil, math.max, math.min
 -- Read: one MGET for the GCRA buckets then the penalty keys (its reply starts the output), one HMGET per token
 -- bucket / fixed window (appended). V value, X second value (ts / window end).
@@ -151,7 +179,9 @@ if degradeAt > 0 and not degraded then
   end
 end
 -- Decide. OK: the bucket fits; W: value to write (TAT, tokens or count); TS: ts / window end.
+-- BL / WORST: the blocker (1-based) and its retry-after ms, computed only when told keys are given.
 local allowed, OK, W, TS = true, {}, {}, {}
+local BL, WORST = 0, -1
 for i = 1, n do
   local b = 2 + i * 6
   local k, q, fl = ARGV[b], tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4])
@@ -171,23 +201,32 @@ for i = 1, n do
   local c = tonumber(ARGV[b + 1]) * m
   local t = tonumber(ARGV[b + 2])
   if k ~= 'f' then t = t / m end
-  local v, ok = V[i], false
+  local v, ok, r = V[i], false, 0
   if k == 'g' then
     local tat = v
     if not tat or tat < now then tat = now end
     local nxt = tat + q * t
-    if nxt - now <= c * t + EPS then ok, W[i] = true, nxt end
+    local tau = c * t
+    if nxt - now <= tau + EPS then ok, W[i] = true, nxt
+    elseif q * t > tau + EPS then r = ceil(max(tat - now, 1e6) / 1000)
+    else r = ceil((nxt - tau - now) / 1000) end
   elseif k == 't' then
     local ts, tokens = now, c
     if v then ts, tokens = max(X[i], now), min(c, v + max(0, now - X[i]) / t) end
-    if tokens + EPS >= q then ok, W[i], TS[i] = true, tokens - q, ts end
+    if tokens + EPS >= q then ok, W[i], TS[i] = true, tokens - q, ts
+    elseif q > c + EPS then r = ceil(max((c - tokens) * t, 1e6) / 1000)
+    else r = ceil((q - tokens) * t / 1000) end
   else
     local count, exp = 0, now + t
     if v then count, exp = v, X[i] end
-    if count + q <= c + EPS then ok, W[i], TS[i] = true, count + q, exp end
+    if count + q <= c + EPS then ok, W[i], TS[i] = true, count + q, exp
+    else r = max(1, max(0, ceil((exp - now) / 1000))) end
   end
   OK[i] = ok
-  if not ok and fl % 2 == 0 then allowed = false end
+  if not ok and fl % 2 == 0 then
+    allowed = false
+    if r > WORST then BL, WORST = i, r end
+  end
 end
 if allowed then
   for i = 1, n do
@@ -222,5 +261,8 @@ for i = 1, np > 0 and n or 0 do
     end
   end
 end
+local notify = 0
+if not allowed then notify = told(BL, WORST) end
 out[o + 1], out[o + 2], out[o + 3] = now, allowed and 1 or 0, degraded and 1 or 0
+out[o + 4], out[o + 5] = notify, (allowed or NT == 0) and -1 or BL - 1
 return out

@@ -4,7 +4,8 @@
 -- request sees what the requests before it in the batch charged, exactly as if each had been its own call at the
 -- same `now`. The app batches the decisions that arrive in one event-loop turn (all keys in one hash slot), and
 -- replays the batch with bucket-math.ts from the values read to get each request's figures.
--- KEYS: [1..k] the distinct bucket keys of the batch (one hash slot)
+-- KEYS: [1..k] the distinct bucket keys of the batch (one hash slot), then the claim keys and told keys the extras
+--   below point to (same slot)
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
 --   [3] number of distinct bucket specs S [4] number of distinct request shapes H [5] number of requests R
 --   then per spec: key index into KEYS, tolerance µs (capacity × interval), increment µs (cost × interval), flags
@@ -12,8 +13,13 @@
 --     and increment at the degrade factor. All as bucket-math.ts computes them.
 --   then per shape: nb (its buckets), degrade-at fraction (0 = off), degraded hint '1'|'0', nb spec indexes
 --   then per request, in decision order: its shape index.
--- Returns: the values read (one per key, as stored; nil = absent), then per request in ARGV order allowed + 2 ×
---   degraded (0..3), then now µs.
+--   then, only when some request has a claim or told keys: 'e' and per request (decision order): claim key index
+--     (0 = none), claim TTL ms, index of its first told key (0 = none; its shape's nb told keys follow in order).
+-- Returns: the values read (one per key, as stored; nil = absent), then per request in ARGV order -1 when its claim
+--   was taken already (a duplicate: nothing decided or charged), else allowed + 2 × degraded + 4 × notify +
+--   8 × (blocker + 1) (blocker 0-based among its buckets, only for a refusal with told keys; else 0), then now µs.
+-- Claim: SET NX PX before the request is decided (set whatever the decision). Told: a refused request's blocker
+--   (enforced, longest retry-after, first on ties: as bucket-math.ts) gets its told key SET NX PX <retry-after ms>.
 -- Every key written gets a TTL (full refill time + 1 s); a TAT only moves forwards; a refused request writes nothing.
 local now
 if ARGV[2] == 'r' then
@@ -59,44 +65,65 @@ end
 
 local W = {}
 local R = tonumber(ARGV[5])
+local e = ARGV[p + R] == 'e' and p + R + 1 or nil
 for r = 1, R do
   local h = tonumber(ARGV[p + r - 1])
   local nb, at, S = HN[h], HA[h], HS[h]
-  local degraded = HH[h]
-  if at > 0 and not degraded then
-    for i = 1, nb do
-      local s = S[i]
-      local v = cur[K[s]]
-      if v and F[s] % 4 >= 2 and max(0, v - now) / TA[s] >= at then degraded = true end
-    end
+  local ci, tb = 0, 0
+  if e then
+    ci, tb = tonumber(ARGV[e + r * 3 - 3]), tonumber(ARGV[e + r * 3 - 1])
+    if ci > 0 and not redis.call('SET', KEYS[ci], '1', 'NX', 'PX', ARGV[e + r * 3 - 2]) then nb = -1 end
   end
-  local allowed = true
-  for i = 1, nb do
-    local s = S[i]
-    local tau, inc = TA[s], IN[s]
-    if degraded and TD[s] then tau, inc = TD[s], ID[s] end
-    local tat = cur[K[s]]
-    if not tat or tat < now then tat = now end
-    local nxt = tat + inc
-    if nxt - now <= tau + EPS then
-      W[i] = nxt
-    else
-      W[i] = false
-      if F[s] % 2 == 0 then allowed = false end
-    end
-  end
-  if allowed then
-    for i = 1, nb do
-      local w = W[i]
-      if w then
+  if nb < 0 then
+    out[nk + r] = -1
+  else
+    local degraded = HH[h]
+    if at > 0 and not degraded then
+      for i = 1, nb do
         local s = S[i]
-        local k = K[s]
-        cur[k] = w
-        if not ttl[k] or L[s] > ttl[k] then ttl[k] = L[s] end
+        local v = cur[K[s]]
+        if v and F[s] % 4 >= 2 and max(0, v - now) / TA[s] >= at then degraded = true end
       end
     end
+    local allowed = true
+    local bl, worst = 0, -1
+    for i = 1, nb do
+      local s = S[i]
+      local tau, inc = TA[s], IN[s]
+      if degraded and TD[s] then tau, inc = TD[s], ID[s] end
+      local tat = cur[K[s]]
+      if not tat or tat < now then tat = now end
+      local nxt = tat + inc
+      if nxt - now <= tau + EPS then
+        W[i] = nxt
+      else
+        W[i] = false
+        if F[s] % 2 == 0 then
+          allowed = false
+          if tb > 0 then
+            local rt = nxt - tau - now
+            if inc > tau + EPS then rt = max(tat - now, 1e6) end
+            rt = math.ceil(rt / 1000)
+            if rt > worst then bl, worst = i, rt end
+          end
+        end
+      end
+    end
+    local notify = 0
+    if bl > 0 and redis.call('SET', KEYS[tb + bl - 1], '1', 'NX', 'PX', max(1, worst)) then notify = 1 end
+    if allowed then
+      for i = 1, nb do
+        local w = W[i]
+        if w then
+          local s = S[i]
+          local k = K[s]
+          cur[k] = w
+          if not ttl[k] or L[s] > ttl[k] then ttl[k] = L[s] end
+        end
+      end
+    end
+    out[nk + r] = (allowed and 1 or 0) + (degraded and 2 or 0) + 4 * notify + 8 * bl
   end
-  out[nk + r] = (allowed and 1 or 0) + (degraded and 2 or 0)
 end
 for k, t in pairs(ttl) do
   local v = cur[k]

@@ -11,10 +11,11 @@ import {
   penaltyOf,
 } from '../../src/locks/rate-limit/buckets/compile-policy.js';
 import type { ManualClock } from '../../src/common/clock.js';
-import type {
+import {
   BucketSpec,
   Decision,
   RateLimitStore,
+  toldKey,
 } from '../../src/locks/rate-limit/store/rate-limit.store.js';
 
 export interface StoreHarness {
@@ -59,6 +60,10 @@ interface Req {
   fuse?: { limit: number; windowMs: number };
   /** Refusals the deny cache answered locally, handed to every penalty bucket as pending strikes. */
   pending?: number;
+  /** A claim in the same call: key `<prefix>:claim:t:<id>`. */
+  claim?: { id: string; ttlMs: number };
+  /** onLimit flag: told keys for every bucket. */
+  told?: boolean;
 }
 
 interface Expect {
@@ -70,6 +75,10 @@ interface Expect {
   retry?: Record<string, number>;
   ok?: Record<string, boolean>;
   limit?: Record<string, number>;
+  /** The claim was taken already (nothing decided). Checked as false when the step has a claim and this is unset. */
+  duplicate?: boolean;
+  /** First refusal in the window (told keys). */
+  notify?: boolean;
 }
 
 interface Step {
@@ -79,6 +88,8 @@ interface Step {
   expect: Expect;
   /** Repeat the same step n times with the same expectation. */
   times?: number;
+  /** Real milliseconds to wait before the request, so Redis expires claim and told keys (PX runs on Redis time). */
+  wait?: number;
 }
 
 interface Scenario {
@@ -87,6 +98,8 @@ interface Scenario {
 }
 
 const A = rule('a', 3, 1);
+const FAST = rule('fast', 1, 20);
+const TB1 = rule('tb', 1, 1, { kind: 't' });
 const B = rule('b', 2, 1);
 const BIG = rule('big', 5, 1);
 
@@ -460,6 +473,125 @@ export const SCENARIOS: Scenario[] = [
       },
     ],
   },
+  {
+    name: 'claims: a duplicate charges nothing, the claim lives its TTL',
+    steps: [
+      {
+        req: { rules: [A], claim: { id: 'u1', ttlMs: 40 } },
+        expect: { allowed: true, remaining: { a: 2 } },
+      },
+      {
+        req: { rules: [A], claim: { id: 'u1', ttlMs: 40 } },
+        expect: { allowed: true, duplicate: true },
+        times: 2,
+      },
+      {
+        req: { rules: [A], claim: { id: 'u2', ttlMs: 40 } },
+        expect: { allowed: true, remaining: { a: 1 } },
+      },
+      {
+        advance: 50,
+        wait: 60,
+        req: { rules: [A], claim: { id: 'u1', ttlMs: 40 } },
+        expect: { allowed: true, remaining: { a: 0 } },
+      },
+    ],
+  },
+  {
+    name: 'claims: set even when the request is limited; a claim without rules',
+    steps: [
+      {
+        req: { rules: [rule('one', 1, 0.1)], claim: { id: 'c1', ttlMs: 5000 } },
+        expect: { allowed: true },
+      },
+      {
+        req: { rules: [rule('one', 1, 0.1)], claim: { id: 'c2', ttlMs: 5000 } },
+        expect: { allowed: false, blocker: 'one', retry: { one: 10000 } },
+      },
+      {
+        req: { rules: [rule('one', 1, 0.1)], claim: { id: 'c2', ttlMs: 5000 } },
+        expect: { allowed: true, duplicate: true },
+      },
+      { req: { rules: [], claim: { id: 'c3', ttlMs: 5000 } }, expect: { allowed: true } },
+      {
+        req: { rules: [], claim: { id: 'c3', ttlMs: 5000 } },
+        expect: { allowed: true, duplicate: true },
+      },
+    ],
+  },
+  {
+    name: 'told keys: the first refusal in a window notifies, the next ones do not, and again after the window',
+    steps: [
+      { req: { rules: [FAST], told: true }, expect: { allowed: true } },
+      {
+        req: { rules: [FAST], told: true },
+        expect: { allowed: false, blocker: 'fast', retry: { fast: 50 }, notify: true },
+      },
+      { req: { rules: [FAST], told: true }, expect: { allowed: false, notify: false }, times: 2 },
+      { advance: 50, wait: 60, req: { rules: [FAST], told: true }, expect: { allowed: true } },
+      { req: { rules: [FAST], told: true }, expect: { allowed: false, notify: true } },
+    ],
+  },
+  {
+    name: 'told keys: the blocker (longest wait) is told, per rule, with a claim in the same call',
+    steps: [
+      {
+        req: { rules: [rule('t-a', 1, 1), rule('t-b', 1, 0.5)], told: true },
+        expect: { allowed: true },
+      },
+      {
+        req: {
+          rules: [rule('t-a', 1, 1), rule('t-b', 1, 0.5)],
+          told: true,
+          claim: { id: 'k1', ttlMs: 9000 },
+        },
+        expect: {
+          allowed: false,
+          blocker: 't-b',
+          retry: { 't-a': 1000, 't-b': 2000 },
+          notify: true,
+        },
+      },
+      {
+        req: { rules: [rule('t-a', 1, 1)], told: true, claim: { id: 'k2', ttlMs: 9000 } },
+        expect: { allowed: false, blocker: 't-a', notify: true },
+      },
+      {
+        req: {
+          rules: [rule('t-a', 1, 1), rule('t-b', 1, 0.5)],
+          told: true,
+          claim: { id: 'k1', ttlMs: 9000 },
+        },
+        expect: { allowed: true, duplicate: true },
+      },
+      {
+        req: { rules: [rule('t-a', 1, 1), rule('t-b', 1, 0.5)], told: true },
+        expect: { allowed: false, blocker: 't-b', notify: false },
+      },
+    ],
+  },
+  {
+    name: 'told keys on the general path: token bucket and fixed window',
+    steps: [
+      {
+        req: { rules: [], told: true, fuse: { limit: 1, windowMs: 4000 } },
+        expect: { allowed: true },
+      },
+      {
+        req: { rules: [TB1], told: true, fuse: { limit: 1, windowMs: 4000 } },
+        expect: { allowed: false, blocker: 'fuse', retry: { fuse: 4000 }, notify: true },
+      },
+      {
+        req: { rules: [TB1], told: true, fuse: { limit: 1, windowMs: 4000 } },
+        expect: { allowed: false, blocker: 'fuse', ok: { tb: true }, notify: false },
+      },
+      { req: { rules: [TB1], told: true }, expect: { allowed: true } },
+      {
+        req: { rules: [TB1], told: true },
+        expect: { allowed: false, blocker: 'tb', retry: { tb: 1000 }, notify: true },
+      },
+    ],
+  },
 ];
 
 function build(h: StoreHarness, req: Req): { buckets: BucketSpec[]; names: string[] } {
@@ -487,6 +619,14 @@ function build(h: StoreHarness, req: Req): { buckets: BucketSpec[]; names: strin
   return { buckets, names };
 }
 
+/** The claim and told keys of a step's request, and the longest each may live. */
+function extras(h: StoreHarness, req: Req, buckets: BucketSpec[]) {
+  return {
+    claim: req.claim && { key: `${h.prefix}:claim:t:${req.claim.id}`, ttlMs: req.claim.ttlMs },
+    told: req.told ? buckets.map(toldKey) : undefined,
+  };
+}
+
 function check(d: Decision, names: string[], e: Expect, where: string): void {
   const at = (n: string): number => {
     const i = names.indexOf(n);
@@ -497,6 +637,9 @@ function check(d: Decision, names: string[], e: Expect, where: string): void {
   if (e.blocker !== undefined) expect(names[d.blocker], `${where} blocker`).toBe(e.blocker);
   if (e.allowed) expect(d.blocker, `${where} blocker`).toBe(-1);
   if (e.degraded !== undefined) expect(d.degraded, `${where} degraded`).toBe(e.degraded);
+  expect(d.duplicate === true, `${where} duplicate`).toBe(e.duplicate === true);
+  if (e.duplicate) return;
+  if (e.notify !== undefined) expect(d.notify, `${where} notify`).toBe(e.notify);
   for (const [n, v] of Object.entries(e.remaining ?? {}))
     expect(d.buckets[at(n)]!.remaining, `${where} remaining ${n}`).toBe(v);
   for (const [n, v] of Object.entries(e.retry ?? {}))
@@ -516,15 +659,29 @@ export function runStoreScenarios(make: () => Promise<StoreHarness>): void {
       for (const step of s.steps) {
         stepNo += 1;
         if (step.advance) h.clock.advance(step.advance);
+        if (step.wait) await new Promise((r) => setTimeout(r, step.wait));
         for (let t = 0; t < (step.times ?? 1); t++) {
           const { buckets, names } = build(h, step.req);
+          const { claim, told } = extras(h, step.req, buckets);
           const d = await h.store.decide({
             buckets,
             degradeAt: step.req.degrade?.at ?? 0,
             degradeFactor: step.req.degrade?.factor ?? 1,
             degradedHint: false,
+            claim,
+            told,
           });
           check(d, names, step.expect, `step ${stepNo}#${t + 1}`);
+          // A claim lives at most its TTL; a told key at most the retry-after of its bucket's refusal.
+          if (claim) {
+            const ttl = await h.ttl(claim.key);
+            expect(ttl > 0 && ttl <= claim.ttlMs, `${claim.key} TTL (got ${ttl})`).toBe(true);
+          }
+          for (const [i, key] of (told ?? []).entries()) {
+            const ttl = await h.ttl(key);
+            const most = d.duplicate ? Infinity : Math.max(1, d.buckets[i]!.retryAfterMs);
+            expect(ttl === -2 || (ttl > 0 && ttl <= most), `${key} TTL (got ${ttl})`).toBe(true);
+          }
           // Every key the decision may have written lives with a TTL (never -1).
           for (const b of buckets) {
             for (const key of [b.key, b.penaltyKey]) {

@@ -41,7 +41,20 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
           setReplyHeader(ctx.reply, 'RateLimit', rateLimitField(v.quota));
         }
         return;
+      case 'duplicate':
+        ctx.state.duplicate = true;
+        return;
       case 'limited':
+        // onLimit flag: never a 429; the product reads state.limited (shadow mode still only observes).
+        if (slice.onLimit === 'flag' && ctx.mode === 'enforce') {
+          ctx.state.limited = {
+            retryAfterMs: v.retryAfterMs,
+            rule: v.quota.name,
+            notify: v.notify,
+          };
+          return;
+        }
+        throw rateLimitProblem(v);
       case 'unavailable':
         throw rateLimitProblem(v);
     }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Counter, Gauge } from 'prom-client';
 import { MetricsService } from '../../metrics/metrics.service.js';
 
-type Outcome = 'allowed' | 'rejected' | 'shadow_rejected';
+type Outcome = 'allowed' | 'rejected' | 'shadow_rejected' | 'duplicate';
 type Tally = Record<Outcome, number>;
 
 /** The rate limiter's Prometheus series. Labels: policy, rule, dimension, kinds — never a subject. */
@@ -31,7 +31,8 @@ export class RateLimitMetrics {
     let byRule = this.tallies.get(policy);
     if (byRule === undefined) this.tallies.set(policy, (byRule = new Map()));
     let t = byRule.get(rule);
-    if (t === undefined) byRule.set(rule, (t = { allowed: 0, rejected: 0, shadow_rejected: 0 }));
+    if (t === undefined)
+      byRule.set(rule, (t = { allowed: 0, rejected: 0, shadow_rejected: 0, duplicate: 0 }));
     t[outcome] += 1;
   }
 
@@ -44,7 +45,7 @@ export class RateLimitMetrics {
     const flushDecisions = (): void => {
       for (const [policy, byRule] of this.tallies) {
         for (const [rule, t] of byRule) {
-          for (const outcome of ['allowed', 'rejected', 'shadow_rejected'] as const) {
+          for (const outcome of ['allowed', 'rejected', 'shadow_rejected', 'duplicate'] as const) {
             if (t[outcome] === 0) continue;
             this.decisions.inc({ policy, rule, outcome }, t[outcome]);
             t[outcome] = 0;
@@ -54,7 +55,7 @@ export class RateLimitMetrics {
     };
     this.decisions = new Counter({
       name: 'rampart_ratelimit_decisions_total',
-      help: 'Rate-limit rule outcomes: allowed, rejected, shadow_rejected (would have blocked)',
+      help: 'Rate-limit rule outcomes: allowed, rejected, shadow_rejected (would have blocked); duplicate (rule = the claim)',
       labelNames: ['policy', 'rule', 'outcome'],
       registers: [m.registry],
       collect: flushDecisions,

@@ -10,7 +10,7 @@ import {
 export type RateLimitErrorCode = 'rate_limited' | 'rate_limit_unavailable';
 
 /** A verdict that refuses. */
-export type Refusal = Exclude<Verdict, { kind: 'allowed' }>;
+export type Refusal = Exclude<Verdict, { kind: 'allowed' } | { kind: 'duplicate' }>;
 
 /**
  * The answer for a refused request, as problem+json: 429 `rate_limited` with

@@ -9,10 +9,13 @@ import { RateLimitExtensions } from '../extensions/rate-limit-extensions.js';
 import { RateLimitMetrics } from '../rate-limit.metrics.js';
 import { InjectRateLimitSettings } from '../rate-limit.settings.js';
 import type { RateLimitSettings, RateLimitSlice } from '../rate-limit.types.js';
-import type { Decision } from '../store/rate-limit.store.js';
+import { type Decision, type DecideRequest, toldKey } from '../store/rate-limit.store.js';
+import { claimUsable } from '../rate-limit.validate-extensions.js';
 import { SubjectResolver } from '../subjects/subject-resolver.js';
 import { Lane, StoreLanes } from './store-lanes.js';
 import { ALLOWED, Verdict, Verdicts } from './verdicts.js';
+
+type Claim = NonNullable<DecideRequest['claim']>;
 
 /**
  * Decides a request against its policy's rules: subjects → keys → local deny
@@ -51,13 +54,22 @@ export class RateLimiter {
     if (!policy)
       this.compiled.set(slice, (policy = compileSlice(slice, ctx.policyName, this.extensions)));
     const active = activeRules(policy, ctx, this.subjects, this.onSkip);
-    if (active.length === 0 && (!this.settings.fuse || ctx.policy.critical === true))
+    const claim = policy.claim && this.claimOf(policy.claim, ctx);
+    if (active.length === 0 && !claim && (!this.settings.fuse || ctx.policy.critical === true))
       return ALLOWED;
     const cost = requestCost(policy, ctx);
     const lane = this.lanes.current();
     return lane
-      ? this.decideOn(lane, ctx, policy, active, cost)
-      : this.storeDown(ctx, policy, active, cost);
+      ? this.decideOn(lane, ctx, policy, active, cost, claim)
+      : this.storeDown(ctx, policy, active, cost, claim);
+  }
+
+  /** The request's claim key and TTL: `rl:{<env>:<service>}:claim:<name>:<id>` (none when the product gives none). */
+  private claimOf(c: NonNullable<CompiledPolicy['claim']>, ctx: LockContext): Claim | undefined {
+    const got = c.fn(ctx);
+    return claimUsable(got)
+      ? { key: `rl:${this.lanes.tag}:claim:${c.name}:${got!.id}`, ttlMs: got!.ttlMs }
+      : undefined;
   }
 
   private async decideOn(
@@ -66,6 +78,7 @@ export class RateLimiter {
     policy: CompiledPolicy,
     active: ActiveRule[],
     cost: number,
+    claim: Claim | undefined,
   ): Promise<Verdict> {
     const { buckets, meta } = buildBuckets(policy, active, {
       tag: this.lanes.tag,
@@ -88,14 +101,24 @@ export class RateLimiter {
         degradeAt: policy.degrade?.at ?? 0,
         degradeFactor: policy.degrade?.factor ?? 1,
         degradedHint: false,
+        claim,
+        told: policy.flag ? buckets.map(toldKey) : undefined,
       });
     } catch (err) {
       if (!lane.remote) throw err;
       this.storeFailed(policy.policyName, err);
-      return this.storeDown(ctx, policy, active, cost);
+      return this.storeDown(ctx, policy, active, cost, claim);
     }
     if (lane.remote && this.settings.clock === 'redis') this.m.skew(d.nowMs - now);
     return this.verdicts.of(ctx, policy, buckets, meta, d, lane.remote);
+  }
+
+  /** failMode open with a claim: the memory store dedups (per instance); nothing is limited. */
+  private async claimOnly(policy: CompiledPolicy, claim: Claim): Promise<Verdict> {
+    const d = await this.lanes
+      .local()
+      .store.decide({ buckets: [], degradeAt: 0, degradeFactor: 1, degradedHint: false, claim });
+    return d.duplicate ? this.verdicts.duplicate(policy) : ALLOWED;
   }
 
   private storeFailed(policy: string, err: unknown): void {
@@ -111,15 +134,17 @@ export class RateLimiter {
     policy: CompiledPolicy,
     active: ActiveRule[],
     cost: number,
+    claim: Claim | undefined,
   ): Verdict | Promise<Verdict> {
     this.m.fallbacks.inc({ policy: policy.policyName, mode: policy.failMode });
     switch (policy.failMode) {
       case 'open':
-        return ALLOWED;
+        // Nothing is limited, but a claim still dedups on this instance (the memory store's claims).
+        return claim ? this.claimOnly(policy, claim) : ALLOWED;
       case 'closed':
         return { kind: 'unavailable', retryAfterS: this.settings.closedRetryAfterS };
       case 'local':
-        return this.decideOn(this.lanes.local(), ctx, policy, active, cost);
+        return this.decideOn(this.lanes.local(), ctx, policy, active, cost, claim);
     }
   }
 }

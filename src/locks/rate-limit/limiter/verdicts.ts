@@ -11,10 +11,18 @@ import type { QuotaState } from './rate-limit-headers.js';
 /** What the lock answers: headers of the tightest rule, a 429 with the blocking rule's quota, or a 503. */
 export type Verdict =
   | { kind: 'allowed'; quota?: QuotaState; degraded: boolean }
-  | { kind: 'limited'; quota: QuotaState; retryAfterMs: number }
+  | { kind: 'duplicate' }
+  | {
+      kind: 'limited';
+      quota: QuotaState;
+      retryAfterMs: number;
+      /** First refusal of this subject and rule in its window (only decided for `onLimit: flag`). */
+      notify: boolean;
+    }
   | { kind: 'unavailable'; retryAfterS: number };
 
 export const ALLOWED: Verdict = { kind: 'allowed', degraded: false };
+const DUPLICATE: Verdict = { kind: 'duplicate' };
 
 /**
  * From buckets and a store decision to a verdict: every rule outcome counted,
@@ -56,6 +64,8 @@ export class Verdicts {
             resetS: hit.retryMs / 1000,
           },
           retryAfterMs: hit.retryMs,
+          // Refused locally: the refusal that taught the cache already decided whether to tell.
+          notify: false,
         };
       }
     }
@@ -63,6 +73,12 @@ export class Verdicts {
       for (const b of buckets) if (b.penalty) b.pendingStrikes = this.denies.takeHits(b.key);
     }
     return undefined;
+  }
+
+  /** A duplicate (the claim was taken): counted per policy, as outcome `duplicate` of the claim. */
+  duplicate(policy: CompiledPolicy): Verdict {
+    this.m.decision(policy.policyName, policy.claim?.name ?? 'claim', 'duplicate');
+    return DUPLICATE;
   }
 
   /** A policy change may change limits: local refusals no longer hold. */
@@ -80,6 +96,7 @@ export class Verdicts {
     cache: boolean,
   ): Verdict {
     const name = policy.policyName;
+    if (d.duplicate) return this.duplicate(policy);
     d.buckets.forEach((o, i) => {
       const outcome = o.allowed ? 'allowed' : buckets[i]!.shadow ? 'shadow_rejected' : 'rejected';
       this.m.decision(name, meta[i]!.rule, outcome);
@@ -88,13 +105,15 @@ export class Verdicts {
       ctx.state.degraded = true;
       this.m.degraded.inc({ policy: name });
     }
-    if (cache) this.learn(buckets, d);
+    // Flag policies learn only from refusals: those decided `notify` in the store (an edge entry would not).
+    if (cache) this.learn(buckets, d, !policy.flag);
     if (!d.allowed) {
       const o = d.buckets[d.blocker]!;
       return {
         kind: 'limited',
         quota: quotaOf(meta[d.blocker]!, { ...o, remaining: 0, resetMs: o.retryAfterMs }),
         retryAfterMs: o.retryAfterMs,
+        notify: d.notify === true,
       };
     }
     if (!policy.headers) return { kind: 'allowed', degraded: d.degraded };
@@ -113,7 +132,7 @@ export class Verdicts {
   }
 
   /** Remembers the refusing buckets, and (allowed) those at the limit edge until a next request could fit. */
-  private learn(buckets: BucketSpec[], d: Decision): void {
+  private learn(buckets: BucketSpec[], d: Decision, edges: boolean): void {
     const now = this.clock.now();
     d.buckets.forEach((o, i) => {
       const b = buckets[i]!;
@@ -121,7 +140,8 @@ export class Verdicts {
       if (!d.allowed) {
         if (!o.allowed && o.retryAfterMs > 0)
           this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit);
-      } else if (o.retryAfterMs > 0) this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit);
+      } else if (o.retryAfterMs > 0 && edges)
+        this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit);
       else if (this.denies.size > 0) this.denies.forget(b.key);
     });
   }

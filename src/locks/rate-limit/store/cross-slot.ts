@@ -14,6 +14,11 @@ export function groupBy(buckets: BucketSpec[]): number[][] {
   return [...byTag.values()];
 }
 
+/** Hash tag of a claim key `rl:{<env>:<service>}:claim:…`: the service's. */
+export function claimGroup(key: string): string {
+  return key.slice(3, key.indexOf('}') + 1);
+}
+
 /**
  * One request whose buckets live in several Redis Cluster slots (`scope:
  * subject`): decided per slot in parallel, each slot reserving its charge;
@@ -33,6 +38,10 @@ export class CrossSlotDecider {
     },
   ) {}
 
+  /**
+   * With a claim, the claim's slot (the service tag) is decided first, carrying the claim (an empty group when no
+   * bucket lives there): a duplicate ends the request before any other slot is charged.
+   */
   async decide(req: DecideRequest, groups: number[][]): Promise<Decision> {
     const work = this.decideSlots(req, groups);
     if (!this.opts.deadlineMs) return work;
@@ -59,11 +68,19 @@ export class CrossSlotDecider {
     }
   }
 
-  private async decideSlots(req: DecideRequest, groups: number[][]): Promise<Decision> {
-    // The slot holding the global soft bucket goes first, so the others know whether the request is degraded.
-    const soft =
-      req.degradeAt > 0 ? groups.findIndex((g) => g.some((i) => req.buckets[i]!.soft)) : -1;
-    const first = soft >= 0 ? await Promise.allSettled([this.call(req, groups[soft]!)]) : [];
+  private async decideSlots(req: DecideRequest, all: number[][]): Promise<Decision> {
+    let groups = all;
+    let soft = -1;
+    if (req.claim) {
+      const tag = claimGroup(req.claim.key);
+      soft = groups.findIndex((g) => req.buckets[g[0]!]!.group === tag);
+      if (soft < 0) [groups, soft] = [[[], ...groups], 0];
+    } else if (req.degradeAt > 0) {
+      // The slot holding the global soft bucket goes first, so the others know whether the request is degraded.
+      soft = groups.findIndex((g) => g.some((i) => req.buckets[i]!.soft));
+    }
+    const first = soft >= 0 ? await Promise.allSettled([this.call(req, groups[soft]!, true)]) : [];
+    if (first[0]?.status === 'fulfilled' && first[0].value.duplicate) return first[0].value;
     const hint =
       first[0]?.status === 'fulfilled' ? { ...req, degradedHint: first[0].value.degraded } : req;
     const rest = await Promise.allSettled(
@@ -101,15 +118,26 @@ export class CrossSlotDecider {
           blocker = i;
       });
     }
-    return { allowed, blocker, degraded, nowMs: Math.max(...parts.map((p) => p.nowMs)), buckets };
+    // Each refusing slot set its own blocker's told key; notify is that of the slot holding the overall blocker.
+    const notify =
+      blocker >= 0 && req.told
+        ? parts[groups.findIndex((g) => g.includes(blocker))]!.notify === true
+        : undefined;
+    const nowMs = Math.max(...parts.map((p) => p.nowMs));
+    return { allowed, blocker, degraded, nowMs, buckets, notify };
   }
 
-  /** The buckets `idx` of one slot, decided as a request of their own; the blocker mapped back. */
-  private async call(req: DecideRequest, idx: number[]): Promise<Decision> {
+  /** The buckets `idx` of one slot, decided as a request of their own (`claim`: with the claim); blocker mapped back. */
+  private async call(req: DecideRequest, idx: number[], claim = false): Promise<Decision> {
     const d = await this.opts.decideSlot(
-      idx.length === req.buckets.length
+      idx.length === req.buckets.length && (claim || !req.claim)
         ? req
-        : { ...req, buckets: idx.map((i) => req.buckets[i]!) },
+        : {
+            ...req,
+            buckets: idx.map((i) => req.buckets[i]!),
+            told: req.told && idx.map((i) => req.told![i]!),
+            claim: claim ? req.claim : undefined,
+          },
     );
     if (d.blocker >= 0) d.blocker = idx[d.blocker]!;
     return d;

@@ -1,7 +1,7 @@
 import type { Stored } from '../buckets/bucket-algorithms.js';
 import { BucketState, Write, decideBuckets } from '../buckets/bucket-math.js';
 import { Clock, systemClock } from '../../../common/clock.js';
-import type { Decision, DecideRequest, RateLimitStore } from './rate-limit.store.js';
+import { Decision, DecideRequest, RateLimitStore, duplicateDecision } from './rate-limit.store.js';
 
 interface Entry {
   value: Stored;
@@ -37,6 +37,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
       }
       return e.value;
     };
+    // The claim first, as the script does: a duplicate decides and charges nothing.
+    if (req.claim) {
+      if (read(req.claim.key) !== undefined) return duplicateDecision(nowMs);
+      this.entries.set(req.claim.key, { value: 1, expiresAt: nowMs + req.claim.ttlMs });
+    }
     const state: BucketState[] = req.buckets.map((b) => ({
       value: read(b.key),
       penaltyTat: b.penaltyKey ? (read(b.penaltyKey) as number | undefined) : undefined,
@@ -44,6 +49,13 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const writes: Write[] = [];
     const decision = decideBuckets(req, state, nowMs * 1000, writes);
     for (const w of writes) this.entries.set(w.key, { value: w.value, expiresAt: nowMs + w.ttlMs });
+    if (!decision.allowed && req.told) {
+      // Told once per window: the blocker's told key lives as long as its retry-after.
+      const key = req.told[decision.blocker]!;
+      decision.notify = read(key) === undefined;
+      const ttl = Math.max(1, decision.buckets[decision.blocker]!.retryAfterMs);
+      if (decision.notify) this.entries.set(key, { value: 1, expiresAt: nowMs + ttl });
+    }
     this.writesSinceSweep += writes.length;
     if (this.writesSinceSweep >= SWEEP_EVERY) this.sweep(nowMs);
     return decision;

@@ -51,6 +51,16 @@ export interface DecideRequest {
   degradeFactor: number;
   /** Degraded already known (another slot's global bucket said so). */
   degradedHint: boolean;
+  /**
+   * A once-only id claimed in the same call (`SET NX PX`, same hash slot as the service's buckets). Taken
+   * already: the request is a duplicate and no bucket is charged. Else it is set whatever the decision.
+   */
+  claim?: { key: string; ttlMs: number };
+  /**
+   * `onLimit: flag`: per bucket, the key that says "this subject was told" (same slot as the bucket). On a
+   * refusal the blocker's is `SET NX PX <retry-after>`; `notify` says whether it was set now.
+   */
+  told?: string[];
 }
 
 export interface BucketOutcome {
@@ -79,6 +89,24 @@ export interface Decision {
   /** The clock the decision used (Redis TIME, or the app's), epoch milliseconds. */
   nowMs: number;
   buckets: BucketOutcome[];
+  /** The claim was taken already: nothing was decided or charged (`buckets` is empty). */
+  duplicate?: boolean;
+  /** Refused with `told` keys: true when the blocker's told key was set by this call (first refusal in its window). */
+  notify?: boolean;
+}
+
+/** The decision of a duplicate: nothing decided, nothing charged. */
+export function duplicateDecision(nowMs: number): Decision {
+  return { allowed: true, blocker: -1, degraded: false, nowMs, buckets: [], duplicate: true };
+}
+
+/**
+ * Told key of a bucket key: `rl:{<env>:<service>}:told:<rest>` for a service-tagged key,
+ * `<key>:told` for a key that is its own hash tag (`scope: subject`). Same slot either way.
+ */
+export function toldKey(b: Pick<BucketSpec, 'key' | 'group'>): string {
+  const head = `rl:${b.group}:`;
+  return b.key.startsWith(head) ? `${head}told:${b.key.slice(head.length)}` : `${b.key}:told`;
 }
 
 export interface RateLimitStore {

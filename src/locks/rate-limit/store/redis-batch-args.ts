@@ -56,8 +56,24 @@ export function batchArgs(list: readonly { req: DecideRequest }[], clock: Argv):
     }
     order.push(shape);
   }
-  return {
-    keys,
-    args: [...clock, specCount, shapeIndex.size, list.length, ...specs, ...shapes, ...order],
-  };
+  const args: Argv = [
+    ...clock,
+    specCount,
+    shapeIndex.size,
+    list.length,
+    ...specs,
+    ...shapes,
+    ...order,
+  ];
+  if (list.some(({ req }) => req.claim || req.told)) {
+    // Extras: per request its claim key, claim TTL and first told key, as indexes into KEYS (after the buckets).
+    args.push('e');
+    for (const { req } of list) {
+      args.push(req.claim ? keys.push(req.claim.key) : 0, req.claim ? req.claim.ttlMs : 0);
+      const first = keys.length + 1;
+      if (req.told) keys.push(...req.told);
+      args.push(req.told ? first : 0);
+    }
+  }
+  return { keys, args };
 }

@@ -1,6 +1,6 @@
 import { RedisScriptError } from '../../../redis/redis.errors.js';
 import { BucketState, Write, decideBuckets } from '../buckets/bucket-math.js';
-import type { Decision, DecideRequest } from './rate-limit.store.js';
+import { Decision, DecideRequest, duplicateDecision } from './rate-limit.store.js';
 import { batchArgs } from './redis-batch-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
 
@@ -83,21 +83,30 @@ export class SameTurnBatcher {
     const now = out[keys.length + list.length] as number;
     for (let r = 0; r < list.length; r++) {
       const p = list[r]!;
+      const code = out[keys.length + r] as number;
+      if (code === -1) {
+        p.resolve(duplicateDecision(Math.floor(now / 1000)));
+        continue;
+      }
       const writes: Write[] = [];
       const state: BucketState[] = new Array<BucketState>(p.req.buckets.length);
       for (let i = 0; i < state.length; i++)
         state[i] = { value: values.get(p.req.buckets[i]!.key) };
       const d = decideBuckets(p.req, state, now, writes);
-      const code = out[keys.length + r] as number;
-      if (d.allowed !== (code % 2 === 1) || d.degraded !== code >= 2) {
+      // code = allowed + 2 degraded + 4 notify + 8 (blocker + 1), the blocker only for a refusal with told keys
+      const degraded = (code & 2) === 2;
+      const blocker = (code >> 3) - 1;
+      const expected = p.req.told && !d.allowed ? d.blocker : -1;
+      if (d.allowed !== (code % 2 === 1) || d.degraded !== degraded || blocker !== expected) {
         const err = new RedisScriptError(
           'ratelimit_decide_batch',
-          `request ${r + 1} of ${list.length}: the script decided allowed=${code % 2} degraded=${code >= 2 ? 1 : 0}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded}`,
+          `request ${r + 1} of ${list.length}: the script decided allowed=${code % 2} degraded=${degraded ? 1 : 0} blocker=${blocker}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded} blocker=${expected}`,
         );
         for (const rest of list.slice(r)) rest.reject(err);
         return;
       }
       for (const w of writes) values.set(w.key, w.value as number);
+      if (expected >= 0) d.notify = (code & 4) === 4;
       p.resolve(d);
     }
   }

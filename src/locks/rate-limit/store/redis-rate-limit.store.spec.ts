@@ -27,7 +27,7 @@ const request = { buckets: [bucket], degradeAt: 0, degradeFactor: 1, degradedHin
 describe(RedisRateLimitStore.name, () => {
   it('should derive every figure from the state the script read', async () => {
     // One token of two already taken (TAT one interval ahead): this request takes the last one.
-    const store = new RedisRateLimitStore(runner([String(NOW_US + 1e6), NOW_US, 1, 0]), {
+    const store = new RedisRateLimitStore(runner([String(NOW_US + 1e6), NOW_US, 1, 0, 0, -1]), {
       clock: 'redis',
       cluster: false,
       appClock: new ManualClock(),
@@ -46,12 +46,37 @@ describe(RedisRateLimitStore.name, () => {
 
   it('should fail loudly, naming the script, when the script and bucket-math.ts disagree on a decision', async () => {
     // An empty bucket fits, yet this reply says the script refused.
-    const store = new RedisRateLimitStore(runner([null, NOW_US, 0, 0]), {
+    const store = new RedisRateLimitStore(runner([null, NOW_US, 0, 0, 0, -1]), {
       clock: 'redis',
       cluster: false,
       appClock: new ManualClock(),
     });
     await expect(store.decide(request)).rejects.toThrow(RedisScriptError);
     await expect(store.decide(request)).rejects.toThrow(/ratelimit_decide/);
+  });
+
+  it('should read a duplicate, and check the told blocker against bucket-math.ts', async () => {
+    const claim = { key: 'rl:{t:rampart}:claim:update:1', ttlMs: 1000 };
+    const dup = new RedisRateLimitStore(runner(['dup']), {
+      clock: 'redis',
+      cluster: false,
+      appClock: new ManualClock(),
+    });
+    expect(await dup.decide({ ...request, claim })).toMatchObject({ duplicate: true, buckets: [] });
+    // Full bucket (TAT two intervals ahead): refused, blocker 0, told now.
+    const full = String(NOW_US + 2e6);
+    const told = { ...request, told: ['rl:{t:rampart}:told:user:s:a'] };
+    const ok = new RedisRateLimitStore(runner([full, NOW_US, 0, 0, 1, 0]), {
+      clock: 'redis',
+      cluster: false,
+      appClock: new ManualClock(),
+    });
+    expect(await ok.decide(told)).toMatchObject({ allowed: false, blocker: 0, notify: true });
+    const wrong = new RedisRateLimitStore(runner([full, NOW_US, 0, 0, 1, -1]), {
+      clock: 'redis',
+      cluster: false,
+      appClock: new ManualClock(),
+    });
+    await expect(wrong.decide(told)).rejects.toThrow(/blocker=-1/);
   });
 });

@@ -1,8 +1,8 @@
 import { type Clock, systemClock } from '../../../common/clock.js';
 import { RedisScriptError } from '../../../redis/redis.errors.js';
 import { BucketState, decideBuckets } from '../buckets/bucket-math.js';
-import { CrossSlotDecider, groupBy } from './cross-slot.js';
-import type { Decision, DecideRequest, RateLimitStore } from './rate-limit.store.js';
+import { CrossSlotDecider, claimGroup, groupBy } from './cross-slot.js';
+import { Decision, DecideRequest, RateLimitStore, duplicateDecision } from './rate-limit.store.js';
 import { SameTurnBatcher } from './redis-batcher.js';
 import { clockArgs, fastArgs, generalArgs } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
@@ -47,7 +47,9 @@ export class RedisRateLimitStore implements RateLimitStore {
   decide(req: DecideRequest): Promise<Decision> {
     if (!this.opts.cluster) return this.decideSlot(req);
     const groups = groupBy(req.buckets);
-    return groups.length === 1 ? this.decideSlot(req) : this.slots.decide(req, groups);
+    const one =
+      groups.length === 1 && (!req.claim || req.buckets[0]!.group === claimGroup(req.claim.key));
+    return one || groups.length === 0 ? this.decideSlot(req) : this.slots.decide(req, groups);
   }
 
   /** Buckets of one hash slot: batched when they all take the fast path, else their own call. */
@@ -69,6 +71,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     const clock = clockArgs(this.appClock, this.opts.clock);
     const { keys, args, penalties } = fast ? fastArgs(sub, clock) : generalArgs(sub, clock);
     const out = await this.redis.script<(string | number | null)[]>('ratelimit_decide', keys, args);
+    if (out[0] === 'dup') return duplicateDecision(this.appClock.now());
     // Reply: GCRA values (bucket order), penalty strike TATs, then token-bucket / fixed-window pairs.
     const state: BucketState[] = new Array<BucketState>(buckets.length);
     let o = 0;
@@ -96,12 +99,18 @@ export class RedisRateLimitStore implements RateLimitStore {
             : { count: Number(v), expiresAtUs: Number(w) };
     }
     const d = decideBuckets(sub, state, out[o] as number);
-    if (d.allowed !== (out[o + 1] === 1) || d.degraded !== (out[o + 2] === 1)) {
+    const blocker = sub.told && !d.allowed ? d.blocker : -1;
+    if (
+      d.allowed !== (out[o + 1] === 1) ||
+      d.degraded !== (out[o + 2] === 1) ||
+      blocker !== out[o + 4]
+    ) {
       throw new RedisScriptError(
         'ratelimit_decide',
-        `the script decided allowed=${out[o + 1]} degraded=${out[o + 2]}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded}`,
+        `the script decided allowed=${out[o + 1]} degraded=${out[o + 2]} blocker=${out[o + 4]}, bucket-math.ts on the same state allowed=${d.allowed} degraded=${d.degraded} blocker=${blocker}`,
       );
     }
+    if (sub.told && !d.allowed) d.notify = out[o + 3] === 1;
     return d;
   }
 }

@@ -38,7 +38,15 @@ export function fastArgs(req: DecideRequest, clock: Argv): ScriptArgs & { penalt
     pushFastBucket(args, b, degrade, req.degradeFactor, degraded);
   }
   for (const v of degraded) args.push(v);
+  pushExtras(req, keys, args);
   return { keys, args, penalties: 0 };
+}
+
+/** Both paths of ratelimit_decide end with the claim key and the told keys (KEYS), their TTL and count (ARGV). */
+function pushExtras(req: DecideRequest, keys: string[], args: Argv): void {
+  if (req.claim) keys.push(req.claim.key);
+  if (req.told) for (const k of req.told) keys.push(k);
+  args.push(req.claim ? req.claim.ttlMs : 0, req.told ? req.told.length : 0);
 }
 
 /**
@@ -94,6 +102,7 @@ export function generalArgs(req: DecideRequest, clock: Argv): ScriptArgs & { pen
       b.pendingStrikes ?? 0,
     );
   }
+  pushExtras(req, keys, args);
   return { keys, args, penalties: penalized.length };
 }
 
