@@ -37,7 +37,6 @@ const POLICIES: Record<string, Omit<RoutePolicy, 'locks'>> = {
   telegram: {
     description:
       'POST /telegram/:botId/:pathSecret — Telegram webhooks (secret token; per-bot variants telegram-<botId>)',
-    critical: true,
   },
   notifications: {
     description: 'Outbound Telegram notifications, rate limited per app (no HTTP route yet)',

@@ -29,10 +29,18 @@ export function telegramSignatureFeature(bots: TelegramBots): SignatureFeature {
 
 /**
  * How long an update id stays claimed (dedup): Telegram keeps an undelivered
- * update for at most 24 h and redelivers it until then; an hour more covers
- * clock differences and the last redelivery in flight.
+ * update for at most 24 h and redelivers it only within that time, so a day
+ * covers every redelivery (and is the longest claim the rate limiter takes).
  */
-export const UPDATE_CLAIM_TTL_MS = 25 * 60 * 60 * 1000;
+export const UPDATE_CLAIM_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** The claim name of an update (see `claims.update`); released when Telegram must redeliver. */
+export const UPDATE_CLAIM = 'update';
+
+/** The claim id of an update: per bot, since update ids are per bot. */
+export function updateClaimId(botId: string, updateId: number): string {
+  return `${botId}:${updateId}`;
+}
 
 /**
  * Lock 2: where the limits find their subjects in an update (user, chat,
@@ -60,10 +68,12 @@ export function telegramRateLimitFeature(bots: TelegramBots): RateLimitFeature {
       },
     },
     claims: {
-      update: (ctx) => {
+      [UPDATE_CLAIM]: (ctx) => {
         const u = update(ctx);
         const bot = bots.bot(ctx.req);
-        return u && bot ? { id: `${bot.id}:${u.updateId}`, ttlMs: UPDATE_CLAIM_TTL_MS } : undefined;
+        return u && bot
+          ? { id: updateClaimId(bot.id, u.updateId), ttlMs: UPDATE_CLAIM_TTL_MS }
+          : undefined;
       },
     },
     costs: {

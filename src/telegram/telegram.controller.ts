@@ -1,8 +1,9 @@
-import { Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Post, Req, UseInterceptors } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Protect } from '../chain/protect.decorator.js';
 import { ProblemException } from '../common/problem.exception.js';
 import { type AnyRequest, requestState } from '../http/http-context.js';
+import { ClaimReleaseInterceptor } from './claim-release.interceptor.js';
 import { BackendUnavailableError, forwardUpdate } from './telegram-forward.js';
 import { TelegramBots } from './telegram-bots.js';
 import { TelegramBuiltin } from './telegram-builtin.js';
@@ -31,6 +32,8 @@ export class TelegramController {
   @Post(':botId/:pathSecret')
   @HttpCode(200)
   @Protect('telegram', { variantParam: 'botId' })
+  // Below @Protect on purpose: applied first, so it wraps the chain's interceptors.
+  @UseInterceptors(ClaimReleaseInterceptor)
   async update(@Req() req: AnyRequest): Promise<unknown> {
     const bot = this.bots.bot(req);
     // Reached only with lock 1 off: the path must still name a bot.

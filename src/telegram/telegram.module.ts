@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BotApiClients } from './bot-api-clients.js';
+import { ClaimReleaseInterceptor } from './claim-release.interceptor.js';
 import { TelegramBotsModule } from './telegram-bots.module.js';
 import { TelegramBuiltin } from './telegram-builtin.js';
 import { TelegramLockFeaturesModule } from './telegram-lock-features.module.js';
@@ -15,6 +16,12 @@ import { TelegramMetrics } from './telegram.metrics.js';
 @Module({
   imports: [TelegramBotsModule, TelegramLockFeaturesModule],
   controllers: [TelegramController],
-  providers: [TelegramMetrics, BotApiClients, TelegramTeller, TelegramBuiltin],
+  providers: [
+    TelegramMetrics,
+    BotApiClients,
+    TelegramTeller,
+    TelegramBuiltin,
+    ClaimReleaseInterceptor,
+  ],
 })
 export class TelegramModule {}

@@ -48,6 +48,17 @@ describe.each(ADAPTERS)('Telegram ingress, forward mode (%s)', (adapter) => {
     expect(h['x-telegram-bot-api-secret-token']).toBeUndefined();
   });
 
+  it('should drop a redelivered update_id with a 200, without forwarding it again', async () => {
+    const u = textUpdate('/start', 9010);
+    expect((await deliver(app.url, u)).status).toBe(200);
+    expect((await deliver(app.url, u)).status).toBe(200);
+    expect(be.updates.filter((id) => id === u.update_id)).toHaveLength(1);
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /rampart_telegram_updates_total\{bot="demo",kind="message",command="\/start",outcome="deduplicated"\} 1/,
+    );
+  });
+
   it('should relay a Bot API method call in the backend answer to Telegram unchanged', async () => {
     const reply = {
       method: 'sendMessage',
@@ -85,7 +96,10 @@ describe.each(ADAPTERS)('Telegram ingress, forward mode (%s)', (adapter) => {
     be.down = false;
     // Back: every update gets through on a later redelivery (the breaker probes, then closes).
     for (const u of sent) await deliverUntilAccepted(app.url, u, statuses);
-    for (const u of sent) expect(be.updates).toContain(u.update_id);
+    // Each reached the backend exactly once: the claim was given back on every non-2xx, and kept after.
+    for (const u of sent) expect(be.updates.filter((id) => id === u.update_id)).toHaveLength(1);
+    for (const u of sent) expect((await deliver(app.url, u)).status).toBe(200);
+    for (const u of sent) expect(be.updates.filter((id) => id === u.update_id)).toHaveLength(1);
     expect(statuses.filter((s) => ![200, 502, 503].includes(s))).toEqual([]);
   }, 60_000);
 });
