@@ -90,7 +90,8 @@ export class RateLimiter {
       critical: ctx.policy.critical === true,
     });
     const now = this.clock.now();
-    if (lane.remote) {
+    // A request with a claim always asks the store: only it knows a duplicate, and it claims a refused id too.
+    if (lane.remote && !claim) {
       const refused = this.verdicts.cached(policy.policyName, buckets, meta, now);
       if (refused) return refused;
     }
