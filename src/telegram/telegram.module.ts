@@ -7,6 +7,7 @@ import { TelegramLockFeaturesModule } from './telegram-lock-features.module.js';
 import { TelegramTeller } from './telegram-teller.js';
 import { TelegramController } from './telegram.controller.js';
 import { TelegramMetrics } from './telegram.metrics.js';
+import { WebhookInfoService } from './webhook-info.service.js';
 
 /**
  * Telegram webhook ingress: `POST /telegram/<botId>/<path secret>` behind the
@@ -22,6 +23,7 @@ import { TelegramMetrics } from './telegram.metrics.js';
     TelegramTeller,
     TelegramBuiltin,
     ClaimReleaseInterceptor,
+    WebhookInfoService,
   ],
 })
 export class TelegramModule {}

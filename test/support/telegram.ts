@@ -23,7 +23,7 @@ export interface TestBot {
 /** Writes a CONFIG_FILE with these bots (and any extra top-level sections); returns its path. */
 export function telegramConfigFile(
   bots: TestBot[],
-  opts: { apiRoot?: string; extra?: Record<string, unknown> } = {},
+  opts: { apiRoot?: string; extra?: Record<string, unknown>; poll?: number } = {},
 ): string {
   const dir = mkdtempSync(join(tmpdir(), 'rampart-tg-'));
   const tokenFile = join(dir, 'token');
@@ -32,7 +32,7 @@ export function telegramConfigFile(
     ...opts.extra,
     telegram: {
       apiRoot: opts.apiRoot ?? 'http://127.0.0.1:9',
-      webhookInfoPollMs: 0,
+      webhookInfoPollMs: opts.poll ?? 0,
       forwardTimeoutMs: 2_000,
       bots: bots.map((b) => ({
         username: 'rampart_demo_bot',
