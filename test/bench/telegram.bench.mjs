@@ -140,7 +140,6 @@ try {
       method: 'POST',
       headers,
       duration,
-      setupClient: (client) => client.on('response', () => {}),
       requests: [
         {
           setupRequest: (r) => ({
@@ -171,6 +170,7 @@ try {
     0,
   );
   const ing = summary(ingress);
+  const total = Math.max(1, ingress.requests.total);
   const dir = summary(direct);
   table([
     { path: 'ingress → fake backend', ...ing, forwarded },
@@ -178,8 +178,8 @@ try {
   ]);
   console.log(`ingress / direct throughput: ${(ing.reqPerSec / dir.reqPerSec).toFixed(2)}`);
   console.log(
-    `Redis round trips per update: ${(calls / ingress.requests.total).toFixed(3)} (all commands, background included); ` +
-      `decision scripts per update: ${(scripts / ingress.requests.total).toFixed(3)}`,
+    `Redis round trips per update: ${(calls / total).toFixed(3)} (all commands, background included); ` +
+      `decision scripts per update: ${(scripts / total).toFixed(3)}`,
   );
 
   // 3. One user floods a group with /ask for a few seconds.
