@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAppConfig } from '../../src/app.config.js';
 import { ManualClock } from '../../src/common/clock.js';
 import { RedisRateLimitStore } from '../../src/locks/rate-limit/store/redis-rate-limit.store.js';
-import type {
+import {
   BucketSpec,
   DecideRequest,
+  toldKey,
 } from '../../src/locks/rate-limit/store/rate-limit.store.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
@@ -68,6 +69,43 @@ describe.skipIf(!canStartRedis())(`${RedisRateLimitStore.name} on a 3-master Red
     expect(refused.allowed).toBe(false);
     expect(refused.buckets[0]!.remaining).toBe(3);
     expect((await store.decide(req([a]))).buckets[0]!.remaining).toBe(3);
+  });
+
+  it('should take a claim with the service-tagged slot, first, also when every bucket has its own slot', async () => {
+    const env = uniqueEnv();
+    const store = new RedisRateLimitStore(redis, {
+      clock: 'app',
+      cluster: true,
+      appClock: new ManualClock(),
+    });
+    const own = `rl:{${env}:rampart:user:u1:a}`;
+    const service = `{${env}:rampart}`;
+    const a = bucket(own, 2, tagOf(own));
+    const g = bucket(`rl:${service}:global:-:g`, 5, service);
+    const claim = (id: string) => ({ key: `rl:${service}:claim:update:${id}`, ttlMs: 60_000 });
+    const told = (bs: BucketSpec[]) => bs.map(toldKey);
+    // Only an own-slot bucket: the claim is its own call on the service slot, then the bucket's slot.
+    expect(await store.decide({ ...req([a]), claim: claim('1') })).toMatchObject({ allowed: true });
+    expect(await store.decide({ ...req([a]), claim: claim('1') })).toMatchObject({
+      duplicate: true,
+    });
+    // Both slots: a duplicate charges neither.
+    expect(await store.decide({ ...req([a, g]), claim: claim('2') })).toMatchObject({
+      allowed: true,
+    });
+    expect(await store.decide({ ...req([a, g]), claim: claim('2') })).toMatchObject({
+      duplicate: true,
+    });
+    const third = await store.decide({ ...req([a, g]), claim: claim('3'), told: told([a, g]) });
+    expect(third).toMatchObject({ allowed: false, blocker: 0, notify: true });
+    expect(third.buckets[1]!.remaining).toBe(3); // refused elsewhere: the global slot was refunded
+    const again = await store.decide({ ...req([a, g]), claim: claim('4'), told: told([a, g]) });
+    expect(again).toMatchObject({ allowed: false, notify: false });
+    expect(await store.decide({ ...req([a, g]), claim: claim('3') })).toMatchObject({
+      duplicate: true,
+    });
+    expect(await redis.run('pttl', (c) => c.pttl(claim('3').key))).toBeGreaterThan(0);
+    expect(await redis.run('pttl', (c) => c.pttl(toldKey(a)))).toBeGreaterThan(0);
   });
 
   it('should reserve per slot and refund the slots that charged when another slot refuses', async () => {
