@@ -13,6 +13,7 @@ import { ProbeModule } from './probe/probe.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { SearchModule } from './search/search.module.js';
 import { SessionKeysModule } from './session-keys/session-keys.module.js';
+import { TelegramModule } from './telegram/telegram.module.js';
 import { CacheShieldModule } from './locks/cache-shield/cache-shield.module.js';
 import { CircuitBreakerModule } from './locks/circuit-breaker/circuit-breaker.module.js';
 import { RateLimitModule } from './locks/rate-limit/rate-limit.module.js';
@@ -49,6 +50,7 @@ export class AppModule {
         HealthModule,
         SearchModule,
         InferenceModule,
+        TelegramModule,
         ProbeModule,
         SessionKeysModule,
         AdminModule,

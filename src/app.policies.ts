@@ -38,6 +38,10 @@ const POLICIES: Record<string, Omit<RoutePolicy, 'locks'>> = {
     description:
       "POST /v1/session-keys — mints a browser session key; signed with the app's own secret",
   },
+  telegram: {
+    description:
+      'POST /telegram/:botId/:pathSecret — Telegram webhooks (secret token; per-bot variants telegram-<botId>)',
+  },
   notifications: {
     description: 'Outbound Telegram notifications, rate limited per app (no HTTP route yet)',
   },

@@ -4,7 +4,7 @@ import { ProblemException } from '../common/problem.exception.js';
 import { AnyRequest, requestState } from '../http/http-context.js';
 import { LockChain } from './lock-chain.service.js';
 import { lockContext } from './lock-context.js';
-import { PROTECT_POLICY } from './protect.metadata.js';
+import { PROTECT_POLICY, PROTECT_VARIANT } from './protect.metadata.js';
 import { RouteRegistry } from './route-registry.service.js';
 
 /** Runs the guard-stage locks (signature, rate limit) of the route's policy. */
@@ -17,18 +17,27 @@ export class ChainGuard implements CanActivate {
   ) {}
 
   canActivate(ctx: ExecutionContext): boolean | Promise<boolean> {
-    const policyName = this.reflector.getAllAndOverride<string>(PROTECT_POLICY, [
-      ctx.getHandler(),
-      ctx.getClass(),
-    ]);
+    const targets = [ctx.getHandler(), ctx.getClass()];
+    const req = ctx.switchToHttp().getRequest<AnyRequest>();
+    let policyName = this.reflector.getAllAndOverride<string>(PROTECT_POLICY, targets);
+    const variant = this.reflector.getAllAndOverride<string | undefined>(PROTECT_VARIANT, targets);
+    if (variant !== undefined) policyName = this.variant(policyName, req, variant);
     const compiled = this.chain.compile(policyName);
     if (!compiled)
       throw ProblemException.fast(503, 'policy_missing', 'Route policy is not configured');
-    const state = requestState(ctx.switchToHttp().getRequest<AnyRequest>());
+    const state = requestState(req);
     state.policy = policyName;
     state.route = this.routes.forHandler(ctx.getHandler())?.template;
     if (compiled.guards.length === 0) return true;
     const base = lockContext(ctx, policyName, compiled.policy);
     return this.chain.runGuards(base, compiled.guards).then(() => true);
+  }
+
+  /** `<policy>-<param value>` when such a policy exists, else the route's own policy. */
+  private variant(policy: string, req: AnyRequest, param: string): string {
+    const value = req.params?.[param];
+    if (typeof value !== 'string' || value === '') return policy;
+    const name = `${policy}-${value}`;
+    return Object.hasOwn(this.chain.current().policies, name) ? name : policy;
   }
 }

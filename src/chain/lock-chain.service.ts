@@ -197,6 +197,7 @@ export class LockChain implements OnApplicationBootstrap {
 
   /** Runs the guard-stage locks of a policy in order; throws the first enforced rejection. */
   async runGuards(base: BaseLockContext, steps: Step<GuardLock>[]): Promise<void> {
+    let deferred: ProblemException | undefined;
     for (const { lock, slice } of steps) {
       const mode = effectiveMode(slice, this.clock.now());
       if (mode === 'off') continue;
@@ -211,9 +212,18 @@ export class LockChain implements OnApplicationBootstrap {
         }
         if (err instanceof ProblemException)
           this.stats.record(lock.name, base.policyName, 'rejected');
+        // `onFailure: defer`: the later guards still run (e.g. the rate limiter charges a rule
+        // that only applies to refused requests), then this refusal is raised, unless a later
+        // guard refused first.
+        if (slice.onFailure === 'defer' && err instanceof ProblemException && !deferred) {
+          deferred = err;
+          base.state.deferredBy = lock.name;
+          continue;
+        }
         throw err;
       }
     }
+    if (deferred) throw deferred;
   }
 
   /**
@@ -263,13 +273,19 @@ export function effectiveMode(slice: LockSlice, now: number): LockMode {
   return slice.mode;
 }
 
+/** What a guard lock's refusal does: answer at once (default), or after the later guards ran. */
+const ON_FAILURE: readonly string[] = ['reject', 'defer'];
+
+/** Checks the chain's own slice options: `override` and `onFailure`. */
 function validateOverride(slice: LockSlice, path: string): string[] {
-  const o = slice.override;
-  if (o === undefined) return [];
-  if (typeof o !== 'object' || o === null)
-    return [`${path}.override: must be an object {mode, until}`];
-  const { mode, until } = o as { mode?: unknown; until?: unknown };
   const problems: string[] = [];
+  if (slice.onFailure !== undefined && !ON_FAILURE.includes(slice.onFailure as string))
+    problems.push(`${path}.onFailure: must be one of ${ON_FAILURE.join(', ')}`);
+  const o = slice.override;
+  if (o === undefined) return problems;
+  if (typeof o !== 'object' || o === null)
+    return [...problems, `${path}.override: must be an object {mode, until}`];
+  const { mode, until } = o as { mode?: unknown; until?: unknown };
   if (!LOCK_MODES.includes(mode as LockMode))
     problems.push(`${path}.override.mode: must be one of ${LOCK_MODES.join(', ')}`);
   if (until !== undefined && (typeof until !== 'number' || !Number.isFinite(until))) {

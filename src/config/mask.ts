@@ -23,6 +23,9 @@ export function maskSecrets(value: unknown): unknown {
     for (const [k, v] of Object.entries(value)) {
       if (SECRET_KEY.test(k) && v !== undefined && v !== null && typeof v !== 'object')
         out[k] = '***';
+      // A list of secrets (e.g. a bot's `secretTokens: [current, previous]`): each one masked.
+      else if (SECRET_KEY.test(k) && Array.isArray(v) && v.every((x) => typeof x !== 'object'))
+        out[k] = v.map(() => '***');
       else if (/url$/i.test(k) && typeof v === 'string') out[k] = maskUrl(v);
       else out[k] = maskSecrets(v);
     }

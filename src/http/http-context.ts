@@ -21,6 +21,8 @@ export interface AnyRequest {
   rawHeaders?: string[];
   rawBody?: Buffer;
   body?: unknown;
+  /** Route parameters (both adapters fill them before guards run). */
+  params?: Record<string, string | undefined>;
   [key: symbol]: unknown;
 }
 

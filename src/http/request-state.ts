@@ -46,6 +46,12 @@ export interface RequestState {
    * rule within the window (`notify`: tell the user once).
    */
   limited?: { retryAfterMs: number; rule: string; notify: boolean };
+  /**
+   * A guard lock whose slice has `onFailure: defer` refused this request; its refusal is
+   * raised after the later guards ran (e.g. so the rate limiter can limit refused requests
+   * per IP). The lock's name.
+   */
+  deferredBy?: string;
   /** Start of the request, from performance.now(). */
   startedAt?: number;
 }

@@ -67,6 +67,57 @@ const SLICES: Record<string, RateLimitSlice> = {
     failMode: 'local',
     rules: [{ name: 'per-app', dimension: 'app', capacity: 200, rate: '50/s' }],
   },
+  // Telegram webhooks (docs/telegram.md#limits). Verified updates: global (admins exempt), per chat
+  // for groups, per user, and per user for the expensive commands, each update costing its command's
+  // tokens (`cost: telegram`: /help 1, /search 2, /ask 5). A limited update is flagged (the product
+  // answers 200 and tells the user once), a redelivered update_id is a duplicate (claim `update`).
+  // Unverified requests (lock 1 defers its 401) meet only the per-IP rule, and get 429 past it.
+  telegram: {
+    mode: 'enforce',
+    failMode: 'local',
+    cost: 'telegram',
+    onLimit: 'flag',
+    claim: 'update',
+    rules: [
+      {
+        name: 'global',
+        dimension: 'global',
+        capacity: 2000,
+        rate: '2000/min',
+        when: { verified: ['yes'] },
+        unless: { role: ['admin'] },
+      },
+      {
+        name: 'webhook-ip',
+        dimension: 'ip',
+        capacity: 120,
+        rate: '120/min',
+        when: { verified: ['no'] },
+      },
+      {
+        name: 'chat',
+        dimension: 'chat',
+        capacity: 80,
+        rate: '8/s',
+        when: { chatType: ['group', 'supergroup'] },
+      },
+      {
+        name: 'user',
+        dimension: 'user',
+        capacity: 20,
+        rate: '2/s',
+        penalty: { threshold: 5, factor: 0.5, decay: '1m' },
+      },
+      {
+        name: 'search',
+        dimension: 'user',
+        capacity: 12,
+        rate: '12/min',
+        when: { command: ['/search'] },
+      },
+      { name: 'ask', dimension: 'user', capacity: 15, rate: '15/min', when: { command: ['/ask'] } },
+    ],
+  },
   // Outbound Telegram notifications: per app.
   notifications: {
     mode: 'enforce',

@@ -46,7 +46,12 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
         return;
       case 'limited':
         // onLimit flag: never a 429; the product reads state.limited (shadow mode still only observes).
-        if (slice.onLimit === 'flag' && ctx.mode === 'enforce') {
+        // A request an earlier lock already refused (deferred) reaches no product: it gets the 429.
+        if (
+          slice.onLimit === 'flag' &&
+          ctx.mode === 'enforce' &&
+          ctx.state.deferredBy === undefined
+        ) {
           ctx.state.limited = {
             retryAfterMs: v.retryAfterMs,
             rule: v.quota.name,

@@ -11,6 +11,7 @@ import {
   RateLimitFeatureModule,
 } from './extensions/rate-limit-extensions.module.js';
 import { DenyCache } from './limiter/deny-cache.js';
+import { RateLimitClaims } from './limiter/rate-limit-claims.js';
 import { RateLimitPeers } from './limiter/rate-limit-peers.service.js';
 import { RateLimiter } from './limiter/rate-limiter.service.js';
 import { StoreLanes } from './limiter/store-lanes.js';
@@ -50,8 +51,9 @@ import { SubjectResolver } from './subjects/subject-resolver.js';
     Verdicts,
     RateLimiter,
     RateLimitLock,
+    RateLimitClaims,
   ],
-  exports: [RateLimitLock, RATE_LIMIT_SETTINGS],
+  exports: [RateLimitLock, RATE_LIMIT_SETTINGS, RateLimitClaims],
 })
 export class RateLimitModule implements OnModuleInit {
   /**

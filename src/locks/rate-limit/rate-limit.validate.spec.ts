@@ -4,6 +4,12 @@ import { parseDuration, parseRate } from './buckets/rate-parse.js';
 import { validateSlice } from './rate-limit.validate.js';
 
 const COSTS = ['inference'];
+/** What the products register for the shipped slices (inference's cost; Telegram's cost, attributes and claim). */
+const SHIPPED_COSTS = ['inference', 'telegram'];
+const SHIPPED_NAMES = {
+  attributes: ['verified', 'chatType', 'command', 'kind', 'role'],
+  claims: ['update'],
+};
 
 describe(parseRate.name, () => {
   it.each([
@@ -34,7 +40,7 @@ describe(parseRate.name, () => {
 describe(validateSlice.name, () => {
   it('should accept every shipped slice', () => {
     for (const [name, slice] of Object.entries(RATE_LIMIT_DEFAULTS))
-      expect(validateSlice(slice, name, COSTS)).toEqual([]);
+      expect(validateSlice(slice, name, SHIPPED_COSTS, SHIPPED_NAMES)).toEqual([]);
   });
 
   it('should list every problem at once, each with its path', () => {

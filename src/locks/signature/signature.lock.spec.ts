@@ -8,6 +8,7 @@ import { AppRegistry } from './apps/app-registry.js';
 import { SIGNATURE_HEADERS, signatureHex } from './hmac/canonical.js';
 import { MemoryNonceStore } from './nonce/memory-nonce.store.js';
 import { MemorySessionKeyStore } from './session-keys/memory-session-key.store.js';
+import { SecretTokenSources } from './secret-token/secret-tokens.js';
 import { SignatureLock } from './signature.lock.js';
 import { SignatureMetrics } from './signature.metrics.js';
 import { SIGNATURE_SETTINGS_DEFAULTS } from './signature.settings.js';
@@ -30,6 +31,7 @@ function setUp() {
     new SignatureMetrics(metrics),
     clock,
     new MemorySessionKeyStore(clock, nonces),
+    new SecretTokenSources(),
   );
   return { clock, lock, metrics };
 }

@@ -14,6 +14,8 @@ import { SignatureFailure, fail, signatureProblem } from './signature.problems.j
 import { InjectSignatureSettings } from './signature.settings.js';
 import type { SignatureSettings, SignatureSlice } from './signature.types.js';
 import { validateSignatureSlice } from './signature.validate.js';
+import { checkSecretToken } from './secret-token/check-secret-token.js';
+import { SecretTokenSources } from './secret-token/secret-tokens.js';
 import { verifyRequest } from './verify-request.js';
 import type { SignedRequestView } from './verify.types.js';
 
@@ -36,13 +38,23 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
     private readonly metrics: SignatureMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SESSION_KEY_STORE) private readonly sessions: SessionKeyStore,
+    private readonly secretTokens: SecretTokenSources,
   ) {}
 
   validateSlice(slice: LockSlice, path: string): string[] {
-    return validateSignatureSlice(slice, path);
+    return validateSignatureSlice(slice, path, this.secretTokens.names());
   }
 
   check(ctx: LockContext, slice: SignatureSlice): void | Promise<void> {
+    if (slice.secretToken !== undefined) {
+      const source = this.secretTokens.get(slice.secretToken);
+      // Validation refuses an unknown name; a source missing here refuses rather than opens.
+      const failure = source
+        ? checkSecretToken(ctx, source)
+        : fail('bad_secret_token', 'secret-token', 'no secret token is configured');
+      if (failure) throw this.reject(failure, ctx);
+      return;
+    }
     const result = verifyRequest(requestView(ctx.req), this.apps, {
       now: this.clock.now(),
       defaultSkewSeconds: this.settings.skewSeconds,

@@ -1,4 +1,4 @@
-import { Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { DynamicModule, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { RAMPART_CONFIG } from '../../config/config.constants.js';
@@ -10,6 +10,11 @@ import { NonceStore } from './nonce/nonce-store.js';
 import { RedisNonceStore } from './nonce/redis-nonce.store.js';
 import { createSessionKeyStore } from './session-keys/session-key-store.provider.js';
 import { SESSION_KEY_STORE } from './session-keys/session-key-store.js';
+import {
+  SecretTokenSourcesModule,
+  SignatureFeatureModule,
+  type SignatureFeature,
+} from './secret-token/secret-tokens.js';
 import { SignatureLock } from './signature.lock.js';
 import { SignatureMetrics } from './signature.metrics.js';
 import { SIGNATURE_SETTINGS, signatureSettings } from './signature.settings.js';
@@ -21,6 +26,7 @@ import type { SignatureSettings } from './signature.types.js';
  * when it is configured (fail closed when it is down), else in memory.
  */
 @Module({
+  imports: [SecretTokenSourcesModule],
   providers: [
     { provide: SIGNATURE_SETTINGS, useFactory: signatureSettings, inject: [RAMPART_CONFIG] },
     { provide: AppRegistry, useFactory: createAppRegistry, inject: [RAMPART_CONFIG, CLOCK] },
@@ -43,6 +49,14 @@ import type { SignatureSettings } from './signature.types.js';
   exports: [AppRegistry, SignatureLock, SESSION_KEY_STORE],
 })
 export class SignatureModule implements OnModuleInit, OnApplicationShutdown {
+  /**
+   * What a product plugs into the lock: named secret-token sources (a slice's
+   * `secretToken: <name>`). Works whether or not the lock is installed.
+   */
+  static forFeature(feature: SignatureFeature): DynamicModule {
+    return SignatureFeatureModule.register(feature);
+  }
+
   constructor(
     private readonly chain: LockChain,
     private readonly lock: SignatureLock,

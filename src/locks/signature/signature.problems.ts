@@ -13,6 +13,7 @@ export const SIGNATURE_ERROR_CODES = [
   'key_expired',
   'key_out_of_scope',
   'key_revoked',
+  'bad_secret_token',
 ] as const;
 
 export type SignatureErrorCode = (typeof SIGNATURE_ERROR_CODES)[number];
@@ -21,7 +22,7 @@ export type SignatureErrorCode = (typeof SIGNATURE_ERROR_CODES)[number];
 export interface SignatureFailure {
   ok: false;
   code: SignatureErrorCode;
-  scheme: SignatureScheme | 'none';
+  scheme: SignatureScheme | 'secret-token' | 'none';
   /** Safe, client-facing explanation (never a secret or the expected signature). */
   detail: string;
   /** Server time in ms (clock_skew). */
@@ -66,6 +67,8 @@ function title(code: SignatureErrorCode): string {
       return 'Session key may not call this route';
     case 'key_revoked':
       return 'Session key was revoked';
+    case 'bad_secret_token':
+      return 'Secret token does not match';
   }
 }
 
@@ -77,6 +80,8 @@ function challenge(f: SignatureFailure): string {
       return `Rampart-HMAC-SHA256 ${REALM}, ${err}`;
     case 'rfc9421':
       return `Signature ${REALM}, ${err}`;
+    case 'secret-token':
+      return `Secret-Token ${REALM}, ${err}`;
     case 'none':
       return `Rampart-HMAC-SHA256 ${REALM}, ${err}, Signature ${REALM}, ${err}`;
   }

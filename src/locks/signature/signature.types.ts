@@ -8,6 +8,11 @@ export interface SignatureSlice {
   mode: LockMode;
   /** Default `required`. */
   signed?: SignedRequirement;
+  /**
+   * Verify a shared secret header instead of a signature: the name of a source a product
+   * registered with `SignatureModule.forFeature({ secretTokens })` (e.g. `telegram`).
+   */
+  secretToken?: string;
   [option: string]: unknown;
 }
 

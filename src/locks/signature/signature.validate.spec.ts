@@ -17,7 +17,7 @@ describe(validateSignatureSlice.name, () => {
       ),
     ).toEqual([
       'policies.x.locks.signature.signed: must be one of required, optional',
-      'policies.x.locks.signature.skew: unknown option (known: mode, signed, override)',
+      'policies.x.locks.signature.skew: unknown option (known: mode, signed, secretToken, onFailure, override)',
     ]);
   });
 
@@ -27,5 +27,14 @@ describe(validateSignatureSlice.name, () => {
     expect(slice('search')).toMatchObject({ mode: 'enforce', signed: 'optional' });
     expect(slice('search-item')).toMatchObject({ mode: 'enforce', signed: 'optional' });
     expect(slice('admin')).toMatchObject({ mode: 'off' });
+  });
+
+  it('should accept only a registered secret-token source', () => {
+    expect(validateSignatureSlice({ mode: 'enforce', secretToken: 'hook' }, 'p', ['hook'])).toEqual(
+      [],
+    );
+    expect(
+      validateSignatureSlice({ mode: 'enforce', secretToken: 'other' }, 'p', ['hook']),
+    ).toEqual(['p.secretToken: must name a registered secret-token source (known: hook)']);
   });
 });

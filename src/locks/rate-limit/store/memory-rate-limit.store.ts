@@ -26,6 +26,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return Promise.resolve(this.decideSync(req));
   }
 
+  /** Drops one key (a claim given back: see RateLimitClaims.release). */
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
+
   decideSync(req: DecideRequest): Decision {
     const nowMs = this.clock.now();
     const read = (key: string): Stored | undefined => {

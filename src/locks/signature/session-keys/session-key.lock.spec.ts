@@ -10,6 +10,7 @@ import { AppRegistry } from '../apps/app-registry.js';
 import { MemoryNonceStore } from '../nonce/memory-nonce.store.js';
 import { SignatureLock } from '../signature.lock.js';
 import { SignatureMetrics } from '../signature.metrics.js';
+import { SecretTokenSources } from '../secret-token/secret-tokens.js';
 import { SIGNATURE_SETTINGS_DEFAULTS } from '../signature.settings.js';
 import { MemorySessionKeyStore } from './memory-session-key.store.js';
 import { type SessionKey, createSessionKey } from './session-key-mint.js';
@@ -40,6 +41,7 @@ function setUp() {
     new SignatureMetrics(new MetricsService()),
     clock,
     sessions,
+    new SecretTokenSources(),
   );
   const mint = (o: Partial<{ appId: string; secret: string; ttl: number; scope: string[] }> = {}) =>
     createSessionKey(o.secret ?? SECRET, {

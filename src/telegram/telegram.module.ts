@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { BotApiClients } from './bot-api-clients.js';
+import { ClaimReleaseInterceptor } from './claim-release.interceptor.js';
+import { TelegramBotsModule } from './telegram-bots.module.js';
+import { TelegramBuiltin } from './telegram-builtin.js';
+import { TelegramLockFeaturesModule } from './telegram-lock-features.module.js';
+import { TelegramTeller } from './telegram-teller.js';
+import { TelegramController } from './telegram.controller.js';
+import { TelegramMetrics } from './telegram.metrics.js';
+import { WebhookInfoService } from './webhook-info.service.js';
+
+/**
+ * Telegram webhook ingress: `POST /telegram/<botId>/<path secret>` behind the
+ * lock chain (policy `telegram`, or `telegram-<botId>` per bot). Bots come
+ * from CONFIG_FILE `telegram.bots`; see docs/telegram.md.
+ */
+@Module({
+  imports: [TelegramBotsModule, TelegramLockFeaturesModule],
+  controllers: [TelegramController],
+  providers: [
+    TelegramMetrics,
+    BotApiClients,
+    TelegramTeller,
+    TelegramBuiltin,
+    ClaimReleaseInterceptor,
+    WebhookInfoService,
+  ],
+})
+export class TelegramModule {}

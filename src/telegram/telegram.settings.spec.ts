@@ -1,0 +1,86 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../config/config.error.js';
+import type { RampartConfig } from '../config/config.types.js';
+import { telegramSettings, tokenFingerprint } from './telegram.settings.js';
+
+const TOKEN = '7000000001:AAFakeTokenForTestsOnly_abcdefghijk';
+const dir = mkdtempSync(join(tmpdir(), 'tg-settings-'));
+const tokenFile = join(dir, 'token');
+writeFileSync(tokenFile, `${TOKEN}\n`);
+
+const config = (telegram: unknown) => ({ sections: { telegram } }) as unknown as RampartConfig;
+const bot = (o: Record<string, unknown> = {}) => ({
+  id: 'shop',
+  tokenFile,
+  secretTokens: ['current_1'],
+  pathSecret: 'abcdefghijklmnop',
+  mode: 'builtin',
+  ...o,
+});
+
+function problems(telegram: unknown, env = {}): readonly string[] {
+  try {
+    telegramSettings(config(telegram), env);
+    return [];
+  } catch (e) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+}
+
+describe(telegramSettings.name, () => {
+  it('should read a bot with its token from a file or the environment, keeping only a fingerprint visible', () => {
+    const s = telegramSettings(
+      config({ bots: [bot(), bot({ id: 'env', tokenFile: undefined, tokenEnv: 'TG' })] }),
+      { TG: TOKEN },
+    );
+    expect(s.bots.map((b) => b.id)).toEqual(['shop', 'env']);
+    expect(s.bots[0]!.token).toBe(TOKEN);
+    expect(s.bots[0]!.fingerprint).toBe(tokenFingerprint(TOKEN));
+    expect(s.bots[0]!.fingerprint).not.toContain('AAFake');
+    expect(s.bots[0]!.commandCosts).toMatchObject({ '/help': 1, '/search': 2, '/ask': 5 });
+    expect(s.apiRoot).toBe('https://api.telegram.org');
+  });
+
+  it('should list every problem at once, never echoing a token', () => {
+    const p = problems({
+      apiRoot: 'ftp://x',
+      nope: 1,
+      bots: [
+        bot({ id: 'Bad Id', secretTokens: ['has space'], pathSecret: 'short', mode: 'x' }),
+        bot({ mode: 'forward' }),
+        bot({ tokenFile: undefined, tokenEnv: 'MISSING' }),
+        bot({ id: 'two', tokenFile: undefined }),
+        bot({ id: 'costly', commandCosts: { ask: 0 } }),
+      ],
+    });
+    expect(p).toEqual(
+      expect.arrayContaining([
+        'CONFIG_FILE: telegram.apiRoot must be an http(s) URL',
+        expect.stringMatching(/telegram\.nope is not a known option/),
+        'CONFIG_FILE: telegram.bots[0].id must match [a-z0-9-]{1,32}',
+        expect.stringMatching(/bots\[0\]\.secretTokens must be/),
+        expect.stringMatching(/bots\[0\]\.pathSecret must be 16–128/),
+        expect.stringMatching(/bots\[0\]\.mode must be one of forward, builtin/),
+        'CONFIG_FILE: telegram.bots[1].backendUrl must be an http(s) URL in forward mode',
+        'CONFIG_FILE: telegram.bots[2].tokenEnv: environment variable MISSING is not set',
+        'CONFIG_FILE: telegram.bots[3] needs exactly one of tokenFile, tokenEnv',
+        expect.stringMatching(/bots\[4\]\.commandCosts\["ask"\]/),
+      ]),
+    );
+    expect(p.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('should refuse a bot id used twice and a token of the wrong shape', () => {
+    writeFileSync(join(dir, 'bad'), 'not-a-token');
+    expect(problems({ bots: [bot(), bot()] })).toEqual([
+      'CONFIG_FILE: telegram.bots[1].id "shop" is used twice',
+    ]);
+    expect(problems({ bots: [bot({ tokenFile: join(dir, 'bad') })] })).toEqual([
+      'CONFIG_FILE: telegram.bots[0]: the bot token is not of the form <digits>:<secret>',
+    ]);
+  });
+});

@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '../config/config.error.js';
+import type { RampartConfig } from '../config/config.types.js';
+import { readSecretEnv } from '../config/secret-env.js';
+import {
+  BOT_MODES,
+  BotConfig,
+  BotMode,
+  DEFAULT_COMMAND_COSTS,
+  TelegramSettings,
+} from './telegram.types.js';
+
+/** Injection token of the validated TelegramSettings. */
+export const TELEGRAM_SETTINGS = Symbol('TELEGRAM_SETTINGS');
+
+const ID = /^[a-z0-9-]{1,32}$/;
+const SECRET = /^[A-Za-z0-9_-]{1,256}$/;
+const PATH_SECRET = /^[A-Za-z0-9_-]{16,128}$/;
+const COMMAND = /^\/[a-z0-9_]{1,32}$/;
+const USERNAME = /^[A-Za-z0-9_]{3,64}$/;
+const BOT_KEYS = [
+  'id',
+  'username',
+  'tokenFile',
+  'tokenEnv',
+  'secretTokens',
+  'pathSecret',
+  'mode',
+  'backendUrl',
+  'commandCosts',
+  'adminUserIds',
+  'failMode',
+];
+
+/** Fingerprint of a bot token: enough to tell two apart, never enough to use one. */
+export function tokenFingerprint(token: string): string {
+  return createHash('sha256').update(token).digest('hex').slice(0, 12);
+}
+
+/** Reads and validates `config.sections.telegram`; throws ConfigError listing every problem. */
+export function telegramSettings(
+  config: RampartConfig,
+  env: Record<string, string | undefined> = readSecretEnv(),
+): TelegramSettings {
+  const raw = (config.sections.telegram ?? {}) as Record<string, unknown>;
+  const p: string[] = [];
+  const out: TelegramSettings = {
+    apiRoot: 'https://api.telegram.org',
+    webhookInfoPollMs: 60_000,
+    forwardTimeoutMs: 10_000,
+    bots: [],
+  };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new ConfigError(['CONFIG_FILE: telegram must be an object']);
+  for (const [k, v] of Object.entries(raw)) {
+    if (k === 'apiRoot') {
+      if (typeof v === 'string' && /^https?:\/\/[^\s]+$/.test(v))
+        out.apiRoot = v.replace(/\/+$/, '');
+      else p.push('CONFIG_FILE: telegram.apiRoot must be an http(s) URL');
+    } else if (k === 'webhookInfoPollMs' || k === 'forwardTimeoutMs') {
+      if (Number.isInteger(v) && (v as number) >= (k === 'webhookInfoPollMs' ? 0 : 100))
+        out[k] = v as number;
+      else p.push(`CONFIG_FILE: telegram.${k} must be an integer number of milliseconds`);
+    } else if (k === 'bots') {
+      if (!Array.isArray(v)) p.push('CONFIG_FILE: telegram.bots must be a list');
+      else
+        v.forEach((b, i) => {
+          const bot = parseBot(b, `CONFIG_FILE: telegram.bots[${i}]`, p, env);
+          if (bot && out.bots.some((o) => o.id === bot.id))
+            p.push(`CONFIG_FILE: telegram.bots[${i}].id "${bot.id}" is used twice`);
+          else if (bot) out.bots.push(bot);
+        });
+    } else
+      p.push(
+        `CONFIG_FILE: telegram.${k} is not a known option (apiRoot, webhookInfoPollMs, forwardTimeoutMs, bots)`,
+      );
+  }
+  if (p.length > 0) throw new ConfigError(p);
+  return out;
+}
+
+function parseBot(
+  b: unknown,
+  at: string,
+  p: string[],
+  env: Record<string, string | undefined>,
+): BotConfig | undefined {
+  if (typeof b !== 'object' || b === null || Array.isArray(b)) {
+    p.push(`${at} must be an object`);
+    return undefined;
+  }
+  const o = b as Record<string, unknown>;
+  const before = p.length;
+  for (const k of Object.keys(o))
+    if (!BOT_KEYS.includes(k)) p.push(`${at}.${k} is not a known option (${BOT_KEYS.join(', ')})`);
+  if (typeof o.id !== 'string' || !ID.test(o.id)) p.push(`${at}.id must match [a-z0-9-]{1,32}`);
+  if (o.username !== undefined && (typeof o.username !== 'string' || !USERNAME.test(o.username)))
+    p.push(`${at}.username must be a bot username without "@"`);
+  const token = readToken(o, at, p, env);
+  const secrets = o.secretTokens;
+  if (
+    !Array.isArray(secrets) ||
+    secrets.length < 1 ||
+    secrets.length > 2 ||
+    !secrets.every((s) => typeof s === 'string' && SECRET.test(s))
+  )
+    p.push(`${at}.secretTokens must be [current, previous?], each 1–256 of A-Z a-z 0-9 _ -`);
+  if (typeof o.pathSecret !== 'string' || !PATH_SECRET.test(o.pathSecret))
+    p.push(`${at}.pathSecret must be 16–128 of A-Z a-z 0-9 _ -`);
+  if (!BOT_MODES.includes(o.mode as BotMode))
+    p.push(`${at}.mode must be one of ${BOT_MODES.join(', ')}`);
+  if (
+    o.mode === 'forward' &&
+    (typeof o.backendUrl !== 'string' || !/^https?:\/\/\S+$/.test(o.backendUrl))
+  )
+    p.push(`${at}.backendUrl must be an http(s) URL in forward mode`);
+  const costs = { ...DEFAULT_COMMAND_COSTS };
+  if (o.commandCosts !== undefined) {
+    if (typeof o.commandCosts !== 'object' || o.commandCosts === null)
+      p.push(`${at}.commandCosts must be a map`);
+    else
+      for (const [cmd, c] of Object.entries(o.commandCosts)) {
+        if (!COMMAND.test(cmd) || !Number.isInteger(c) || (c as number) < 1)
+          p.push(`${at}.commandCosts["${cmd}"]: a /command and an integer ≥ 1`);
+        else costs[cmd] = c as number;
+      }
+  }
+  const admins = o.adminUserIds ?? [];
+  if (
+    !Array.isArray(admins) ||
+    !admins.every((a) => Number.isSafeInteger(a) || (typeof a === 'string' && /^\d{1,20}$/.test(a)))
+  )
+    p.push(`${at}.adminUserIds must be a list of Telegram user ids`);
+  if (o.failMode !== undefined && !['open', 'closed', 'local'].includes(o.failMode as string))
+    p.push(`${at}.failMode must be one of open, closed, local`);
+  if (p.length > before || token === undefined) return undefined;
+  return {
+    id: o.id as string,
+    username: o.username as string | undefined,
+    token,
+    fingerprint: tokenFingerprint(token),
+    secretTokens: secrets as [string, string?],
+    pathSecret: o.pathSecret as string,
+    mode: o.mode as BotMode,
+    backendUrl: o.backendUrl as string | undefined,
+    commandCosts: costs,
+    adminUserIds: (admins as unknown[]).map(String),
+    failMode: o.failMode as BotConfig['failMode'],
+  };
+}
+
+function readToken(
+  o: Record<string, unknown>,
+  at: string,
+  p: string[],
+  env: Record<string, string | undefined>,
+): string | undefined {
+  let token: string | undefined;
+  if (typeof o.tokenFile === 'string' && o.tokenEnv === undefined) {
+    try {
+      token = readFileSync(o.tokenFile, 'utf8').trim();
+    } catch (e) {
+      p.push(
+        `${at}.tokenFile "${o.tokenFile}" cannot be read: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+      );
+      return undefined;
+    }
+  } else if (typeof o.tokenEnv === 'string' && o.tokenFile === undefined) {
+    token = env[o.tokenEnv]?.trim();
+    if (!token) {
+      p.push(`${at}.tokenEnv: environment variable ${o.tokenEnv} is not set`);
+      return undefined;
+    }
+  } else {
+    p.push(`${at} needs exactly one of tokenFile, tokenEnv`);
+    return undefined;
+  }
+  // The shape BotFather issues: <bot id>:<35 chars>. The token itself never enters a message.
+  if (!/^\d{1,20}:[A-Za-z0-9_-]{20,}$/.test(token)) {
+    p.push(`${at}: the bot token is not of the form <digits>:<secret>`);
+    return undefined;
+  }
+  return token;
+}

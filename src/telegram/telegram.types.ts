@@ -1,0 +1,49 @@
+/** What Rampart does with an allowed update. */
+export const BOT_MODES = ['forward', 'builtin'] as const;
+export type BotMode = (typeof BOT_MODES)[number];
+
+/** One bot from CONFIG_FILE `telegram.bots[]`, validated, with its token read. */
+export interface BotConfig {
+  /** `[a-z0-9-]{1,32}`: in the webhook path, the policy name `telegram-<id>` and metric labels. */
+  id: string;
+  /** The bot's username (without `@`): `/cmd@<username>` is this bot's command. */
+  username?: string;
+  /** Bot API token (from `tokenFile` or `tokenEnv`). Secret: only `fingerprint` is ever shown. */
+  token: string;
+  /** First 12 hex of SHA-256 of the token: tells tokens apart in logs without revealing them. */
+  fingerprint: string;
+  /** `[current, previous?]` secret_token values (1–256 of A-Z a-z 0-9 _ -). */
+  secretTokens: [string, string?];
+  /** Unguessable last path segment of the webhook URL (16–128 of A-Z a-z 0-9 _ -). */
+  pathSecret: string;
+  mode: BotMode;
+  /** Forward mode: where allowed updates are POSTed (http or https URL). */
+  backendUrl?: string;
+  /** Tokens each command costs the limits, e.g. `{ "/ask": 5 }`; unknown commands cost 1. */
+  commandCosts: Record<string, number>;
+  /** Telegram user ids whose commands are exempt from global shedding. */
+  adminUserIds: string[];
+  /** Overrides the rate-limit failMode of this bot's policy (`telegram-<id>`). */
+  failMode?: 'open' | 'closed' | 'local';
+}
+
+/** CONFIG_FILE `telegram:` section. */
+export interface TelegramSettings {
+  /** Bot API base URL (default https://api.telegram.org; a local Bot API server works). */
+  apiRoot: string;
+  /** Milliseconds getWebhookInfo is polled in the background for /health/ready (0 = off). */
+  webhookInfoPollMs: number;
+  /** Milliseconds a forward to a bot backend may take before it counts as failed. */
+  forwardTimeoutMs: number;
+  bots: BotConfig[];
+}
+
+/** Commands whose metrics carry their own label; any other command is `other`. */
+export const KNOWN_COMMANDS = ['/start', '/help', '/search', '/ask'] as const;
+
+/** Default costs (tokens) of the shipped commands; a bot's `commandCosts` overrides them. */
+export const DEFAULT_COMMAND_COSTS: Record<string, number> = {
+  '/help': 1,
+  '/search': 2,
+  '/ask': 5,
+};

@@ -1,0 +1,213 @@
+// bench:telegram — the Telegram webhook ingress (forward mode) on its own
+// redis-server, in one run, side by side:
+//   1. verified updates per second through the ingress (secret token, dedup
+//      claim and every rule in one Redis call, forward through the bot's
+//      breaker) to a fake bot backend, next to the fake backend called directly;
+//   2. Redis round trips per update (INFO commandstats over the run; goal 1);
+//   3. one user flooding a group with /ask: what the backend sees, next to that
+//      user's budget (3 /ask a minute: 15 tokens, cost 5).
+// The global rule is raised for (1) so that the run measures the path, not the
+// shipped 2000/min; every other limit is the shipped one.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SECONDS, cannon, startApp, startRedis, summary, table } from './lib.mjs';
+
+const TOKEN = '7000000001:AAFakeTokenForBenchOnly_abcdefghijk';
+const SECRET = 'bench_secret_token';
+const PATH = 'bench-path-secret-0123456789';
+
+async function startBackend() {
+  const seen = { updates: 0, asks: 0 };
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      seen.updates += 1;
+      if (Buffer.concat(chunks).includes('"/ask')) seen.asks += 1;
+      res.writeHead(200, { 'content-length': '0' }).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hook`,
+    seen,
+    close: () => server.close(),
+  };
+}
+
+function configFile(backendUrl) {
+  const dir = mkdtempSync(join(tmpdir(), 'rampart-bench-tg-'));
+  writeFileSync(join(dir, 'token'), TOKEN);
+  const file = join(dir, 'rampart.json');
+  const rules = [
+    {
+      name: 'global',
+      dimension: 'global',
+      capacity: 10_000_000,
+      rate: '1000000/s',
+      when: { verified: ['yes'] },
+      unless: { role: ['admin'] },
+    },
+    {
+      name: 'webhook-ip',
+      dimension: 'ip',
+      capacity: 120,
+      rate: '120/min',
+      when: { verified: ['no'] },
+    },
+    {
+      name: 'chat',
+      dimension: 'chat',
+      capacity: 80,
+      rate: '8/s',
+      when: { chatType: ['group', 'supergroup'] },
+    },
+    {
+      name: 'user',
+      dimension: 'user',
+      capacity: 20,
+      rate: '2/s',
+      penalty: { threshold: 5, factor: 0.5, decay: '1m' },
+    },
+    {
+      name: 'search',
+      dimension: 'user',
+      capacity: 12,
+      rate: '12/min',
+      when: { command: ['/search'] },
+    },
+    { name: 'ask', dimension: 'user', capacity: 15, rate: '15/min', when: { command: ['/ask'] } },
+  ];
+  writeFileSync(
+    file,
+    JSON.stringify({
+      policies: { telegram: { locks: { rateLimit: { mode: 'enforce', rules } } } },
+      telegram: {
+        apiRoot: 'http://127.0.0.1:9',
+        webhookInfoPollMs: 0,
+        bots: [
+          {
+            id: 'bench',
+            tokenFile: join(dir, 'token'),
+            secretTokens: [SECRET],
+            pathSecret: PATH,
+            mode: 'forward',
+            backendUrl,
+          },
+        ],
+      },
+    }),
+  );
+  return file;
+}
+
+let nextId = 1;
+function update(text, userId, chatId) {
+  const id = nextId++;
+  return JSON.stringify({
+    update_id: id,
+    message: {
+      message_id: id,
+      from: { id: userId, is_bot: false, first_name: 'B' },
+      chat:
+        chatId < 0
+          ? { id: chatId, type: 'supergroup', title: 'G' }
+          : { id: chatId, type: 'private', first_name: 'B' },
+      date: 1764590000,
+      text,
+    },
+  });
+}
+
+const backend = await startBackend();
+const redis = await startRedis();
+const app = await startApp({
+  REDIS_URL: redis.url,
+  RAMPART_ENV: 'benchtg',
+  CONFIG_FILE: configFile(backend.url),
+});
+const hook = `${app.url}/telegram/bench/${PATH}`;
+const headers = { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': SECRET };
+try {
+  // 1. Throughput: fresh update_id each, users spread so no per-user limit bites.
+  const viaIngress = (duration) =>
+    cannon({
+      url: hook,
+      method: 'POST',
+      headers,
+      duration,
+      requests: [
+        {
+          setupRequest: (r) => ({
+            ...r,
+            body: update('hello', 1 + (nextId % 100_000), 1 + (nextId % 100_000)),
+          }),
+        },
+      ],
+    });
+  await viaIngress(Math.min(3, SECONDS)); // warm-up
+  const before = redis.commandstats();
+  const forwardedBefore = backend.seen.updates;
+  const ingress = await viaIngress(SECONDS);
+  const after = redis.commandstats();
+  const forwarded = backend.seen.updates - forwardedBefore;
+  const direct = await cannon({
+    url: backend.url,
+    method: 'POST',
+    headers,
+    body: update('hello', 1, 1),
+  });
+  const calls = Object.keys(after).reduce(
+    (s, c) => s + after[c].calls - (before[c]?.calls ?? 0),
+    0,
+  );
+  const scripts = ['evalsha', 'eval'].reduce(
+    (s, c) => s + (after[c]?.calls ?? 0) - (before[c]?.calls ?? 0),
+    0,
+  );
+  const ing = summary(ingress);
+  const total = Math.max(1, ingress.requests.total);
+  const dir = summary(direct);
+  table([
+    { path: 'ingress → fake backend', ...ing, forwarded },
+    { path: 'fake backend direct', ...dir, forwarded: '-' },
+  ]);
+  console.log(`ingress / direct throughput: ${(ing.reqPerSec / dir.reqPerSec).toFixed(2)}`);
+  console.log(
+    `Redis round trips per update: ${(calls / total).toFixed(3)} (all commands, background included); ` +
+      `decision scripts per update: ${(scripts / total).toFixed(3)}`,
+  );
+
+  // 3. One user floods a group with /ask for a few seconds.
+  const floodSeconds = Math.max(3, Math.min(SECONDS, 10));
+  const asksBefore = backend.seen.asks;
+  const flood = await cannon({
+    url: hook,
+    method: 'POST',
+    headers,
+    connections: 10,
+    duration: floodSeconds,
+    requests: [
+      { setupRequest: (r) => ({ ...r, body: update('/ask tell me everything', 4242, -1004242) }) },
+    ],
+  });
+  const reached = backend.seen.asks - asksBefore;
+  const budget = 3 + Math.floor(((15 / 60) * floodSeconds) / 5);
+  table([
+    {
+      sent: flood.requests.total,
+      answered2xx: flood['2xx'],
+      reachedBackend: reached,
+      userBudget: budget,
+      seconds: floodSeconds,
+    },
+  ]);
+} finally {
+  await app.stop();
+  await redis.stop();
+  backend.close();
+}

@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
+import { FakeBotBackend, startFakeBotBackend } from '../support/fake-bot-backend.js';
+import { canStartRedis, uniqueEnv } from '../support/redis-env.js';
+import { RedisProcess, startRedis } from '../support/redis-server.js';
+import { deliver, telegramConfigFile, textUpdate } from '../support/telegram.js';
+
+describe.skipIf(!canStartRedis()).each(ADAPTERS)('Telegram ingress on Redis (%s)', (adapter) => {
+  let server: RedisProcess;
+  let be: FakeBotBackend;
+  let a: RunningApp;
+  let b: RunningApp;
+
+  beforeAll(async () => {
+    server = await startRedis();
+    be = await startFakeBotBackend();
+    const env = {
+      HTTP_ADAPTER: adapter,
+      REDIS_URL: server.url,
+      RAMPART_ENV: uniqueEnv('tg'),
+      REDIS_COMMAND_TIMEOUT_MS: '200',
+      CONFIG_FILE: telegramConfigFile([
+        { id: 'demo', mode: 'forward', backendUrl: be.url, failMode: 'open' },
+        { id: 'strict', mode: 'forward', backendUrl: be.url, failMode: 'closed' },
+      ]),
+    };
+    a = await startApp(env);
+    b = await startApp(env);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await be?.close();
+    await server?.stop();
+  });
+
+  it('should deduplicate an update_id across two instances sharing Redis', async () => {
+    const u = textUpdate('hi', 3001);
+    expect((await deliver(a.url, u)).status).toBe(200);
+    expect((await deliver(b.url, u)).status).toBe(200);
+    expect((await deliver(b.url, u, { bot: 'strict' })).status).toBe(200); // another bot: its own ids
+    expect(be.updates.filter((id) => id === u.update_id)).toHaveLength(2);
+  });
+
+  it('should decide a verified update in one Redis round trip (claim and every rule in one script)', async () => {
+    const monitor = spawn('redis-cli', ['-p', String(server.port), 'MONITOR']);
+    let out = '';
+    monitor.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    await new Promise((r) => setTimeout(r, 200));
+    const n = 20;
+    for (let i = 0; i < n; i++)
+      await (await deliver(a.url, textUpdate('hello', 3100 + i))).arrayBuffer();
+    await new Promise((r) => setTimeout(r, 200));
+    monitor.kill();
+    // Every command a client sent (not the script's own, logged as `lua`) that touches an
+    // update's claim or any of its buckets (user, global) …
+    const lines = out
+      .split('\n')
+      .filter((l) => !/\[\d+ lua\]/.test(l) && /:claim:update:|:user:|:global:/.test(l));
+    // … is one call per update: the claim and all the rules in the same script.
+    expect(lines).toHaveLength(n);
+    for (const l of lines) expect(l).toMatch(/"eval(sha)?" .*:global:.*:claim:update:/);
+  });
+
+  it('should apply each bot’s failMode while Redis is down: open answers, closed refuses', async () => {
+    await server.kill();
+    try {
+      const open = await deliver(a.url, textUpdate('hi', 3201));
+      expect(open.status).toBe(200);
+      const closed = await deliver(a.url, textUpdate('hi', 3202), { bot: 'strict' });
+      expect(closed.status).toBe(503);
+      // Open still dedups, per instance (the memory store's claims).
+      const u = textUpdate('hi', 3203);
+      await deliver(a.url, u);
+      await deliver(a.url, u);
+      expect(be.updates.filter((id) => id === u.update_id)).toHaveLength(1);
+    } finally {
+      await server.start();
+    }
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * A fake Telegram Bot API for tests and benchmarks: a real `node:http`
+ * server on loopback serving `POST /bot<token>/<method>` and recording every
+ * call, so a test sees exactly what Rampart sent to Telegram.
+ *
+ *   const api = await startFakeBotApi();
+ *   // CONFIG_FILE telegram.apiRoot: api.url
+ *   await api.waitFor((c) => c.method === 'sendMessage');
+ *   api.calls            // [{ token, method, body, at }]
+ *   api.webhookInfo = { pending_update_count: 3, last_error_message: '…' }
+ *
+ * Methods: sendMessage (answers a Message), answerCallbackQuery, setWebhook
+ * (stores url, secret_token, allowed_updates), getWebhookInfo (the stored
+ * webhook plus `webhookInfo`), getMe; anything else answers `{ok: true, result: true}`.
+ * `failWith(429, retryAfter)` makes every call answer a Bot API error.
+ */
+import { once } from 'node:events';
+import { createServer, IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface BotApiCall {
+  token: string;
+  method: string;
+  body: Record<string, unknown>;
+  at: number;
+}
+
+export interface FakeBotApi {
+  readonly url: string;
+  readonly calls: BotApiCall[];
+  webhook: Record<string, unknown>;
+  webhookInfo: Record<string, unknown>;
+  failWith(status: number | undefined, retryAfter?: number): void;
+  waitFor(pred: (c: BotApiCall) => boolean, timeoutMs?: number): Promise<BotApiCall>;
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text === '') return {};
+  if ((req.headers['content-type'] ?? '').includes('json'))
+    return JSON.parse(text) as Record<string, unknown>;
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
+export async function startFakeBotApi(): Promise<FakeBotApi> {
+  let fail: { status: number; retryAfter?: number } | undefined;
+  let messageId = 1000;
+  const api: Omit<FakeBotApi, 'url' | 'close'> & { failWith: FakeBotApi['failWith'] } = {
+    calls: [],
+    webhook: {},
+    webhookInfo: { pending_update_count: 0 },
+    failWith(status, retryAfter) {
+      fail = status === undefined ? undefined : { status, retryAfter };
+    },
+    async waitFor(pred, timeoutMs = 5_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const hit = api.calls.find(pred);
+        if (hit) return hit;
+        if (Date.now() > until) throw new Error(`no matching Bot API call in ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+  };
+  const server = createServer((req, res) => {
+    void (async () => {
+      const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(req.url ?? '');
+      const body: Record<string, unknown> = await readBody(req).catch(() => ({}));
+      const send = (status: number, payload: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(payload));
+      };
+      if (!m) return send(404, { ok: false, error_code: 404, description: 'Not Found' });
+      const [, token, method] = m;
+      api.calls.push({ token: token!, method: method!, body, at: Date.now() });
+      if (fail) {
+        const parameters =
+          fail.retryAfter !== undefined ? { retry_after: fail.retryAfter } : undefined;
+        return send(fail.status, {
+          ok: false,
+          error_code: fail.status,
+          description: 'Injected failure',
+          parameters,
+        });
+      }
+      switch (method) {
+        case 'sendMessage':
+          return send(200, {
+            ok: true,
+            result: {
+              message_id: ++messageId,
+              date: Math.floor(Date.now() / 1000),
+              chat: { id: Number(body.chat_id), type: 'private' },
+              text: body.text,
+            },
+          });
+        case 'setWebhook':
+          api.webhook = { ...body };
+          return send(200, { ok: true, result: true, description: 'Webhook was set' });
+        case 'getWebhookInfo':
+          return send(200, {
+            ok: true,
+            result: {
+              url: api.webhook.url ?? '',
+              has_custom_certificate: false,
+              ...api.webhookInfo,
+            },
+          });
+        case 'getMe':
+          return send(200, {
+            ok: true,
+            result: {
+              id: Number(token!.split(':')[0]),
+              is_bot: true,
+              first_name: 'Fake',
+              username: 'fake_bot',
+            },
+          });
+        default:
+          return send(200, { ok: true, result: true });
+      }
+    })();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(api, {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  });
+}
