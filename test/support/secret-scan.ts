@@ -41,6 +41,8 @@ export function addSecretsOf(obj: unknown, path = 'config'): void {
   else if (obj !== null && typeof obj === 'object')
     for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
       if (typeof v === 'string' && SECRET_NAME.test(k)) addSecret(v, `${path}.${k}`);
+      else if (Array.isArray(v) && SECRET_NAME.test(k))
+        v.forEach((x, i) => addSecret(x, `${path}.${k}[${i}]`));
       else addSecretsOf(v, `${path}.${k}`);
     }
 }

@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { addSecret } from './secret-scan.js';
 
 export const BOT_TOKEN = '7000000001:AAFakeTokenForTestsOnly_abcdefghijk';
 export const SECRET = 'current_secret_1';
@@ -28,6 +29,10 @@ export function telegramConfigFile(
   const dir = mkdtempSync(join(tmpdir(), 'rampart-tg-'));
   const tokenFile = join(dir, 'token');
   writeFileSync(tokenFile, `${BOT_TOKEN}\n`);
+  // The e2e secret scan looks for the bot token and both secret tokens in every log line and answer.
+  addSecret(BOT_TOKEN, 'the test bot token');
+  addSecret(SECRET, 'the current webhook secret token');
+  addSecret(PREVIOUS, 'the previous webhook secret token');
   const config = {
     ...opts.extra,
     telegram: {
