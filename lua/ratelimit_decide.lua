@@ -25,7 +25,8 @@
 --     now µs, allowed 1|0, degraded 1|0, notify 1|0, blocker (0-based; -1 unless refused with told keys) }
 -- Claim: SET NX PX <claim TTL> before the decision, so it is set whatever the decision. Told: on a refusal, the
 --   told key of the blocker (the enforced refusing bucket with the longest retry-after, the first on ties, as
---   bucket-math.ts picks it) is SET NX PX <its retry-after ms>; notify = it was set now.
+--   bucket-math.ts picks it) is SET NX PX max(its retry-after, its window = key TTL − 1 s: capacity ÷ rate, or
+--   the fixed window) ms, so a flooding subject is told once per window; notify = it was set now.
 -- Every key written gets a TTL (full refill time + 1 s); stored times never move backwards; a refusal writes
 -- nothing but penalty strikes (strike TATs are capped at max strikes × decay from now). Values are decimal:
 -- integers as %d, others as %.17g (the exact round trip of the doubles; both read back with tonumber).
@@ -41,10 +42,11 @@ local tonumber, fmt = tonumber, string.format
 local CT, NT = tonumber(ARGV[#ARGV - 1]), tonumber(ARGV[#ARGV])
 local NX = NT + (CT > 0 and 1 or 0)
 if CT > 0 and not redis.call('SET', KEYS[#KEYS - NT], '1', 'NX', 'PX', CT) then return { 'dup' } end
--- told(blocker 1-based, retry ms): the refusal's told key SET NX for its retry-after; 1 when set now
-local function told(bl, ms)
+-- told(blocker 1-based, retry ms, key TTL ms): the refusal's told key SET NX for max(retry-after, window); 1 when
+-- set now. The window is the blocker's key TTL less its 1 s margin (full refill time; the window for 'f').
+local function told(bl, ms, ttl)
   if NT == 0 or bl == 0 then return 0 end
-  if ms < 1 then ms = 1 end
+  ms = math.max(ms, tonumber(ttl) - 1000, 1)
   return redis.call('SET', KEYS[#KEYS - NT + bl], '1', 'NX', 'PX', ms) and 1 or 0
 end
 
@@ -99,7 +101,7 @@ if path ~= 'x' then
     end
   end
   if bl > 0 then
-    out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = now, 0, degraded and 1 or 0, told(bl, worst), bl - 1
+    out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = now, 0, degraded and 1 or 0, told(bl, worst, ARGV[h + bl * 4]), bl - 1
     return out
   end
   for i = 1, n do
@@ -262,7 +264,7 @@ for i = 1, np > 0 and n or 0 do
   end
 end
 local notify = 0
-if not allowed then notify = told(BL, WORST) end
+if not allowed then notify = told(BL, WORST, ARGV[2 + BL * 6 + 5]) end
 out[o + 1], out[o + 2], out[o + 3] = now, allowed and 1 or 0, degraded and 1 or 0
 out[o + 4], out[o + 5] = notify, (allowed or NT == 0) and -1 or BL - 1
 return out

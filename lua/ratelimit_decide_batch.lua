@@ -19,7 +19,8 @@
 --   was taken already (a duplicate: nothing decided or charged), else allowed + 2 × degraded + 4 × notify +
 --   8 × (blocker + 1) (blocker 0-based among its buckets, only for a refusal with told keys; else 0), then now µs.
 -- Claim: SET NX PX before the request is decided (set whatever the decision). Told: a refused request's blocker
---   (enforced, longest retry-after, first on ties: as bucket-math.ts) gets its told key SET NX PX <retry-after ms>.
+--   (enforced, longest retry-after, first on ties: as bucket-math.ts) gets its told key SET NX PX max(retry-after,
+--   window) ms, the window being the blocker's key TTL less its 1 s margin (full refill time).
 -- Every key written gets a TTL (full refill time + 1 s); a TAT only moves forwards; a refused request writes nothing.
 local now
 if ARGV[2] == 'r' then
@@ -110,7 +111,9 @@ for r = 1, R do
       end
     end
     local notify = 0
-    if bl > 0 and redis.call('SET', KEYS[tb + bl - 1], '1', 'NX', 'PX', max(1, worst)) then notify = 1 end
+    if bl > 0 and redis.call('SET', KEYS[tb + bl - 1], '1', 'NX', 'PX', max(1, worst, L[S[bl]] - 1000)) then
+      notify = 1
+    end
     if allowed then
       for i = 1, nb do
         local w = W[i]

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BotApiClients } from './bot-api-clients.js';
+import { BuiltinBackends } from './builtin-backends.js';
 import { ClaimReleaseInterceptor } from './claim-release.interceptor.js';
 import { TelegramBotsModule } from './telegram-bots.module.js';
 import { TelegramBuiltin } from './telegram-builtin.js';
@@ -21,6 +22,7 @@ import { WebhookInfoService } from './webhook-info.service.js';
     TelegramMetrics,
     BotApiClients,
     TelegramTeller,
+    BuiltinBackends,
     TelegramBuiltin,
     ClaimReleaseInterceptor,
     WebhookInfoService,

@@ -73,6 +73,25 @@ export async function startApp(env = {}) {
   };
 }
 
+/**
+ * Waits until `/health/ready` answers 200 (ready means armed: Bloom filters
+ * built, Redis scripts loaded), so a run measures the steady state, not the boot.
+ */
+export async function waitReady(url, timeoutMs = 180_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const r = await fetch(`${url}/health/ready`);
+      await r.arrayBuffer();
+      if (r.status === 200) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error('app did not become ready');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /** CPU time (user + system) of a process in microseconds, from /proc. */
 export function cpuMicros(pid) {
   try {

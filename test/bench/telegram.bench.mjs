@@ -13,7 +13,7 @@ import { createServer } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SECONDS, cannon, startApp, startRedis, summary, table } from './lib.mjs';
+import { SECONDS, cannon, startApp, startRedis, summary, table, waitReady } from './lib.mjs';
 
 const TOKEN = '7000000001:AAFakeTokenForBenchOnly_abcdefghijk';
 const SECRET = 'bench_secret_token';
@@ -131,6 +131,10 @@ const app = await startApp({
   CONFIG_FILE: configFile(backend.url),
 });
 const hook = `${app.url}/telegram/bench/${PATH}`;
+// Measure the armed steady state: /health/ready is 200 once the Bloom filters are built.
+const t0 = Date.now();
+await waitReady(app.url);
+console.log(`ready after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 const headers = { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': SECRET };
 try {
   // 1. Throughput: fresh update_id each, users spread so no per-user limit bites.
@@ -177,6 +181,10 @@ try {
     { path: 'fake backend direct', ...dir, forwarded: '-' },
   ]);
   console.log(`ingress / direct throughput: ${(ing.reqPerSec / dir.reqPerSec).toFixed(2)}`);
+  const codes = Object.entries(ingress.statusCodeStats ?? {})
+    .map(([code, v]) => `${code}: ${v.count}`)
+    .join(', ');
+  console.log(`ingress status codes: ${codes}`);
   console.log(
     `Redis round trips per update: ${(calls / total).toFixed(3)} (all commands, background included); ` +
       `decision scripts per update: ${(scripts / total).toFixed(3)}`,
@@ -196,6 +204,17 @@ try {
     ],
   });
   const reached = backend.seen.asks - asksBefore;
+  // Store errors and fallbacks explain a backend count above the budget (failMode local: a fresh local bucket).
+  const metrics = await (await fetch(`${app.url}/metrics`)).text();
+  const sum = (name) =>
+    [...metrics.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm'))].reduce(
+      (t, m) => t + Number(m[1]),
+      0,
+    );
+  console.log(
+    `rate-limit store errors: ${sum('rampart_ratelimit_store_errors_total')}, ` +
+      `fallback decisions: ${sum('rampart_ratelimit_fallback_total')}`,
+  );
   const budget = 3 + Math.floor(((15 / 60) * floodSeconds) / 5);
   table([
     {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, AdminClient } from '../support/admin-client.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { FakeBotApi, startFakeBotApi } from '../support/fake-bot-api.js';
 import {
@@ -28,13 +29,16 @@ const FIXTURES = [
 describe.each(ADAPTERS)('Telegram ingress, builtin bot (%s)', (adapter) => {
   let app: RunningApp;
   let api: FakeBotApi;
+  let admin: AdminClient;
 
   beforeAll(async () => {
     api = await startFakeBotApi();
     app = await startApp({
       HTTP_ADAPTER: adapter,
+      ADMIN_TOKEN,
       CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'builtin' }], { apiRoot: api.url }),
     });
+    admin = new AdminClient(app);
   });
   afterAll(async () => {
     await app?.close();
@@ -114,5 +118,53 @@ describe.each(ADAPTERS)('Telegram ingress, builtin bot (%s)', (adapter) => {
       (c) => c.method === 'sendMessage' && /Nothing found for “qzx/.test(String(c.body.text)),
     );
     expect(none.token).toBe(BOT_TOKEN);
+  });
+
+  it('should answer /ask through the inference breaker, and say "busy" while it is forced open', async () => {
+    await deliver(app.url, textUpdate('/ask what is the capital of France?', 51, 51));
+    const answer = await api.waitFor(
+      (c) => c.method === 'sendMessage' && String(c.body.chat_id) === '51',
+    );
+    expect(String(answer.body.text)).toMatch(/demo model/);
+
+    expect(
+      (await admin.call('PUT', '/admin/breakers/inference/force', { state: 'open' })).status,
+    ).toBe(200);
+    try {
+      const res = await deliver(app.url, textUpdate('/ask are you there?', 52, 52));
+      expect(res.status).toBe(200);
+      const busy = await api.waitFor(
+        (c) => c.method === 'sendMessage' && String(c.body.chat_id) === '52',
+      );
+      expect(String(busy.body.text)).toMatch(/^Busy right now; try again in \d+ s\.$/);
+    } finally {
+      await admin.call('DELETE', '/admin/breakers/inference/force');
+    }
+    await deliver(app.url, textUpdate('/ask back again?', 53, 53));
+    const again = await api.waitFor(
+      (c) => c.method === 'sendMessage' && String(c.body.chat_id) === '53',
+    );
+    expect(String(again.body.text)).toMatch(/demo model/);
+  });
+
+  it('should answer /search through the search breaker, and say "busy" while it is forced open', async () => {
+    expect(
+      (await admin.call('PUT', '/admin/breakers/search/force', { state: 'open' })).status,
+    ).toBe(200);
+    try {
+      const res = await deliver(app.url, textUpdate('/search paris', 61, 61));
+      expect(res.status).toBe(200);
+      const busy = await api.waitFor(
+        (c) => c.method === 'sendMessage' && String(c.body.chat_id) === '61',
+      );
+      expect(String(busy.body.text)).toMatch(/^Busy right now; try again in \d+ s\.$/);
+    } finally {
+      await admin.call('DELETE', '/admin/breakers/search/force');
+    }
+    await deliver(app.url, textUpdate('/search paris', 62, 62));
+    const found = await api.waitFor(
+      (c) => c.method === 'sendMessage' && String(c.body.chat_id) === '62',
+    );
+    expect(String(found.body.text)).toMatch(/Paris/);
   });
 });

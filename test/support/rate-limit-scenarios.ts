@@ -15,6 +15,8 @@ import {
   BucketSpec,
   Decision,
   RateLimitStore,
+  TTL_MARGIN_MS,
+  bucketTtlMs,
   toldKey,
 } from '../../src/locks/rate-limit/store/rate-limit.store.js';
 
@@ -102,6 +104,7 @@ const FAST = rule('fast', 1, 20);
 const TB1 = rule('tb', 1, 1, { kind: 't' });
 const B = rule('b', 2, 1);
 const BIG = rule('big', 5, 1);
+const WIN = rule('win', 4, 4);
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -533,6 +536,23 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'told keys: told once until the window (capacity ÷ rate) passes, not only the retry-after',
+    steps: [
+      // 4 at 4/s: retry-after 250 ms, window 1 s
+      { req: { rules: [WIN], told: true }, expect: { allowed: true }, times: 4 },
+      {
+        req: { rules: [WIN], told: true },
+        expect: { allowed: false, blocker: 'win', retry: { win: 250 }, notify: true },
+      },
+      { advance: 250, wait: 260, req: { rules: [WIN], told: true }, expect: { allowed: true } },
+      // refused again after its retry-after but within the window: not told again
+      { req: { rules: [WIN], told: true }, expect: { allowed: false, notify: false } },
+      { advance: 1000, wait: 1010, req: { rules: [WIN], told: true }, expect: { allowed: true } },
+      { req: { rules: [WIN], told: true }, expect: { allowed: true }, times: 3 },
+      { req: { rules: [WIN], told: true }, expect: { allowed: false, notify: true } },
+    ],
+  },
+  {
     name: 'told keys: the blocker (longest wait) is told, per rule, with a claim in the same call',
     steps: [
       {
@@ -672,14 +692,15 @@ export function runStoreScenarios(make: () => Promise<StoreHarness>): void {
             told,
           });
           check(d, names, step.expect, `step ${stepNo}#${t + 1}`);
-          // A claim lives at most its TTL; a told key at most the retry-after of its bucket's refusal.
+          // A claim lives at most its TTL; a told key at most max(retry-after, window) of its bucket's refusal.
           if (claim) {
             const ttl = await h.ttl(claim.key);
             expect(ttl > 0 && ttl <= claim.ttlMs, `${claim.key} TTL (got ${ttl})`).toBe(true);
           }
           for (const [i, key] of (told ?? []).entries()) {
             const ttl = await h.ttl(key);
-            const most = d.duplicate ? Infinity : Math.max(1, d.buckets[i]!.retryAfterMs);
+            const window = bucketTtlMs(buckets[i]!) - TTL_MARGIN_MS;
+            const most = d.duplicate ? Infinity : Math.max(1, d.buckets[i]!.retryAfterMs, window);
             expect(ttl === -2 || (ttl > 0 && ttl <= most), `${key} TTL (got ${ttl})`).toBe(true);
           }
           // Every key the decision may have written lives with a TTL (never -1).

@@ -1,7 +1,14 @@
 import type { Stored } from '../buckets/bucket-algorithms.js';
 import { BucketState, Write, decideBuckets } from '../buckets/bucket-math.js';
 import { Clock, systemClock } from '../../../common/clock.js';
-import { Decision, DecideRequest, RateLimitStore, duplicateDecision } from './rate-limit.store.js';
+import {
+  Decision,
+  DecideRequest,
+  RateLimitStore,
+  TTL_MARGIN_MS,
+  bucketTtlMs,
+  duplicateDecision,
+} from './rate-limit.store.js';
 
 interface Entry {
   value: Stored;
@@ -55,10 +62,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const decision = decideBuckets(req, state, nowMs * 1000, writes);
     for (const w of writes) this.entries.set(w.key, { value: w.value, expiresAt: nowMs + w.ttlMs });
     if (!decision.allowed && req.told) {
-      // Told once per window: the blocker's told key lives as long as its retry-after.
+      // Told once per window: the blocker's told key lives max(retry-after, its window), as in the scripts.
       const key = req.told[decision.blocker]!;
       decision.notify = read(key) === undefined;
-      const ttl = Math.max(1, decision.buckets[decision.blocker]!.retryAfterMs);
+      const window = bucketTtlMs(req.buckets[decision.blocker]!) - TTL_MARGIN_MS;
+      const ttl = Math.max(1, decision.buckets[decision.blocker]!.retryAfterMs, window);
       if (decision.notify) this.entries.set(key, { value: 1, expiresAt: nowMs + ttl });
     }
     this.writesSinceSweep += writes.length;

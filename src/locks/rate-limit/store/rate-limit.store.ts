@@ -58,7 +58,8 @@ export interface DecideRequest {
   claim?: { key: string; ttlMs: number };
   /**
    * `onLimit: flag`: per bucket, the key that says "this subject was told" (same slot as the bucket). On a
-   * refusal the blocker's is `SET NX PX <retry-after>`; `notify` says whether it was set now.
+   * refusal the blocker's is `SET NX PX max(retry-after, window)` (window: capacity ÷ rate, or the fixed
+   * window), so a subject is told once per window; `notify` says whether it was set now.
    */
   told?: string[];
 }
