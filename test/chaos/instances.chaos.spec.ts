@@ -83,9 +83,13 @@ describe.skipIf(!canStartRedis())('chaos: two instances behind a balancer', () =
     let i = 0;
     let junk = 0;
     const statuses: number[] = [];
+    // The flood runs at least N queries, and on until the new instance has had its share
+    // (its boot and Bloom build take longer on a busy machine); a cap keeps it bounded.
+    const late: { nb?: ReturnType<Balancer['add']> } = {};
+    const more = () => i < N || ((late.nb?.sent ?? 0) <= 100 && i < 20 * N);
     const flood = Promise.all(
       Array.from({ length: 6 }, async () => {
-        while (i < N) {
+        while (more()) {
           const r = await lb.get(`/v1/search?q=qqzx${i++}vw`);
           await r.res?.arrayBuffer();
           statuses.push(r.status);
@@ -99,13 +103,15 @@ describe.skipIf(!canStartRedis())('chaos: two instances behind a balancer', () =
     lb.remove('b');
     const b2 = await instance();
     const nb = lb.add('b2', b2.url);
+    late.nb = nb;
     await flood;
     lb.stop();
 
     expect(nb.readySince).toBeDefined();
     expect(nb.firstSent!).toBeGreaterThanOrEqual(nb.readySince!);
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
-    expect(junk).toBe(N);
+    expect(junk).toBe(i);
+    expect(junk).toBeGreaterThanOrEqual(N);
     expect(nb.sent).toBeGreaterThan(100);
     expect(junkCalls).toBeLessThanOrEqual(1.5 * P * junk);
     console.info(
