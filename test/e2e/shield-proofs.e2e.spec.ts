@@ -152,6 +152,6 @@ describe('the measured false-positive gauge', () => {
     expect(second.fp).toBeGreaterThan(first.fp);
     expect(second.fp + second.absent).toBe(first.fp + first.absent + 150);
     expect(second.gauge).toBeCloseTo(second.fp / (second.fp + second.absent), 10);
-    expect(second.gauge).not.toBe(first.gauge);
+    // The gauge follows the ratio at both points; the ratio itself may repeat by chance (49/150 = 98/300).
   });
 });
