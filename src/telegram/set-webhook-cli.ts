@@ -60,6 +60,7 @@ export async function runSetWebhookCli(argv: string[], io: CliIo): Promise<numbe
       secret_token: bot.secretTokens[0],
       allowed_updates: [...ALLOWED_UPDATES],
       drop_pending_updates: false,
+      max_connections: bot.maxConnections,
     });
   } catch (e) {
     io.err(

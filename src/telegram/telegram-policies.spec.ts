@@ -9,6 +9,7 @@ describe(withBotPolicies.name, () => {
       bots: [
         { id: 'a', mode: 'forward', failMode: 'closed' },
         { id: 'b', mode: 'builtin' },
+        { id: 'c', mode: 'forward', maxConnections: 100 },
       ],
     });
     expect(out['telegram-a']?.locks.rateLimit).toMatchObject({
@@ -18,7 +19,9 @@ describe(withBotPolicies.name, () => {
     expect(out['telegram-a']?.locks.circuitBreaker).toMatchObject({
       mode: 'enforce',
       backend: 'telegram-a',
+      capacity: 40, // Telegram's default max_connections: the bulkhead holds every delivery in flight
     });
+    expect(out['telegram-c']?.locks.circuitBreaker).toMatchObject({ capacity: 100 });
     expect(out['telegram-b']?.locks.rateLimit).toMatchObject({ failMode: 'local' });
     expect(out['telegram-b']?.locks.circuitBreaker).toMatchObject({ mode: 'off' });
     expect(SHIPPED_POLICIES['telegram-a']).toBeUndefined(); // the shipped set is not changed

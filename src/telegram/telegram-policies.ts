@@ -9,11 +9,12 @@ const BOT_BACKEND_BREAKER = {
   rollingCountBuckets: 10,
   resetTimeoutMs: 10_000,
   resetJitter: 0.2,
-  capacity: 40,
   halfOpenProbes: 1,
   rampPercents: [],
   rampMs: 0,
 };
+
+type BotSection = { id?: unknown; mode?: unknown; failMode?: unknown; maxConnections?: unknown };
 
 /**
  * Each bot's own policy `telegram-<id>`, derived from `telegram` where
@@ -30,7 +31,7 @@ export function withBotPolicies(
   const bots = (telegramSection as { bots?: unknown } | undefined)?.bots;
   if (!base || !Array.isArray(bots)) return policies;
   const out = { ...policies };
-  for (const b of bots as { id?: unknown; mode?: unknown; failMode?: unknown }[]) {
+  for (const b of bots as BotSection[]) {
     if (typeof b !== 'object' || b === null || typeof b.id !== 'string') continue;
     const name = `telegram-${b.id}`;
     if (out[name]) continue;
@@ -39,7 +40,9 @@ export function withBotPolicies(
     const rl = p.locks.rateLimit;
     if (rl && typeof b.failMode === 'string') rl.failMode = b.failMode;
     if (b.mode === 'forward') {
-      const cb: LockSlice = { mode: 'enforce', backend: name, ...BOT_BACKEND_BREAKER };
+      // The bulkhead holds every delivery Telegram can have in flight (max_connections).
+      const capacity = Number.isInteger(b.maxConnections) ? b.maxConnections : 40;
+      const cb: LockSlice = { mode: 'enforce', backend: name, ...BOT_BACKEND_BREAKER, capacity };
       p.locks.circuitBreaker = cb;
     }
     out[name] = p;

@@ -43,6 +43,7 @@ describe(telegramSettings.name, () => {
     expect(s.bots[0]!.fingerprint).not.toContain('AAFake');
     expect(s.bots[0]!.commandCosts).toMatchObject({ '/help': 1, '/search': 2, '/ask': 5 });
     expect(s.apiRoot).toBe('https://api.telegram.org');
+    expect(s.bots[0]!.maxConnections).toBe(40); // Telegram's own default
   });
 
   it('should list every problem at once, never echoing a token', () => {
@@ -55,6 +56,7 @@ describe(telegramSettings.name, () => {
         bot({ tokenFile: undefined, tokenEnv: 'MISSING' }),
         bot({ id: 'two', tokenFile: undefined }),
         bot({ id: 'costly', commandCosts: { ask: 0 } }),
+        bot({ id: 'wide', maxConnections: 101 }),
       ],
     });
     expect(p).toEqual(
@@ -69,6 +71,7 @@ describe(telegramSettings.name, () => {
         'CONFIG_FILE: telegram.bots[2].tokenEnv: environment variable MISSING is not set',
         'CONFIG_FILE: telegram.bots[3] needs exactly one of tokenFile, tokenEnv',
         expect.stringMatching(/bots\[4\]\.commandCosts\["ask"\]/),
+        "CONFIG_FILE: telegram.bots[5].maxConnections must be an integer from 1 to 100 (Telegram's range)",
       ]),
     );
     expect(p.join('\n')).not.toContain(TOKEN);

@@ -19,6 +19,8 @@ const SECRET = /^[A-Za-z0-9_-]{1,256}$/;
 const PATH_SECRET = /^[A-Za-z0-9_-]{16,128}$/;
 const COMMAND = /^\/[a-z0-9_]{1,32}$/;
 const USERNAME = /^[A-Za-z0-9_]{3,64}$/;
+/** Telegram's own default for setWebhook's max_connections. */
+export const DEFAULT_MAX_CONNECTIONS = 40;
 const BOT_KEYS = [
   'id',
   'username',
@@ -31,6 +33,7 @@ const BOT_KEYS = [
   'commandCosts',
   'adminUserIds',
   'failMode',
+  'maxConnections',
 ];
 
 /** Fingerprint of a bot token: enough to tell two apart, never enough to use one. */
@@ -134,6 +137,13 @@ function parseBot(
     p.push(`${at}.adminUserIds must be a list of Telegram user ids`);
   if (o.failMode !== undefined && !['open', 'closed', 'local'].includes(o.failMode as string))
     p.push(`${at}.failMode must be one of open, closed, local`);
+  const maxConnections = o.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  if (
+    !Number.isInteger(maxConnections) ||
+    (maxConnections as number) < 1 ||
+    (maxConnections as number) > 100
+  )
+    p.push(`${at}.maxConnections must be an integer from 1 to 100 (Telegram's range)`);
   if (p.length > before || token === undefined) return undefined;
   return {
     id: o.id as string,
@@ -147,6 +157,7 @@ function parseBot(
     commandCosts: costs,
     adminUserIds: (admins as unknown[]).map(String),
     failMode: o.failMode as BotConfig['failMode'],
+    maxConnections: maxConnections as number,
   };
 }
 

@@ -25,6 +25,11 @@ export interface BotConfig {
   adminUserIds: string[];
   /** Overrides the rate-limit failMode of this bot's policy (`telegram-<id>`). */
   failMode?: 'open' | 'closed' | 'local';
+  /**
+   * setWebhook's max_connections (1–100, default 40): Telegram never has more
+   * deliveries in flight, so it is also the forward breaker's bulkhead.
+   */
+  maxConnections: number;
 }
 
 /** CONFIG_FILE `telegram:` section. */

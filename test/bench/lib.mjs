@@ -35,7 +35,10 @@ export function writeConfig(obj, name = 'rampart.json') {
 /** Starts `node dist/src/main.js` with env; resolves when /health/live answers. */
 export async function startApp(env = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  const prof = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
+  const child = spawn(process.execPath, [...prof, 'dist/src/main.js'], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -143,7 +146,38 @@ export async function startRedis() {
     pid: child.pid,
     url: `redis://127.0.0.1:${port}`,
     cli,
-    /** { command: { calls, usec } } from INFO commandstats. */
+    /**
+     * Round trips: the commands clients sent while `during` ran, counted with
+     * MONITOR (commands a script runs show as `[0 lua]` and are not round
+     * trips; INFO commandstats counts them too). Returns { total, byCommand }.
+     */
+    async roundTrips(during) {
+      const mon = spawn('redis-cli', ['-p', String(port), 'monitor'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      const byCommand = {};
+      let total = 0;
+      let rest = '';
+      mon.stdout.setEncoding('utf8').on('data', (chunk) => {
+        const lines = (rest + chunk).split('\n');
+        rest = lines.pop();
+        for (const line of lines) {
+          const m = /^\d+\.\d+ \[\d+ ([^\]]+)\] "([^"]+)"/.exec(line);
+          if (!m || m[1] === 'lua' || /^(monitor|info)$/i.test(m[2])) continue;
+          const c = m[2].toLowerCase();
+          byCommand[c] = (byCommand[c] ?? 0) + 1;
+          total += 1;
+        }
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      try {
+        await during();
+      } finally {
+        mon.kill();
+      }
+      return { total, byCommand };
+    },
+    /** { command: { calls, usec } } from INFO commandstats (commands run inside scripts included). */
     commandstats() {
       const out = {};
       for (const line of cli('INFO', 'commandstats').split('\n')) {

@@ -25,6 +25,7 @@ describe('npm run telegram:set-webhook', () => {
         url: `https://bots.example.com/telegram/demo/${PATH_SECRET}`,
         secret_token: SECRET,
         drop_pending_updates: false,
+        max_connections: 40,
       });
       expect(call.body.allowed_updates).toEqual(
         expect.arrayContaining(['message', 'callback_query']),
