@@ -61,8 +61,15 @@ export async function startExampleApp(o: ExampleAppOptions): Promise<{
           expiresAt: key.expiresAt,
         });
       }
-      if (path.startsWith('/sdk/browser/') && /^[\w-]+\.js$/.test(path.slice(13))) {
-        const src = await readFile(join(SDK, path.slice(13).replace(/\.js$/, '.ts')), 'utf8');
+      // The SDK's modules, and the one pure module it shares with the server (src/common/canonical-target.ts).
+      const module =
+        path.startsWith('/sdk/browser/') && /^[\w-]+\.js$/.test(path.slice(13))
+          ? join(SDK, path.slice(13))
+          : path === '/common/canonical-target.js'
+            ? 'src/common/canonical-target.js'
+            : undefined;
+      if (module) {
+        const src = await readFile(module.replace(/\.js$/, '.ts'), 'utf8');
         const out = ts.transpileModule(src, {
           compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
         });
