@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Three rings:
- *  - unit:        src/**\/*.spec.ts — beside the code, no network
+ *  - unit:        src/**\/*.spec.ts — beside the code, no network (unit-mocks: the ones using vi.mock)
  *  - integration: test/integration/**\/*.spec.ts — against a real redis-server / PostgreSQL
  *  - e2e:         test/e2e/**\/*.e2e.spec.ts — the whole app over HTTP, on both adapters
  *  - e2e-cluster: the Redis-backed e2e files again, on a 3-master Redis Cluster the suite starts
@@ -12,6 +12,9 @@ import { defineConfig } from 'vitest/config';
  *                 against the whole app; test/browser/support/build-console.ts builds the console first
  * test/support/global-setup.ts provides a Redis URL (REDIS_URL, or a redis-server it starts).
  */
+/** Unit files that replace a module with vi.mock: they run in a fresh module graph each. */
+export const MOCKING = ['src/locks/signature/hmac/mac-cost.spec.ts'];
+
 /** The e2e files that use the suite's Redis: e2e-cluster runs them on a Redis Cluster. */
 const REDIS_E2E = [
   'admin-console-api',
@@ -30,6 +33,11 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // One worker process per project runs its files one after another and keeps the modules it
+    // has loaded: re-importing Nest, the app and its dependencies for every file cost about half
+    // of the suite's time. Every file starts its own apps, Redis keys and servers, so nothing
+    // else is shared. Files that replace a module (vi.mock) need a fresh one: unit-mocks.
+    isolate: false,
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
       {
@@ -43,7 +51,12 @@ export default defineConfig({
             'test/docs/**/*.spec.ts',
             'test/deploy/**/*.spec.ts',
           ],
+          exclude: MOCKING,
         },
+      },
+      {
+        extends: true,
+        test: { name: 'unit-mocks', include: MOCKING, isolate: true },
       },
       {
         extends: true,

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { FakeBotBackend, startFakeBotBackend } from '../support/fake-bot-backend.js';
 import { canStartRedis, uniqueEnv } from '../support/redis-env.js';
@@ -47,17 +47,22 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('Telegram ingress on Redis (%s)
     const monitor = spawn('redis-cli', ['-p', String(server.port), 'MONITOR']);
     let out = '';
     monitor.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    await new Promise((r) => setTimeout(r, 200));
+    // MONITOR answers OK once it is attached: nothing sent before that is missed.
+    await vi.waitFor(() => expect(out).toContain('OK'), { timeout: 10_000 });
     const n = 20;
     for (let i = 0; i < n; i++)
       await (await deliver(a.url, textUpdate('hello', 3100 + i))).arrayBuffer();
+    const ours = () =>
+      out
+        .split('\n')
+        .filter((l) => !/\[\d+ lua\]/.test(l) && /:claim:update:|:user:|:global:/.test(l));
+    // The last update's script has run once its answer came; give MONITOR's output time to arrive.
+    await vi.waitFor(() => expect(ours().length).toBeGreaterThanOrEqual(n), { timeout: 10_000 });
     await new Promise((r) => setTimeout(r, 200));
     monitor.kill();
     // Every command a client sent (not the script's own, logged as `lua`) that touches an
     // update's claim or any of its buckets (user, global) …
-    const lines = out
-      .split('\n')
-      .filter((l) => !/\[\d+ lua\]/.test(l) && /:claim:update:|:user:|:global:/.test(l));
+    const lines = ours();
     // … is one call per update: the claim and all the rules in the same script.
     expect(lines).toHaveLength(n);
     for (const l of lines) expect(l).toMatch(/"eval(sha)?" .*:global:.*:claim:update:/);
