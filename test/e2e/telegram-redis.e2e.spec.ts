@@ -19,7 +19,8 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('Telegram ingress on Redis (%s)
       HTTP_ADAPTER: adapter,
       REDIS_URL: server.url,
       RAMPART_ENV: uniqueEnv('tg'),
-      REDIS_COMMAND_TIMEOUT_MS: '200',
+      // Generous: a timed-out decision falls back to the local store, and the round-trip count would miss it.
+      REDIS_COMMAND_TIMEOUT_MS: '1000',
       CONFIG_FILE: telegramConfigFile([
         { id: 'demo', mode: 'forward', backendUrl: be.url, failMode: 'open' },
         { id: 'strict', mode: 'forward', backendUrl: be.url, failMode: 'closed' },
