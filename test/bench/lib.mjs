@@ -32,10 +32,10 @@ export function writeConfig(obj, name = 'rampart.json') {
   return file;
 }
 
-/** Starts `node dist/src/main.js` with env; resolves when /health/live answers. */
-export async function startApp(env = {}) {
+/** Starts `node dist/src/main.js` (or `entry`) with env; resolves when /health/live answers. */
+export async function startApp(env = {}, { entry = 'dist/src/main.js', nodeArgs = [] } = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     cwd: ROOT,
     env: {
       ...process.env,
