@@ -5,7 +5,7 @@ export const SLOW = Symbol('slow');
 
 const DECIMAL = /^(?:0|[1-9]\d{0,14})$/;
 /** Characters class-validator's Length does not count one by one (surrogates, variation selectors). */
-const ODD_LENGTH = /[\uD800-\uDFFF\uFE0E\uFE0F]/;
+const ODD_LENGTH = /[\uD800-\uDFFF]|\uFE0E|\uFE0F/;
 
 /**
  * SearchQueryDto validated without reflection, for the plain cases that make up the

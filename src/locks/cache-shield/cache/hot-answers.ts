@@ -1,0 +1,43 @@
+import type { CachedAnswer } from './answer-cache.js';
+
+/**
+ * A small in-process copy of the hottest fresh answers read from the shared
+ * result cache, so a popular key costs no Redis round trip. It never serves
+ * anything the shared cache would not: an entry is used only while it is
+ * fresh (its own `freshUntil`) and only at the data generation it was read
+ * at (the Bloom generation, which every instance advances on a build or an
+ * add through Redis pub/sub, makes it stale at once); past either bound the
+ * caller reads the shared cache again. Stale serving (degraded mode, open
+ * breaker) always reads the shared cache. Bounded: least recently read goes first.
+ */
+export class HotAnswers {
+  private readonly entries = new Map<string, CachedAnswer>();
+
+  constructor(private readonly maxEntries: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The entry of `key` if it is fresh at `now` and of generation `gen`; else drops it. */
+  get(key: string, gen: string, now: number): CachedAnswer | undefined {
+    const e = this.entries.get(key);
+    if (e === undefined) return undefined;
+    this.entries.delete(key);
+    if (e.gen !== gen || e.freshUntil <= now) return undefined;
+    this.entries.set(key, e);
+    return e;
+  }
+
+  /** Keeps an entry just read from the shared cache, if it is fresh at generation `gen`. */
+  put(key: string, entry: CachedAnswer, gen: string, now: number): void {
+    if (this.maxEntries <= 0 || entry.gen !== gen || entry.freshUntil <= now) return;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
