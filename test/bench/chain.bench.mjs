@@ -36,7 +36,7 @@ const start = async (adapter, kind) => {
   const env = {
     HTTP_ADAPTER: adapter,
     APPS_FILE: appsFile,
-    SEARCH_SQLITE_PATH: join(dir, 'search.sqlite'),
+    SEARCH_SQLITE_PATH: process.env.BENCH_SQLITE ?? join(dir, 'search.sqlite'),
     CONFIG_FILE: kind === 'on' ? onConfig : offConfig,
     // A loaded 2-core machine can stall a Redis reply past the 50 ms default: that is not an outage.
     REDIS_COMMAND_TIMEOUT_MS: '1000',
