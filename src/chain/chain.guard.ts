@@ -41,7 +41,8 @@ export class ChainGuard implements CanActivate {
     state.route = m.template;
     if (compiled.guards.length === 0) return true;
     const base = lockContext(ctx, policyName, compiled.policy);
-    return this.chain.runGuards(base, compiled.guards).then(allow);
+    const ran = this.chain.runGuards(base, compiled.guards);
+    return ran === undefined ? true : ran.then(allow);
   }
 
   private read(ctx: ExecutionContext): RouteMeta {

@@ -195,35 +195,71 @@ export class LockChain implements OnApplicationBootstrap {
     return c;
   }
 
-  /** Runs the guard-stage locks of a policy in order; throws the first enforced rejection. */
-  async runGuards(base: BaseLockContext, steps: Step<GuardLock>[]): Promise<void> {
-    let deferred: ProblemException | undefined;
-    for (const { lock, slice } of steps) {
+  /**
+   * Runs the guard-stage locks of a policy in order; throws the first enforced rejection.
+   * Waits only on a lock that answers with a promise (a lock that decides at once costs no
+   * microtask), so it returns a promise only when some lock did.
+   */
+  runGuards(base: BaseLockContext, steps: Step<GuardLock>[]): void | Promise<void> {
+    return this.guardsFrom(base, steps, 0, undefined);
+  }
+
+  private guardsFrom(
+    base: BaseLockContext,
+    steps: Step<GuardLock>[],
+    from: number,
+    deferred: ProblemException | undefined,
+  ): void | Promise<void> {
+    for (let i = from; i < steps.length; i++) {
+      const { lock, slice } = steps[i]!;
       const mode = effectiveMode(slice, this.clock.now());
       if (mode === 'off') continue;
-      const ctx: LockContext = { ...base, mode };
+      let result: void | Promise<void>;
       try {
-        await lock.check(ctx, slice);
-        this.stats.record(lock.name, base.policyName, 'allowed');
+        result = lock.check(withMode(base, mode), slice);
       } catch (err) {
-        if (mode === 'shadow' && err instanceof ProblemException) {
-          this.stats.record(lock.name, base.policyName, 'shadow_rejected');
-          continue;
-        }
-        if (err instanceof ProblemException)
-          this.stats.record(lock.name, base.policyName, 'rejected');
-        // `onFailure: defer`: the later guards still run (e.g. the rate limiter charges a rule
-        // that only applies to refused requests), then this refusal is raised, unless a later
-        // guard refused first.
-        if (slice.onFailure === 'defer' && err instanceof ProblemException && !deferred) {
-          deferred = err;
-          base.state.deferredBy = lock.name;
-          continue;
-        }
-        throw err;
+        deferred = this.refused(base, steps[i]!, mode, err, deferred);
+        continue;
       }
+      if (result !== undefined && typeof result.then === 'function') {
+        return result.then(
+          () => {
+            this.stats.record(lock.name, base.policyName, 'allowed');
+            return this.guardsFrom(base, steps, i + 1, deferred);
+          },
+          (err: unknown) =>
+            this.guardsFrom(base, steps, i + 1, this.refused(base, steps[i]!, mode, err, deferred)),
+        );
+      }
+      this.stats.record(lock.name, base.policyName, 'allowed');
     }
     if (deferred) throw deferred;
+  }
+
+  /**
+   * A guard lock refused (or failed): counts it, and returns the refusal to raise after the
+   * later guards (`onFailure: defer`), or throws it now. Shadow mode only counts.
+   */
+  private refused(
+    base: BaseLockContext,
+    { lock, slice }: Step<GuardLock>,
+    mode: LockMode,
+    err: unknown,
+    deferred: ProblemException | undefined,
+  ): ProblemException | undefined {
+    if (mode === 'shadow' && err instanceof ProblemException) {
+      this.stats.record(lock.name, base.policyName, 'shadow_rejected');
+      return deferred;
+    }
+    if (err instanceof ProblemException) this.stats.record(lock.name, base.policyName, 'rejected');
+    // `onFailure: defer`: the later guards still run (e.g. the rate limiter charges a rule
+    // that only applies to refused requests), then this refusal is raised, unless a later
+    // guard refused first.
+    if (slice.onFailure === 'defer' && err instanceof ProblemException && !deferred) {
+      base.state.deferredBy = lock.name;
+      return err;
+    }
+    throw err;
   }
 
   /**
@@ -248,7 +284,7 @@ export class LockChain implements OnApplicationBootstrap {
         }
         return at(i + 1);
       };
-      return lock.around({ ...base, mode }, slice, next).then(
+      return lock.around(withMode(base, mode), slice, next).then(
         (value) => {
           if (!passed) this.stats.record(lock.name, base.policyName, 'short_circuited');
           return value;
@@ -264,6 +300,19 @@ export class LockChain implements OnApplicationBootstrap {
     };
     return at(0);
   }
+}
+
+/** One lock's context: the request's base context with the lock's mode (one fixed shape). */
+function withMode(base: BaseLockContext, mode: Exclude<LockMode, 'off'>): LockContext {
+  return {
+    req: base.req,
+    reply: base.reply,
+    state: base.state,
+    policyName: base.policyName,
+    policy: base.policy,
+    route: base.route,
+    mode,
+  };
 }
 
 /** The mode in force now: a time-boxed override wins until it expires. */

@@ -75,7 +75,7 @@ describe(HotAnswers.name, () => {
     expect(await cache.get('k', 'g1')).toBeUndefined();
   });
 
-  it('should keep at most maxEntries, dropping the least recently read, and nothing when 0', () => {
+  it('should keep at most maxEntries, dropping the oldest, and nothing when 0', () => {
     const hot = new HotAnswers(2);
     const e = { body: 1, empty: false, gen: 'g', freshUntil: 10 };
     hot.put('a', e, 'g', 0);
@@ -83,8 +83,8 @@ describe(HotAnswers.name, () => {
     hot.get('a', 'g', 0);
     hot.put('c', e, 'g', 0);
     expect([hot.get('a', 'g', 0), hot.get('b', 'g', 0), hot.get('c', 'g', 0)]).toEqual([
-      e,
       undefined,
+      e,
       e,
     ]);
     const off = new HotAnswers(0);

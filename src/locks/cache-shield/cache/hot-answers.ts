@@ -8,7 +8,8 @@ import type { CachedAnswer } from './answer-cache.js';
  * at (the Bloom generation, which every instance advances on a build or an
  * add through Redis pub/sub, makes it stale at once); past either bound the
  * caller reads the shared cache again. Stale serving (degraded mode, open
- * breaker) always reads the shared cache. Bounded: least recently read goes first.
+ * breaker) always reads the shared cache. Bounded: the oldest entry goes first
+ * (an entry lives at most its freshness, so a hot key is soon read again).
  */
 export class HotAnswers {
   private readonly entries = new Map<string, CachedAnswer>();
@@ -23,10 +24,9 @@ export class HotAnswers {
   get(key: string, gen: string, now: number): CachedAnswer | undefined {
     const e = this.entries.get(key);
     if (e === undefined) return undefined;
+    if (e.gen === gen && e.freshUntil > now) return e;
     this.entries.delete(key);
-    if (e.gen !== gen || e.freshUntil <= now) return undefined;
-    this.entries.set(key, e);
-    return e;
+    return undefined;
   }
 
   /** Keeps an entry just read from the shared cache, if it is fresh at generation `gen`. */
