@@ -6,15 +6,12 @@ import type { RampartConfig } from '../config/config.types.js';
 import { ProblemException } from '../common/problem.exception.js';
 import { LOCK_NAMES, LOCK_ORDER, LockName, isLockName } from './lock-order.js';
 import type { BaseLockContext } from './lock-context.js';
-import type { GuardLock, InterceptorLock, Lock, LockContext, Next } from './lock.types.js';
+import type { GuardLock, InterceptorLock, Lock, Next } from './lock.types.js';
 import { LOCK_MODES, LockMode, LockSlice, PolicySet, RoutePolicy } from '../config/policy.types.js';
 import { LockStats } from './lock-stats.service.js';
+import { GuardRunner, Step, effectiveMode, withMode } from './run-guards.js';
 
-/** A lock with its slice for one policy, in chain order. */
-interface Step<L extends Lock> {
-  lock: L;
-  slice: LockSlice;
-}
+export { effectiveMode } from './run-guards.js';
 
 interface CompiledPolicy {
   policy: RoutePolicy;
@@ -36,12 +33,14 @@ export class LockChain implements OnApplicationBootstrap {
   private compiled = new Map<string, CompiledPolicy>();
   private readonly listeners: PolicyListener[] = [];
   private required = new Set<string>();
+  private readonly guards: GuardRunner;
 
   constructor(
     @InjectConfig() config: RampartConfig,
     readonly stats: LockStats,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
+    this.guards = new GuardRunner(stats, clock);
     this.set = {
       version: 1,
       updatedAt: new Date(clock.now()).toISOString(),
@@ -195,71 +194,9 @@ export class LockChain implements OnApplicationBootstrap {
     return c;
   }
 
-  /**
-   * Runs the guard-stage locks of a policy in order; throws the first enforced rejection.
-   * Waits only on a lock that answers with a promise (a lock that decides at once costs no
-   * microtask), so it returns a promise only when some lock did.
-   */
+  /** Runs the guard-stage locks of a policy in order (see GuardRunner). */
   runGuards(base: BaseLockContext, steps: Step<GuardLock>[]): void | Promise<void> {
-    return this.guardsFrom(base, steps, 0, undefined);
-  }
-
-  private guardsFrom(
-    base: BaseLockContext,
-    steps: Step<GuardLock>[],
-    from: number,
-    deferred: ProblemException | undefined,
-  ): void | Promise<void> {
-    for (let i = from; i < steps.length; i++) {
-      const { lock, slice } = steps[i]!;
-      const mode = effectiveMode(slice, this.clock.now());
-      if (mode === 'off') continue;
-      let result: void | Promise<void>;
-      try {
-        result = lock.check(withMode(base, mode), slice);
-      } catch (err) {
-        deferred = this.refused(base, steps[i]!, mode, err, deferred);
-        continue;
-      }
-      if (result !== undefined && typeof result.then === 'function') {
-        return result.then(
-          () => {
-            this.stats.record(lock.name, base.policyName, 'allowed');
-            return this.guardsFrom(base, steps, i + 1, deferred);
-          },
-          (err: unknown) =>
-            this.guardsFrom(base, steps, i + 1, this.refused(base, steps[i]!, mode, err, deferred)),
-        );
-      }
-      this.stats.record(lock.name, base.policyName, 'allowed');
-    }
-    if (deferred) throw deferred;
-  }
-
-  /**
-   * A guard lock refused (or failed): counts it, and returns the refusal to raise after the
-   * later guards (`onFailure: defer`), or throws it now. Shadow mode only counts.
-   */
-  private refused(
-    base: BaseLockContext,
-    { lock, slice }: Step<GuardLock>,
-    mode: LockMode,
-    err: unknown,
-    deferred: ProblemException | undefined,
-  ): ProblemException | undefined {
-    if (mode === 'shadow' && err instanceof ProblemException) {
-      this.stats.record(lock.name, base.policyName, 'shadow_rejected');
-      return deferred;
-    }
-    if (err instanceof ProblemException) this.stats.record(lock.name, base.policyName, 'rejected');
-    // `onFailure: defer`: the later guards still run (e.g. the rate limiter charges a rule
-    // that only applies to refused requests), then this refusal is raised, unless a later
-    // guard refused first.
-    if (slice.onFailure === 'defer' && err instanceof ProblemException && !deferred) {
-      base.state.deferredBy = lock.name;
-      return err;
-    }
-    throw err;
+    return this.guards.run(base, steps);
   }
 
   /**
@@ -300,26 +237,6 @@ export class LockChain implements OnApplicationBootstrap {
     };
     return at(0);
   }
-}
-
-/** One lock's context: the request's base context with the lock's mode (one fixed shape). */
-function withMode(base: BaseLockContext, mode: Exclude<LockMode, 'off'>): LockContext {
-  return {
-    req: base.req,
-    reply: base.reply,
-    state: base.state,
-    policyName: base.policyName,
-    policy: base.policy,
-    route: base.route,
-    mode,
-  };
-}
-
-/** The mode in force now: a time-boxed override wins until it expires. */
-export function effectiveMode(slice: LockSlice, now: number): LockMode {
-  const o = slice.override as { mode?: LockMode; until?: number } | undefined;
-  if (o && o.mode !== undefined && (o.until === undefined || now < o.until)) return o.mode;
-  return slice.mode;
 }
 
 /** What a guard lock's refusal does: answer at once (default), or after the later guards ran. */
