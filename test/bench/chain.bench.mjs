@@ -1,9 +1,11 @@
 // bench:chain — the whole lock chain against a bare route and against Nest's own floor (one
 // empty guard + one empty interceptor), on express and fastify, in one run, interleaved
-// rounds. Per variant: req/s, p50/p99, Node CPU µs/request, Redis commands/request (INFO
-// commandstats delta) and Redis CPU µs/request (/proc of the private redis-server).
+// rounds. Per variant: req/s, p50/p99, Node CPU µs/request, Redis calls/request (round trips:
+// MONITOR over 400 requests), Redis commands/request (INFO commandstats delta, which counts the
+// commands scripts run too) and Redis CPU µs/request (/proc of the private redis-server).
 //   npm run bench:chain     (BENCH_SECONDS, BENCH_ROUNDS, BENCH_ADAPTERS=fastify,
 //                            BENCH_ONLY=<substring of a variant>, BENCH_PROF=<dir> for --cpu-prof)
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +81,31 @@ async function run(name, app, requests, expect) {
   };
 }
 
+/**
+ * Round trips: the commands clients sent Redis (MONITOR; commands run inside scripts, which
+ * INFO commandstats counts too, left out) over `amount` requests, per request. Background
+ * work of the app (policy sync, heartbeats) adds a little.
+ */
+async function roundTrips(app, requests, amount = 400) {
+  const monitor = spawn('redis-cli', ['-p', String(redis.port), 'monitor'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let text = '';
+  monitor.stdout.on('data', (d) => (text += d));
+  await new Promise((r) => setTimeout(r, 300));
+  const res = await cannon({
+    url: app.url,
+    requests,
+    amount,
+    connections: 10,
+    duration: 60,
+  });
+  await new Promise((r) => setTimeout(r, 200));
+  monitor.kill('SIGKILL');
+  const calls = text.split('\n').filter((l) => /^\d+\.\d+ \[\d+ (?!lua\])/.test(l)).length;
+  return calls / Math.max(1, res.requests.total);
+}
+
 const rows = [];
 try {
   for (const adapter of ADAPTERS) {
@@ -91,6 +118,9 @@ try {
     for (let round = 0; round < ROUNDS; round++)
       for (const [name, kind, requests, expect] of variants)
         results.get(name).push(await run(name, appOf(kind), requests, expect));
+    const trips = new Map();
+    for (const [name, kind, requests] of variants)
+      trips.set(name, await roundTrips(appOf(kind), requests));
     const med = (name, k) => median(results.get(name).map((r) => r[k]));
     const bare = med(variants[0][0], 'rps');
     const floor = med(variants[1][0], 'rps');
@@ -111,6 +141,7 @@ try {
           ? { '÷ locks off': +(rps / inferenceOff).toFixed(2) }
           : {}),
         'node µs/req': Math.round(med(name, 'cpu')),
+        'redis calls/req': +trips.get(name).toFixed(2),
         'redis cmd/req': +med(name, 'cmds').toFixed(2),
         'redis µs/req': +med(name, 'rcpu').toFixed(1),
       });
