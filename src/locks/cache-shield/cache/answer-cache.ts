@@ -40,7 +40,7 @@ interface Wire {
  */
 export class AnswerCache {
   private downUntil = 0;
-  private readonly hot: HotAnswers;
+  private readonly hot: HotAnswers<CachedAnswer>;
 
   constructor(
     private readonly store: ResultCacheStore,

@@ -1,4 +1,10 @@
-import type { CachedAnswer } from './answer-cache.js';
+/** What HotAnswers needs of a cached answer (AnswerCache's CachedAnswer). */
+interface Entry {
+  /** Data generation the answer was read at. */
+  gen: string;
+  /** Epoch ms until which it is fresh. */
+  freshUntil: number;
+}
 
 /**
  * A small in-process copy of the hottest fresh answers read from the shared
@@ -11,8 +17,8 @@ import type { CachedAnswer } from './answer-cache.js';
  * breaker) always reads the shared cache. Bounded: the oldest entry goes first
  * (an entry lives at most its freshness, so a hot key is soon read again).
  */
-export class HotAnswers {
-  private readonly entries = new Map<string, CachedAnswer>();
+export class HotAnswers<E extends Entry = Entry> {
+  private readonly entries = new Map<string, E>();
 
   constructor(private readonly maxEntries: number) {}
 
@@ -21,7 +27,7 @@ export class HotAnswers {
   }
 
   /** The entry of `key` if it is fresh at `now` and of generation `gen`; else drops it. */
-  get(key: string, gen: string, now: number): CachedAnswer | undefined {
+  get(key: string, gen: string, now: number): E | undefined {
     const e = this.entries.get(key);
     if (e === undefined) return undefined;
     if (e.gen === gen && e.freshUntil > now) return e;
@@ -30,7 +36,7 @@ export class HotAnswers {
   }
 
   /** Keeps an entry just read from the shared cache, if it is fresh at generation `gen`. */
-  put(key: string, entry: CachedAnswer, gen: string, now: number): void {
+  put(key: string, entry: E, gen: string, now: number): void {
     if (this.maxEntries <= 0 || entry.gen !== gen || entry.freshUntil <= now) return;
     this.entries.delete(key);
     this.entries.set(key, entry);
