@@ -7,9 +7,20 @@ import { lockContext } from './lock-context.js';
 import { PROTECT_POLICY, PROTECT_VARIANT } from './protect.metadata.js';
 import { RouteRegistry } from './route-registry.service.js';
 
+/** What the guard reads of a route once (metadata never changes after boot). */
+interface RouteMeta {
+  policy: string;
+  variant: string | undefined;
+  template: string | undefined;
+}
+
+const allow = (): boolean => true;
+
 /** Runs the guard-stage locks (signature, rate limit) of the route's policy. */
 @Injectable()
 export class ChainGuard implements CanActivate {
+  private readonly meta = new WeakMap<object, RouteMeta>();
+
   constructor(
     private readonly chain: LockChain,
     private readonly reflector: Reflector,
@@ -17,20 +28,30 @@ export class ChainGuard implements CanActivate {
   ) {}
 
   canActivate(ctx: ExecutionContext): boolean | Promise<boolean> {
-    const targets = [ctx.getHandler(), ctx.getClass()];
+    const handler = ctx.getHandler();
+    let m = this.meta.get(handler);
+    if (m === undefined) this.meta.set(handler, (m = this.read(ctx)));
     const req = ctx.switchToHttp().getRequest<AnyRequest>();
-    let policyName = this.reflector.getAllAndOverride<string>(PROTECT_POLICY, targets);
-    const variant = this.reflector.getAllAndOverride<string | undefined>(PROTECT_VARIANT, targets);
-    if (variant !== undefined) policyName = this.variant(policyName, req, variant);
+    const policyName = m.variant === undefined ? m.policy : this.variant(m.policy, req, m.variant);
     const compiled = this.chain.compile(policyName);
     if (!compiled)
       throw ProblemException.fast(503, 'policy_missing', 'Route policy is not configured');
     const state = requestState(req);
     state.policy = policyName;
-    state.route = this.routes.forHandler(ctx.getHandler())?.template;
+    state.route = m.template;
     if (compiled.guards.length === 0) return true;
     const base = lockContext(ctx, policyName, compiled.policy);
-    return this.chain.runGuards(base, compiled.guards).then(() => true);
+    const ran = this.chain.runGuards(base, compiled.guards);
+    return ran === undefined ? true : ran.then(allow);
+  }
+
+  private read(ctx: ExecutionContext): RouteMeta {
+    const targets = [ctx.getHandler(), ctx.getClass()];
+    return {
+      policy: this.reflector.getAllAndOverride<string>(PROTECT_POLICY, targets),
+      variant: this.reflector.getAllAndOverride<string | undefined>(PROTECT_VARIANT, targets),
+      template: this.routes.forHandler(ctx.getHandler())?.template,
+    };
   }
 
   /** `<policy>-<param value>` when such a policy exists, else the route's own policy. */

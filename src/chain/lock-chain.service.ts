@@ -6,15 +6,12 @@ import type { RampartConfig } from '../config/config.types.js';
 import { ProblemException } from '../common/problem.exception.js';
 import { LOCK_NAMES, LOCK_ORDER, LockName, isLockName } from './lock-order.js';
 import type { BaseLockContext } from './lock-context.js';
-import type { GuardLock, InterceptorLock, Lock, LockContext, Next } from './lock.types.js';
+import type { GuardLock, InterceptorLock, Lock, Next } from './lock.types.js';
 import { LOCK_MODES, LockMode, LockSlice, PolicySet, RoutePolicy } from '../config/policy.types.js';
 import { LockStats } from './lock-stats.service.js';
+import { GuardRunner, Step, effectiveMode, withMode } from './run-guards.js';
 
-/** A lock with its slice for one policy, in chain order. */
-interface Step<L extends Lock> {
-  lock: L;
-  slice: LockSlice;
-}
+export { effectiveMode } from './run-guards.js';
 
 interface CompiledPolicy {
   policy: RoutePolicy;
@@ -36,12 +33,14 @@ export class LockChain implements OnApplicationBootstrap {
   private compiled = new Map<string, CompiledPolicy>();
   private readonly listeners: PolicyListener[] = [];
   private required = new Set<string>();
+  private readonly guards: GuardRunner;
 
   constructor(
     @InjectConfig() config: RampartConfig,
     readonly stats: LockStats,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
+    this.guards = new GuardRunner(stats, clock);
     this.set = {
       version: 1,
       updatedAt: new Date(clock.now()).toISOString(),
@@ -195,35 +194,9 @@ export class LockChain implements OnApplicationBootstrap {
     return c;
   }
 
-  /** Runs the guard-stage locks of a policy in order; throws the first enforced rejection. */
-  async runGuards(base: BaseLockContext, steps: Step<GuardLock>[]): Promise<void> {
-    let deferred: ProblemException | undefined;
-    for (const { lock, slice } of steps) {
-      const mode = effectiveMode(slice, this.clock.now());
-      if (mode === 'off') continue;
-      const ctx: LockContext = { ...base, mode };
-      try {
-        await lock.check(ctx, slice);
-        this.stats.record(lock.name, base.policyName, 'allowed');
-      } catch (err) {
-        if (mode === 'shadow' && err instanceof ProblemException) {
-          this.stats.record(lock.name, base.policyName, 'shadow_rejected');
-          continue;
-        }
-        if (err instanceof ProblemException)
-          this.stats.record(lock.name, base.policyName, 'rejected');
-        // `onFailure: defer`: the later guards still run (e.g. the rate limiter charges a rule
-        // that only applies to refused requests), then this refusal is raised, unless a later
-        // guard refused first.
-        if (slice.onFailure === 'defer' && err instanceof ProblemException && !deferred) {
-          deferred = err;
-          base.state.deferredBy = lock.name;
-          continue;
-        }
-        throw err;
-      }
-    }
-    if (deferred) throw deferred;
+  /** Runs the guard-stage locks of a policy in order (see GuardRunner). */
+  runGuards(base: BaseLockContext, steps: Step<GuardLock>[]): void | Promise<void> {
+    return this.guards.run(base, steps);
   }
 
   /**
@@ -248,7 +221,7 @@ export class LockChain implements OnApplicationBootstrap {
         }
         return at(i + 1);
       };
-      return lock.around({ ...base, mode }, slice, next).then(
+      return lock.around(withMode(base, mode), slice, next).then(
         (value) => {
           if (!passed) this.stats.record(lock.name, base.policyName, 'short_circuited');
           return value;
@@ -264,13 +237,6 @@ export class LockChain implements OnApplicationBootstrap {
     };
     return at(0);
   }
-}
-
-/** The mode in force now: a time-boxed override wins until it expires. */
-export function effectiveMode(slice: LockSlice, now: number): LockMode {
-  const o = slice.override as { mode?: LockMode; until?: number } | undefined;
-  if (o && o.mode !== undefined && (o.until === undefined || now < o.until)) return o.mode;
-  return slice.mode;
 }
 
 /** What a guard lock's refusal does: answer at once (default), or after the later guards ran. */

@@ -44,6 +44,13 @@ export interface GuardLock<S extends LockSlice = LockSlice> extends LockBase<S> 
    * chain records the rejection and lets the request through.
    */
   check(ctx: LockContext, slice: S): void | Promise<void>;
+  /**
+   * Optional: true when this check will make the pending `state.claimHandoff` claim in its
+   * own store call (and set its result). Asked right before `check`; when it says no, the
+   * chain has the owner settle the claim first, so the order of effects stays that of
+   * separate calls.
+   */
+  takesClaim?(ctx: LockContext, slice: S): boolean;
 }
 
 /**

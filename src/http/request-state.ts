@@ -1,3 +1,16 @@
+/** See RequestState.claimHandoff. */
+export interface ClaimHandoff {
+  /** The lock that owns the claim (and answers for it). */
+  readonly owner: string;
+  /** Store key to `SET NX PX`, and its TTL. */
+  readonly key: string;
+  readonly ttlMs: number;
+  /** Set by the guard that made the claim: fresh, taken already (a replay), or unknown (its store call failed). */
+  result?: 'fresh' | 'taken' | 'unknown';
+  /** The owner's verdict, once the later guards ran: resolves, or throws its rejection. Claims it itself when no guard did. */
+  settle(): void | Promise<void>;
+}
+
 /** What the locks learn about a request, shared along the chain. */
 export interface RequestState {
   /** Request id (from X-Request-Id when well formed, else generated). */
@@ -52,6 +65,12 @@ export interface RequestState {
    * per IP). The lock's name.
    */
   deferredBy?: string;
+  /**
+   * A claim a guard lock left for a later guard's own store call, so that both cost one
+   * round trip (the signature lock's nonce, made by the rate limiter's script). The chain
+   * has its owner finish it (LockChain.runGuards).
+   */
+  claimHandoff?: ClaimHandoff;
   /** Start of the request, from performance.now(). */
   startedAt?: number;
 }

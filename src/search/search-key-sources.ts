@@ -9,6 +9,7 @@ import {
 import { codePointsOver, normalizeQuery } from '../locks/cache-shield/request/query-normalizer.js';
 import { emptyPage, isEmptyPage, isItemNotFound, itemNotFound, pageFor } from './search-answers.js';
 import { SearchQueryDto } from './search-query.dto.js';
+import { SLOW, fastSearchQuery } from './search-query.fast.js';
 import { tokenize } from './search-tokenizer.js';
 
 /** The shield's filter of every indexed term (what queries are looked up in). */
@@ -81,6 +82,12 @@ function optionalString(v: unknown): boolean {
  * the shield never answers a request the route would answer with a 400.
  */
 export function validSearchQuery(query: Record<string, unknown>): SearchQueryDto | undefined {
+  const fast = fastSearchQuery(query);
+  return fast === SLOW ? slowSearchQuery(query) : fast;
+}
+
+/** The DTO's own validation (class-transformer + class-validator), for what the fast path leaves. */
+export function slowSearchQuery(query: Record<string, unknown>): SearchQueryDto | undefined {
   const dto = plainToInstance(SearchQueryDto, { ...query });
   return validateSync(dto, { whitelist: true, forbidUnknownValues: true }).length === 0
     ? dto

@@ -32,13 +32,13 @@ export function writeConfig(obj, name = 'rampart.json') {
   return file;
 }
 
-/** Starts `node dist/src/main.js` with env; resolves when /health/live answers. */
-export async function startApp(env = {}) {
+/** Starts `node dist/src/main.js` (or `entry`) with env; resolves when /health/live answers. */
+export async function startApp(env = {}, { entry = 'dist/src/main.js', nodeArgs = [] } = {}) {
   const port = await freePort();
   const prof = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
     : [];
-  const child = spawn(process.execPath, [...prof, 'dist/src/main.js'], {
+  const child = spawn(process.execPath, [...prof, ...nodeArgs, entry], {
     cwd: ROOT,
     env: {
       ...process.env,

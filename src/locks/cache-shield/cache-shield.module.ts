@@ -65,7 +65,13 @@ const CACHE_BACKOFF_MS = 1_000;
             : new MemoryResultCacheStore(settings.memoryCacheEntries, clock),
           `shield:${redis.tag}:r`,
           (op) => metrics.cacheErrors.inc({ op }),
-          { isUp: () => !redis.enabled || redis.ready, backoffMs: CACHE_BACKOFF_MS, clock },
+          {
+            isUp: () => !redis.enabled || redis.ready,
+            backoffMs: CACHE_BACKOFF_MS,
+            clock,
+            // Without Redis the store is in process already.
+            hotEntries: redis.enabled ? settings.hotCacheEntries : 0,
+          },
         ),
     },
     BloomFilters,

@@ -28,6 +28,7 @@ const LIMITS: Record<keyof CacheShieldSettings, [number, number, boolean]> = {
   driftFactor: [1, 1_000, false],
   driftMinSamples: [1, 1e12, true],
   memoryCacheEntries: [0, 10_000_000, true],
+  hotCacheEntries: [0, 1_000_000, true],
   bloomTtlDays: [1, 3_650, true],
 };
 

@@ -85,6 +85,8 @@ export interface CacheShieldSettings {
   driftMinSamples: number;
   /** Entries of the in-process result cache used without Redis. Default 10000. */
   memoryCacheEntries: number;
+  /** Fresh answers of the shared (Redis) result cache also kept in process, read without a round trip until they stop being fresh or the data generation changes. 0 = off. Default 1000. */
+  hotCacheEntries: number;
   /** Days the Bloom builds stay in Redis after their last activation. Default 30. */
   bloomTtlDays: number;
 }
@@ -101,5 +103,6 @@ export const DEFAULT_SETTINGS: CacheShieldSettings = {
   driftFactor: 2,
   driftMinSamples: 1_000,
   memoryCacheEntries: 10_000,
+  hotCacheEntries: 1_000,
   bloomTtlDays: 30,
 };

@@ -32,6 +32,10 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
     this.limiter.policiesChanged();
   }
 
+  takesClaim(ctx: LockContext, slice: RateLimitSlice): boolean {
+    return this.limiter.takesHandoff(ctx, slice);
+  }
+
   async check(ctx: LockContext, slice: RateLimitSlice): Promise<void> {
     const v = await this.limiter.decide(ctx, slice);
     switch (v.kind) {

@@ -5,6 +5,7 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import type { ProblemException } from '../../common/problem.exception.js';
 import type { LockSlice } from '../../config/policy.types.js';
 import { AnyRequest, rawBody, rawUrl } from '../../http/http-context.js';
+import type { ClaimHandoff } from '../../http/request-state.js';
 import { AppRegistry } from './apps/app-registry.js';
 import { NonceStore, NonceStoreUnavailableError } from './nonce/nonce-store.js';
 import { outOfScope } from './session-keys/session-key-scope.js';
@@ -74,42 +75,96 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
     const { app, nonce, nonceTtlMs, scheme, session } = result;
     if (session && !session.claims.scope.includes(ctx.policyName))
       throw this.reject(outOfScope(session.claims, ctx.policyName, scheme), ctx);
+    if (!session && this.handsOff(ctx, slice)) {
+      // One round trip: a later guard (the rate limiter) makes the claim in its own script.
+      const key = this.nonces.key!(app.id, nonce);
+      const handoff: ClaimHandoff = {
+        owner: this.name,
+        key,
+        ttlMs: nonceTtlMs,
+        settle: () => {
+          if (handoff.result === 'fresh') return;
+          if (handoff.result === undefined)
+            return this.nonces.claim(app.id, nonce, nonceTtlMs).then(
+              (fresh) => this.claimed(fresh ? 'fresh' : 'replayed', ctx, app, scheme),
+              (err: unknown) => this.storeFailed(err, ctx, scheme),
+            );
+          if (handoff.result === 'taken') return this.claimed('replayed', ctx, app, scheme);
+          this.storeFailed(new NonceStoreUnavailableError('the fused claim failed'), ctx, scheme);
+        },
+      };
+      ctx.state.claimHandoff = handoff;
+      // The later guards see the app (its rules); a refused claim takes it back (settle).
+      ctx.state.appId = app.id;
+      ctx.state.tier = app.tier;
+      return;
+    }
     const claim = session
       ? this.sessions.claim(app.id, nonce, nonceTtlMs, session.id)
       : this.nonces.claim(app.id, nonce, nonceTtlMs).then((f) => (f ? 'fresh' : 'replayed'));
     return claim.then(
-      (found) => {
-        if (found !== 'fresh')
-          throw this.reject(
-            found === 'revoked'
-              ? fail('key_revoked', scheme, 'this session key was revoked', { appId: app.id })
-              : fail('replayed_nonce', scheme, 'this nonce was already used', { appId: app.id }),
-            ctx,
-          );
-        ctx.state.appId = app.id;
-        ctx.state.tier = app.tier;
-        if (session) {
-          // Verified: the key names its user; a user header cannot change it.
-          ctx.state.userId = session.claims.user;
-          ctx.state.sessionKey = session.id;
-        }
-      },
-      (err: unknown) => {
-        if (!(err instanceof NonceStoreUnavailableError)) throw err;
-        const now = this.clock.now();
-        if (now - this.lastOutageLog > 5_000) {
-          // Once per 5 s, not once per request: an outage must not flood the log.
-          this.lastOutageLog = now;
-          this.logger.warn({
-            msg: 'nonce store unavailable: refusing signed requests (fail closed)',
-            reason: err.message,
-          });
-        }
-        throw this.reject(
-          fail('nonce_store_unavailable', scheme, 'replay protection is unavailable'),
-          ctx,
-        );
-      },
+      (found) => this.claimed(found, ctx, app, scheme, session),
+      (err: unknown) => this.storeFailed(err, ctx, scheme),
+    );
+  }
+
+  /**
+   * Whether this request's nonce claim goes to a later guard's store call: only in enforce
+   * mode without `onFailure: defer` (its refusal is then the same whenever it is raised),
+   * with the Redis nonce store (its key), and when no claim is pending already.
+   */
+  private handsOff(ctx: LockContext, slice: SignatureSlice): boolean {
+    return (
+      this.nonces.key !== undefined &&
+      ctx.mode === 'enforce' &&
+      slice.onFailure !== 'defer' &&
+      ctx.state.claimHandoff === undefined
+    );
+  }
+
+  /** The nonce was claimed (or found claimed): accept the request, or refuse it. */
+  private claimed(
+    found: 'fresh' | 'replayed' | 'revoked',
+    ctx: LockContext,
+    app: { id: string; tier: string },
+    scheme: SignatureFailure['scheme'],
+    session?: { id: string; claims: { user: string } },
+  ): void {
+    if (found !== 'fresh') {
+      // A claim handed off set the app early (for the later guards' rules): a refusal takes it back.
+      ctx.state.appId = ctx.state.tier = undefined;
+      throw this.reject(
+        found === 'revoked'
+          ? fail('key_revoked', scheme, 'this session key was revoked', { appId: app.id })
+          : fail('replayed_nonce', scheme, 'this nonce was already used', { appId: app.id }),
+        ctx,
+      );
+    }
+    ctx.state.appId = app.id;
+    ctx.state.tier = app.tier;
+    if (session) {
+      // Verified: the key names its user; a user header cannot change it.
+      ctx.state.userId = session.claims.user;
+      ctx.state.sessionKey = session.id;
+    }
+  }
+
+  /** The nonce store could not decide: fail closed (503), logged once per 5 s. */
+  private storeFailed(err: unknown, ctx: LockContext, scheme: SignatureFailure['scheme']): never {
+    if (!(err instanceof NonceStoreUnavailableError)) throw err;
+    ctx.state.appId = ctx.state.tier = undefined;
+    const now = this.clock.now();
+    if (now - this.lastOutageLog > 5_000) {
+      // Once per 5 s, not once per request: an outage must not flood the log.
+      this.lastOutageLog = now;
+      this.logger.warn({
+        msg: 'nonce store unavailable: refusing signed requests (fail closed)',
+        reason: err.message,
+      });
+    }
+    throw this.reject(
+      fail('nonce_store_unavailable', scheme, 'replay protection is unavailable'),
+      ctx,
     );
   }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../../common/clock.js';
 import type { ResultCacheStore } from '../store/result-cache.store.js';
+import { HotAnswers } from './hot-answers.js';
 
 /** Injection token of the shield's AnswerCache. */
 export const ANSWER_CACHE = Symbol('ANSWER_CACHE');
@@ -39,6 +40,7 @@ interface Wire {
  */
 export class AnswerCache {
   private downUntil = 0;
+  private readonly hot: HotAnswers<CachedAnswer>;
 
   constructor(
     private readonly store: ResultCacheStore,
@@ -49,8 +51,12 @@ export class AnswerCache {
       backoffMs: number;
       /** Time of freshness and back-off; randomness of the TTL jitter. */
       clock: Clock;
+      /** Fresh answers kept in process (see HotAnswers); 0 = none. */
+      hotEntries?: number;
     },
-  ) {}
+  ) {
+    this.hot = new HotAnswers(opts.hotEntries ?? 0);
+  }
 
   /** Store key of a normalised request key (hashed: no query text in Redis keys). */
   key(policy: string, requestKey: string): string {
@@ -62,13 +68,23 @@ export class AnswerCache {
     return !this.opts.isUp() || this.now() < this.downUntil;
   }
 
-  async get(key: string): Promise<CachedAnswer | undefined> {
+  /**
+   * The cached answer of `key`. With `gen` (the current data generation), a fresh
+   * answer of that generation may come from the in-process copy (HotAnswers).
+   */
+  async get(key: string, gen?: string): Promise<CachedAnswer | undefined> {
     if (this.bypassed) return undefined;
+    if (gen !== undefined) {
+      const hot = this.hot.get(key, gen, this.now());
+      if (hot !== undefined) return hot;
+    }
     try {
       const raw = await this.store.get(key);
       if (raw === undefined) return undefined;
       const w = JSON.parse(raw) as Wire;
-      return { body: w.b, empty: w.e === 1, gen: w.g, freshUntil: w.f };
+      const entry: CachedAnswer = { body: w.b, empty: w.e === 1, gen: w.g, freshUntil: w.f };
+      if (gen !== undefined) this.hot.put(key, entry, gen, this.now());
+      return entry;
     } catch (err) {
       this.fail('get', err);
       return undefined;

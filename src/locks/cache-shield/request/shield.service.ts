@@ -74,7 +74,7 @@ export class ShieldService {
     const gen = this.bloom.generation();
     const hit =
       route.resultTtlMs > 0 || route.nullTtlMs > 0 || ctx.state.degraded
-        ? await this.cache.get(key)
+        ? await this.cache.get(key, gen)
         : undefined;
     this.metrics.cache.inc({
       policy: ctx.policyName,

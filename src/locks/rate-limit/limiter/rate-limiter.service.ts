@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { LockContext } from '../../../chain/lock.types.js';
 import { CLOCK, type Clock } from '../../../common/clock.js';
+import type { ClaimHandoff } from '../../../http/request-state.js';
 import { RedisUnavailableError } from '../../../redis/redis.errors.js';
 import type { ActiveRule } from '../buckets/bucket-keys.js';
 import { CompiledPolicy, CompiledRule, compileSlice } from '../buckets/compile-policy.js';
@@ -49,16 +50,40 @@ export class RateLimiter {
     this.verdicts.forgetRefusals();
   }
 
-  decide(ctx: LockContext, slice: RateLimitSlice): Verdict | Promise<Verdict> {
+  /**
+   * True when this decision will make the claim an earlier guard left (`state.claimHandoff`,
+   * e.g. the signature lock's nonce) in its own Redis script: the policy has no claim of its
+   * own and the decision goes to Redis. Asked by the chain right before `decide`.
+   */
+  takesHandoff(ctx: LockContext, slice: RateLimitSlice): boolean {
+    const h = ctx.state.claimHandoff;
+    return (
+      h !== undefined &&
+      h.result === undefined &&
+      !this.policyOf(ctx, slice).claim &&
+      this.lanes.current()?.remote === true
+    );
+  }
+
+  private policyOf(ctx: LockContext, slice: RateLimitSlice): CompiledPolicy {
     let policy = this.compiled.get(slice);
     if (!policy)
       this.compiled.set(slice, (policy = compileSlice(slice, ctx.policyName, this.extensions)));
+    return policy;
+  }
+
+  decide(ctx: LockContext, slice: RateLimitSlice): Verdict | Promise<Verdict> {
+    const policy = this.policyOf(ctx, slice);
     const active = activeRules(policy, ctx, this.subjects, this.onSkip);
-    const claim = policy.claim && this.claimOf(policy.claim, ctx);
+    const handoff = this.takesHandoff(ctx, slice) ? ctx.state.claimHandoff : undefined;
+    const claim = policy.claim ? this.claimOf(policy.claim, ctx) : handoff;
     if (active.length === 0 && !claim && (!this.settings.fuse || ctx.policy.critical === true))
       return ALLOWED;
     const cost = requestCost(policy, ctx);
     const lane = this.lanes.current();
+    // Another lock's claim in this script: when the store call fails the claim is unknown, so its
+    // owner fails closed and nothing is decided locally (as when the owner's own claim had failed).
+    if (handoff && lane) return this.decideOn(lane, ctx, policy, active, cost, handoff, handoff);
     return lane
       ? this.decideOn(lane, ctx, policy, active, cost, claim)
       : this.storeDown(ctx, policy, active, cost, claim);
@@ -79,6 +104,7 @@ export class RateLimiter {
     active: ActiveRule[],
     cost: number,
     claim: Claim | undefined,
+    handoff?: ClaimHandoff,
   ): Promise<Verdict> {
     const { buckets, meta } = buildBuckets(policy, active, {
       tag: this.lanes.tag,
@@ -108,9 +134,15 @@ export class RateLimiter {
     } catch (err) {
       if (!lane.remote) throw err;
       this.storeFailed(policy.policyName, err);
+      if (handoff) return ((handoff.result = 'unknown'), ALLOWED);
       return this.storeDown(ctx, policy, active, cost, claim);
     }
     if (lane.remote && this.settings.clock === 'redis') this.m.skew(d.nowMs - now);
+    if (handoff) {
+      // Another lock's claim was taken: its owner refuses the request (nothing was charged).
+      if (d.duplicate) return ((handoff.result = 'taken'), ALLOWED);
+      handoff.result = 'fresh';
+    }
     return this.verdicts.of(ctx, policy, buckets, meta, d, lane.remote);
   }
 

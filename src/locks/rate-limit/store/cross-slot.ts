@@ -14,9 +14,9 @@ export function groupBy(buckets: BucketSpec[]): number[][] {
   return [...byTag.values()];
 }
 
-/** Hash tag of a claim key `rl:{<env>:<service>}:claim:…`: the service's. */
+/** Hash tag of a claim key (`rl:{<env>:<service>}:claim:…`, or a nonce `nonce:{<env>:<service>}:…`). */
 export function claimGroup(key: string): string {
-  return key.slice(3, key.indexOf('}') + 1);
+  return key.slice(key.indexOf('{'), key.indexOf('}') + 1);
 }
 
 /**

@@ -10,6 +10,11 @@ export interface NonceStore {
    * signature lock then fails closed (503).
    */
   claim(appId: string, nonce: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Optional: the Redis key of a nonce, for a store whose claim another Redis script may
+   * make instead (`SET key 1 NX PX ttl`, the same key and value as claim()).
+   */
+  key?(appId: string, nonce: string): string;
   /** Stops timers / releases resources. */
   close?(): void;
 }

@@ -1,0 +1,152 @@
+import { ProblemException } from '../common/problem.exception.js';
+import type { Clock } from '../common/clock.js';
+import type { LockMode, LockSlice } from '../config/policy.types.js';
+import type { BaseLockContext } from './lock-context.js';
+import type { GuardLock, LockContext } from './lock.types.js';
+import type { LockStats } from './lock-stats.service.js';
+
+/** A lock with its slice for one policy, in chain order. */
+export interface Step<L> {
+  lock: L;
+  slice: LockSlice;
+}
+
+type Mode = Exclude<LockMode, 'off'>;
+
+/**
+ * Runs the guard-stage locks of a policy in order and throws the first enforced rejection.
+ * Waits only on a lock that answers with a promise (a lock that decides at once costs no
+ * microtask). A lock may leave a claim for a later guard's store call (`state.claimHandoff`,
+ * one round trip for both): the claim is settled by its owner right after the guard that
+ * takes it ran, or before the first guard that does not take it, so every effect happens in
+ * the order separate calls would give; the owner's outcome is counted when it is settled.
+ */
+export class GuardRunner {
+  constructor(
+    private readonly stats: LockStats,
+    private readonly clock: Clock,
+  ) {}
+
+  run(base: BaseLockContext, steps: Step<GuardLock>[]): void | Promise<void> {
+    return this.from(base, steps, 0, undefined);
+  }
+
+  private from(
+    base: BaseLockContext,
+    steps: Step<GuardLock>[],
+    start: number,
+    deferred: ProblemException | undefined,
+  ): void | Promise<void> {
+    for (let i = start; i < steps.length; i++) {
+      const step = steps[i]!;
+      const mode = effectiveMode(step.slice, this.clock.now());
+      if (mode === 'off') continue;
+      let result: void | Promise<void>;
+      try {
+        result = step.lock.check(withMode(base, mode), step.slice);
+      } catch (err) {
+        deferred = this.refused(base, step, mode, err, deferred);
+        continue;
+      }
+      if (base.state.claimHandoff?.owner === step.lock.name && result === undefined)
+        return this.handedOff(base, steps, i + 1, deferred, step);
+      if (result !== undefined && typeof result.then === 'function') {
+        return result.then(
+          () => {
+            this.stats.record(step.lock.name, base.policyName, 'allowed');
+            return this.from(base, steps, i + 1, deferred);
+          },
+          (err: unknown) =>
+            this.from(base, steps, i + 1, this.refused(base, step, mode, err, deferred)),
+        );
+      }
+      this.stats.record(step.lock.name, base.policyName, 'allowed');
+    }
+    if (deferred) throw deferred;
+  }
+
+  /** The later guards, with `owner`'s claim pending until a guard took it or one will not. */
+  private async handedOff(
+    base: BaseLockContext,
+    steps: Step<GuardLock>[],
+    start: number,
+    deferred: ProblemException | undefined,
+    owner: Step<GuardLock>,
+  ): Promise<void> {
+    let pending = true;
+    const settle = async (): Promise<void> => {
+      pending = false;
+      try {
+        await base.state.claimHandoff!.settle();
+      } catch (err) {
+        // The owner hands a claim off only in enforce mode without `onFailure: defer`: this throws.
+        this.refused(base, owner, 'enforce', err, undefined);
+      }
+      this.stats.record(owner.lock.name, base.policyName, 'allowed');
+    };
+    for (let i = start; i < steps.length; i++) {
+      const step = steps[i]!;
+      const mode = effectiveMode(step.slice, this.clock.now());
+      if (mode === 'off') continue;
+      const ctx = withMode(base, mode);
+      if (pending && step.lock.takesClaim?.(ctx, step.slice) !== true) await settle();
+      try {
+        await step.lock.check(ctx, step.slice);
+      } catch (err) {
+        if (pending) await settle();
+        deferred = this.refused(base, step, mode, err, deferred);
+        continue;
+      }
+      if (pending) await settle();
+      this.stats.record(step.lock.name, base.policyName, 'allowed');
+    }
+    if (pending) await settle();
+    if (deferred) throw deferred;
+  }
+
+  /**
+   * A guard lock refused (or failed): counts it, and returns the refusal to raise after the
+   * later guards (`onFailure: defer`), or throws it now. Shadow mode only counts.
+   */
+  private refused(
+    base: BaseLockContext,
+    { lock, slice }: Step<GuardLock>,
+    mode: Mode,
+    err: unknown,
+    deferred: ProblemException | undefined,
+  ): ProblemException | undefined {
+    if (mode === 'shadow' && err instanceof ProblemException) {
+      this.stats.record(lock.name, base.policyName, 'shadow_rejected');
+      return deferred;
+    }
+    if (err instanceof ProblemException) this.stats.record(lock.name, base.policyName, 'rejected');
+    // `onFailure: defer`: the later guards still run (e.g. the rate limiter charges a rule
+    // that only applies to refused requests), then this refusal is raised, unless a later
+    // guard refused first.
+    if (slice.onFailure === 'defer' && err instanceof ProblemException && !deferred) {
+      base.state.deferredBy = lock.name;
+      return err;
+    }
+    throw err;
+  }
+}
+
+/** One lock's context: the request's base context with the lock's mode (one fixed shape). */
+export function withMode(base: BaseLockContext, mode: Mode): LockContext {
+  return {
+    req: base.req,
+    reply: base.reply,
+    state: base.state,
+    policyName: base.policyName,
+    policy: base.policy,
+    route: base.route,
+    mode,
+  };
+}
+
+/** The mode in force now: a time-boxed override wins until it expires. */
+export function effectiveMode(slice: LockSlice, now: number): LockMode {
+  const o = slice.override as { mode?: LockMode; until?: number } | undefined;
+  if (o && o.mode !== undefined && (o.until === undefined || now < o.until)) return o.mode;
+  return slice.mode;
+}

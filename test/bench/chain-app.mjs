@@ -1,0 +1,55 @@
+// The built app (dist/) plus bench-only routes, for bench:chain. Never shipped:
+// the routes exist only in this entry, next to the same app main.ts builds.
+//   GET /bench/floor  one empty guard + one empty interceptor (Nest's own floor)
+//   GET /bench/off    @Protect('bench-off'): the chain with every lock off
+// Both answer what GET /v1/time answers, so the three differ only in their plumbing.
+import 'reflect-metadata';
+import { Controller, Get, Injectable, Module, UseGuards, UseInterceptors } from '@nestjs/common';
+
+const dist = new URL('../../dist/src/', import.meta.url).href;
+const { createApp } = await import(`${dist}app.factory.js`);
+const { loadAppConfig } = await import(`${dist}app.config.js`);
+const { Protect } = await import(`${dist}chain/protect.decorator.js`);
+
+class EmptyGuard {
+  canActivate() {
+    return true;
+  }
+}
+Injectable()(EmptyGuard);
+
+class EmptyInterceptor {
+  intercept(_ctx, next) {
+    return next.handle();
+  }
+}
+Injectable()(EmptyInterceptor);
+
+class BenchController {
+  floor() {
+    return { now: Date.now() };
+  }
+  off() {
+    return { now: Date.now() };
+  }
+}
+const method = (name, decorators) =>
+  Reflect.decorate(
+    decorators,
+    BenchController.prototype,
+    name,
+    Object.getOwnPropertyDescriptor(BenchController.prototype, name),
+  );
+method('floor', [Get('floor'), UseGuards(EmptyGuard), UseInterceptors(EmptyInterceptor)]);
+method('off', [Get('off'), Protect('bench-off')]);
+Controller('bench')(BenchController);
+
+class BenchModule {}
+Module({ controllers: [BenchController], providers: [EmptyGuard, EmptyInterceptor] })(BenchModule);
+
+const config = loadAppConfig();
+const app = await createApp(config, { imports: [BenchModule] });
+await app.listen(config.port, config.host);
+const stop = () => app.close().then(() => process.exit(0));
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);

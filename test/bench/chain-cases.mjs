@@ -1,0 +1,85 @@
+// bench:chain's set-up: the policies of the two apps and the measured variants.
+import { randomBytes } from 'node:crypto';
+import { ROOT, writeConfig } from './lib.mjs';
+
+const { signRequest } = await import(`${ROOT}dist/src/sdk/index.js`);
+
+export const APP = { id: 'bench-app', secret: randomBytes(32).toString('base64url') };
+export const appsFile = writeConfig(
+  { apps: [{ id: APP.id, tier: 'pro', secrets: [{ id: 'k1', secret: APP.secret }] }] },
+  'apps.json',
+);
+
+const LOCKS = ['signature', 'rateLimit', 'cacheShield', 'circuitBreaker'];
+const allOff = { locks: Object.fromEntries(LOCKS.map((l) => [l, { mode: 'off' }])) };
+const HUGE = { capacity: 1_000_000, rate: '1000000/s' };
+const rules = (...dims) => dims.map((d) => ({ name: `bench-${d}`, dimension: d, ...HUGE }));
+
+/**
+ * "on": the shipped policies (every lock they enable stays on) with the rate-limit rules
+ * raised so that every measured request is allowed; whoami gets the rate limit too (per
+ * app + global) so a signed request meets both guard locks; search-item is the
+ * known-blocked route (per address, 1 per hour: after the first request every answer is a
+ * local 429). "off": every lock of every policy off.
+ */
+export const onConfig = writeConfig({
+  policies: {
+    search: { locks: { rateLimit: { rules: rules('ip', 'global') } } },
+    whoami: {
+      locks: {
+        rateLimit: { mode: 'enforce', failMode: 'local', cost: 1, rules: rules('app', 'global') },
+      },
+    },
+    inference: { locks: { rateLimit: { rules: rules('app', 'global') } } },
+    'search-item': {
+      locks: {
+        rateLimit: { rules: [{ name: 'blocked', dimension: 'ip', capacity: 1, rate: '1/h' }] },
+      },
+    },
+    'bench-off': allOff,
+  },
+});
+export const offConfig = writeConfig({
+  policies: Object.fromEntries(
+    ['search', 'search-item', 'inference', 'whoami', 'models', 'bench-off'].map((p) => [p, allOff]),
+  ),
+});
+
+const CHAT = JSON.stringify({
+  model: 'gpt-4o-mini',
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'I loved the concert in Berlin on 14 June 2025 #music' },
+  ],
+  max_tokens: 64,
+});
+const signed = (method, path, body, secret = APP.secret) => [
+  {
+    method,
+    path,
+    body,
+    headers: body ? { 'content-type': 'application/json' } : {},
+    setupRequest: (req) => ({
+      ...req,
+      headers: {
+        ...req.headers,
+        ...signRequest({ appId: APP.id, secret, method, url: path, body }),
+      },
+    }),
+  },
+];
+const get = (path) => [{ method: 'GET', path }];
+
+/** [name, app ("on" | "off"), autocannon requests, expected status, ratio base]. */
+export const VARIANTS = [
+  ['bare GET /v1/time', 'on', get('/v1/time'), 200],
+  ['empty guard + interceptor (floor)', 'on', get('/bench/floor'), 200],
+  ['@Protect, every lock off', 'on', get('/bench/off'), 200],
+  ['search from the result cache', 'on', get('/v1/search?q=paris&limit=3'), 200],
+  ['signed GET /v1/whoami', 'on', signed('GET', '/v1/whoami'), 200],
+  ['signed inference, demo model', 'on', signed('POST', '/v1/inference', CHAT), 200],
+  ['inference, every lock off', 'off', [{ ...signed('POST', '/v1/inference', CHAT)[0] }], 200],
+  ['401 forged signature', 'on', signed('GET', '/v1/whoami', undefined, 'forged'.repeat(8)), 401],
+  ['429 known-blocked', 'on', get('/v1/search/items/2988507'), 429],
+  ['bloom-absent search', 'on', get('/v1/search?q=zzxqvjw&limit=3'), 200],
+];

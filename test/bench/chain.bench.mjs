@@ -1,0 +1,156 @@
+// bench:chain — the whole lock chain against a bare route and against Nest's own floor (one
+// empty guard + one empty interceptor), on express and fastify, in one run, interleaved
+// rounds. Per variant: req/s, p50/p99, Node CPU µs/request, Redis calls/request (round trips:
+// MONITOR over 400 requests), Redis commands/request (INFO commandstats delta, which counts the
+// commands scripts run too) and Redis CPU µs/request (/proc of the private redis-server).
+//   npm run bench:chain     (BENCH_SECONDS, BENCH_ROUNDS, BENCH_ADAPTERS=fastify,
+//                            BENCH_ONLY=<substring of a variant>, BENCH_PROF=<dir> for --cpu-prof)
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CONNECTIONS,
+  SECONDS,
+  cannon,
+  cpuMicros,
+  startApp,
+  startRedis,
+  waitReady,
+} from './lib.mjs';
+import { VARIANTS, appsFile, offConfig, onConfig } from './chain-cases.mjs';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const RUN_SECONDS = Math.max(2, Math.round(SECONDS / 2));
+const ADAPTERS = (process.env.BENCH_ADAPTERS ?? 'express,fastify').split(',');
+const ONLY = process.env.BENCH_ONLY?.split(',');
+const PROF = process.env.BENCH_PROF;
+const variants = VARIANTS.filter(([n], i) => !ONLY || i < 2 || ONLY.some((o) => n.includes(o)));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+console.log(
+  `bench:chain — autocannon ${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${RUN_SECONDS} s per variant after a warm-up (medians); private redis-server`,
+);
+const dir = mkdtempSync(join(tmpdir(), 'rampart-bench-chain-'));
+const redis = await startRedis();
+const apps = [];
+const start = async (adapter, kind) => {
+  const env = {
+    HTTP_ADAPTER: adapter,
+    APPS_FILE: appsFile,
+    SEARCH_SQLITE_PATH: process.env.BENCH_SQLITE ?? join(dir, 'search.sqlite'),
+    CONFIG_FILE: kind === 'on' ? onConfig : offConfig,
+    // A loaded 2-core machine can stall a Redis reply past the 50 ms default: that is not an outage.
+    REDIS_COMMAND_TIMEOUT_MS: '1000',
+    ...(kind === 'on' ? { REDIS_URL: redis.url, RAMPART_ENV: `bench${adapter}` } : {}),
+  };
+  const nodeArgs = PROF ? ['--cpu-prof', `--cpu-prof-dir=${PROF}/${adapter}-${kind}`] : [];
+  const app = await startApp(env, { entry: 'test/bench/chain-app.mjs', nodeArgs });
+  apps.push(app);
+  await waitReady(app.url);
+  return app;
+};
+
+/** One measured run: autocannon figures plus CPU and Redis deltas per request. */
+async function run(name, app, requests, expect) {
+  const statuses = {};
+  const reqs = requests.map((r) => ({
+    ...r,
+    onResponse: (s) => (statuses[s] = (statuses[s] ?? 0) + 1),
+  }));
+  const before = redis.commandstats();
+  const cpu0 = cpuMicros(app.pid);
+  const rcpu0 = cpuMicros(redis.pid);
+  const res = await cannon({ url: app.url, requests: reqs, duration: RUN_SECONDS });
+  const cpu = cpuMicros(app.pid) - cpu0;
+  const rcpu = cpuMicros(redis.pid) - rcpu0;
+  const after = redis.commandstats();
+  let calls = 0;
+  for (const [k, v] of Object.entries(after)) calls += v.calls - (before[k]?.calls ?? 0);
+  const total = Math.max(1, res.requests.total);
+  const wrong = Object.entries(statuses).filter(([s]) => Number(s) !== expect);
+  if (wrong.length)
+    console.warn(`  ${name}: statuses ${JSON.stringify(statuses)} (want ${expect})`);
+  return {
+    rps: res.requests.average,
+    p50: res.latency.p50,
+    p99: res.latency.p99,
+    cpu: cpu / total,
+    cmds: calls / total,
+    rcpu: rcpu / total,
+  };
+}
+
+/**
+ * Round trips: the commands clients sent Redis (MONITOR; commands run inside scripts, which
+ * INFO commandstats counts too, left out) over `amount` requests, per request. Background
+ * work of the app (policy sync, heartbeats) adds a little.
+ */
+async function roundTrips(app, requests, amount = 400) {
+  const monitor = spawn('redis-cli', ['-p', String(redis.port), 'monitor'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let text = '';
+  monitor.stdout.on('data', (d) => (text += d));
+  await new Promise((r) => setTimeout(r, 300));
+  const res = await cannon({
+    url: app.url,
+    requests,
+    amount,
+    connections: 10,
+    duration: 60,
+  });
+  await new Promise((r) => setTimeout(r, 200));
+  monitor.kill('SIGKILL');
+  const calls = text.split('\n').filter((l) => /^\d+\.\d+ \[\d+ (?!lua\])/.test(l)).length;
+  return calls / Math.max(1, res.requests.total);
+}
+
+const rows = [];
+try {
+  for (const adapter of ADAPTERS) {
+    const on = await start(adapter, 'on');
+    const off = variants.some(([, kind]) => kind === 'off') ? await start(adapter, 'off') : on;
+    const appOf = (kind) => (kind === 'on' ? on : off);
+    for (const [, kind, requests] of variants)
+      await cannon({ url: appOf(kind).url, requests, duration: Math.min(2, RUN_SECONDS) });
+    const results = new Map(variants.map(([n]) => [n, []]));
+    for (let round = 0; round < ROUNDS; round++)
+      for (const [name, kind, requests, expect] of variants)
+        results.get(name).push(await run(name, appOf(kind), requests, expect));
+    const trips = new Map();
+    for (const [name, kind, requests] of variants)
+      trips.set(name, await roundTrips(appOf(kind), requests));
+    const med = (name, k) => median(results.get(name).map((r) => r[k]));
+    const bare = med(variants[0][0], 'rps');
+    const floor = med(variants[1][0], 'rps');
+    const inferenceOff = results.has('inference, every lock off')
+      ? med('inference, every lock off', 'rps')
+      : NaN;
+    for (const [name] of variants) {
+      const rps = med(name, 'rps');
+      rows.push({
+        adapter,
+        variant: name,
+        'req/s': Math.round(rps),
+        p50: med(name, 'p50'),
+        p99: med(name, 'p99'),
+        '÷ bare': +(rps / bare).toFixed(2),
+        '÷ floor': +(rps / floor).toFixed(2),
+        ...(name.startsWith('signed inference')
+          ? { '÷ locks off': +(rps / inferenceOff).toFixed(2) }
+          : {}),
+        'node µs/req': Math.round(med(name, 'cpu')),
+        'redis calls/req': +trips.get(name).toFixed(2),
+        'redis cmd/req': +med(name, 'cmds').toFixed(2),
+        'redis µs/req': +med(name, 'rcpu').toFixed(1),
+      });
+    }
+    for (const a of apps.splice(0)) await a.stop();
+  }
+} finally {
+  for (const a of apps) await a.stop();
+  await redis.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+console.table(rows);
