@@ -4,13 +4,13 @@
 -- ARGV: [1] prefix `tgo:{<env>:<service>:q<k>}` [2] now, epoch ms [3] retention ms; then per job, 11 fields:
 --   id, lane, chat id, method, payload (JSON), scope, pinned bot ('' = none), priority (h|n|l), deadline ms,
 --   not_before ms, collapse key ('' = none)
--- Returns: per job 1 queued, 0 duplicate (its id is known: nothing changes), then the jobs collapsed by this call
+-- Returns: per job 1 queued, 2 queued replacing a waiting job (collapse), 0 duplicate (its id is known: nothing changes)
 -- Per lane: a list of job ids (FIFO); the lane is in exactly one due set `<prefix>:d:<prio>` (score: when it may
 -- be claimed) while it has jobs; `<prefix>:lanes` says which. A newer job with the collapse key of a waiting job of
 -- its lane (not the one being sent) replaces it: the old job is `collapsed` (by the new id), the new one goes last.
 local P, now, keep = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local LANES, LEASE = KEYS[1], P .. ':lease'
-local out, collapsed = {}, 0
+local out = {}
 local n = (#ARGV - 3) / 11
 for i = 1, n do
   local b = 3 + (i - 1) * 11
@@ -36,7 +36,7 @@ for i = 1, n do
           redis.call('HSET', ojk, 'state', 'collapsed', 'by', id, 'finished', now)
           redis.call('PEXPIRE', ojk, keep)
           redis.call('DECR', P .. ':count')
-          collapsed = collapsed + 1
+          out[i] = 2
         end
       end
       redis.call('SET', ckk, id, 'PX', math.max(1, tonumber(deadline) - now) + keep)
@@ -47,8 +47,7 @@ for i = 1, n do
       redis.call('ZADD', P .. ':d:' .. prio, math.max(now, tonumber(nb)), lane)
       redis.call('HSET', LANES, lane, prio)
     end
-    out[i] = 1
+    out[i] = out[i] or 1
   end
 end
-out[n + 1] = collapsed
 return out

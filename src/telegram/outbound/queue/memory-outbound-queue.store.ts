@@ -33,13 +33,14 @@ export class MemoryOutboundQueueStore implements OutboundQueueStore {
   enqueue(jobs: NewJob[], now: number): Promise<EnqueueOutcome[]> {
     this.purge(now);
     return Promise.resolve(
-      jobs.map((n) => {
+      jobs.map((n): EnqueueOutcome => {
         if (this.jobs.has(n.id)) return 'duplicate';
         const lane = laneOf(n);
         const job: Job = { ...n, state: 'queued', attempts: 0, createdAt: now };
         this.jobs.set(n.id, job);
         const line = this.lanes.get(lane) ?? [];
         this.lanes.set(lane, line);
+        let outcome: EnqueueOutcome = 'queued';
         if (n.collapseKey !== undefined) {
           const ck = `${lane}\n${n.collapseKey}`;
           const old = this.jobs.get(this.collapse.get(ck) ?? '');
@@ -47,13 +48,14 @@ export class MemoryOutboundQueueStore implements OutboundQueueStore {
           if (old && (old.state === 'queued' || old.state === 'waiting') && !held) {
             line.splice(line.indexOf(old.id), 1);
             Object.assign(old, { state: 'collapsed', collapsedBy: n.id, finishedAt: now });
+            outcome = 'replaced';
           }
           this.collapse.set(ck, n.id);
         }
         line.push(n.id);
         if (!this.due.has(lane))
           this.due.set(lane, { prio: n.priority, at: Math.max(now, n.notBefore) });
-        return 'queued';
+        return outcome;
       }),
     );
   }

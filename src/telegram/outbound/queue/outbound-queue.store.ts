@@ -1,7 +1,7 @@
 import type { DeadReason, Job, NewJob } from '../outbound.types.js';
 
-/** What became of one submitted job. */
-export type EnqueueOutcome = 'queued' | 'duplicate';
+/** What became of one submitted job: `replaced` = queued, and it collapsed a waiting job of its lane. */
+export type EnqueueOutcome = 'queued' | 'replaced' | 'duplicate';
 
 /** A worker's hold on a chat lane: the lane's head job, which only this holder may settle. */
 export interface Lease {

@@ -59,7 +59,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
         [`${p}:lanes`],
         [p, now, this.retentionMs, ...jobArgs(j, lane)],
       );
-      out.push(r[0] === 1 ? 'queued' : 'duplicate');
+      out.push(r[0] === 2 ? 'replaced' : r[0] === 1 ? 'queued' : 'duplicate');
     }
     return out;
   }
