@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { RateLimitModule } from '../../locks/rate-limit/rate-limit.module.js';
 import { RedisService } from '../../redis/redis.service.js';
+import { OutboundRedis } from './outbound-redis.js';
 import { TelegramBots } from '../telegram-bots.js';
 import { TelegramBotsModule } from '../telegram-bots.module.js';
 import { MemorySendGateStore } from './gate/memory-send-gate.store.js';
@@ -26,21 +27,22 @@ const base = (r: RedisService) => r.tag.slice(1, -1);
   imports: [TelegramBotsModule],
   providers: [
     OutboundMetrics,
+    OutboundRedis,
     {
       provide: OUTBOUND_QUEUE_STORE,
-      inject: [RedisService, TelegramBots],
-      useFactory: (r: RedisService, b: TelegramBots) => {
+      inject: [RedisService, OutboundRedis, TelegramBots],
+      useFactory: (r: RedisService, o: OutboundRedis, b: TelegramBots) => {
         const s = b.settings.outbound;
-        return r.enabled
-          ? new RedisOutboundQueueStore(r, base(r), s.partitions, s.retentionMs)
+        return o.enabled
+          ? new RedisOutboundQueueStore(o, base(r), s.partitions, s.retentionMs)
           : new MemoryOutboundQueueStore(s.retentionMs);
       },
     },
     {
       provide: SEND_GATE_STORE,
-      inject: [RedisService, CLOCK],
-      useFactory: (r: RedisService, c: Clock) =>
-        r.enabled ? new RedisSendGateStore(r, base(r), c) : new MemorySendGateStore(c),
+      inject: [RedisService, OutboundRedis, CLOCK],
+      useFactory: (r: RedisService, o: OutboundRedis, c: Clock) =>
+        o.enabled ? new RedisSendGateStore(o, base(r), c) : new MemorySendGateStore(c),
     },
     OutboundWorkers,
     OutboundService,

@@ -68,10 +68,10 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = {
   requestTimeoutMs: 10_000,
   ambiguous: 'dead',
   leaseMs: 30_000,
-  pollMs: 25,
+  pollMs: 50,
   defaultDeadlineMs: 24 * 3600_000,
   retentionMs: 7 * 24 * 3600_000,
-  partitions: 16,
+  partitions: 8,
   registryRefreshMs: 1_000,
 };
 

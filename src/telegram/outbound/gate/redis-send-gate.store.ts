@@ -10,6 +10,7 @@ import {
   effective,
 } from './send-gate.store.js';
 
+/** The calls a store needs (RedisService, or the sender's own connection OutboundRedis). */
 type Runner = Pick<RedisService, 'script' | 'run'>;
 
 function gcraArgs(b: SendBucket | undefined): [number, number] {

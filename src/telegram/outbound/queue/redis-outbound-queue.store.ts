@@ -11,6 +11,7 @@ import {
 } from './outbound-queue.store.js';
 import { decodeJob, jobArgs } from './redis-job-codec.js';
 
+/** The calls a store needs (RedisService, or the sender's own connection OutboundRedis). */
 type Runner = Pick<RedisService, 'script' | 'run'>;
 
 /**
