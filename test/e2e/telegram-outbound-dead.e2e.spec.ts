@@ -31,8 +31,8 @@ describe.each(STORES)('telegram outbound dead letters (%s store)', (name, storeE
     api = await startFakeBotApi();
     const s = outboundSetup(BOTS, api.url);
     app = await startApp({ ...s.env, ...storeEnv(), ADMIN_TOKEN });
-    await ready(app.url);
     notify = new Notify(app.url, s.app);
+    await ready(notify);
     admin = new AdminClient(app);
   });
   afterAll(async () => {

@@ -36,8 +36,8 @@ describe.each(STORES)('telegram outbound (%s store)', (name, storeEnv) => {
     api = await startFakeBotApi();
     const s = outboundSetup(BOTS, api.url);
     app = await startApp({ ...s.env, ...storeEnv() });
-    await ready(app.url);
     notify = new Notify(app.url, s.app);
+    await ready(notify);
   });
   afterAll(async () => {
     await app?.close();

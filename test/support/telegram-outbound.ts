@@ -132,11 +132,16 @@ export function notice(chat: number, scope: string, extra: Record<string, unknow
   };
 }
 
-/** Waits until the app says ready (armed). */
-export async function ready(base: string, timeoutMs = 20_000): Promise<void> {
+/**
+ * Waits until the notifications route answers (signature, rate limit and queue up: an unknown job is
+ * a 404, not a 503) — what these tests need, without waiting for the search filters to be armed.
+ */
+export async function ready(notify: Notify, timeoutMs = 30_000): Promise<void> {
   const until = Date.now() + timeoutMs;
-  while ((await fetch(`${base}/health/ready`)).status !== 200) {
-    if (Date.now() > until) throw new Error('the app did not get ready');
+  for (;;) {
+    const { status, body } = await notify.get('readiness-probe');
+    if (status === 404) return;
+    if (Date.now() > until) throw new Error(`the app did not get ready: ${JSON.stringify(body)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
