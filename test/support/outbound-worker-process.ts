@@ -39,7 +39,7 @@ function transpile(): string {
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, js);
   }
-  built = join(out, 'src/telegram/outbound/worker-cli.js');
+  built = join(out, 'src/worker.js');
   return built;
 }
 

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { loadAppConfig } from '../../app.config.js';
-import { ConfigError } from '../../config/config.error.js';
-import { PinoNestLogger, createPino } from '../../logging/logger.js';
-import { redisMode } from '../../redis/redis.client.js';
-import { OutboundWorkers } from './outbound-workers.service.js';
-import { OutboundWorkerModule } from './worker.module.js';
+import { loadAppConfig } from './app.config.js';
+import { ConfigError } from './config/config.error.js';
+import { PinoNestLogger, createPino } from './logging/logger.js';
+import { redisMode } from './redis/redis.client.js';
+import { OutboundWorkers } from './telegram/outbound/outbound-workers.service.js';
+import { OutboundWorkerModule } from './telegram/outbound/worker.module.js';
 
 /**
  * `npm run worker`: a process that only sends Telegram notifications, from
