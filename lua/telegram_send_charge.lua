@@ -7,7 +7,8 @@
 --   bucket) [4] method tolerance [5] chat interval [6] chat tolerance [7] weight (tokens from the bot and method
 --   buckets; the chat bucket takes 1) [8] send id [9] in-flight mark lifetime ms
 -- Returns: { 'ok', token generation, ms until the chat takes its next message } |
---   { 'wait', ms, 'cooldown' | 'chat_cooldown' | 'bucket' | 'rotating' } (nothing charged) |
+--   { 'wait', ms, 'cooldown' | 'chat_cooldown' | 'rotating' } | { 'wait', ms, 'bucket', 'bot' | 'method' | 'chat' (the
+--   bucket with the longest wait) } (nothing charged) |
 --   { 'refused', 'disabled' | 'revoked' | 'unreachable' }
 -- Cooldown ends and times in the status hash are epoch ms; bucket TATs µs, each key with a TTL of its full refill
 -- time + 1 s; in-flight marks are scored by their expiry (ms), so a crashed worker's marks lapse by themselves.
@@ -25,18 +26,21 @@ if cc > nowMs then return { 'wait', cc - nowMs, 'chat_cooldown' } end
 local w = tonumber(ARGV[7])
 local spec = { { 4, 1, w }, { 5, 3, w }, { 6, 5, 1 } }
 local tats = redis.call('MGET', KEYS[4], KEYS[5], KEYS[6])
-local wait, new = 0, {}
+local wait, new, which = 0, {}, 0
+local NAMES = { 'bot', 'method', 'chat' }
 for i = 1, 3 do
   local T, tau, cost = tonumber(ARGV[spec[i][2]]), tonumber(ARGV[spec[i][2] + 1]), spec[i][3]
   if T > 0 then
     local base = math.max(tonumber(tats[i]) or now, now)
     local nxt = base + cost * T
+    local w = 0
     if nxt - now <= tau + 1e-3 then new[i] = nxt
-    elseif cost * T > tau then wait = math.max(wait, base - now, 1000)
-    else wait = math.max(wait, nxt - tau - now) end
+    elseif cost * T > tau then w = math.max(base - now, 1000)
+    else w = nxt - tau - now end
+    if w > wait then wait, which = w, i end
   end
 end
-if wait > 0 then return { 'wait', math.ceil(wait / 1000), 'bucket' } end
+if wait > 0 then return { 'wait', math.ceil(wait / 1000), 'bucket', NAMES[which] } end
 for i = 1, 3 do
   if new[i] then
     local tau = tonumber(ARGV[spec[i][2] + 1])

@@ -4,6 +4,7 @@ import { TelegramBots } from '../telegram-bots.js';
 import { SEND_GATE_STORE, type SendGateStore } from './gate/send-gate.store.js';
 import { OutboundMetrics } from './outbound.metrics.js';
 import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
+import { BotPacing } from './worker/bot-pacing.js';
 import { BotRouting } from './worker/bot-routing.js';
 import { BotTokens } from './worker/bot-tokens.js';
 import { OutboundWorker } from './worker/outbound-worker.js';
@@ -29,10 +30,17 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
     const settings = bots.settings.outbound;
     this.routing = new BotRouting(bots.all(), gate, clock, settings.registryRefreshMs);
     const tokens = new BotTokens(bots.settings.apiRoot, settings.requestTimeoutMs);
+    // Waiting lanes of a full bot come back spread over about one round of this worker's slots.
+    const spreadMs = Math.min(
+      1_000,
+      (settings.concurrency * 1000) / settings.buckets.bot.perSecond,
+    );
+    const pacing = new BotPacing(clock, spreadMs);
     const attempt = new SendAttempt({
       queue,
       gate,
       routing: this.routing,
+      pacing,
       tokens,
       settings,
       metrics,

@@ -38,8 +38,12 @@ export class MemorySendGateStore implements SendGateStore {
     const steps = specs.map((b, i) =>
       b ? gcra(b, this.tats.get(keys[i]!), costs[i]!, now) : undefined,
     );
-    const wait = Math.max(0, ...steps.map((x) => x?.waitMs ?? 0));
-    if (wait > 0) return Promise.resolve({ kind: 'wait', ms: wait, why: 'bucket' });
+    const waits = steps.map((x) => x?.waitMs ?? 0);
+    const wait = Math.max(0, ...waits);
+    if (wait > 0) {
+      const bucket = (['bot', 'method', 'chat'] as const)[waits.indexOf(wait)];
+      return Promise.resolve({ kind: 'wait', ms: wait, why: 'bucket', bucket });
+    }
     steps.forEach((x, i) => x?.tat !== undefined && this.tats.set(keys[i]!, x.tat));
     let f = this.flights.get(r.bot);
     if (!f) this.flights.set(r.bot, (f = new Map()));

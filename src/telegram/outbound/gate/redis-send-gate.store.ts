@@ -36,7 +36,7 @@ export class RedisSendGateStore implements SendGateStore {
   }
 
   async charge(r: ChargeRequest): Promise<ChargeResult> {
-    const out = await this.redis.script<[string, string | number, string | number]>(
+    const out = await this.redis.script<[string, string | number, string | number, string?]>(
       'telegram_send_charge',
       [
         this.key(r.bot, 's'),

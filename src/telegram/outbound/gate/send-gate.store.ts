@@ -18,8 +18,13 @@ export interface ChargeRequest {
 export type ChargeResult =
   /** Charged: send now. `gen` is the bot's token generation; `chatNextMs` when the chat takes the next. */
   | { kind: 'ok'; gen: number; chatNextMs: number }
-  /** Not now, nothing charged: try again in `ms`. */
-  | { kind: 'wait'; ms: number; why: 'cooldown' | 'chat_cooldown' | 'bucket' | 'rotating' }
+  /** Not now, nothing charged: try again in `ms` (`bucket`: the one with the longest wait). */
+  | {
+      kind: 'wait';
+      ms: number;
+      why: 'cooldown' | 'chat_cooldown' | 'bucket' | 'rotating';
+      bucket?: 'bot' | 'method' | 'chat';
+    }
   /** This bot cannot send this job. */
   | { kind: 'refused'; why: 'disabled' | 'revoked' | 'unreachable' };
 

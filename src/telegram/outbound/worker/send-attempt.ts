@@ -7,6 +7,7 @@ import type { OutboundSettings } from '../outbound.settings.js';
 import { type DeadReason, chatKind } from '../outbound.types.js';
 import type { Lease, OutboundQueueStore, Settlement } from '../queue/outbound-queue.store.js';
 import { CallOutcome, callBotApi } from './bot-call.js';
+import type { BotPacing } from './bot-pacing.js';
 import type { BotRouting } from './bot-routing.js';
 import type { BotTokens } from './bot-tokens.js';
 
@@ -17,6 +18,7 @@ export interface AttemptParts {
   queue: OutboundQueueStore;
   gate: SendGateStore;
   routing: BotRouting;
+  pacing: BotPacing;
   tokens: BotTokens;
   settings: OutboundSettings;
   metrics: OutboundMetrics;
@@ -49,6 +51,10 @@ export class SendAttempt {
           error: 'every bot of its scope is disabled',
         });
       if (typeof bot === 'string') return this.dead(lease, bot, job.bot);
+      const methodKey = `${bot.id}|${job.method}`;
+      const full = this.p.pacing.busy(bot.id) ?? this.p.pacing.busy(methodKey);
+      if (full !== undefined)
+        return this.wait(lease, this.p.pacing.spread(full), 'queued', { bot: bot.id });
       const c = await this.p.gate.charge({
         bot: bot.id,
         chatId: job.chatId,
@@ -66,6 +72,10 @@ export class SendAttempt {
         if (c.why === 'unreachable') excluded.add(bot.id);
         else this.p.routing.invalidate(bot.id);
         continue;
+      }
+      if (c.kind === 'wait' && (c.bucket === 'bot' || c.bucket === 'method')) {
+        const until = this.p.pacing.refused(c.bucket === 'bot' ? bot.id : methodKey, c.ms);
+        return this.wait(lease, this.p.pacing.spread(until), 'queued', { bot: bot.id });
       }
       if (c.kind === 'wait') {
         const cooling = c.why === 'cooldown' || c.why === 'chat_cooldown';
