@@ -1,10 +1,19 @@
 /**
  * `npm run worker` as a real child process in tests: src/ transpiled once
- * (TypeScript's transpileModule, no type check: a second or two) into tmp/
- * under the project root, so that node_modules and lua/ resolve as in dist/.
+ * (TypeScript's transpileModule, no type check: a second or two) into a
+ * temporary directory that links the project's package.json, lua/ and
+ * node_modules/, so that everything resolves as from dist/.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 import { projectRoot } from '../../src/common/paths.js';
@@ -22,7 +31,8 @@ function sources(dir: string): string[] {
 function transpile(): string {
   if (built) return built;
   const root = projectRoot();
-  const out = join(root, 'tmp', `outbound-worker-${process.pid}`);
+  const out = mkdtempSync(join(tmpdir(), 'rampart-worker-'));
+  for (const f of ['package.json', 'lua', 'node_modules']) symlinkSync(join(root, f), join(out, f));
   const { config } = ts.readConfigFile(join(root, 'tsconfig.json'), (f) => ts.sys.readFile(f));
   const { options } = ts.convertCompilerOptionsFromJson(config.compilerOptions, root);
   for (const file of sources(join(root, 'src'))) {
