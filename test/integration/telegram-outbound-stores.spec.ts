@@ -15,7 +15,12 @@ const services: RedisService[] = [];
 
 async function redis(): Promise<RedisService> {
   const s = new RedisService(
-    loadAppConfig({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgo') }),
+    loadAppConfig({
+      LOG_LEVEL: 'silent',
+      REDIS_URL: redisUrl(),
+      RAMPART_ENV: uniqueEnv('tgo'),
+      REDIS_COMMAND_TIMEOUT_MS: '1000',
+    }),
     new MetricsService(),
   );
   await s.onModuleInit();

@@ -21,8 +21,8 @@ export const token = (n: number, tag = 'A'): string =>
 
 /** Settings that keep tests short: small timeouts, backoffs and jitter; chats not throttled to 1/s. */
 export const FAST = {
-  requestTimeoutMs: 300,
-  leaseMs: 1_000,
+  requestTimeoutMs: 1_000,
+  leaseMs: 2_500,
   pollMs: 20,
   partitions: 4,
   backoffBaseMs: 40,
