@@ -1,7 +1,7 @@
 import type { DeadReason } from '../outbound.types.js';
 import { chatKind } from '../outbound.types.js';
 import type { Lease, Settlement } from '../queue/outbound-queue.store.js';
-import type { AttemptParts } from './send-attempt.js';
+import type { AttemptParts } from './attempt-parts.js';
 
 /** Settles a held job: waiting at its lane's head (dead instead when the wait ends past its deadline), or dead. */
 export class LaneSettler {

@@ -1,26 +1,9 @@
-import type { Clock } from '../../../common/clock.js';
-import type { SendGateStore } from '../gate/send-gate.store.js';
-import type { OutboundMetrics } from '../outbound.metrics.js';
-import type { OutboundSettings } from '../outbound.settings.js';
 import { chatKind } from '../outbound.types.js';
-import type { Lease, OutboundQueueStore } from '../queue/outbound-queue.store.js';
+import type { Lease } from '../queue/outbound-queue.store.js';
+import type { AttemptParts } from './attempt-parts.js';
 import { type CallOutcome, callBotApi } from './bot-call.js';
 import { LaneSettler } from './lane-settler.js';
 import { SendOutcome } from './send-outcome.js';
-import type { BotPacing } from './bot-pacing.js';
-import type { BotRouting } from './bot-routing.js';
-import type { BotTokens } from './bot-tokens.js';
-
-export interface AttemptParts {
-  queue: OutboundQueueStore;
-  gate: SendGateStore;
-  routing: BotRouting;
-  pacing: BotPacing;
-  tokens: BotTokens;
-  settings: OutboundSettings;
-  metrics: OutboundMetrics;
-  clock: Clock;
-}
 
 /**
  * One attempt at a held lane's head job: route, charge the gate, send,
