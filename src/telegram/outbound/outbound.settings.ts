@@ -38,7 +38,7 @@ export interface OutboundSettings {
   ambiguous: 'dead' | 'retry';
   /** Milliseconds a worker holds a chat lane; a crashed worker's lanes are reclaimed after it. */
   leaseMs: number;
-  /** Milliseconds between polls of an idle worker. */
+  /** Milliseconds an idle worker first sleeps between claims (doubling while idle, up to 16 ×). */
   pollMs: number;
   /** Default deadline of a job without one (milliseconds from acceptance). */
   defaultDeadlineMs: number;

@@ -7,13 +7,16 @@ import type { SendAttempt } from './send-attempt.js';
 /**
  * A worker: holds up to `concurrency` chat lanes at once and runs one send
  * attempt on each. It claims as many lanes as it has free slots; when none is
- * due it sleeps until the next one is (at most `pollMs`), or until this
- * process queues a job (`wake`).
+ * due it sleeps until the next one is, at most `pollMs` doubling with each
+ * empty claim up to 16 × `pollMs` (an idle worker costs Redis little), or
+ * until this process queues a job or a send ends (`wake`).
  */
 export class OutboundWorker {
   private readonly log = new Logger('TelegramOutbound');
   private running = false;
   private active = 0;
+  /** Claims in a row that found nothing: an idle worker polls less and less often (up to 16 × pollMs). */
+  private idle = 0;
   private loop?: Promise<void>;
   private wakeUp?: () => void;
   private readonly inflight = new Set<Promise<void>>();
@@ -40,6 +43,7 @@ export class OutboundWorker {
   }
 
   wake(): void {
+    this.idle = 0;
     this.wakeUp?.();
   }
 
@@ -52,8 +56,14 @@ export class OutboundWorker {
           const now = this.clock.now();
           const { leases, nextAt } = await this.queue.claim(now, this.settings.leaseMs, free);
           for (const lease of leases) this.track(this.attempt.run(lease));
-          if (leases.length > 0) sleepMs = 0;
-          else if (nextAt !== undefined) sleepMs = Math.min(sleepMs, Math.max(1, nextAt - now));
+          if (leases.length > 0) {
+            this.idle = 0;
+            sleepMs = 0;
+          } else {
+            this.idle = Math.min(this.idle + 1, 5);
+            sleepMs = this.settings.pollMs * 2 ** (this.idle - 1);
+            if (nextAt !== undefined) sleepMs = Math.min(sleepMs, Math.max(1, nextAt - now));
+          }
         } catch (err) {
           this.log.warn(`claim failed: ${(err as Error).message}`);
         }
