@@ -43,7 +43,8 @@ const POLICIES: Record<string, Omit<RoutePolicy, 'locks'>> = {
       'POST /telegram/:botId/:pathSecret — Telegram webhooks (secret token; per-bot variants telegram-<botId>)',
   },
   notifications: {
-    description: 'Outbound Telegram notifications, rate limited per app (no HTTP route yet)',
+    description:
+      'POST /v1/notifications, GET /v1/notifications/:jobId — outbound Telegram notifications (signature required; one rate-limit token per job)',
   },
 };
 

@@ -26,6 +26,8 @@ import { AdminConfigController } from './controllers/admin-config.controller.js'
 import { AdminPoliciesController } from './controllers/admin-policies.controller.js';
 import { AdminPolicyEditController } from './controllers/admin-policy-edit.controller.js';
 import { AdminStatusController } from './controllers/admin-status.controller.js';
+import { AdminTelegramController } from './controllers/admin-telegram.controller.js';
+import { OutboundCoreModule } from '../telegram/outbound/outbound.module.js';
 import { InstalledParts } from './installed-parts.service.js';
 import { MemoryPolicyStore } from './policies/memory-policy.store.js';
 import { PolicyChanges } from './policies/policy-changes.service.js';
@@ -50,6 +52,7 @@ import { ConsoleFiles } from './console/console-files.js';
  * this API with the token its user types) and samples the figures it shows.
  */
 @Module({
+  imports: [OutboundCoreModule],
   controllers: [
     AdminConfigController,
     AdminPoliciesController,
@@ -60,6 +63,7 @@ import { ConsoleFiles } from './console/console-files.js';
     AdminBreakersController,
     AdminStatusController,
     AdminAuditController,
+    AdminTelegramController,
     ConsoleController,
   ],
   providers: [

@@ -4,8 +4,9 @@ import type { BotConfig, TelegramSettings } from './telegram.types.js';
 import { TELEGRAM_SETTINGS } from './telegram.settings.js';
 
 /**
- * One grammY `Api` per bot, pointed at the configured Bot API root. Until the
- * outbound sender exists (its own issue), replies go out directly through it.
+ * One grammY `Api` per bot, pointed at the configured Bot API root, for the
+ * calls that are not chat messages (getWebhookInfo, answerCallbackQuery);
+ * messages go out through the outbound sender (outbound/).
  * Failures are logged with the bot id and token fingerprint, never the token
  * (grammY's errors carry the method and description, not the URL).
  */

@@ -4,8 +4,8 @@ import { LOCAL_MODEL_NAME } from '../inference/local/local-model.backend.js';
 import { SEARCH_BACKEND, type SearchBackend } from '../search/search-backend.interface.js';
 import { TERMS_FILTER } from '../search/search-key-sources.js';
 import { tokenize } from '../search/search-tokenizer.js';
-import { BotApiClients } from './bot-api-clients.js';
 import { BackendBusyError, BuiltinBackends } from './builtin-backends.js';
+import { OutboundService } from './outbound/outbound.service.js';
 import type { ClassifiedUpdate } from './telegram-update.js';
 import type { BotConfig } from './telegram.types.js';
 
@@ -33,12 +33,13 @@ export function busyText(err: BackendBusyError): string {
  * index is answered "nothing found" without touching the backend), then the
  * search backend through the `search` breaker; `/ask` goes to the inference
  * backend through the `inference` breaker (lock 4). Replies go out through the
- * Bot API client, after the webhook was answered.
+ * outbound sender (by the same bot, high priority, in the chat's order), after
+ * the webhook was answered.
  */
 @Injectable()
 export class TelegramBuiltin {
   constructor(
-    private readonly clients: BotApiClients,
+    private readonly outbound: OutboundService,
     @Inject(SEARCH_BACKEND) private readonly search: SearchBackend,
     private readonly backends: BuiltinBackends,
   ) {}
@@ -46,13 +47,12 @@ export class TelegramBuiltin {
   handle(bot: BotConfig, u: ClassifiedUpdate): void {
     if (u.chatId === undefined || u.kind !== 'message') return;
     const reply = (text: string) =>
-      this.clients.background(bot, 'sendMessage', (api) =>
-        api.sendMessage(
-          u.chatId!,
-          text.slice(0, MAX_REPLY),
-          u.threadId !== undefined ? { message_thread_id: u.threadId } : {},
-        ),
-      );
+      void this.outbound
+        .reply(bot.id, u.chatId!, 'sendMessage', {
+          text: text.slice(0, MAX_REPLY),
+          ...(u.threadId !== undefined ? { message_thread_id: u.threadId } : {}),
+        })
+        .catch(() => undefined);
     if (u.action === '/start' || u.action === '/help') reply(HELP_TEXT);
     else if (u.action === '/search') void this.answerSearch(u.args).then(reply);
     else if (u.action === '/ask') void this.answerAsk(u.args).then(reply);

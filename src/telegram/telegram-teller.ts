@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { BotApiClients } from './bot-api-clients.js';
+import { OutboundService } from './outbound/outbound.service.js';
 import type { ClassifiedUpdate } from './telegram-update.js';
 import { TelegramMetrics, commandLabel } from './telegram.metrics.js';
 import type { BotConfig } from './telegram.types.js';
@@ -8,12 +9,15 @@ import type { BotConfig } from './telegram.types.js';
  * Tells a limited user once how long to wait: a short reply in that chat, or
  * for a callback query a light `answerCallbackQuery` (the client stops
  * spinning). The rate limiter decides "once" (`limited.notify`); later
- * refusals in the window are dropped without a word.
+ * refusals in the window are dropped without a word. The message goes through
+ * the outbound sender; the callback answer (no chat, due within seconds)
+ * directly through the Bot API client.
  */
 @Injectable()
 export class TelegramTeller {
   constructor(
     private readonly clients: BotApiClients,
+    private readonly outbound: OutboundService,
     private readonly metrics: TelegramMetrics,
   ) {}
 
@@ -33,12 +37,11 @@ export class TelegramTeller {
     if (u.chatId === undefined || u.userId === undefined || u.kind === 'my_chat_member') return;
     const chatId = u.chatId;
     this.metrics.told.inc({ bot: bot.id, command, how: 'message' });
-    this.clients.background(bot, 'sendMessage', (api) =>
-      api.sendMessage(
-        chatId,
+    void this.outbound
+      .reply(bot.id, chatId, 'sendMessage', {
         text,
-        u.threadId !== undefined ? { message_thread_id: u.threadId } : {},
-      ),
-    );
+        ...(u.threadId !== undefined ? { message_thread_id: u.threadId } : {}),
+      })
+      .catch(() => undefined);
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { BotApiClients } from './bot-api-clients.js';
 import { BuiltinBackends } from './builtin-backends.js';
 import { ClaimReleaseInterceptor } from './claim-release.interceptor.js';
+import { OutboundModule } from './outbound/outbound.module.js';
 import { TelegramBotsModule } from './telegram-bots.module.js';
 import { TelegramBuiltin } from './telegram-builtin.js';
 import { TelegramLockFeaturesModule } from './telegram-lock-features.module.js';
@@ -13,10 +14,12 @@ import { WebhookInfoService } from './webhook-info.service.js';
 /**
  * Telegram webhook ingress: `POST /telegram/<botId>/<path secret>` behind the
  * lock chain (policy `telegram`, or `telegram-<botId>` per bot). Bots come
- * from CONFIG_FILE `telegram.bots`; see docs/telegram.md.
+ * from CONFIG_FILE `telegram.bots`; see docs/telegram.md. Outbound messages
+ * (`POST /v1/notifications`, builtin replies) go through OutboundModule
+ * (docs/telegram-outbound.md).
  */
 @Module({
-  imports: [TelegramBotsModule, TelegramLockFeaturesModule],
+  imports: [TelegramBotsModule, TelegramLockFeaturesModule, OutboundModule],
   controllers: [TelegramController],
   providers: [
     TelegramMetrics,
@@ -27,5 +30,6 @@ import { WebhookInfoService } from './webhook-info.service.js';
     ClaimReleaseInterceptor,
     WebhookInfoService,
   ],
+  exports: [OutboundModule],
 })
 export class TelegramModule {}

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config/config.error.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { readSecretEnv } from '../config/secret-env.js';
+import { outboundSettings } from './outbound/outbound.settings.js';
 import {
   BOT_MODES,
   BotConfig,
@@ -34,6 +35,7 @@ const BOT_KEYS = [
   'adminUserIds',
   'failMode',
   'maxConnections',
+  'scope',
 ];
 
 /** Fingerprint of a bot token: enough to tell two apart, never enough to use one. */
@@ -53,6 +55,7 @@ export function telegramSettings(
     webhookInfoPollMs: 60_000,
     forwardTimeoutMs: 10_000,
     bots: [],
+    outbound: outboundSettings(undefined, p),
   };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw new ConfigError(['CONFIG_FILE: telegram must be an object']);
@@ -74,9 +77,11 @@ export function telegramSettings(
             p.push(`CONFIG_FILE: telegram.bots[${i}].id "${bot.id}" is used twice`);
           else if (bot) out.bots.push(bot);
         });
+    } else if (k === 'outbound') {
+      out.outbound = outboundSettings(v, p);
     } else
       p.push(
-        `CONFIG_FILE: telegram.${k} is not a known option (apiRoot, webhookInfoPollMs, forwardTimeoutMs, bots)`,
+        `CONFIG_FILE: telegram.${k} is not a known option (apiRoot, webhookInfoPollMs, forwardTimeoutMs, bots, outbound)`,
       );
   }
   if (p.length > 0) throw new ConfigError(p);
@@ -144,6 +149,8 @@ function parseBot(
     (maxConnections as number) > 100
   )
     p.push(`${at}.maxConnections must be an integer from 1 to 100 (Telegram's range)`);
+  if (o.scope !== undefined && (typeof o.scope !== 'string' || !ID.test(o.scope)))
+    p.push(`${at}.scope must match [a-z0-9-]{1,32}`);
   if (p.length > before || token === undefined) return undefined;
   return {
     id: o.id as string,
@@ -158,6 +165,9 @@ function parseBot(
     adminUserIds: (admins as unknown[]).map(String),
     failMode: o.failMode as BotConfig['failMode'],
     maxConnections: maxConnections as number,
+    scope: (o.scope as string | undefined) ?? 'default',
+    tokenSource:
+      typeof o.tokenFile === 'string' ? { file: o.tokenFile } : { env: o.tokenEnv as string },
   };
 }
 
@@ -192,5 +202,22 @@ function readToken(
     p.push(`${at}: the bot token is not of the form <digits>:<secret>`);
     return undefined;
   }
+  return token;
+}
+
+/** Reads a bot's token again from where it came from (a rotation); throws ConfigError when it is bad. */
+export function reloadToken(
+  bot: Pick<BotConfig, 'id' | 'tokenSource'>,
+  env: Record<string, string | undefined> = readSecretEnv(),
+): string {
+  const p: string[] = [];
+  const src = bot.tokenSource;
+  const token = readToken(
+    'file' in src ? { tokenFile: src.file } : { tokenEnv: src.env },
+    `telegram bot ${bot.id}`,
+    p,
+    env,
+  );
+  if (token === undefined) throw new ConfigError(p);
   return token;
 }

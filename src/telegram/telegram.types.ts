@@ -1,3 +1,5 @@
+import type { OutboundSettings } from './outbound/outbound.settings.js';
+
 /** What Rampart does with an allowed update. */
 export const BOT_MODES = ['forward', 'builtin'] as const;
 export type BotMode = (typeof BOT_MODES)[number];
@@ -30,6 +32,10 @@ export interface BotConfig {
    * deliveries in flight, so it is also the forward breaker's bulkhead.
    */
   maxConnections: number;
+  /** Outbound: jobs name a scope; any active bot of it that can reach the chat may send (default `default`). */
+  scope: string;
+  /** Where the token was read from: a rotation reads it again (a file can change, the environment cannot). */
+  tokenSource: { file: string } | { env: string };
 }
 
 /** CONFIG_FILE `telegram:` section. */
@@ -41,6 +47,8 @@ export interface TelegramSettings {
   /** Milliseconds a forward to a bot backend may take before it counts as failed. */
   forwardTimeoutMs: number;
   bots: BotConfig[];
+  /** The outbound sender (`telegram.outbound`). */
+  outbound: OutboundSettings;
 }
 
 /** Commands whose metrics carry their own label; any other command is `other`. */

@@ -13,6 +13,11 @@
  * (stores url, secret_token, allowed_updates), getWebhookInfo (the stored
  * webhook plus `webhookInfo`), getMe; anything else answers `{ok: true, result: true}`.
  * `failWith(429, retryAfter)` makes every call answer a Bot API error.
+ *
+ * Per bot, chat or method (the outbound sender's tests): `rule({ token, method, chat, status,
+ * retryAfter, times, hang })` answers matching calls with that error (or never answers when `hang`)
+ * for the next `times` calls (default: until removed); `acceptTokens([...])` answers 401 to any
+ * other token. Every other send* / copy / forward / edit method answers a Message.
  */
 import { once } from 'node:events';
 import { createServer, IncomingMessage } from 'node:http';
@@ -25,9 +30,26 @@ export interface BotApiCall {
   at: number;
 }
 
+/** An injected answer for matching calls (undefined fields match anything). */
+export interface FakeRule {
+  token?: string;
+  method?: string;
+  chat?: string;
+  /** Bot API error code to answer (429, 500, 401, 403…); ignored with `hang`. */
+  status?: number;
+  retryAfter?: number;
+  /** Never answer (the connection stays open until the client gives up). */
+  hang?: boolean;
+  /** Matching calls it answers; undefined = every one until `clearRules()`. */
+  times?: number;
+}
+
 export interface FakeBotApi {
   readonly url: string;
   readonly calls: BotApiCall[];
+  rule(r: FakeRule): void;
+  clearRules(): void;
+  acceptTokens(tokens: string[] | undefined): void;
   webhook: Record<string, unknown>;
   webhookInfo: Record<string, unknown>;
   failWith(status: number | undefined, retryAfter?: number): void;
@@ -48,10 +70,22 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
 export async function startFakeBotApi(): Promise<FakeBotApi> {
   let fail: { status: number; retryAfter?: number } | undefined;
   let messageId = 1000;
+  let rules: FakeRule[] = [];
+  let accepted: Set<string> | undefined;
+  const hanging = new Set<import('node:http').ServerResponse>();
   const api: Omit<FakeBotApi, 'url' | 'close'> & { failWith: FakeBotApi['failWith'] } = {
     calls: [],
     webhook: {},
     webhookInfo: { pending_update_count: 0 },
+    rule(r) {
+      rules.push({ ...r });
+    },
+    clearRules() {
+      rules = [];
+    },
+    acceptTokens(tokens) {
+      accepted = tokens && new Set(tokens);
+    },
     failWith(status, retryAfter) {
       fail = status === undefined ? undefined : { status, retryAfter };
     },
@@ -76,6 +110,34 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
       if (!m) return send(404, { ok: false, error_code: 404, description: 'Not Found' });
       const [, token, method] = m;
       api.calls.push({ token: token!, method: method!, body, at: Date.now() });
+      const chat = body.chat_id === undefined ? undefined : String(body.chat_id);
+      if (accepted && !accepted.has(token!))
+        return send(401, { ok: false, error_code: 401, description: 'Unauthorized' });
+      const hit = rules.find(
+        (r) =>
+          (r.token === undefined || r.token === token) &&
+          (r.method === undefined || r.method === method) &&
+          (r.chat === undefined || r.chat === chat) &&
+          (r.times === undefined || r.times > 0),
+      );
+      if (hit) {
+        if (hit.times !== undefined) hit.times -= 1;
+        if (hit.hang) {
+          hanging.add(res);
+          res.on('close', () => hanging.delete(res));
+          return;
+        }
+        const status = hit.status ?? 500;
+        return send(status, {
+          ok: false,
+          error_code: status,
+          description:
+            status === 429
+              ? `Too Many Requests: retry after ${hit.retryAfter ?? 1}`
+              : 'Injected failure',
+          parameters: hit.retryAfter !== undefined ? { retry_after: hit.retryAfter } : undefined,
+        });
+      }
       if (fail) {
         const parameters =
           fail.retryAfter !== undefined ? { retry_after: fail.retryAfter } : undefined;
@@ -120,6 +182,15 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
             },
           });
         default:
+          if (/^(send|copy|forward|edit)/.test(method!))
+            return send(200, {
+              ok: true,
+              result: {
+                message_id: ++messageId,
+                date: Math.floor(Date.now() / 1000),
+                chat: { id: Number(chat), type: Number(chat) < 0 ? 'supergroup' : 'private' },
+              },
+            });
           return send(200, { ok: true, result: true });
       }
     })();
@@ -129,6 +200,11 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
   const { port } = server.address() as AddressInfo;
   return Object.assign(api, {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const res of hanging) res.destroy();
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   });
 }

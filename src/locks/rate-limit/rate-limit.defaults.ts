@@ -118,11 +118,13 @@ const SLICES: Record<string, RateLimitSlice> = {
       { name: 'ask', dimension: 'user', capacity: 15, rate: '15/min', when: { command: ['/ask'] } },
     ],
   },
-  // Outbound Telegram notifications: per app.
+  // Outbound Telegram notifications: per app, one token per job (cost function `notifications`; a batch
+  // of at most 100 jobs fits the burst).
   notifications: {
     mode: 'enforce',
     failMode: 'local',
-    rules: [{ name: 'per-app', dimension: 'app', capacity: 60, rate: '20/s' }],
+    cost: 'notifications',
+    rules: [{ name: 'per-app', dimension: 'app', capacity: 300, rate: '100/s' }],
   },
 };
 

@@ -13,6 +13,7 @@ export const SIGNATURE_DEFAULTS: Record<string, SignatureSlice> = {
   whoami: { mode: 'enforce', signed: 'optional' },
   admin: { mode: 'off', signed: 'optional' },
   'session-keys': { mode: 'enforce', signed: 'required' },
+  notifications: { mode: 'enforce', signed: 'required' },
   // Webhooks: the secret-token header and path (registered by the Telegram product), no signature.
   // The 401 is deferred until the rate limiter charged the per-IP rule for unverified requests.
   telegram: { mode: 'enforce', secretToken: 'telegram', onFailure: 'defer' },

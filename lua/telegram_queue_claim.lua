@@ -1,0 +1,54 @@
+-- Claims due lanes of one queue partition for a worker: high priority first, then normal, then low.
+-- KEYS: [1] the partition's lanes hash `<prefix>:lanes`
+-- ARGV: [1] prefix [2] now, epoch ms [3] lease ms [4] most lanes to claim [5] lease token prefix (unique per call)
+-- Returns: { next due ms (-1 = no lane waits), then per claimed lane { lane, token, reclaimed 1|0, job hash as
+--   HGETALL } }. A claimed lane's due score becomes now + lease: a worker that dies leaves it to be claimed again
+--   when that passes ("reclaimed" when its head was being sent). A head whose priority moved (collapse) moves its
+--   lane to that priority's set; a head with a later not_before pushes the lane's score to it.
+local P, now, leaseMs, max, tp = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local LANES, LEASE = KEYS[1], P .. ':lease'
+local out, got = { -1 }, 0
+for _, p in ipairs({ 'h', 'n', 'l' }) do
+  local dk = P .. ':d:' .. p
+  if got < max then
+    local lanes = redis.call('ZRANGEBYSCORE', dk, '-inf', now, 'LIMIT', 0, (max - got) * 2 + 8)
+    for _, lane in ipairs(lanes) do
+      if got < max then
+        local lk = P .. ':l:' .. lane
+        local head = redis.call('LINDEX', lk, 0)
+        if not head then
+          redis.call('ZREM', dk, lane)
+          redis.call('HDEL', LANES, lane)
+          redis.call('HDEL', LEASE, lane)
+        else
+          local jk = P .. ':j:' .. head
+          local j = redis.call('HMGET', jk, 'prio', 'nb', 'state')
+          local nb = tonumber(j[2]) or 0
+          if j[1] and j[1] ~= p then
+            redis.call('ZREM', dk, lane)
+            redis.call('ZADD', P .. ':d:' .. j[1], math.max(now, nb), lane)
+            redis.call('HSET', LANES, lane, j[1])
+          elseif nb > now then
+            redis.call('ZADD', dk, nb, lane)
+          else
+            local reclaimed = (redis.call('HEXISTS', LEASE, lane) == 1 and j[3] == 'sending') and 1 or 0
+            got = got + 1
+            local tok = tp .. ':' .. got
+            redis.call('HSET', LEASE, lane, tok)
+            redis.call('ZADD', dk, now + leaseMs, lane)
+            redis.call('HSET', jk, 'state', 'sending')
+            out[#out + 1] = { lane, tok, reclaimed, redis.call('HGETALL', jk) }
+          end
+        end
+      end
+    end
+  end
+end
+for _, p in ipairs({ 'h', 'n', 'l' }) do
+  local f = redis.call('ZRANGE', P .. ':d:' .. p, 0, 0, 'WITHSCORES')
+  if f[2] then
+    local s = tonumber(f[2])
+    if out[1] == -1 or s < out[1] then out[1] = s end
+  end
+end
+return out

@@ -1,0 +1,27 @@
+-- Queues dead-lettered jobs of one queue partition again, each at the end of its lane.
+-- KEYS: [1] the partition's lanes hash `<prefix>:lanes`
+-- ARGV: [1] prefix [2] now, epoch ms [3] the new deadline, epoch ms [4..] job ids
+-- Returns: the ids replayed (dead ones only; others are left alone)
+-- A replayed job starts over: attempts 0, no reason, the new deadline, no expiry while it waits.
+local P, now, deadline = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local LANES = KEYS[1]
+local out = {}
+for i = 4, #ARGV do
+  local id = ARGV[i]
+  local jk = P .. ':j:' .. id
+  if redis.call('ZSCORE', P .. ':dead', id) and redis.call('HGET', jk, 'state') == 'dead' then
+    redis.call('ZREM', P .. ':dead', id)
+    redis.call('HSET', jk, 'state', 'queued', 'attempts', 0, 'reason', '', 'err', '', 'finished', '',
+      'wait', '', 'deadline', deadline, 'nb', now)
+    redis.call('PERSIST', jk)
+    local j = redis.call('HMGET', jk, 'lane', 'prio')
+    redis.call('RPUSH', P .. ':l:' .. j[1], id)
+    redis.call('INCR', P .. ':count')
+    if redis.call('HEXISTS', LANES, j[1]) == 0 then
+      redis.call('ZADD', P .. ':d:' .. j[2], now, j[1])
+      redis.call('HSET', LANES, j[1], j[2])
+    end
+    out[#out + 1] = id
+  end
+end
+return out

@@ -1,0 +1,114 @@
+import type { Clock } from '../../../common/clock.js';
+import type { RedisService } from '../../../redis/redis.service.js';
+import type { BotStatus } from '../outbound.types.js';
+import type { SendBucket } from '../outbound.settings.js';
+import {
+  ChargeRequest,
+  ChargeResult,
+  SendGateStore,
+  StatusPatch,
+  effective,
+} from './send-gate.store.js';
+
+/** The calls a store needs (RedisService, or the sender's own connection OutboundRedis). */
+type Runner = Pick<RedisService, 'script' | 'run'>;
+
+function gcraArgs(b: SendBucket | undefined): [number, number] {
+  if (!b) return [0, 0];
+  const t = 1e6 / b.perSecond;
+  return [t, t * b.burst];
+}
+
+/**
+ * The send gate in Redis: every key of one bot under the bot's hash tag
+ * `{<env>:<service>:bot:<id>}`, so the charge (lua/telegram_send_charge.lua)
+ * and a cooldown (lua/telegram_cooldown.lua) are one call each, in one slot.
+ */
+export class RedisSendGateStore implements SendGateStore {
+  constructor(
+    private readonly redis: Runner,
+    private readonly base: string,
+    private readonly clock: Clock,
+  ) {}
+
+  private key(bot: string, part: string): string {
+    return `tgo:{${this.base}:bot:${bot}}:${part}`;
+  }
+
+  async charge(r: ChargeRequest): Promise<ChargeResult> {
+    const out = await this.redis.script<[string, string | number, string | number, string?]>(
+      'telegram_send_charge',
+      [
+        this.key(r.bot, 's'),
+        this.key(r.bot, `cc:${r.chatId}`),
+        this.key(r.bot, `u:${r.chatId}`),
+        this.key(r.bot, 'b'),
+        this.key(r.bot, `m:${r.method}`),
+        this.key(r.bot, `c:${r.chatId}`),
+        this.key(r.bot, 'f'),
+      ],
+      [
+        ...gcraArgs(r.buckets.bot),
+        ...gcraArgs(r.buckets.method),
+        ...gcraArgs(r.buckets.chat),
+        r.weight,
+        r.sendId,
+        r.inflightMs,
+      ],
+    );
+    if (out[0] === 'ok') return { kind: 'ok', gen: Number(out[1]), chatNextMs: Number(out[2]) };
+    if (out[0] === 'wait') return { kind: 'wait', ms: Number(out[1]), why: out[2] as 'cooldown' };
+    return { kind: 'refused', why: out[1] as 'revoked' };
+  }
+
+  async release(bot: string, sendId: string): Promise<void> {
+    await this.redis.run('telegram.inflight', (c) => c.zrem(this.key(bot, 'f'), sendId));
+  }
+
+  async cooldown(bot: string, chatId: string | undefined, ms: number): Promise<number> {
+    const key = chatId === undefined ? this.key(bot, 's') : this.key(bot, `cc:${chatId}`);
+    const mode = chatId === undefined ? 'bot' : 'chat';
+    return Number(
+      await this.redis.script<number>('telegram_cooldown', [key], [mode, Math.ceil(ms)]),
+    );
+  }
+
+  async setStatus(bot: string, p: StatusPatch): Promise<BotStatus> {
+    const k = this.key(bot, 's');
+    await this.redis.run('telegram.status', async (c) => {
+      const m = c.multi();
+      if (p.state !== undefined) {
+        m.hset(k, 'state', p.state, 'reason', p.reason ?? '');
+        if (p.state === 'cooldown') m.hset(k, 'until', p.until ?? 0);
+        else m.hdel(k, 'until');
+      }
+      if (p.rotating !== undefined) m.hset(k, 'rot', p.rotating ? '1' : '0');
+      if (p.bumpGen) m.hincrby(k, 'gen', 1);
+      await m.exec();
+    });
+    return this.status(bot);
+  }
+
+  async status(bot: string): Promise<BotStatus> {
+    const h = await this.redis.run('telegram.status', (c) => c.hgetall(this.key(bot, 's')));
+    const s: BotStatus = {
+      state: (h.state as BotStatus['state'] | undefined) ?? 'active',
+      until: h.until ? Number(h.until) : undefined,
+      reason: h.reason || undefined,
+      gen: Number(h.gen ?? 0),
+      rotating: h.rot === '1',
+    };
+    return effective(s, this.clock.now());
+  }
+
+  async markUnreachable(bot: string, chatId: string, ttlMs: number): Promise<void> {
+    await this.redis.run('telegram.unreachable', (c) =>
+      c.set(this.key(bot, `u:${chatId}`), '1', 'PX', ttlMs),
+    );
+  }
+
+  async inflight(bot: string): Promise<number> {
+    const now = this.clock.now();
+    return this.redis.run('telegram.inflight', (c) => c.zcount(this.key(bot, 'f'), now, '+inf'));
+  }
+}

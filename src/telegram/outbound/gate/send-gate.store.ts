@@ -1,0 +1,74 @@
+import type { BotState, BotStatus } from '../outbound.types.js';
+import type { SendBucket } from '../outbound.settings.js';
+
+/** One send to charge: the bot's, the bot × method's and the bot × chat's buckets, at once. */
+export interface ChargeRequest {
+  bot: string;
+  chatId: string;
+  method: string;
+  /** Tokens taken from the bot and method buckets (media weigh more). The chat bucket takes 1. */
+  weight: number;
+  /** Id of this send in the bot's in-flight set (a rotation drains it). */
+  sendId: string;
+  /** Milliseconds the in-flight mark lives at most (a crashed worker's mark expires). */
+  inflightMs: number;
+  buckets: { bot: SendBucket; method?: SendBucket; chat: SendBucket };
+}
+
+export type ChargeResult =
+  /** Charged: send now. `gen` is the bot's token generation; `chatNextMs` when the chat takes the next. */
+  | { kind: 'ok'; gen: number; chatNextMs: number }
+  /** Not now, nothing charged: try again in `ms` (`bucket`: the one with the longest wait). */
+  | {
+      kind: 'wait';
+      ms: number;
+      why: 'cooldown' | 'chat_cooldown' | 'bucket' | 'rotating';
+      bucket?: 'bot' | 'method' | 'chat';
+    }
+  /** This bot cannot send this job. */
+  | { kind: 'refused'; why: 'disabled' | 'revoked' | 'unreachable' };
+
+/** A change of a bot's registry entry (admin API, Telegram's answers, a rotation). */
+export interface StatusPatch {
+  state?: BotState;
+  /** Epoch ms (state cooldown). */
+  until?: number;
+  reason?: string;
+  rotating?: boolean;
+  /** Bumps the token generation (a rotation's swap). */
+  bumpGen?: boolean;
+}
+
+/**
+ * The send gate: the bot registry (state, cooldown, token generation,
+ * rotation), per-chat cooldowns and reachability, the in-flight sends, and
+ * the buckets, all of one bot under one hash tag, so that `charge` checks the
+ * bot's state and cooldowns and charges the three buckets in ONE atomic call
+ * (lua/telegram_send_charge.lua). Times are the store's clock (Redis TIME).
+ */
+export interface SendGateStore {
+  charge(req: ChargeRequest): Promise<ChargeResult>;
+  /** The send ended (either way): its in-flight mark goes. */
+  release(bot: string, sendId: string): Promise<void>;
+  /**
+   * Cools down the bot (no chat) or the bot × chat for `ms` milliseconds from now; a longer cooldown
+   * in force is kept (the end is the max of both). Returns the end, epoch ms.
+   */
+  cooldown(bot: string, chatId: string | undefined, ms: number): Promise<number>;
+  setStatus(bot: string, patch: StatusPatch): Promise<BotStatus>;
+  status(bot: string): Promise<BotStatus>;
+  /** Telegram answered 403 for this chat: this bot cannot reach it (for `ttlMs`). */
+  markUnreachable(bot: string, chatId: string, ttlMs: number): Promise<void>;
+  /** Sends of this bot in flight on any worker. */
+  inflight(bot: string): Promise<number>;
+}
+
+/** Injection token of the SendGateStore. */
+export const SEND_GATE_STORE = Symbol('SEND_GATE_STORE');
+
+/** A bot's status as stored → as in force at `now` (an ended cooldown is active). */
+export function effective(s: BotStatus, now: number): BotStatus {
+  return s.state === 'cooldown' && (s.until ?? 0) <= now
+    ? { ...s, state: 'active', until: undefined }
+    : s;
+}

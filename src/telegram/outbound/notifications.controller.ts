@@ -1,0 +1,63 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiNotFoundResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Protect } from '../../chain/protect.decorator.js';
+import { ProblemException } from '../../common/problem.exception.js';
+import { type JobView, OutboundService } from './outbound.service.js';
+
+const PROBLEM = { description: 'application/problem+json with a stable `error` code' };
+
+/**
+ * Outbound Telegram notifications: signed (lock 1) and rate limited per app
+ * by the number of jobs (lock 2), policy `notifications`. See docs/telegram-outbound.md.
+ */
+@ApiTags('notifications')
+@Controller('v1/notifications')
+export class NotificationsController {
+  constructor(private readonly outbound: OutboundService) {}
+
+  @Post()
+  @HttpCode(202)
+  @Protect('notifications')
+  @ApiOperation({
+    summary:
+      'Queues notification jobs (one, a list, or {jobs: [...]}, at most 100): all or none; a known job_id is a duplicate',
+  })
+  @ApiAcceptedResponse({ description: '{jobs: [{job_id, status: queued | replaced | duplicate}]}' })
+  @ApiBadRequestResponse({
+    ...PROBLEM,
+    description: 'invalid_notifications, with `problems` naming each',
+  })
+  @ApiServiceUnavailableResponse({
+    ...PROBLEM,
+    description: 'notifications_unavailable (Redis down)',
+  })
+  submit(@Body() body: unknown): Promise<{ jobs: { job_id: string; status: string }[] }> {
+    return this.outbound.submit(body);
+  }
+
+  @Get(':jobId')
+  @Protect('notifications')
+  @ApiOperation({
+    summary:
+      'A job: state (queued, waiting, sending, sent, dead, collapsed), attempts, message_id, reason',
+  })
+  @ApiNotFoundResponse({
+    ...PROBLEM,
+    description: 'unknown_job (never queued, or past its retention)',
+  })
+  async status(@Param('jobId') id: string): Promise<JobView> {
+    const view = await this.outbound.status(id.slice(0, 200));
+    if (!view)
+      throw new ProblemException(404, 'unknown_job', 'No such job', {
+        detail: 'never queued here, or finished longer ago than the retention',
+      });
+    return view;
+  }
+}

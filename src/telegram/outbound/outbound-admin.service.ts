@@ -1,0 +1,136 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { reloadToken, tokenFingerprint } from '../telegram.settings.js';
+import { TelegramBots } from '../telegram-bots.js';
+import { SEND_GATE_STORE, type SendGateStore } from './gate/send-gate.store.js';
+import { type JobView, jobView } from './outbound.service.js';
+import type { BotState, BotStatus } from './outbound.types.js';
+import { OutboundWorkers } from './outbound-workers.service.js';
+import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
+
+export interface BotView extends Omit<BotStatus, 'until'> {
+  id: string;
+  scope: string;
+  /** Fingerprint of the token this instance holds (never the token). */
+  token: string;
+  until?: string;
+  inflight: number;
+}
+
+/** Thrown for an unknown bot or a token that cannot be read; the admin controller maps it. */
+export class OutboundAdminError extends Error {
+  constructor(
+    readonly code: 'unknown_bot' | 'token_unreadable' | 'rotation_timeout',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The outbound sender's admin port: the bot registry (list, change a state,
+ * rotate a token) and the dead letters (list, replay). Every change is made in
+ * the shared stores, so every worker sees it at its next send.
+ */
+@Injectable()
+export class OutboundAdmin {
+  private readonly log = new Logger('TelegramOutbound');
+
+  constructor(
+    private readonly bots: TelegramBots,
+    @Inject(SEND_GATE_STORE) private readonly gate: SendGateStore,
+    @Inject(OUTBOUND_QUEUE_STORE) private readonly queue: OutboundQueueStore,
+    private readonly workers: OutboundWorkers,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  private bot(id: string) {
+    const b = this.bots.get(id);
+    if (!b) throw new OutboundAdminError('unknown_bot', `no bot "${id}"`);
+    return b;
+  }
+
+  async list(): Promise<BotView[]> {
+    return Promise.all(this.bots.all().map((b) => this.view(b.id)));
+  }
+
+  async view(id: string): Promise<BotView> {
+    const b = this.bot(id);
+    const s = await this.gate.status(id);
+    return {
+      ...s,
+      id,
+      scope: b.scope,
+      token: b.fingerprint,
+      until: s.until === undefined ? undefined : new Date(s.until).toISOString(),
+      inflight: await this.gate.inflight(id),
+    };
+  }
+
+  async setState(id: string, state: BotState, until?: number, reason?: string): Promise<BotView> {
+    this.bot(id);
+    await this.gate.setStatus(id, { state, until, reason: reason ?? 'admin' });
+    this.workers.routing.invalidate(id);
+    this.log.log({ msg: 'bot state changed', bot: id, state });
+    return this.view(id);
+  }
+
+  /**
+   * Token rotation: stop assigning sends to the bot, wait for its sends in
+   * flight (on every worker) to end, read the token again from its source and
+   * bump the generation (each worker reloads before its next send), resume.
+   * Jobs wait in their lanes meanwhile: none is lost or moved.
+   */
+  async rotate(id: string, drainMs: number): Promise<BotView & { previous: string }> {
+    const b = this.bot(id);
+    const previous = tokenFingerprint(b.token);
+    let token: string;
+    try {
+      token = reloadToken(b);
+    } catch (e) {
+      throw new OutboundAdminError('token_unreadable', (e as Error).message);
+    }
+    await this.gate.setStatus(id, { rotating: true });
+    try {
+      const until = this.clock.now() + drainMs;
+      while ((await this.gate.inflight(id)) > 0) {
+        if (this.clock.now() > until)
+          throw new OutboundAdminError(
+            'rotation_timeout',
+            `sends of ${id} still in flight after ${drainMs} ms`,
+          );
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const s = await this.gate.status(id);
+      await this.gate.setStatus(id, {
+        bumpGen: true,
+        // A new token lifts a revocation (the old token was the one refused).
+        ...(s.state === 'revoked' ? { state: 'active' as const, reason: 'rotated' } : {}),
+      });
+    } finally {
+      await this.gate.setStatus(id, { rotating: false });
+      this.workers.routing.invalidate(id);
+    }
+    this.log.log({
+      msg: 'bot token rotated',
+      bot: id,
+      from: previous,
+      to: tokenFingerprint(token),
+    });
+    return { ...(await this.view(id)), token: tokenFingerprint(token), previous };
+  }
+
+  async dead(limit: number): Promise<JobView[]> {
+    return (await this.queue.dead(limit)).map(jobView);
+  }
+
+  async replay(ids: string[]): Promise<string[]> {
+    const done = await this.queue.replay(
+      ids,
+      this.clock.now(),
+      this.bots.settings.outbound.defaultDeadlineMs,
+    );
+    this.workers.wake();
+    return done;
+  }
+}

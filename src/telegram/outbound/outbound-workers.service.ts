@@ -1,0 +1,77 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { TelegramBots } from '../telegram-bots.js';
+import { SEND_GATE_STORE, type SendGateStore } from './gate/send-gate.store.js';
+import { OutboundMetrics } from './outbound.metrics.js';
+import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
+import { BotPacing } from './worker/bot-pacing.js';
+import { BotRouting } from './worker/bot-routing.js';
+import { BotTokens } from './worker/bot-tokens.js';
+import { OutboundWorker } from './worker/outbound-worker.js';
+import { SendAttempt } from './worker/send-attempt.js';
+
+/**
+ * The worker of this process: started at boot when `telegram.outbound.workers`
+ * is on (or by `npm run worker`), stopped at shutdown after its sends settle.
+ */
+@Injectable()
+export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly routing: BotRouting;
+  private readonly worker: OutboundWorker;
+  private depthTimer?: NodeJS.Timeout;
+
+  constructor(
+    @Inject(OUTBOUND_QUEUE_STORE) private readonly queue: OutboundQueueStore,
+    @Inject(SEND_GATE_STORE) gate: SendGateStore,
+    private readonly bots: TelegramBots,
+    private readonly metrics: OutboundMetrics,
+    @Inject(CLOCK) clock: Clock,
+  ) {
+    const settings = bots.settings.outbound;
+    this.routing = new BotRouting(bots.all(), gate, clock, settings.registryRefreshMs);
+    const tokens = new BotTokens(bots.settings.apiRoot, settings.requestTimeoutMs);
+    // Waiting lanes of a full bot come back spread over about one round of this worker's slots.
+    const spreadMs = Math.min(
+      1_000,
+      (settings.concurrency * 1000) / settings.buckets.bot.perSecond,
+    );
+    const pacing = new BotPacing(clock, spreadMs);
+    const attempt = new SendAttempt({
+      queue,
+      gate,
+      routing: this.routing,
+      pacing,
+      tokens,
+      settings,
+      metrics,
+      clock,
+    });
+    this.worker = new OutboundWorker(queue, attempt, settings, clock);
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.bots.settings.outbound.workers) this.start();
+  }
+
+  /** Starts sending (no-op when running, or when no bot is configured). */
+  start(): void {
+    if (this.bots.all().length === 0) return;
+    this.worker.start();
+    this.depthTimer ??= setInterval(() => {
+      this.queue.depth().then(
+        (n) => this.metrics.depth.set(n),
+        () => undefined,
+      );
+    }, 5_000);
+    this.depthTimer.unref();
+  }
+
+  wake(): void {
+    this.worker.wake();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.depthTimer);
+    await this.worker.stop();
+  }
+}

@@ -1,0 +1,71 @@
+import { Module } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { RateLimitModule } from '../../locks/rate-limit/rate-limit.module.js';
+import { RedisService } from '../../redis/redis.service.js';
+import { OutboundRedis } from './outbound-redis.js';
+import { TelegramBots } from '../telegram-bots.js';
+import { TelegramBotsModule } from '../telegram-bots.module.js';
+import { MemorySendGateStore } from './gate/memory-send-gate.store.js';
+import { RedisSendGateStore } from './gate/redis-send-gate.store.js';
+import { SEND_GATE_STORE } from './gate/send-gate.store.js';
+import { jobsOf } from './job-validate.js';
+import { NotificationsController } from './notifications.controller.js';
+import { OutboundAdmin } from './outbound-admin.service.js';
+import { OutboundHealth } from './outbound-health.js';
+import { OutboundMetrics } from './outbound.metrics.js';
+import { OutboundService } from './outbound.service.js';
+import { OutboundWorkers } from './outbound-workers.service.js';
+import { MemoryOutboundQueueStore } from './queue/memory-outbound-queue.store.js';
+import { OUTBOUND_QUEUE_STORE } from './queue/outbound-queue.store.js';
+import { RedisOutboundQueueStore } from './queue/redis-outbound-queue.store.js';
+
+/** The key base `<env>:<service>` of the service's hash tags. */
+const base = (r: RedisService) => r.tag.slice(1, -1);
+
+/** The stores, services and workers of the sender, without the HTTP route (the worker process uses this). */
+@Module({
+  imports: [TelegramBotsModule],
+  providers: [
+    OutboundMetrics,
+    OutboundRedis,
+    {
+      provide: OUTBOUND_QUEUE_STORE,
+      inject: [RedisService, OutboundRedis, TelegramBots],
+      useFactory: (r: RedisService, o: OutboundRedis, b: TelegramBots) => {
+        const s = b.settings.outbound;
+        return o.enabled
+          ? new RedisOutboundQueueStore(o, base(r), s.partitions, s.retentionMs)
+          : new MemoryOutboundQueueStore(s.retentionMs);
+      },
+    },
+    {
+      provide: SEND_GATE_STORE,
+      inject: [RedisService, OutboundRedis, CLOCK],
+      useFactory: (r: RedisService, o: OutboundRedis, c: Clock) =>
+        o.enabled ? new RedisSendGateStore(o, base(r), c) : new MemorySendGateStore(c),
+    },
+    OutboundWorkers,
+    OutboundService,
+    OutboundAdmin,
+    OutboundHealth,
+  ],
+  exports: [OutboundService, OutboundAdmin, OutboundWorkers],
+})
+export class OutboundCoreModule {}
+
+/**
+ * The outbound sender: `POST /v1/notifications`, `GET /v1/notifications/:id`
+ * (policy `notifications`: the rate limit charges one token per job through
+ * the cost function `notifications`), the queue and the workers.
+ */
+@Module({
+  imports: [
+    OutboundCoreModule,
+    RateLimitModule.forFeature({
+      costs: { notifications: (req) => jobsOf(req.body)?.length ?? 1 },
+    }),
+  ],
+  controllers: [NotificationsController],
+  exports: [OutboundCoreModule],
+})
+export class OutboundModule {}

@@ -1,0 +1,154 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { ProblemException } from '../../common/problem.exception.js';
+import { RedisUnavailableError } from '../../redis/redis.errors.js';
+import { TelegramBots } from '../telegram-bots.js';
+import { validateJobs } from './job-validate.js';
+import { OutboundMetrics } from './outbound.metrics.js';
+import { type Job, type NewJob, chatKind } from './outbound.types.js';
+import { OutboundWorkers } from './outbound-workers.service.js';
+import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
+
+/** What `GET /v1/notifications/:job_id` shows of a job. */
+export interface JobView {
+  job_id: string;
+  state: Job['state'];
+  attempts: number;
+  chat_id: string;
+  method: string;
+  bot_scope: string;
+  priority: Job['priority'];
+  bot?: string;
+  message_id?: number;
+  reason?: Job['reason'];
+  last_error?: string;
+  wait_until?: string;
+  collapsed_by?: string;
+  created_at: string;
+  finished_at?: string;
+  deadline: string;
+}
+
+const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
+
+export function jobView(j: Job): JobView {
+  return {
+    job_id: j.id,
+    state: j.state,
+    attempts: j.attempts,
+    chat_id: j.chatId,
+    method: j.method,
+    bot_scope: j.pinnedBot ? `bot:${j.pinnedBot}` : j.scope,
+    priority: j.priority,
+    bot: j.bot,
+    message_id: j.messageId,
+    reason: j.reason,
+    last_error: j.lastError,
+    wait_until: j.state === 'waiting' || j.state === 'queued' ? iso(j.waitUntil) : undefined,
+    collapsed_by: j.collapsedBy,
+    created_at: iso(j.createdAt)!,
+    finished_at: iso(j.finishedAt),
+    deadline: iso(j.deadline)!,
+  };
+}
+
+function unavailable(): ProblemException {
+  return new ProblemException(
+    503,
+    'notifications_unavailable',
+    'The notification queue is unavailable',
+    {
+      detail: 'Redis is unreachable; nothing was queued. Try again.',
+      headers: { 'Retry-After': '1' },
+    },
+  );
+}
+
+/** Accepts notification jobs (validated, all or none) and reports their state. */
+@Injectable()
+export class OutboundService {
+  private readonly scopes: Set<string>;
+
+  constructor(
+    @Inject(OUTBOUND_QUEUE_STORE) private readonly queue: OutboundQueueStore,
+    private readonly bots: TelegramBots,
+    private readonly workers: OutboundWorkers,
+    private readonly metrics: OutboundMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    this.scopes = new Set(bots.all().map((b) => b.scope));
+  }
+
+  async submit(body: unknown): Promise<{ jobs: { job_id: string; status: string }[] }> {
+    const s = this.bots.settings.outbound;
+    const now = this.clock.now();
+    const { jobs, problems } = validateJobs(body, {
+      scopes: this.scopes,
+      now,
+      defaultDeadlineMs: s.defaultDeadlineMs,
+      maxDeadlineMs: s.retentionMs,
+    });
+    if (problems.length > 0)
+      throw new ProblemException(400, 'invalid_notifications', 'Invalid notification jobs', {
+        detail: `${problems.length} problem(s); nothing was queued`,
+        problems,
+      });
+    const outcomes = await this.enqueue(jobs, now);
+    return { jobs: jobs.map((j, i) => ({ job_id: j.id, status: outcomes[i]! })) };
+  }
+
+  async status(id: string): Promise<JobView | undefined> {
+    try {
+      const j = await this.queue.get(id);
+      return j && jobView(j);
+    } catch (e) {
+      if (e instanceof RedisUnavailableError) throw unavailable();
+      throw e;
+    }
+  }
+
+  /** A reply of a builtin bot: through the sender, by that bot only, as the chat's next message. */
+  async reply(
+    botId: string,
+    chatId: number | string,
+    method: string,
+    payload: Record<string, unknown>,
+  ): Promise<string> {
+    const now = this.clock.now();
+    const id = `builtin:${botId}:${randomUUID()}`;
+    const s = this.bots.settings.outbound;
+    const job: NewJob = {
+      id,
+      chatId: String(chatId),
+      method,
+      payload,
+      scope: this.bots.get(botId)?.scope ?? 'default',
+      pinnedBot: botId,
+      priority: 'high',
+      // A reply is worth little late: a minute, not the default day.
+      deadline: now + Math.min(60_000, s.defaultDeadlineMs),
+      notBefore: now,
+    };
+    await this.enqueue([job], now);
+    return id;
+  }
+
+  private async enqueue(jobs: NewJob[], now: number): Promise<string[]> {
+    try {
+      const out = await this.queue.enqueue(jobs, now);
+      out.forEach((o, i) => {
+        if (o === 'replaced')
+          this.metrics.collapsed.inc({
+            method: jobs[i]!.method,
+            chat_type: chatKind(jobs[i]!.chatId),
+          });
+      });
+      this.workers.wake();
+      return out;
+    } catch (e) {
+      if (e instanceof RedisUnavailableError) throw unavailable();
+      throw e;
+    }
+  }
+}

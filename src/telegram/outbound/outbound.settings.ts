@@ -1,0 +1,148 @@
+import { parseDuration, parseRate } from '../../locks/rate-limit/buckets/rate-parse.js';
+
+/** A send bucket: `rate` tokens per second (`"30/s"`, `"20/min"`), burst `burst` tokens. */
+export interface SendBucket {
+  /** Tokens per second. */
+  perSecond: number;
+  /** Burst, tokens (≥ 1). */
+  burst: number;
+}
+
+/** CONFIG_FILE `telegram.outbound`: the sender's limits, retries and queue. */
+export interface OutboundSettings {
+  /** Run workers inside the service (false: only `npm run worker` sends). */
+  workers: boolean;
+  /** Concurrent sends per worker process. */
+  concurrency: number;
+  buckets: {
+    bot: SendBucket;
+    private: SendBucket;
+    group: SendBucket;
+    /** Per bot × method; methods not named share none. */
+    methods: Record<string, SendBucket>;
+  };
+  /** Tokens a method takes from the bot and method buckets (media weigh more); default 1. */
+  methodWeights: Record<string, number>;
+  /** Failed attempts (5xx, network) before `max_attempts`. */
+  maxAttempts: number;
+  /** Backoff after a failed attempt: base × 2^(attempts−1), capped, with ± jitter (milliseconds). */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** Added to every cooldown after a 429: uniform in [0, jitterMs] (milliseconds). */
+  cooldownJitterMs: number;
+  /** A cooldown at least this long shows the bot as degraded in /health/ready (milliseconds). */
+  longCooldownMs: number;
+  /** Milliseconds a Bot API call may take. A timeout after the request was sent is ambiguous. */
+  requestTimeoutMs: number;
+  /** Ambiguous timeouts (and jobs of a crashed worker): `dead` (at most once) or `retry` (may duplicate). */
+  ambiguous: 'dead' | 'retry';
+  /** Milliseconds a worker holds a chat lane; a crashed worker's lanes are reclaimed after it. */
+  leaseMs: number;
+  /** Milliseconds an idle worker first sleeps between claims (doubling while idle, up to 16 ×). */
+  pollMs: number;
+  /** Default deadline of a job without one (milliseconds from acceptance). */
+  defaultDeadlineMs: number;
+  /** How long a finished job (and its job_id) is remembered (milliseconds; default 7 days). */
+  retentionMs: number;
+  /** Queue partitions (each its own hash tag, spread over a Redis Cluster). */
+  partitions: number;
+  /** Milliseconds registry states are cached by a worker before being read again. */
+  registryRefreshMs: number;
+}
+
+export const OUTBOUND_DEFAULTS: OutboundSettings = {
+  workers: true,
+  concurrency: 32,
+  buckets: {
+    bot: { perSecond: 30, burst: 3 },
+    private: { perSecond: 1, burst: 1 },
+    group: { perSecond: 20 / 60, burst: 1 },
+    methods: {},
+  },
+  methodWeights: { sendPhoto: 2, sendVideo: 3, sendDocument: 2, sendAudio: 2, sendMediaGroup: 5 },
+  maxAttempts: 5,
+  backoffBaseMs: 1_000,
+  backoffMaxMs: 60_000,
+  cooldownJitterMs: 500,
+  longCooldownMs: 60_000,
+  requestTimeoutMs: 10_000,
+  ambiguous: 'dead',
+  leaseMs: 30_000,
+  pollMs: 50,
+  defaultDeadlineMs: 24 * 3600_000,
+  retentionMs: 7 * 24 * 3600_000,
+  partitions: 8,
+  registryRefreshMs: 1_000,
+};
+
+const MS_KEYS = [
+  'backoffBaseMs',
+  'backoffMaxMs',
+  'cooldownJitterMs',
+  'longCooldownMs',
+  'requestTimeoutMs',
+  'leaseMs',
+  'pollMs',
+  'defaultDeadlineMs',
+  'retentionMs',
+  'registryRefreshMs',
+] as const;
+
+function bucket(v: unknown, at: string, p: string[]): SendBucket | undefined {
+  const o = v as { rate?: unknown; burst?: unknown } | null;
+  const perSecond = parseRate(o?.rate);
+  const burst = o?.burst ?? 1;
+  if (perSecond === undefined || !Number.isInteger(burst) || (burst as number) < 1) {
+    p.push(`${at} must be { rate: "<n>/<unit>", burst?: integer ≥ 1 }`);
+    return undefined;
+  }
+  return { perSecond, burst: burst as number };
+}
+
+/** Parses `telegram.outbound`; pushes every problem to `p`. */
+export function outboundSettings(raw: unknown, p: string[]): OutboundSettings {
+  const at = 'CONFIG_FILE: telegram.outbound';
+  const out = structuredClone(OUTBOUND_DEFAULTS);
+  if (raw === undefined) return out;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    p.push(`${at} must be an object`);
+    return out;
+  }
+  for (const [k, v] of Object.entries(raw)) {
+    if ((MS_KEYS as readonly string[]).includes(k)) {
+      const ms = parseDuration(v);
+      if (ms === undefined || (k !== 'cooldownJitterMs' && ms < 1))
+        p.push(`${at}.${k} must be milliseconds (or "<n><unit>")`);
+      else out[k as (typeof MS_KEYS)[number]] = Math.round(ms);
+    } else if (k === 'workers') {
+      if (typeof v === 'boolean') out.workers = v;
+      else p.push(`${at}.workers must be true or false`);
+    } else if (k === 'concurrency' || k === 'maxAttempts' || k === 'partitions') {
+      if (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1024) out[k] = v as number;
+      else p.push(`${at}.${k} must be an integer 1–1024`);
+    } else if (k === 'ambiguous') {
+      if (v === 'dead' || v === 'retry') out.ambiguous = v;
+      else p.push(`${at}.ambiguous must be dead or retry`);
+    } else if (k === 'buckets' && typeof v === 'object' && v !== null) {
+      for (const [b, bv] of Object.entries(v as Record<string, unknown>)) {
+        if (b === 'bot' || b === 'private' || b === 'group') {
+          const s = bucket(bv, `${at}.buckets.${b}`, p);
+          if (s) out.buckets[b] = s;
+        } else if (b === 'methods' && typeof bv === 'object' && bv !== null) {
+          for (const [m, mv] of Object.entries(bv)) {
+            const s = bucket(mv, `${at}.buckets.methods.${m}`, p);
+            if (s) out.buckets.methods[m] = s;
+          }
+        } else p.push(`${at}.buckets.${b} is not a known bucket (bot, private, group, methods)`);
+      }
+    } else if (k === 'methodWeights' && typeof v === 'object' && v !== null) {
+      for (const [m, w] of Object.entries(v as Record<string, unknown>)) {
+        if (Number.isInteger(w) && (w as number) >= 1) out.methodWeights[m] = w as number;
+        else p.push(`${at}.methodWeights.${m} must be an integer ≥ 1`);
+      }
+    } else p.push(`${at}.${k} is not a known option`);
+  }
+  if (out.leaseMs <= out.requestTimeoutMs)
+    p.push(`${at}.leaseMs must be longer than requestTimeoutMs (a lease outlives a send)`);
+  return out;
+}

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import { type Job, type NewJob, PRIORITIES, type Priority, laneOf } from '../outbound.types.js';
+import type {
+  Claimed,
+  EnqueueOutcome,
+  Lease,
+  OutboundQueueStore,
+  Settlement,
+} from './outbound-queue.store.js';
+
+interface Due {
+  prio: Priority;
+  /** Epoch ms the lane may be claimed (its lease end while held). */
+  at: number;
+}
+
+/**
+ * The embedded queue: the same lanes, leases and collapse rules as the
+ * Redis store, in this process's memory. Not durable: a restart loses every
+ * queued job (documented); it serves one instance without Redis.
+ */
+export class MemoryOutboundQueueStore implements OutboundQueueStore {
+  private readonly jobs = new Map<string, Job>();
+  private readonly lanes = new Map<string, string[]>();
+  private readonly due = new Map<string, Due>();
+  private readonly leases = new Map<string, string>();
+  private readonly collapse = new Map<string, string>();
+  private readonly deadAt = new Map<string, number>();
+  private purgedAt = 0;
+
+  constructor(private readonly retentionMs: number) {}
+
+  enqueue(jobs: NewJob[], now: number): Promise<EnqueueOutcome[]> {
+    this.purge(now);
+    return Promise.resolve(
+      jobs.map((n): EnqueueOutcome => {
+        if (this.jobs.has(n.id)) return 'duplicate';
+        const lane = laneOf(n);
+        const job: Job = { ...n, state: 'queued', attempts: 0, createdAt: now };
+        this.jobs.set(n.id, job);
+        const line = this.lanes.get(lane) ?? [];
+        this.lanes.set(lane, line);
+        let outcome: EnqueueOutcome = 'queued';
+        if (n.collapseKey !== undefined) {
+          const ck = `${lane}\n${n.collapseKey}`;
+          const old = this.jobs.get(this.collapse.get(ck) ?? '');
+          const held = this.leases.has(lane) && line[0] === old?.id;
+          if (old && (old.state === 'queued' || old.state === 'waiting') && !held) {
+            line.splice(line.indexOf(old.id), 1);
+            Object.assign(old, { state: 'collapsed', collapsedBy: n.id, finishedAt: now });
+            outcome = 'replaced';
+          }
+          this.collapse.set(ck, n.id);
+        }
+        line.push(n.id);
+        if (!this.due.has(lane))
+          this.due.set(lane, { prio: n.priority, at: Math.max(now, n.notBefore) });
+        return outcome;
+      }),
+    );
+  }
+
+  claim(now: number, leaseMs: number, max: number): Promise<Claimed> {
+    const out: Lease[] = [];
+    let nextAt: number | undefined;
+    for (const prio of PRIORITIES) {
+      for (const [lane, d] of this.due) {
+        if (d.prio !== prio) continue;
+        if (d.at > now || out.length >= max) {
+          nextAt = Math.min(nextAt ?? Infinity, Math.max(d.at, now));
+          continue;
+        }
+        const job = this.jobs.get(this.lanes.get(lane)?.[0] ?? '');
+        if (!job) {
+          this.due.delete(lane);
+          this.lanes.delete(lane);
+          continue;
+        }
+        if (job.priority !== prio || job.notBefore > now) {
+          this.due.set(lane, { prio: job.priority, at: Math.max(d.at, job.notBefore) });
+          continue;
+        }
+        const reclaimed = this.leases.has(lane) && job.state === 'sending';
+        const token = randomUUID();
+        this.leases.set(lane, token);
+        d.at = now + leaseMs;
+        job.state = 'sending';
+        out.push({ lane, token, job: { ...job }, reclaimed });
+      }
+    }
+    return Promise.resolve({ leases: out, nextAt });
+  }
+
+  settle(lease: Lease, s: Settlement, now: number, nextAt = now): Promise<boolean> {
+    const line = this.lanes.get(lease.lane);
+    const job = this.jobs.get(lease.job.id);
+    if (this.leases.get(lease.lane) !== lease.token || !line || line[0] !== job?.id || !job)
+      return Promise.resolve(false);
+    this.leases.delete(lease.lane);
+    if (s.kind === 'wait') {
+      Object.assign(job, { state: s.state, waitUntil: s.until, lastError: s.error });
+      if (s.attempts !== undefined) job.attempts = s.attempts;
+      if (s.bot !== undefined) job.bot = s.bot;
+      this.due.get(lease.lane)!.at = s.until;
+      return Promise.resolve(true);
+    }
+    line.shift();
+    job.finishedAt = now;
+    job.waitUntil = undefined;
+    if (s.kind === 'sent')
+      Object.assign(job, { state: 'sent', bot: s.bot, messageId: s.messageId });
+    else {
+      Object.assign(job, { state: 'dead', reason: s.reason, lastError: s.error });
+      if (s.attempts !== undefined) job.attempts = s.attempts;
+      if (s.bot !== undefined) job.bot = s.bot;
+      this.deadAt.set(job.id, now);
+    }
+    const ck = `${lease.lane}\n${job.collapseKey}`;
+    if (job.collapseKey !== undefined && this.collapse.get(ck) === job.id) this.collapse.delete(ck);
+    const next = this.jobs.get(line[0] ?? '');
+    if (next)
+      this.due.set(lease.lane, { prio: next.priority, at: Math.max(next.notBefore, nextAt) });
+    else {
+      this.due.delete(lease.lane);
+      this.lanes.delete(lease.lane);
+    }
+    return Promise.resolve(true);
+  }
+
+  get(id: string): Promise<Job | undefined> {
+    const j = this.jobs.get(id);
+    return Promise.resolve(j && { ...j });
+  }
+
+  dead(limit: number): Promise<Job[]> {
+    const ids = [...this.deadAt].sort((a, b) => b[1] - a[1]).slice(0, limit);
+    return Promise.resolve(
+      ids.flatMap(([id]) => (this.jobs.has(id) ? [{ ...this.jobs.get(id)! }] : [])),
+    );
+  }
+
+  replay(ids: string[], now: number, deadlineMs: number): Promise<string[]> {
+    const done: string[] = [];
+    for (const id of ids) {
+      const job = this.jobs.get(id);
+      if (!job || job.state !== 'dead') continue;
+      this.deadAt.delete(id);
+      Object.assign(job, {
+        state: 'queued',
+        attempts: 0,
+        deadline: now + deadlineMs,
+        notBefore: now,
+      });
+      for (const k of ['reason', 'lastError', 'finishedAt', 'waitUntil'] as const) delete job[k];
+      const lane = laneOf(job);
+      const line = this.lanes.get(lane) ?? [];
+      this.lanes.set(lane, line);
+      line.push(id);
+      if (!this.due.has(lane)) this.due.set(lane, { prio: job.priority, at: now });
+      done.push(id);
+    }
+    return Promise.resolve(done);
+  }
+
+  depth(): Promise<number> {
+    let n = 0;
+    for (const l of this.lanes.values()) n += l.length;
+    return Promise.resolve(n);
+  }
+
+  /** Forgets finished jobs past their retention (at most once a second). */
+  private purge(now: number): void {
+    if (now - this.purgedAt < 1_000) return;
+    this.purgedAt = now;
+    for (const [id, j] of this.jobs)
+      if (j.finishedAt !== undefined && j.finishedAt + this.retentionMs < now) {
+        this.jobs.delete(id);
+        this.deadAt.delete(id);
+      }
+  }
+}

@@ -1,0 +1,72 @@
+import type { DeadReason, Job, NewJob } from '../outbound.types.js';
+
+/** What became of one submitted job: `replaced` = queued, and it collapsed a waiting job of its lane. */
+export type EnqueueOutcome = 'queued' | 'replaced' | 'duplicate';
+
+/** A worker's hold on a chat lane: the lane's head job, which only this holder may settle. */
+export interface Lease {
+  lane: string;
+  token: string;
+  job: Job;
+  /** The lane was held by a worker that died (its lease expired while the job was being sent). */
+  reclaimed: boolean;
+}
+
+export interface Claimed {
+  leases: Lease[];
+  nextAt?: number;
+}
+
+/** How a held job ends or waits. */
+export type Settlement =
+  | { kind: 'sent'; bot: string; messageId?: number }
+  | { kind: 'dead'; reason: DeadReason; bot?: string; error?: string; attempts?: number }
+  /** Stays at the head of its lane until `until` (epoch ms): cooldown, backoff, a bucket's wait. */
+  | {
+      kind: 'wait';
+      until: number;
+      state: 'queued' | 'waiting';
+      attempts?: number;
+      bot?: string;
+      error?: string;
+    };
+
+/**
+ * The outbound queue: one FIFO lane per chat (per scope), each lane held by
+ * at most one worker at a time (a lease that expires, so a crashed worker's
+ * lane is reclaimed), jobs by id for idempotency and status, collapse keys,
+ * and a dead-letter set. A Redis store (Lua, one hash tag per partition) and
+ * a memory store (the embedded default, not durable) pass one test table.
+ * Times are epoch milliseconds of the app clock.
+ */
+export interface OutboundQueueStore {
+  /** Queues the jobs in order; a job whose id is known is a duplicate and changes nothing. */
+  enqueue(jobs: NewJob[], now: number): Promise<EnqueueOutcome[]>;
+  /**
+   * Holds up to `max` due lanes (high priority first) for `leaseMs`; `nextAt` is when the next lane not
+   * claimed now falls due (undefined: none waiting), so an idle worker knows how long it may sleep.
+   */
+  claim(now: number, leaseMs: number, max: number): Promise<Claimed>;
+  /** Settles a held head job; false when the lease was lost (expired and reclaimed). */
+  settle(lease: Lease, s: Settlement, now: number, nextAt?: number): Promise<boolean>;
+  get(id: string): Promise<Job | undefined>;
+  /** Dead-lettered jobs, newest first. */
+  dead(limit: number): Promise<Job[]>;
+  /** Queues dead jobs again at the end of their lanes (attempts reset, new deadline); returns those replayed. */
+  replay(ids: string[], now: number, deadlineMs: number): Promise<string[]>;
+  /** Jobs waiting or held, by lane count (for metrics: queue depth). */
+  depth(): Promise<number>;
+}
+
+/** Injection token of the OutboundQueueStore. */
+export const OUTBOUND_QUEUE_STORE = Symbol('OUTBOUND_QUEUE_STORE');
+
+/** FNV-1a of a string: the partition of a lane or a job id. */
+export function partitionOf(key: string, partitions: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % partitions;
+}

@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import type { RedisService } from '../../../redis/redis.service.js';
+import { type Job, type NewJob, laneOf } from '../outbound.types.js';
+import {
+  Claimed,
+  EnqueueOutcome,
+  Lease,
+  OutboundQueueStore,
+  Settlement,
+  partitionOf,
+} from './outbound-queue.store.js';
+import { decodeJob, jobArgs } from './redis-job-codec.js';
+
+/** The calls a store needs (RedisService, or the sender's own connection OutboundRedis). */
+type Runner = Pick<RedisService, 'script' | 'run'>;
+
+/**
+ * The queue in Redis: `partitions` partitions, each under its own hash tag
+ * `{<env>:<service>:q<k>}` (spread over a Cluster's slots); a lane lives in
+ * the partition of its key, and every change of a lane is one Lua call there.
+ * A job id points to its partition (`…:id:<job id>` in the id's own
+ * partition), so the status of a job is found from its id alone.
+ */
+export class RedisOutboundQueueStore implements OutboundQueueStore {
+  private turn = 0;
+
+  constructor(
+    private readonly redis: Runner,
+    private readonly base: string,
+    private readonly partitions: number,
+    private readonly retentionMs: number,
+  ) {}
+
+  private prefix(k: number): string {
+    return `tgo:{${this.base}:q${k}}`;
+  }
+
+  private idKey(id: string): string {
+    return `${this.prefix(partitionOf(id, this.partitions))}:id:${id}`;
+  }
+
+  async enqueue(jobs: NewJob[], now: number): Promise<EnqueueOutcome[]> {
+    const out: EnqueueOutcome[] = [];
+    // One job at a time, in order: a batch's jobs may share a lane, and ids must be claimed before queuing.
+    for (const j of jobs) {
+      const lane = laneOf(j);
+      let k = partitionOf(lane, this.partitions);
+      const ttl = Math.max(1, j.deadline - now) + this.retentionMs;
+      const set = await this.redis.run('telegram.id', (c) =>
+        c.set(this.idKey(j.id), k, 'PX', ttl, 'NX'),
+      );
+      if (set === null) {
+        // Known id: its partition decides (a crash between the two steps left the job to be queued there).
+        const at = await this.redis.run('telegram.id', (c) => c.get(this.idKey(j.id)));
+        k = at === null ? k : Number(at);
+      }
+      const p = this.prefix(k);
+      const r = await this.redis.script<number[]>(
+        'telegram_queue_enqueue',
+        [`${p}:lanes`],
+        [p, now, this.retentionMs, ...jobArgs(j, lane)],
+      );
+      out.push(r[0] === 2 ? 'replaced' : r[0] === 1 ? 'queued' : 'duplicate');
+    }
+    return out;
+  }
+
+  async claim(now: number, leaseMs: number, max: number): Promise<Claimed> {
+    const leases: Lease[] = [];
+    let nextAt: number | undefined;
+    const start = this.turn++ % this.partitions;
+    for (let i = 0; i < this.partitions; i++) {
+      const p = this.prefix((start + i) % this.partitions);
+      const want = max - leases.length;
+      if (want <= 0) break;
+      const r = await this.redis.script<[number, ...[string, string, number, string[]][]]>(
+        'telegram_queue_claim',
+        [`${p}:lanes`],
+        [p, now, leaseMs, want, randomUUID()],
+      );
+      if (r[0] >= 0) nextAt = Math.min(nextAt ?? Infinity, r[0]);
+      for (const [lane, token, reclaimed, hash] of r.slice(1) as [
+        string,
+        string,
+        number,
+        string[],
+      ][])
+        leases.push({ lane, token, reclaimed: reclaimed === 1, job: decodeJob(hash)! });
+    }
+    return { leases, nextAt };
+  }
+
+  async settle(lease: Lease, s: Settlement, now: number, nextAt = now): Promise<boolean> {
+    const p = this.prefix(partitionOf(lease.lane, this.partitions));
+    const f: (string | number)[] = [];
+    if (s.kind === 'wait') f.push('state', s.state, 'wait', s.until);
+    else f.push('state', s.kind, 'finished', now, 'wait', '');
+    if (s.kind === 'sent' && s.messageId !== undefined) f.push('mid', s.messageId);
+    if (s.kind === 'dead') f.push('reason', s.reason);
+    if (s.kind !== 'sent') f.push('err', s.error ?? '');
+    if (s.bot !== undefined) f.push('bot', s.bot);
+    if (s.kind !== 'sent' && s.attempts !== undefined) f.push('attempts', s.attempts);
+    const at = s.kind === 'wait' ? s.until : nextAt;
+    const r = await this.redis.script<number>(
+      'telegram_queue_settle',
+      [`${p}:lanes`],
+      [
+        p,
+        lease.lane,
+        lease.token,
+        lease.job.id,
+        now,
+        s.kind,
+        this.retentionMs,
+        Math.ceil(at),
+        ...f,
+      ],
+    );
+    return r === 1;
+  }
+
+  async get(id: string): Promise<Job | undefined> {
+    const k = await this.redis.run('telegram.id', (c) => c.get(this.idKey(id)));
+    if (k === null) return undefined;
+    const h = await this.redis.run('telegram.job', (c) =>
+      c.hgetall(`${this.prefix(Number(k))}:j:${id}`),
+    );
+    return decodeJob(h);
+  }
+
+  async dead(limit: number): Promise<Job[]> {
+    const all: { at: number; job: Job }[] = [];
+    for (let k = 0; k < this.partitions; k++) {
+      const p = this.prefix(k);
+      const ids = await this.redis.run('telegram.dead', (c) =>
+        c.zrevrange(`${p}:dead`, 0, limit - 1, 'WITHSCORES'),
+      );
+      for (let i = 0; i + 1 < ids.length; i += 2) {
+        const h = await this.redis.run('telegram.job', (c) => c.hgetall(`${p}:j:${ids[i]}`));
+        const job = decodeJob(h);
+        if (job) all.push({ at: Number(ids[i + 1]), job });
+      }
+    }
+    return all
+      .sort((a, b) => b.at - a.at)
+      .slice(0, limit)
+      .map((x) => x.job);
+  }
+
+  async replay(ids: string[], now: number, deadlineMs: number): Promise<string[]> {
+    const done: string[] = [];
+    for (const id of ids) {
+      const k = await this.redis.run('telegram.id', (c) => c.get(this.idKey(id)));
+      if (k === null) continue;
+      const p = this.prefix(Number(k));
+      const r = await this.redis.script<string[]>(
+        'telegram_queue_replay',
+        [`${p}:lanes`],
+        [p, now, now + deadlineMs, id],
+      );
+      if (r.length === 0) continue;
+      await this.redis.run('telegram.id', (c) =>
+        c.pexpire(this.idKey(id), deadlineMs + this.retentionMs),
+      );
+      done.push(id);
+    }
+    return done;
+  }
+
+  async depth(): Promise<number> {
+    let n = 0;
+    for (let k = 0; k < this.partitions; k++) {
+      const v = await this.redis.run('telegram.depth', (c) => c.get(`${this.prefix(k)}:count`));
+      n += Number(v ?? 0);
+    }
+    return n;
+  }
+}

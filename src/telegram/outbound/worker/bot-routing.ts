@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../../common/clock.js';
+import type { BotConfig } from '../../telegram.types.js';
+import type { BotStatus, Job } from '../outbound.types.js';
+import type { SendGateStore } from '../gate/send-gate.store.js';
+
+function weight(botId: string, chatId: string): number {
+  return createHash('sha1').update(`${botId}|${chatId}`).digest().readUInt32BE(0);
+}
+
+/**
+ * Which bot sends a job: the bots of the job's scope (or its pinned bot),
+ * ranked by rendezvous hashing of (bot, chat) — so a chat sticks to one bot
+ * and moves only when that bot leaves the eligible set: disabled, revoked, or
+ * unable to reach the chat (403). A cooldown does not make a bot ineligible:
+ * the chat waits for its bot. States are cached for `refreshMs` per worker;
+ * the gate refuses a stale choice atomically anyway.
+ */
+export class BotRouting {
+  private readonly cache = new Map<string, { s: BotStatus; at: number }>();
+
+  constructor(
+    private readonly bots: BotConfig[],
+    private readonly gate: SendGateStore,
+    private readonly clock: Clock,
+    private readonly refreshMs: number,
+  ) {}
+
+  /** The job's candidate bots, best first. */
+  ranked(job: Pick<Job, 'scope' | 'chatId' | 'pinnedBot'>): BotConfig[] {
+    const pool = job.pinnedBot
+      ? this.bots.filter((b) => b.id === job.pinnedBot)
+      : this.bots.filter((b) => b.scope === job.scope);
+    return pool
+      .map((b) => ({ b, w: weight(b.id, job.chatId) }))
+      .sort((x, y) => y.w - x.w)
+      .map((x) => x.b);
+  }
+
+  async status(botId: string): Promise<BotStatus> {
+    const c = this.cache.get(botId);
+    const now = this.clock.now();
+    if (c && now - c.at < this.refreshMs) return c.s;
+    const s = await this.gate.status(botId);
+    this.cache.set(botId, { s, at: now });
+    return s;
+  }
+
+  /** Forget a bot's cached state (the gate said otherwise). */
+  invalidate(botId: string): void {
+    this.cache.delete(botId);
+  }
+
+  /**
+   * The best candidate not excluded and neither disabled nor revoked; else why
+   * none: `disabled` when one could come back, else `revoked`.
+   */
+  async route(
+    job: Pick<Job, 'scope' | 'chatId' | 'pinnedBot'>,
+    excluded: ReadonlySet<string>,
+  ): Promise<BotConfig | 'disabled' | 'revoked' | 'forbidden'> {
+    let disabled = false;
+    let revoked = false;
+    for (const b of this.ranked(job)) {
+      if (excluded.has(b.id)) continue;
+      const s = await this.status(b.id);
+      if (s.state === 'disabled') disabled = true;
+      else if (s.state === 'revoked') revoked = true;
+      else return b;
+    }
+    if (disabled) return 'disabled';
+    return revoked ? 'revoked' : 'forbidden';
+  }
+}

@@ -1,0 +1,98 @@
+import { Logger } from '@nestjs/common';
+import type { Clock } from '../../../common/clock.js';
+import type { OutboundSettings } from '../outbound.settings.js';
+import type { OutboundQueueStore } from '../queue/outbound-queue.store.js';
+import type { SendAttempt } from './send-attempt.js';
+
+/**
+ * A worker: holds up to `concurrency` chat lanes at once and runs one send
+ * attempt on each. It claims as many lanes as it has free slots; when none is
+ * due it sleeps until the next one is, at most `pollMs` doubling with each
+ * empty claim up to 16 × `pollMs` (an idle worker costs Redis little), or
+ * until this process queues a job or a send ends (`wake`).
+ */
+export class OutboundWorker {
+  private readonly log = new Logger('TelegramOutbound');
+  private running = false;
+  private active = 0;
+  /** Claims in a row that found nothing: an idle worker polls less and less often (up to 16 × pollMs). */
+  private idle = 0;
+  private loop?: Promise<void>;
+  private wakeUp?: () => void;
+  private readonly inflight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly queue: OutboundQueueStore,
+    private readonly attempt: SendAttempt,
+    private readonly settings: OutboundSettings,
+    private readonly clock: Clock,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops claiming and waits for the sends in flight to settle. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loop;
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  wake(): void {
+    this.idle = 0;
+    this.wakeUp?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let sleepMs = this.settings.pollMs;
+      const free = this.settings.concurrency - this.active;
+      if (free > 0) {
+        try {
+          const now = this.clock.now();
+          const { leases, nextAt } = await this.queue.claim(now, this.settings.leaseMs, free);
+          for (const lease of leases) this.track(this.attempt.run(lease));
+          if (leases.length > 0) {
+            this.idle = 0;
+            sleepMs = 0;
+          } else {
+            this.idle = Math.min(this.idle + 1, 5);
+            sleepMs = this.settings.pollMs * 2 ** (this.idle - 1);
+            if (nextAt !== undefined) sleepMs = Math.min(sleepMs, Math.max(1, nextAt - now));
+          }
+        } catch (err) {
+          this.log.warn(`claim failed: ${(err as Error).message}`);
+        }
+      }
+      if (this.active >= this.settings.concurrency) await this.sleep(this.settings.pollMs);
+      else if (sleepMs > 0) await this.sleep(sleepMs);
+    }
+  }
+
+  private track(p: Promise<void>): void {
+    this.active++;
+    const done = p
+      .catch((err: unknown) => this.log.warn(`send attempt failed: ${(err as Error).message}`))
+      .finally(() => {
+        this.active--;
+        this.inflight.delete(done);
+        this.wake();
+      });
+    this.inflight.add(done);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, Math.max(1, ms));
+      function done(): void {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+}

@@ -1,0 +1,91 @@
+import { Logger } from '@nestjs/common';
+import type { BotConfig } from '../../telegram.types.js';
+import { chatKind } from '../outbound.types.js';
+import type { Lease } from '../queue/outbound-queue.store.js';
+import type { CallOutcome } from './bot-call.js';
+import type { LaneSettler } from './lane-settler.js';
+import type { AttemptParts } from './attempt-parts.js';
+
+/** A 403 marks bot × chat unreachable for this long (a user who unblocks the bot writes to it again). */
+const UNREACHABLE_MS = 30 * 24 * 3600_000;
+
+/**
+ * What Telegram's answer does to the job, the bot and the chat: sent; 429 a
+ * cooldown in the gate (the job waits, no attempt counted); 401 revoked; 403
+ * unreachable; 5xx a bounded retry with backoff; ambiguous by the policy.
+ */
+export class SendOutcome {
+  private readonly log = new Logger('TelegramOutbound');
+
+  constructor(
+    private readonly p: AttemptParts,
+    private readonly lanes: LaneSettler,
+  ) {}
+
+  async settle(lease: Lease, bot: BotConfig, out: CallOutcome, chatNextMs: number) {
+    const { job } = lease;
+    const now = this.p.clock.now();
+    const labels = { bot: bot.id, method: job.method, chat_type: chatKind(job.chatId) };
+    const error =
+      'error' in out ? out.error.replaceAll(this.p.tokens.token(bot), '<token>') : undefined;
+    switch (out.kind) {
+      case 'ok':
+        this.p.metrics.sent.inc(labels);
+        this.p.metrics.lag.observe(labels, (now - Math.max(job.createdAt, job.notBefore)) / 1000);
+        await this.p.queue.settle(
+          lease,
+          { kind: 'sent', bot: bot.id, messageId: out.messageId },
+          now,
+          now + chatNextMs,
+        );
+        return;
+      case 'retry_after': {
+        // Chat-scoped when Telegram's per-chat limits are the likely cause: a group, or an edit.
+        const chat = chatKind(job.chatId) === 'group' || job.method.startsWith('edit');
+        const ms =
+          out.seconds * 1000 + Math.floor(this.p.clock.random() * this.p.settings.cooldownJitterMs);
+        const until = await this.p.gate.cooldown(bot.id, chat ? job.chatId : undefined, ms);
+        this.p.routing.invalidate(bot.id);
+        this.p.metrics.rateLimited.inc(labels);
+        this.p.metrics.retries.inc({ ...labels, why: 'retry_after' });
+        return this.lanes.wait(lease, now + Math.max(ms, until - now), 'waiting', {
+          bot: bot.id,
+          error: `429 retry_after ${out.seconds}`,
+        });
+      }
+      case 'unauthorized':
+        await this.p.gate.setStatus(bot.id, { state: 'revoked', reason: error });
+        this.p.routing.invalidate(bot.id);
+        this.p.metrics.authFailures.inc({ bot: bot.id });
+        this.p.metrics.retries.inc({ ...labels, why: 'revoked' });
+        this.log.warn({
+          msg: 'bot token refused (401): bot marked revoked',
+          bot: bot.id,
+          token: this.p.tokens.fingerprint(bot),
+        });
+        // Nothing was delivered: the job is routed again (another bot of its scope, or dead `revoked`).
+        return this.lanes.wait(lease, now, 'queued', { bot: bot.id, error });
+      case 'forbidden':
+        await this.p.gate.markUnreachable(bot.id, job.chatId, UNREACHABLE_MS);
+        return this.lanes.dead(lease, 'forbidden', bot.id, error);
+      case 'rejected':
+        return this.lanes.dead(lease, 'rejected', bot.id, error);
+      case 'ambiguous':
+      case 'retryable': {
+        // Ambiguous (may have been delivered): dead unless the policy is `retry`.
+        if (out.kind === 'ambiguous' && this.p.settings.ambiguous === 'dead')
+          return this.lanes.dead(lease, 'ambiguous_timeout', bot.id, error);
+        const attempts = job.attempts + 1;
+        if (attempts >= this.p.settings.maxAttempts)
+          return this.lanes.dead(lease, 'max_attempts', bot.id, error, attempts);
+        this.p.metrics.retries.inc({ ...labels, why: out.kind });
+        const d = Math.min(
+          this.p.settings.backoffMaxMs,
+          this.p.settings.backoffBaseMs * 2 ** (attempts - 1),
+        );
+        const backoff = d / 2 + (this.p.clock.random() * d) / 2;
+        return this.lanes.wait(lease, now + backoff, 'queued', { bot: bot.id, error, attempts });
+      }
+    }
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Several workers on one Redis: two service instances sharing the queue keep
+ * each chat's order across retries; a worker *process* killed in the middle
+ * of a send has its lane reclaimed (no job lost); a token rotation under load
+ * loses nothing and never sends with the old token once it is done.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OutboundWorkers } from '../../src/telegram/outbound/outbound-workers.service.js';
+import { ADMIN_TOKEN, AdminClient } from '../support/admin-client.js';
+import { RunningApp, startApp } from '../support/app.js';
+import { FakeBotApi, startFakeBotApi } from '../support/fake-bot-api.js';
+import { startWorkerProcess } from '../support/outbound-worker-process.js';
+import { redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { addSecret } from '../support/secret-scan.js';
+import { Notify, notice, outboundSetup, ready, token } from '../support/telegram-outbound.js';
+
+const T1 = token(5, 'W');
+const T2 = token(6, 'W');
+const BOTS = [{ id: 'c', scope: 'ops', token: T1 }];
+
+/** Texts sent to a chat, first occurrence of each, in order. */
+const order = (api: FakeBotApi, chat: number) => [
+  ...new Set(api.calls.filter((c) => c.body.chat_id === String(chat)).map((c) => c.body.text)),
+];
+
+describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_000 }, () => {
+  let api: FakeBotApi;
+  const apps: RunningApp[] = [];
+  let child: ChildProcess | undefined;
+
+  beforeEach(async () => {
+    api = await startFakeBotApi();
+  });
+  afterEach(async () => {
+    child?.kill('SIGKILL');
+    await Promise.all(apps.splice(0).map((a) => a.close()));
+    await api.close();
+  });
+
+  it("should keep each chat's order across retries with two instances sending", async () => {
+    const s = outboundSetup(BOTS, api.url);
+    const env = { ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgw') };
+    apps.push(await startApp(env));
+    await ready(new Notify(apps[0]!.url, s.app));
+    // A second instance on the same Redis: its worker claims lanes too (jobs are posted to the first).
+    apps.push(await startApp(env));
+    api.rule({ chat: '801', status: 500, times: 2 });
+    api.rule({ chat: '803', status: 429, retryAfter: 0, times: 1 });
+    const chats = [801, 802, 803];
+    const jobs = chats.flatMap((c) => Array.from({ length: 8 }, () => notice(c, 'ops')));
+    const notify = new Notify(apps[0]!.url, s.app);
+    // Two requests: a chat's order is the order its jobs were accepted in.
+    const accepted = [...jobs.filter((_, i) => i % 2 === 0), ...jobs.filter((_, i) => i % 2 === 1)];
+    await notify.post(accepted.slice(0, 12));
+    await notify.post(accepted.slice(12));
+    const views = await notify.settled(jobs.map((j) => j.job_id));
+    expect(views.every((v) => v.state === 'sent')).toBe(true);
+    for (const c of chats)
+      expect(order(api, c)).toEqual(accepted.filter((j) => j.chat_id === c).map((j) => j.job_id));
+    const ok = api.calls.filter((c) => ['801', '802', '803'].includes(c.body.chat_id as string));
+    expect(ok.length).toBe(24 + 3);
+  });
+
+  it('should reclaim the lane of a worker process killed while sending, losing no job', async () => {
+    const s = outboundSetup(BOTS, api.url, { workers: false });
+    const env = { ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgk') };
+    const app = await startApp(env);
+    apps.push(app);
+    await ready(new Notify(app.url, s.app));
+    child = await startWorkerProcess(env);
+    api.rule({ chat: '901', hang: true, times: 1 });
+    const chats = [901, 902, 903];
+    const jobs = chats.flatMap((c) => Array.from({ length: 4 }, () => notice(c, 'ops')));
+    const notify = new Notify(app.url, s.app);
+    await notify.post(jobs);
+    await api.waitFor((c) => c.body.chat_id === '901');
+    await notify.settled(
+      jobs.filter((j) => j.chat_id !== 901).map((j) => j.job_id),
+      ['sent'],
+    );
+    child.kill('SIGKILL');
+    await new Promise((r) => child!.once('exit', r));
+    child = undefined;
+    app.app.get(OutboundWorkers, { strict: false }).start();
+    const views = await notify.settled(jobs.map((j) => j.job_id));
+    // The job in flight when its worker died may have been delivered: dead, by the ambiguous policy.
+    expect(views[0]).toMatchObject({ state: 'dead', reason: 'ambiguous_timeout' });
+    expect(views.slice(1).every((v) => v.state === 'sent')).toBe(true);
+    expect(order(api, 901)).toEqual(jobs.filter((j) => j.chat_id === 901).map((j) => j.job_id));
+  });
+
+  it('should rotate a token under load: no job lost, the old token unused once rotated', async () => {
+    addSecret(T2, 'the rotated test bot token');
+    const s = outboundSetup(BOTS, api.url);
+    const app = await startApp({
+      ...s.env,
+      REDIS_URL: redisUrl(),
+      RAMPART_ENV: uniqueEnv('tgr'),
+      ADMIN_TOKEN,
+    });
+    apps.push(app);
+    await ready(new Notify(app.url, s.app));
+    api.acceptTokens([T1]);
+    const chats = [1001, 1002, 1003, 1004, 1005, 1006];
+    const jobs = chats.flatMap((c) => Array.from({ length: 10 }, () => notice(c, 'ops')));
+    const notify = new Notify(app.url, s.app);
+    await notify.post(jobs);
+    await api.waitFor(() => api.calls.length >= 15);
+    // BotFather issued T2: the secret is updated, then the rotation drains and swaps.
+    writeFileSync(s.tokenFiles.c!, `${T2}\n`);
+    api.acceptTokens([T1, T2]);
+    const rotated = await new AdminClient(app).call<{ token: string; previous: string }>(
+      'POST',
+      '/admin/telegram/bots/c/rotate',
+      { drainMs: 5_000 },
+    );
+    expect(rotated.status).toBe(200);
+    const done = Date.now();
+    api.acceptTokens([T2]);
+    const views = await notify.settled(jobs.map((j) => j.job_id));
+    expect(views.every((v) => v.state === 'sent')).toBe(true);
+    expect(api.calls.filter((c) => c.token === T1 && c.at >= done)).toEqual([]);
+    expect(api.calls.some((c) => c.token === T2)).toBe(true);
+    for (const c of chats)
+      expect(order(api, c)).toEqual(jobs.filter((j) => j.chat_id === c).map((j) => j.job_id));
+  });
+});

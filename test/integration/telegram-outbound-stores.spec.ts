@@ -1,0 +1,55 @@
+import { afterAll, describe } from 'vitest';
+import { loadAppConfig } from '../../src/app.config.js';
+import { systemClock } from '../../src/common/clock.js';
+import { MetricsService } from '../../src/metrics/metrics.service.js';
+import { RedisService } from '../../src/redis/redis.service.js';
+import { MemorySendGateStore } from '../../src/telegram/outbound/gate/memory-send-gate.store.js';
+import { RedisSendGateStore } from '../../src/telegram/outbound/gate/redis-send-gate.store.js';
+import { MemoryOutboundQueueStore } from '../../src/telegram/outbound/queue/memory-outbound-queue.store.js';
+import { RedisOutboundQueueStore } from '../../src/telegram/outbound/queue/redis-outbound-queue.store.js';
+import { redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { runGateTable, runQueueTable } from '../support/telegram-outbound-stores.table.js';
+
+const WEEK = 7 * 24 * 3600_000;
+const services: RedisService[] = [];
+
+async function redis(): Promise<RedisService> {
+  const s = new RedisService(
+    loadAppConfig({
+      LOG_LEVEL: 'silent',
+      REDIS_URL: redisUrl(),
+      RAMPART_ENV: uniqueEnv('tgo'),
+      REDIS_COMMAND_TIMEOUT_MS: '1000',
+    }),
+    new MetricsService(),
+  );
+  await s.onModuleInit();
+  services.push(s);
+  return s;
+}
+
+afterAll(async () => {
+  await Promise.all(services.map((s) => s.onApplicationShutdown()));
+});
+
+describe('MemoryOutboundQueueStore', () => {
+  runQueueTable(() => Promise.resolve(new MemoryOutboundQueueStore(WEEK)));
+});
+
+describe('MemorySendGateStore', () => {
+  runGateTable(() => Promise.resolve(new MemorySendGateStore(systemClock)));
+});
+
+describe.skipIf(!redisUrl())('RedisOutboundQueueStore', () => {
+  runQueueTable(async () => {
+    const r = await redis();
+    return new RedisOutboundQueueStore(r, r.tag.slice(1, -1), 4, WEEK);
+  });
+});
+
+describe.skipIf(!redisUrl())('RedisSendGateStore', () => {
+  runGateTable(async () => {
+    const r = await redis();
+    return new RedisSendGateStore(r, r.tag.slice(1, -1), systemClock);
+  });
+});

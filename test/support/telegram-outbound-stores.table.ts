@@ -1,0 +1,223 @@
+/**
+ * THE tables of the outbound sender's stores: the queue (lanes, leases,
+ * collapse, idempotency, dead letters) and the send gate (registry, cooldowns,
+ * buckets). Both the memory stores and the Redis stores (a real redis-server)
+ * run every case.
+ */
+import { expect, it } from 'vitest';
+import type { SendGateStore } from '../../src/telegram/outbound/gate/send-gate.store.js';
+import type { NewJob } from '../../src/telegram/outbound/outbound.types.js';
+import type { OutboundQueueStore } from '../../src/telegram/outbound/queue/outbound-queue.store.js';
+
+let seq = 0;
+const T0 = 1_800_000_000_000;
+
+export function job(chat: string, o: Partial<NewJob> = {}): NewJob {
+  return {
+    id: `j${process.pid}-${Date.now().toString(36)}-${++seq}`,
+    chatId: chat,
+    method: 'sendMessage',
+    payload: { text: `m${seq}` },
+    scope: 'default',
+    priority: 'normal',
+    deadline: T0 + 3_600_000,
+    notBefore: T0,
+    ...o,
+  };
+}
+
+const chat = () => String(100_000 + ++seq);
+
+export function runQueueTable(make: () => Promise<OutboundQueueStore>): void {
+  it('should hand out one lane head at a time, in order, and the next after a settle', async () => {
+    const q = await make();
+    const [a, b] = [chat(), chat()];
+    const [a1, a2, b1] = [job(a), job(a), job(b)];
+    expect(await q.enqueue([a1, a2, b1], T0)).toEqual(['queued', 'queued', 'queued']);
+    const first = await q.claim(T0, 1_000, 10);
+    expect(first.leases.map((l) => l.job.id).sort()).toEqual([a1.id, b1.id].sort());
+    expect((await q.claim(T0, 1_000, 10)).leases).toEqual([]);
+    const la = first.leases.find((l) => l.job.id === a1.id)!;
+    expect(await q.settle(la, { kind: 'sent', bot: 'x', messageId: 7 }, T0)).toBe(true);
+    expect((await q.claim(T0, 1_000, 10)).leases.map((l) => l.job.id)).toEqual([a2.id]);
+    expect(await q.get(a1.id)).toMatchObject({ state: 'sent', messageId: 7, bot: 'x' });
+  });
+
+  it('should keep a waiting job first in its lane, with its attempts, until its time', async () => {
+    const q = await make();
+    const c = chat();
+    const [j1, j2] = [job(c), job(c)];
+    await q.enqueue([j1], T0);
+    const [l] = (await q.claim(T0, 1_000, 5)).leases;
+    await q.settle(l!, { kind: 'wait', until: T0 + 500, state: 'waiting', attempts: 2 }, T0);
+    await q.enqueue([j2], T0);
+    const none = await q.claim(T0 + 100, 1_000, 5);
+    expect(none.leases).toEqual([]);
+    expect(none.nextAt).toBe(T0 + 500);
+    expect(await q.get(j1.id)).toMatchObject({ state: 'waiting', attempts: 2 });
+    const again = await q.claim(T0 + 500, 1_000, 5);
+    expect(again.leases.map((x) => x.job.id)).toEqual([j1.id]);
+    expect(again.leases[0]!.job.attempts).toBe(2);
+  });
+
+  it('should never queue a known job_id twice, also after it was sent', async () => {
+    const q = await make();
+    const j = job(chat());
+    expect(await q.enqueue([j, { ...j, payload: { text: 'other' } }], T0)).toEqual([
+      'queued',
+      'duplicate',
+    ]);
+    const [l] = (await q.claim(T0, 1_000, 5)).leases;
+    await q.settle(l!, { kind: 'sent', bot: 'x', messageId: 1 }, T0);
+    expect(await q.enqueue([j], T0 + 10)).toEqual(['duplicate']);
+    expect((await q.claim(T0 + 20, 1_000, 5)).leases).toEqual([]);
+  });
+
+  it('should collapse a waiting job with the same key, never the one being sent', async () => {
+    const q = await make();
+    const c = chat();
+    const [c1, c2, c3] = [
+      job(c, { collapseKey: 's' }),
+      job(c, { collapseKey: 's' }),
+      job(c, { collapseKey: 's' }),
+    ];
+    expect(await q.enqueue([c1, c2], T0)).toEqual(['queued', 'replaced']);
+    expect(await q.get(c1.id)).toMatchObject({ state: 'collapsed', collapsedBy: c2.id });
+    const [l] = (await q.claim(T0, 1_000, 5)).leases;
+    expect(l!.job.id).toBe(c2.id);
+    expect(await q.enqueue([c3], T0)).toEqual(['queued']);
+    expect(await q.get(c2.id)).toMatchObject({ state: 'sending' });
+    await q.settle(l!, { kind: 'sent', bot: 'x' }, T0);
+    expect((await q.claim(T0, 1_000, 5)).leases.map((x) => x.job.id)).toEqual([c3.id]);
+  });
+
+  it('should reclaim a lane whose lease expired, and refuse the old holder', async () => {
+    const q = await make();
+    const j = job(chat());
+    await q.enqueue([j], T0);
+    const [old] = (await q.claim(T0, 100, 5)).leases;
+    expect((await q.claim(T0 + 50, 100, 5)).leases).toEqual([]);
+    const [now] = (await q.claim(T0 + 150, 100, 5)).leases;
+    expect(now).toMatchObject({ reclaimed: true, job: { id: j.id } });
+    expect(await q.settle(old!, { kind: 'sent', bot: 'x' }, T0 + 160)).toBe(false);
+    expect(await q.settle(now!, { kind: 'sent', bot: 'x' }, T0 + 160)).toBe(true);
+  });
+
+  it('should list dead jobs with their reason and replay them at the end of their lane', async () => {
+    const q = await make();
+    const c = chat();
+    const [d, e] = [job(c), job(c)];
+    await q.enqueue([d, e], T0);
+    const [l] = (await q.claim(T0, 1_000, 5)).leases;
+    await q.settle(
+      l!,
+      { kind: 'dead', reason: 'max_attempts', bot: 'x', error: '500', attempts: 5 },
+      T0,
+    );
+    expect((await q.dead(10)).map((x) => [x.id, x.reason, x.attempts])).toEqual([
+      [d.id, 'max_attempts', 5],
+    ]);
+    expect(await q.replay([d.id, e.id], T0 + 1, 60_000)).toEqual([d.id]);
+    expect(await q.get(d.id)).toMatchObject({
+      state: 'queued',
+      attempts: 0,
+      deadline: T0 + 60_001,
+    });
+    expect(await q.dead(10)).toEqual([]);
+    const order: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const [x] = (await q.claim(T0 + 2, 1_000, 5)).leases;
+      order.push(x!.job.id);
+      await q.settle(x!, { kind: 'sent', bot: 'x' }, T0 + 2);
+    }
+    expect(order).toEqual([e.id, d.id]);
+  });
+
+  it('should serve high priority lanes first and hold a lane until its not_before', async () => {
+    const q = await make();
+    const [lo, hi, later] = [
+      job(chat()),
+      job(chat(), { priority: 'high' }),
+      job(chat(), { notBefore: T0 + 400 }),
+    ];
+    await q.enqueue([lo, hi, later], T0);
+    expect((await q.claim(T0, 1_000, 1)).leases[0]!.job.id).toBe(hi.id);
+    expect((await q.claim(T0, 1_000, 5)).leases.map((l) => l.job.id)).toEqual([lo.id]);
+    expect((await q.claim(T0 + 400, 1_000, 5)).leases.map((l) => l.job.id)).toEqual([later.id]);
+  });
+}
+
+const B = { perSecond: 1, burst: 1 };
+const req = (bot: string, chatId: string, o: { bot?: typeof B } = {}) => ({
+  bot,
+  chatId,
+  method: 'sendMessage',
+  weight: 1,
+  sendId: `s${++seq}`,
+  inflightMs: 5_000,
+  buckets: { bot: o.bot ?? { perSecond: 100, burst: 100 }, chat: B },
+});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function runGateTable(make: () => Promise<SendGateStore>): void {
+  it('should charge the chat bucket per chat and the bot bucket across chats', async () => {
+    const g = await make();
+    const bot = `b${++seq}`;
+    const tight = { bot: { perSecond: 2, burst: 2 } };
+    expect(await g.charge(req(bot, '1', tight))).toMatchObject({ kind: 'ok', gen: 0 });
+    const again = await g.charge(req(bot, '1', tight));
+    expect(again).toMatchObject({ kind: 'wait', why: 'bucket' });
+    expect((again as { ms: number }).ms).toBeGreaterThan(900);
+    expect(await g.charge(req(bot, '2', tight))).toMatchObject({ kind: 'ok' });
+    expect(await g.charge(req(bot, '3', tight))).toMatchObject({ kind: 'wait', why: 'bucket' });
+  });
+
+  it('should hold a bot cooldown for every chat, never shortened by a later shorter one', async () => {
+    const g = await make();
+    const bot = `b${++seq}`;
+    const until = await g.cooldown(bot, undefined, 400);
+    expect(await g.cooldown(bot, undefined, 50)).toBe(until);
+    const w = await g.charge(req(bot, '1'));
+    expect(w).toMatchObject({ kind: 'wait', why: 'cooldown' });
+    expect((w as { ms: number }).ms).toBeGreaterThan(300);
+    expect(await g.status(bot)).toMatchObject({ state: 'cooldown', until });
+    await sleep(450);
+    expect(await g.charge(req(bot, '2'))).toMatchObject({ kind: 'ok' });
+    expect((await g.status(bot)).state).toBe('active');
+  });
+
+  it('should cool down one chat of a bot only', async () => {
+    const g = await make();
+    const bot = `b${++seq}`;
+    await g.cooldown(bot, '5', 10_000);
+    expect(await g.charge(req(bot, '5'))).toMatchObject({ kind: 'wait', why: 'chat_cooldown' });
+    expect(await g.charge(req(bot, '6'))).toMatchObject({ kind: 'ok' });
+  });
+
+  it('should refuse a disabled or revoked bot, and an unreachable chat', async () => {
+    const g = await make();
+    const bot = `b${++seq}`;
+    await g.markUnreachable(bot, '9', 60_000);
+    expect(await g.charge(req(bot, '9'))).toEqual({ kind: 'refused', why: 'unreachable' });
+    expect(await g.charge(req(bot, '8'))).toMatchObject({ kind: 'ok' });
+    await g.setStatus(bot, { state: 'disabled' });
+    expect(await g.charge(req(bot, '7'))).toEqual({ kind: 'refused', why: 'disabled' });
+    await g.setStatus(bot, { state: 'revoked', reason: '401' });
+    expect(await g.charge(req(bot, '7'))).toEqual({ kind: 'refused', why: 'revoked' });
+    expect(await g.setStatus(bot, { state: 'active' })).toMatchObject({ state: 'active' });
+  });
+
+  it('should hold sends while rotating, count those in flight, and move the generation', async () => {
+    const g = await make();
+    const bot = `b${++seq}`;
+    const r = req(bot, '1');
+    expect(await g.charge(r)).toMatchObject({ kind: 'ok' });
+    expect(await g.inflight(bot)).toBe(1);
+    await g.setStatus(bot, { rotating: true });
+    expect(await g.charge(req(bot, '2'))).toMatchObject({ kind: 'wait', why: 'rotating' });
+    await g.release(bot, r.sendId);
+    expect(await g.inflight(bot)).toBe(0);
+    await g.setStatus(bot, { bumpGen: true, rotating: false });
+    expect(await g.charge(req(bot, '2'))).toMatchObject({ kind: 'ok', gen: 1 });
+  });
+}
