@@ -81,6 +81,12 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return decision;
   }
 
+  /** The live value of a key, without deciding (the load level reads the global buckets). */
+  peek(key: string): Stored | undefined {
+    const e = this.entries.get(key);
+    return e === undefined || e.expiresAt <= this.clock.now() ? undefined : e.value;
+  }
+
   /** Milliseconds to live of a key: -2 when absent or expired (as Redis PTTL). */
   ttl(key: string): number {
     const e = this.entries.get(key);
