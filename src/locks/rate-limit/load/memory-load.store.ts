@@ -27,7 +27,10 @@ export class MemoryLoadStore implements LoadStore {
         this.store.peek(b.key),
         nowMs * 1000,
       );
-      if (u > fill) ((fill = u), (source = b.policy));
+      if (u > fill) {
+        fill = u;
+        source = b.policy;
+      }
     }
     const at = { fill: Math.round(fill * 1e6) / 1e6, ...(source ? { source } : {}) };
     if (s.pin !== undefined) return Promise.resolve({ level: s.pin, reason: 'pinned', ...at });

@@ -23,8 +23,13 @@ export class RedisRiskStore implements RiskStore {
     for (const o of batch) {
       keys.push(o.key);
       if (o.kind === 'signal') args.push('s', o.signal, o.count, o.points);
-      else if (o.kind === 'payload') (keys.push(o.marker), args.push('p'));
-      else (keys.push(o.set), args.push('c', o.member));
+      else if (o.kind === 'payload') {
+        keys.push(o.marker);
+        args.push('p');
+      } else {
+        keys.push(o.set);
+        args.push('c', o.member);
+      }
     }
     return Number(await this.redis.script<number>('ratelimit_risk_observe', keys, args));
   }
