@@ -26,6 +26,7 @@ import { AdminConfigController } from './controllers/admin-config.controller.js'
 import { AdminPoliciesController } from './controllers/admin-policies.controller.js';
 import { AdminPolicyEditController } from './controllers/admin-policy-edit.controller.js';
 import { AdminStatusController } from './controllers/admin-status.controller.js';
+import { AdminSubjectsController } from './controllers/admin-subjects.controller.js';
 import { InstalledParts } from './installed-parts.service.js';
 import { MemoryPolicyStore } from './policies/memory-policy.store.js';
 import { PolicyChanges } from './policies/policy-changes.service.js';
@@ -60,6 +61,7 @@ import { ConsoleFiles } from './console/console-files.js';
     AdminBreakersController,
     AdminStatusController,
     AdminAuditController,
+    AdminSubjectsController,
     ConsoleController,
   ],
   providers: [

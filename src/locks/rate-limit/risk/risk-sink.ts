@@ -24,3 +24,15 @@ export interface RiskSink {
 
 /** Injection token of the rate-limit lock's RiskSink (optional for producers: inject with @Optional()). */
 export const RISK_SINK = Symbol('RISK_SINK');
+
+/** The lock's RiskSink wherever it is provided, or undefined when the lock is not installed or scores are off. */
+export function findRiskSink(moduleRef: {
+  get<T>(token: symbol, opts: { strict: false }): T;
+}): RiskSink | undefined {
+  try {
+    const sink = moduleRef.get<RiskSink>(RISK_SINK, { strict: false });
+    return sink.enabled ? sink : undefined;
+  } catch {
+    return undefined;
+  }
+}
