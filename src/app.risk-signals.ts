@@ -21,7 +21,7 @@ export function signalOf(
     return 'bad_signature';
   if (status === 400 && problem === 'validation_failed') return 'validation_failed';
   if (status === 404) return 'not_found';
-  if (shield?.startsWith('bloom-absent')) return 'bloom_absent';
+  if (shield === 'bloom-absent') return 'bloom_absent';
   return undefined;
 }
 
@@ -45,7 +45,7 @@ export class RiskSignalWiring implements OnApplicationBootstrap {
       const state = requestState(req);
       // The admin API is critical and has its own guard: its answers are not scored.
       if (state.policy === 'admin') return;
-      const signal = signalOf(r.status, state.problem, r.header('rampart-shield'));
+      const signal = signalOf(r.status, state.problem, state.shieldAnswer);
       if (signal) sink.signal({ req, state, route: state.route ?? '' }, signal);
     });
   }

@@ -52,6 +52,8 @@ export interface RequestState {
    * per IP). The lock's name.
    */
   deferredBy?: string;
+  /** Why the cache shield answered this request itself (`bloom-absent`, `cache-hit`, …), when it did. */
+  shieldAnswer?: string;
   /** The stable `error` code of the problem+json answer, once one was sent (the problem filters set it). */
   problem?: string;
   /** Start of the request, from performance.now(). */
