@@ -14,7 +14,7 @@ const CACHE_MAX = 50_000;
  * repeat the same subjects), parameters per tier.
  */
 export class RiskPlanner {
-  private readonly dims: ReadonlySet<Dimension>;
+  private readonly dims: ReadonlySet<string>;
   private readonly params = new Map<string | undefined, RiskParams>();
   private readonly keys = new WeakMap<KeyHasher, Map<string, string>>();
 

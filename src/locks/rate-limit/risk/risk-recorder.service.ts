@@ -50,7 +50,7 @@ export class RiskRecorder implements RiskSink, OnApplicationShutdown {
   signal(ctx: SubjectContext, signal: RiskSignal, count = 1): void {
     const points = count * this.settings.risk.weights[signal];
     if (points <= 0) return;
-    const { keys, store } = this.keys(ctx, this.settings.risk.dimensions);
+    const { keys, store } = this.keys(ctx, this.settings.risk.dimensions as Dimension[]);
     for (const key of keys) this.push(store, { kind: 'signal', key, signal, count, points });
   }
 

@@ -5,7 +5,6 @@
  * days) and by its tier; the score maps to a quota multiplier in bands that the
  * decision script applies with the buckets (no extra round trip).
  */
-import type { Dimension } from '../rate-limit.types.js';
 
 /** What raises a score. `new_subject` is not recorded: the decision script derives it from the first-seen time. */
 export const RISK_SIGNALS = [
@@ -28,8 +27,8 @@ export interface RiskBand {
 /** CONFIG_FILE `rateLimit.risk` after validation. */
 export interface RiskSettings {
   enabled: boolean;
-  /** Dimensions that carry a score (default app, user, ip). */
-  dimensions: Dimension[];
+  /** Dimensions that carry a score (default app, user, ip; validated as rate-limit dimensions). */
+  dimensions: string[];
   /** Milliseconds one point of score takes to decay (linear decay). */
   pointDecayMs: number;
   /** Highest score signals can push a subject to. */
