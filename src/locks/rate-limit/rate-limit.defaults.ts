@@ -102,6 +102,8 @@ const SLICES: Record<string, RateLimitSlice> = {
         capacity: 120,
         rate: '120/min',
         when: { verified: ['no'] },
+        // An exact ceiling: failed secret tokens raise the address's score, they do not move this limit.
+        risk: false,
       },
       {
         name: 'chat',

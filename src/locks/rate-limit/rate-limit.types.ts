@@ -69,6 +69,8 @@ export interface RuleConfig {
   unless?: Record<string, string[]>;
   /** This rule's place in the degrade order (overrides the slice's `degradeRank`; docs/quotas.md). */
   degradeRank?: number;
+  /** `false`: the subject's risk score never scales this rule (an exact ceiling). Default true. */
+  risk?: boolean;
 }
 
 /** What a limited request gets: `reject` answers 429 (default); `flag` lets it through with `state.limited` set. */

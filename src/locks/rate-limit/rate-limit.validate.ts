@@ -40,6 +40,7 @@ const RULE_KEYS = new Set([
   'when',
   'unless',
   'degradeRank',
+  'risk',
 ]);
 
 export const posInt = (v: unknown): boolean =>

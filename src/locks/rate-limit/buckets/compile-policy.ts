@@ -33,6 +33,8 @@ export interface CompiledRule {
   conditions?: Conditions;
   /** Place in the degrade order (the rule's `degradeRank`, else its policy's; default 0). */
   rank: number;
+  /** The subject's risk multiplier may scale it (`risk: false` opts out). */
+  risk?: boolean;
 }
 
 export interface CompiledPolicy {
@@ -99,6 +101,7 @@ export function compileSlice(
       extract: extensions.subject(r.dimension),
       conditions: compileConditions(r, extensions),
       rank: r.degradeRank ?? slice.degradeRank ?? 0,
+      risk: r.risk !== false,
     })),
   };
 }

@@ -4,7 +4,7 @@ import { validateConditions } from '../rate-limit.validate-extensions.js';
 const rank = (v: unknown): boolean =>
   Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 9;
 
-/** Problems with a slice's degrade-order options: `degradeRank` (slice and rules) and `criticalWhen`. */
+/** Problems with a slice's dynamic-quota options: `degradeRank` (slice and rules), rules' `risk`, `criticalWhen`. */
 export function validateLoadOptions(
   slice: Record<string, unknown>,
   path: string,
@@ -19,6 +19,8 @@ export function validateLoadOptions(
     slice.rules.forEach((r, i) => {
       if (isRecord(r) && r.degradeRank !== undefined && !rank(r.degradeRank))
         p.push(`${path}.rules[${i}].degradeRank: must be an integer from 0 to 9`);
+      if (isRecord(r) && r.risk !== undefined && typeof r.risk !== 'boolean')
+        p.push(`${path}.rules[${i}].risk: must be true or false`);
     });
   if (slice.criticalWhen !== undefined)
     p.push(

@@ -38,7 +38,7 @@ export class RiskPlanner {
     let keys: string[] | undefined;
     for (let i = 0; i < active.length; i++) {
       const { rule, subject } = active[i]!;
-      if (!this.dims.has(rule.dimension)) continue;
+      if (!this.dims.has(rule.dimension) || rule.risk === false) continue;
       buckets[i]!.risky = true;
       const k = this.key(tag, rule.dimension, subject, hasher);
       if (!keys) keys = [k];
