@@ -115,12 +115,13 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     return { ...this.state, policies };
   }
 
-  /** The enforced global buckets of every rate-limited policy (service hash tag only: one script call). */
+  /** The enforced global buckets of every ranked policy (service hash tag only: one script call). */
   private globals(): GlobalBucket[] {
     const out: GlobalBucket[] = [];
     for (const [policy, p] of Object.entries(this.chain.current().policies)) {
       const slice = p.locks.rateLimit as RateLimitSlice | undefined;
-      if (!slice || slice.mode === 'off') continue;
+      // Only policies that take part in the degrade order (a degradeRank) are pressure sources.
+      if (!slice || slice.mode === 'off' || slice.degradeRank === undefined) continue;
       for (const r of slice.rules ?? []) {
         if (r.dimension !== 'global' || r.mode === 'shadow' || (r.scope ?? 'service') !== 'service')
           continue;
