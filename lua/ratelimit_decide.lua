@@ -4,6 +4,7 @@
 -- retry-after, reset, limit, charged, blocker) from that state with bucket-math.ts. Times in microseconds.
 -- KEYS: [1..n] bucket keys, in rule order (all in one hash slot)
 --   [n+1..] penalty-strike keys of the buckets whose flags have bit 8, in bucket order
+--   then ('x' only) the nr risk records of the request's scored subjects (hashes s, f, t; risk/risk.types.ts)
 --   then the claim key when ARGV[#ARGV-1] > 0, then the n told keys (bucket order) when ARGV[#ARGV] = n
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
 --   [3] 'g' | 'd' fast path: every bucket GCRA, none with a penalty (one MGET, one PSETEX per charged bucket).
@@ -13,15 +14,20 @@
 --     h + 4n + 2(j-1): tolerance and increment at the degrade factor. All as bucket-math.ts computes them.
 --   [3] 'x' any buckets: [4] degrade-at fraction (0 = off) [5] degrade factor [6] degraded hint '1'|'0' [7] n;
 --     then per bucket i, at 7 + 6(i-1): kind 'g' GCRA | 't' token bucket | 'f' fixed window,
---     capacity (tokens), interval µs per token (window µs for 'f'), cost, flags (1 shadow, 2 soft, 4 degradable, 8 penalty),
+--     capacity (tokens), interval µs per token (window µs for 'f'), cost, flags (1 shadow, 2 soft, 4 degradable, 8 penalty,
+--     16 risk-scaled),
 --     TTL ms of the key (full refill time + 1 s: capacity × interval, which multipliers do not change)
 --     then per penalty j, at 7 + 6n + 6(j-1): threshold, factor, decay µs, floor, max strikes,
 --     pending strikes (refusals the app's deny cache answered since; added now, capped like all strikes)
+--   then [R0 = 8 + 6n + 6·penalties] nr (risk records, 0 = none); when nr > 0: point decay µs, new-subject window
+--     µs, new-subject weight, reputation period µs, points per period, reputation max, tier bonus, record TTL ms,
+--     touch µs, number of bands nb, then nb pairs (below, multiplier): the last band takes every higher score
 --   Both paths end with: [#ARGV-1] claim TTL ms (0 = no claim) [#ARGV] told keys (0, or n for onLimit flag)
 -- Returns: { 'dup' } when the claim key was taken already (nothing read, decided or charged). Else the state read
 --   before the decision, as stored (nil = absent), then 5 integers:
 --   { TAT of each GCRA bucket (bucket order), strike TAT of each penalty key (KEYS order),
 --     tokens, ts | count, window end of each token bucket | fixed window (bucket order),
+--     s, f, t of each risk record ('x' only, KEYS order),
 --     now µs, allowed 1|0, degraded 1|0, notify 1|0, blocker (0-based; -1 unless refused with told keys) }
 -- Claim: SET NX PX <claim TTL> before the decision, so it is set whatever the decision. Told: on a refusal, the
 --   told key of the blocker (the enforced refusing bucket with the longest retry-after, the first on ties, as
@@ -118,7 +124,12 @@ end
 local degradeAt = tonumber(ARGV[4])
 local degraded = ARGV[6] == '1'
 local n = tonumber(ARGV[7])
-local np = #KEYS - n - NX
+local np = 0
+for i = 1, n do
+  if ARGV[6 + i * 6] % 16 >= 8 then np = np + 1 end
+end
+local R0 = 8 + n * 6 + np * 6
+local nr = tonumber(ARGV[R0])
 local ceil, max, min = math.ceil, math.max, math.min
 -- Read: one MGET for the GCRA buckets then the penalty keys (its reply starts the output), one HMGET per token
 -- bucket / fixed window (appended). V value, X second value (ts / window end).
@@ -151,7 +162,7 @@ if np > 0 then
   S, P, PB, PJ, D = {}, {}, {}, {}, {}
   local pj = 0
   for i = 1, n do
-    if tonumber(ARGV[6 + i * 6]) >= 8 then
+    if ARGV[6 + i * 6] % 16 >= 8 then
       pj = pj + 1
       local pb = 7 + n * 6 + (pj - 1) * 6
       PB[i], PJ[i] = pb, pj
@@ -180,6 +191,42 @@ if degradeAt > 0 and not degraded then
     end
   end
 end
+-- Risk: the worst subject's score (decayed points + new subject − reputation) less the tier bonus picks the band
+-- multiplier RM of the flag-16 buckets (as risk-math.ts). A record is created at first sight, its TTL refreshed
+-- at most every touch µs.
+local RM = 1
+if nr > 0 then
+  local unit, newUs, newW = tonumber(ARGV[R0 + 1]), tonumber(ARGV[R0 + 2]), tonumber(ARGV[R0 + 3])
+  local repP, repPer, repMax = tonumber(ARGV[R0 + 4]), tonumber(ARGV[R0 + 5]), tonumber(ARGV[R0 + 6])
+  local worst
+  for j = 1, nr do
+    local rk = KEYS[n + np + j]
+    local h = redis.call('HMGET', rk, 's', 'f', 't')
+    out[o + 1], out[o + 2], out[o + 3] = h[1], h[2], h[3]
+    o = o + 3
+    local s, f = tonumber(h[1]), tonumber(h[2])
+    local sc = 0
+    if s then sc = max(0, s - now) / unit end
+    if not f or now - f < newUs then sc = sc + newW end
+    if f then sc = sc - min(repMax, math.floor((now - f) / repP) * repPer) end
+    if not worst or sc > worst then worst = sc end
+    if not f then
+      redis.call('HSET', rk, 'f', fmt('%d', now), 't', fmt('%d', now))
+      redis.call('PEXPIRE', rk, ARGV[R0 + 8])
+    elseif now - (tonumber(h[3]) or 0) >= tonumber(ARGV[R0 + 9]) then
+      redis.call('HSET', rk, 't', fmt('%d', now))
+      redis.call('PEXPIRE', rk, ARGV[R0 + 8])
+    end
+  end
+  worst = worst - tonumber(ARGV[R0 + 7])
+  local nb = tonumber(ARGV[R0 + 10])
+  for b = 1, nb do
+    if b == nb or worst < tonumber(ARGV[R0 + 9 + b * 2]) then
+      RM = tonumber(ARGV[R0 + 10 + b * 2])
+      break
+    end
+  end
+end
 -- Decide. OK: the bucket fits; W: value to write (TAT, tokens or count); TS: ts / window end.
 -- BL / WORST: the blocker (1-based) and its retry-after ms, computed only when told keys are given.
 local allowed, OK, W, TS = true, {}, {}, {}
@@ -200,6 +247,7 @@ for i = 1, n do
     end
   end
   if degraded and fl % 8 >= 4 then m = m * tonumber(ARGV[5]) end
+  if fl % 32 >= 16 then m = m * RM end
   local c = tonumber(ARGV[b + 1]) * m
   local t = tonumber(ARGV[b + 2])
   if k ~= 'f' then t = t / m end

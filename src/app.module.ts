@@ -1,6 +1,7 @@
 import { DynamicModule, Module, ModuleMetadata, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module.js';
+import { RiskSignalsModule } from './app.risk-signals.js';
 import { ChainModule } from './chain/chain.module.js';
 import { CommonModule } from './common/common.module.js';
 import { ProblemFilter } from './http/problem.filter.js';
@@ -54,6 +55,7 @@ export class AppModule {
         ProbeModule,
         SessionKeysModule,
         AdminModule,
+        RiskSignalsModule,
         ...extra,
       ],
       providers: [

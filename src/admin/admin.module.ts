@@ -28,6 +28,7 @@ import { AdminPolicyEditController } from './controllers/admin-policy-edit.contr
 import { AdminStatusController } from './controllers/admin-status.controller.js';
 import { AdminTelegramController } from './controllers/admin-telegram.controller.js';
 import { OutboundCoreModule } from '../telegram/outbound/outbound.module.js';
+import { AdminSubjectsController } from './controllers/admin-subjects.controller.js';
 import { InstalledParts } from './installed-parts.service.js';
 import { MemoryPolicyStore } from './policies/memory-policy.store.js';
 import { PolicyChanges } from './policies/policy-changes.service.js';
@@ -64,6 +65,7 @@ import { ConsoleFiles } from './console/console-files.js';
     AdminStatusController,
     AdminAuditController,
     AdminTelegramController,
+    AdminSubjectsController,
     ConsoleController,
   ],
   providers: [

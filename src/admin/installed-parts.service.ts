@@ -4,6 +4,7 @@ import { AppRegistry } from '../locks/signature/apps/app-registry.js';
 import { BLOOM_ADMIN, BloomAdminPort } from '../locks/cache-shield/cache-shield.admin.js';
 import { BREAKER_ADMIN, BreakerAdminPort } from '../locks/circuit-breaker/circuit-breaker.admin.js';
 import { lockNotInstalled } from './admin-problems.js';
+import { RATE_LIMIT_ADMIN, type RateLimitAdminPort } from '../locks/rate-limit/rate-limit.admin.js';
 import {
   SESSION_KEY_STORE,
   type SessionKeyStore,
@@ -52,6 +53,15 @@ export class InstalledParts {
 
   requireBloom(): BloomAdminPort {
     return this.bloom() ?? throwNotInstalled('cacheShield');
+  }
+
+  /** The rate-limit lock's port (risk subjects, load level). */
+  rateLimit(): RateLimitAdminPort | undefined {
+    return this.find<RateLimitAdminPort>(RATE_LIMIT_ADMIN);
+  }
+
+  requireRateLimit(): RateLimitAdminPort {
+    return this.rateLimit() ?? throwNotInstalled('rateLimit');
   }
 
   requireBreaker(): BreakerAdminPort {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger as Pino } from 'pino';
 import { ProblemStyles } from '../common/problem-styles.js';
+import { ResponseTaps } from '../common/response-taps.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { BodyLimits, expressBodies, fastifyBodies } from './body/body-parsing.js';
 import { AnyRequest, requestState } from './http-context.js';
@@ -18,6 +19,9 @@ import { sendProblem } from './send-problem.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
+const headerText = (v: number | string | string[] | undefined): string | undefined =>
+  v === undefined ? undefined : Array.isArray(v) ? v.join(', ') : String(v);
+
 /**
  * Everything that happens at the HTTP level, before the router: request id,
  * access log and request histogram, the query check, security headers,
@@ -27,6 +31,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino): void {
   const metrics = app.get(MetricsService);
   const styles = app.get(ProblemStyles);
+  const taps = app.get(ResponseTaps);
   const observe = (
     req: IncomingMessage,
     res: ServerResponse,
@@ -41,6 +46,8 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
     res.once('finish', () => {
       const seconds = (performance.now() - state.startedAt!) / 1000;
       const template = state.route ?? route() ?? 'unmatched';
+      if (taps.size > 0)
+        taps.run({ req, status: res.statusCode, header: (n) => headerText(res.getHeader(n)) });
       metrics.httpDuration.observe(
         { method: req.method ?? 'GET', route: template, status: String(res.statusCode) },
         seconds,
@@ -110,7 +117,9 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
     fastifyBodies(app as NestFastifyApplication, bodies);
     fastify.setErrorHandler((err, request, reply) => {
       const { problem, headers } = toProblem(err);
-      const id = requestState(request as unknown as AnyRequest).requestId;
+      const state = requestState(request as unknown as AnyRequest);
+      state.problem = problem.error;
+      const id = state.requestId;
       if (id) problem.request_id = id;
       sendProblem(reply as never, problem, headers, styles.forTarget(request.raw.url));
     });

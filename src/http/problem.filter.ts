@@ -112,7 +112,9 @@ export class ProblemFilter implements ExceptionFilter {
     const req = http.getRequest<AnyRequest>();
     const reply = http.getResponse<AnyReply>();
     const { problem, headers } = toProblem(err);
-    const requestId = requestState(req).requestId;
+    const state = requestState(req);
+    state.problem = problem.error;
+    const requestId = state.requestId;
     if (requestId) problem.request_id = requestId;
     if (problem.status >= 500 && !(err instanceof HttpException)) {
       this.logger.error({

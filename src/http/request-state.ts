@@ -71,6 +71,10 @@ export interface RequestState {
    * has its owner finish it (LockChain.runGuards).
    */
   claimHandoff?: ClaimHandoff;
+  /** Why the cache shield answered this request itself (`bloom-absent`, `cache-hit`, …), when it did. */
+  shieldAnswer?: string;
+  /** The stable `error` code of the problem+json answer, once one was sent (the problem filters set it). */
+  problem?: string;
   /** Start of the request, from performance.now(). */
   startedAt?: number;
 }

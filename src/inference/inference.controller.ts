@@ -1,7 +1,9 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Protect } from '../chain/protect.decorator.js';
-import type { AnyReply, AnyRequest } from '../http/http-context.js';
+import { ModuleRef } from '@nestjs/core';
+import { type AnyReply, type AnyRequest, requestState } from '../http/http-context.js';
+import { findRiskSink, type RiskSink } from '../locks/rate-limit/risk/risk-sink.js';
 import { ChatCompletionRequestDto } from './dto/chat-completion-request.dto.js';
 import { InferenceService } from './inference.service.js';
 import type { ChatCompletion } from './openai.types.js';
@@ -17,7 +19,19 @@ const STREAM_NOTE = '`stream: true` answers with server-sent events';
 @ApiTags('inference')
 @Controller('v1')
 export class InferenceController {
-  constructor(private readonly inference: InferenceService) {}
+  constructor(
+    private readonly inference: InferenceService,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  private sink: RiskSink | null | undefined = null;
+
+  /** The same messages again from one subject within the window are a risk signal (docs/quotas.md#signals). */
+  private observe(body: ChatCompletionRequestDto, req: AnyRequest): void {
+    if (this.sink === null) this.sink = findRiskSink(this.moduleRef);
+    const state = requestState(req);
+    this.sink?.payload({ req, state, route: state.route ?? '' }, JSON.stringify(body.messages));
+  }
 
   /** OpenAI chat completions, where the official SDKs call it (`baseURL: <rampart>/v1`). */
   @Post('chat/completions')
@@ -31,6 +45,7 @@ export class InferenceController {
     @Req() req: AnyRequest,
     @Res({ passthrough: true }) reply: AnyReply,
   ): Promise<ChatCompletion | undefined> {
+    this.observe(body, req);
     return this.inference.handle(body, req, reply);
   }
 
@@ -46,6 +61,7 @@ export class InferenceController {
     @Req() req: AnyRequest,
     @Res({ passthrough: true }) reply: AnyReply,
   ): Promise<ChatCompletion | undefined> {
+    this.observe(body, req);
     return this.inference.handle(body, req, reply);
   }
 }

@@ -1,4 +1,7 @@
 import { Controller, HttpCode, Inject, Post, Req, UseInterceptors } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { findRiskSink, type RiskSink } from '../locks/rate-limit/risk/risk-sink.js';
+import type { ClassifiedUpdate } from './telegram-update.js';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Protect } from '../chain/protect.decorator.js';
 import { ProblemException } from '../common/problem.exception.js';
@@ -27,7 +30,11 @@ export class TelegramController {
     private readonly builtin: TelegramBuiltin,
     private readonly teller: TelegramTeller,
     @Inject(TELEGRAM_SETTINGS) private readonly settings: TelegramSettings,
+    private readonly moduleRef: ModuleRef,
   ) {}
+
+  /** The rate-limit lock's risk sink, found once (undefined: lock not installed or scores off). */
+  private sink: RiskSink | null | undefined = null;
 
   @Post(':botId/:pathSecret')
   @HttpCode(200)
@@ -48,6 +55,7 @@ export class TelegramController {
       this.metrics.update(bot.id, u, 'deduplicated');
       return {};
     }
+    this.observe(req, u);
     if (state.limited) {
       this.metrics.update(bot.id, u, 'limited');
       if (state.limited.notify) this.teller.tell(bot, u, state.limited.retryAfterMs);
@@ -83,5 +91,14 @@ export class TelegramController {
         },
       );
     }
+  }
+
+  /** Risk signals of a verified update (docs/quotas.md#signals): the chats a user writes in, repeated /ask texts. */
+  private observe(req: AnyRequest, u: ClassifiedUpdate): void {
+    if (this.sink === null) this.sink = findRiskSink(this.moduleRef);
+    if (!this.sink || u.userId === undefined) return;
+    const ctx = { req, state: requestState(req), route: '' };
+    if (u.chatId !== undefined) this.sink.chat(ctx, u.chatId);
+    if (u.action === '/ask' && u.args !== '') this.sink.payload(ctx, u.args);
   }
 }

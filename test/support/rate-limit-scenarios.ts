@@ -46,6 +46,7 @@ function rule(name: string, capacity: number, rate: number, o: RuleOpts = {}): C
     action: name,
     scope: 'service',
     tiered: false,
+    rank: 0,
     penalty:
       penalty &&
       penaltyOf(penalty.threshold, penalty.factor, penalty.decayMs * 1000, penalty.floor ?? 0.1),

@@ -12,6 +12,7 @@ import { RedisUnavailableError } from '../../redis/redis.errors.js';
 import { ADMIN_SETTINGS, AdminSettings } from '../admin-settings.js';
 import { RedisFigures } from '../observability/redis-figures.js';
 import { RedisFiguresSampler } from '../observability/redis-figures.service.js';
+import { InstalledParts } from '../installed-parts.service.js';
 import {
   InstanceCounts,
   LockCounts,
@@ -35,6 +36,8 @@ export interface StatusView {
   byPolicy: { policy: string; routes: string[]; locks: Record<string, OutcomeCounts> }[];
   /** Redis-side figures (memory in use, rate-limit keys), sampled every `admin.redisSampleMs`; null without Redis or before the first sample. */
   redis: RedisFigures | null;
+  /** The service-wide load level and each policy's rank and action at it (null without the rate-limit lock). */
+  load: unknown;
 }
 
 /**
@@ -55,6 +58,7 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly routes: RouteRegistry,
     @Inject(ADMIN_SETTINGS) private readonly settings: AdminSettings,
     private readonly figures: RedisFiguresSampler,
+    private readonly parts: InstalledParts,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -115,6 +119,7 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
       byLock,
       byPolicy,
       redis: this.figures.latest(),
+      load: this.parts.rateLimit()?.load() ?? null,
     };
   }
 

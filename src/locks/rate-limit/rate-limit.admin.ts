@@ -17,3 +17,45 @@ export function knownTiers(policies: Record<string, RoutePolicy>): string[] {
   }
   return [...tiers].sort();
 }
+
+/** Injection token of the rate-limit lock's admin port (dynamic quotas: subjects and the load level). */
+export const RATE_LIMIT_ADMIN = Symbol('RATE_LIMIT_ADMIN');
+
+/** One rule's quota for a subject: as configured, and with the subject's risk multiplier applied. */
+export interface EffectiveQuota {
+  /** `<policy>.<rule>`. */
+  rule: string;
+  capacity: number;
+  /** Tokens per second. */
+  rate: number;
+  effectiveCapacity: number;
+  effectiveRate: number;
+}
+
+/** A subject's risk as the admin API shows it. No value in clear: the subject is its keyed hash. */
+export interface SubjectRiskView {
+  dimension: string;
+  /** The key part the id hashes to (what Redis keys and logs carry). */
+  subject: string;
+  /** False when the dimension carries no score (`rateLimit.risk.dimensions`) or scores are off. */
+  scored: boolean;
+  /** Current score (signals decayed, + new-subject weight, − reputation); tier bonuses apply per request. */
+  score: number;
+  multiplier: number;
+  newSubject: boolean;
+  /** Points of reputation earned (bounded by `reputation.max`). */
+  reputation: number;
+  firstSeen: string | null;
+  signals: Record<string, { count: number; last: string }>;
+  quotas: EffectiveQuota[];
+}
+
+/** Implemented by the rate-limit lock (RateLimitAdmin); the admin API audits resets. */
+export interface RateLimitAdminPort {
+  /** The load level, its source, and each policy's rank and action (see LoadMonitor.view). */
+  load(): unknown;
+  /** `id` in clear (an app id, a user id, an IP address); hashed here as the limiter hashes it. */
+  subject(dimension: string, id: string): Promise<SubjectRiskView>;
+  /** Deletes the subject's record (it starts as a new subject); true when there was one. */
+  resetSubject(dimension: string, id: string): Promise<boolean>;
+}

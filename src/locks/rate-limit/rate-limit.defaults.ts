@@ -17,9 +17,12 @@ const SLICES: Record<string, RateLimitSlice> = {
       { name: 'global', dimension: 'global', capacity: 4000, rate: '2000/s' },
     ],
     degrade: { at: 0.8, factor: 1 },
+    // Service-wide degrade order (docs/quotas.md): non-core, cacheable: answered from caches at load soft.
+    degradeRank: 1,
   },
   'search-item': {
     mode: 'enforce',
+    degradeRank: 1,
     failMode: 'local',
     rules: [
       { name: 'per-ip', dimension: 'ip', capacity: 120, rate: '20/s' },
@@ -44,10 +47,13 @@ const SLICES: Record<string, RateLimitSlice> = {
       { name: 'global', dimension: 'global', capacity: 1000, rate: '200/s' },
     ],
     degrade: { at: 0.8, factor: 0.5 },
+    // Expensive work gives way first: reduced quotas at load soft.
+    degradeRank: 2,
   },
   // GET /v1/models: answered from the shield's cache almost always; a per-app and a global cap.
   models: {
     mode: 'enforce',
+    degradeRank: 1,
     failMode: 'local',
     cost: 1,
     rules: [
@@ -78,6 +84,9 @@ const SLICES: Record<string, RateLimitSlice> = {
     cost: 'telegram',
     onLimit: 'flag',
     claim: 'update',
+    // At load soft /search answers from caches and /ask gets a reduced quota; the bots' admins are never shed.
+    degradeRank: 1,
+    criticalWhen: { role: ['admin'] },
     rules: [
       {
         name: 'global',
@@ -93,6 +102,8 @@ const SLICES: Record<string, RateLimitSlice> = {
         capacity: 120,
         rate: '120/min',
         when: { verified: ['no'] },
+        // An exact ceiling: failed secret tokens raise the address's score, they do not move this limit.
+        risk: false,
       },
       {
         name: 'chat',
@@ -115,7 +126,14 @@ const SLICES: Record<string, RateLimitSlice> = {
         rate: '12/min',
         when: { command: ['/search'] },
       },
-      { name: 'ask', dimension: 'user', capacity: 15, rate: '15/min', when: { command: ['/ask'] } },
+      {
+        name: 'ask',
+        dimension: 'user',
+        capacity: 15,
+        rate: '15/min',
+        when: { command: ['/ask'] },
+        degradeRank: 2,
+      },
     ],
   },
   // Outbound Telegram notifications: per app, one token per job (cost function `notifications`; a batch

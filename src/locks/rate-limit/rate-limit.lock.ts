@@ -65,6 +65,7 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
         }
         throw rateLimitProblem(v);
       case 'unavailable':
+      case 'shed':
         throw rateLimitProblem(v);
     }
   }

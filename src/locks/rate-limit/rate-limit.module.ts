@@ -23,6 +23,10 @@ import type { RateLimitSettings } from './rate-limit.types.js';
 import { memoryStoreProvider, rateLimitStoreProvider } from './store/rate-limit-store.provider.js';
 import { KeyHashers } from './subjects/key-hasher.js';
 import { SubjectResolver } from './subjects/subject-resolver.js';
+import { QUOTA_PROVIDERS } from './quotas.providers.js';
+import { RATE_LIMIT_ADMIN } from './rate-limit.admin.js';
+import { RISK_SINK } from './risk/risk-sink.js';
+import { LoadMonitor } from './load/load-monitor.service.js';
 
 /** Lock 2: multi-dimensional rate limits decided atomically (one Redis call per request). */
 @Module({
@@ -52,8 +56,9 @@ import { SubjectResolver } from './subjects/subject-resolver.js';
     RateLimiter,
     RateLimitLock,
     RateLimitClaims,
+    ...QUOTA_PROVIDERS,
   ],
-  exports: [RateLimitLock, RATE_LIMIT_SETTINGS, RateLimitClaims],
+  exports: [RateLimitLock, RATE_LIMIT_SETTINGS, RateLimitClaims, RISK_SINK, RATE_LIMIT_ADMIN],
 })
 export class RateLimitModule implements OnModuleInit {
   /**
@@ -71,6 +76,7 @@ export class RateLimitModule implements OnModuleInit {
     private readonly health: HealthRegistry,
     private readonly peers: RateLimitPeers,
     private readonly redis: RedisService,
+    private readonly load: LoadMonitor,
   ) {}
 
   onModuleInit(): void {
@@ -86,6 +92,24 @@ export class RateLimitModule implements OnModuleInit {
           liveInstances: this.peers.liveInstances,
           keySecret: this.peers.sharedSecret ? 'ready' : 'pending',
         };
+      },
+      { optional: true },
+    );
+    // The service-wide load level (docs/quotas.md): shown here; at hard the instance stays ready (critical
+    // routes are served) but shows degraded.
+    this.health.register(
+      'load',
+      () => {
+        const v = this.load.view();
+        const details = {
+          level: v.level,
+          fill: v.fill,
+          reason: v.reason,
+          actions: Object.fromEntries(v.policies.map((p) => [p.policy, p.action])),
+        };
+        if (v.level === 'hard')
+          throw new Error(`load level hard: non-critical routes shed (${JSON.stringify(details)})`);
+        return Promise.resolve(details);
       },
       { optional: true },
     );

@@ -7,7 +7,7 @@ import {
 } from './limiter/rate-limit-headers.js';
 
 /** Why the rate-limit lock refused a request: the stable `error` code of the answer. */
-export type RateLimitErrorCode = 'rate_limited' | 'rate_limit_unavailable';
+export type RateLimitErrorCode = 'rate_limited' | 'rate_limit_unavailable' | 'load_shed';
 
 /** A verdict that refuses. */
 export type Refusal = Exclude<Verdict, { kind: 'allowed' } | { kind: 'duplicate' }>;
@@ -15,7 +15,8 @@ export type Refusal = Exclude<Verdict, { kind: 'allowed' } | { kind: 'duplicate'
 /**
  * The answer for a refused request, as problem+json: 429 `rate_limited` with
  * Retry-After and the blocking rule's RateLimit fields, or 503
- * `rate_limit_unavailable` when Redis cannot decide and the route fails closed.
+ * `rate_limit_unavailable` when Redis cannot decide and the route fails closed, or 503 `load_shed` when the
+ * service-wide load level is hard and the route is not critical (docs/quotas.md).
  */
 export function rateLimitProblem(v: Refusal): ProblemException {
   switch (v.kind) {
@@ -39,6 +40,14 @@ export function rateLimitProblem(v: Refusal): ProblemException {
       const code: RateLimitErrorCode = 'rate_limit_unavailable';
       return ProblemException.fast(503, code, 'Rate limiting is unavailable', {
         detail: 'The rate-limit store cannot be reached and this route fails closed.',
+        headers: { 'Retry-After': String(v.retryAfterS) },
+        retry_after: v.retryAfterS,
+      });
+    }
+    case 'shed': {
+      const code: RateLimitErrorCode = 'load_shed';
+      return ProblemException.fast(503, code, 'Service under load', {
+        detail: 'The service sheds non-critical requests at load level hard; retry later.',
         headers: { 'Retry-After': String(v.retryAfterS) },
         retry_after: v.retryAfterS,
       });

@@ -5,6 +5,8 @@ import { isRecord } from '../../common/is-record.js';
 import { parseDuration } from './buckets/rate-parse.js';
 import type { RateLimitSettings } from './rate-limit.types.js';
 import { posInt } from './rate-limit.validate.js';
+import { defaultLoadSettings, validateLoad } from './load/load.settings.js';
+import { defaultRiskSettings, validateRisk } from './risk/risk.settings.js';
 
 export const RATE_LIMIT_SETTINGS = Symbol('RATE_LIMIT_SETTINGS');
 
@@ -27,6 +29,8 @@ const SETTINGS_KEYS = new Set([
   'heartbeat',
   'closedRetryAfter',
   'probeAfter',
+  'risk',
+  'load',
 ]);
 
 /** Reads CONFIG_FILE `rateLimit:`; returns the settings and every problem found. */
@@ -41,6 +45,8 @@ export function validateSettings(raw: unknown): {
     heartbeatMs: 2_000,
     closedRetryAfterS: 1,
     probeAfterMs: 250,
+    risk: defaultRiskSettings(),
+    load: defaultLoadSettings(),
   };
   if (raw === undefined) return { settings, problems: [] };
   const p: string[] = [];
@@ -92,5 +98,10 @@ export function validateSettings(raw: unknown): {
   num('heartbeat', 100, 60_000, (n) => (settings.heartbeatMs = n), true);
   num('closedRetryAfter', 1, 3_600, (n) => (settings.closedRetryAfterS = n));
   num('probeAfter', 10, 60_000, (n) => (settings.probeAfterMs = n), true);
+  const risk = validateRisk(raw.risk, at('risk'));
+  const load = validateLoad(raw.load, at('load'));
+  settings.risk = risk.risk;
+  settings.load = load.load;
+  p.push(...risk.problems, ...load.problems);
   return { settings, problems: p };
 }

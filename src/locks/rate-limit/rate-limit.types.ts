@@ -1,4 +1,6 @@
 import type { LockMode } from '../../config/policy.types.js';
+import type { LoadSettings } from './load/load.types.js';
+import type { RiskSettings } from './risk/risk.types.js';
 
 /**
  * Where a rule finds its subject: app, user, ip, route and global are built in
@@ -65,6 +67,10 @@ export interface RuleConfig {
   when?: Record<string, string[]>;
   /** The rule is skipped if any named attribute's value is in its list. A rule skipped by a condition is not a missing subject. */
   unless?: Record<string, string[]>;
+  /** This rule's place in the degrade order (overrides the slice's `degradeRank`; docs/quotas.md). */
+  degradeRank?: number;
+  /** `false`: the subject's risk score never scales this rule (an exact ceiling). Default true. */
+  risk?: boolean;
 }
 
 /** What a limited request gets: `reject` answers 429 (default); `flag` lets it through with `state.limited` set. */
@@ -99,6 +105,13 @@ export interface RateLimitSlice {
   claim?: string;
   /** `reject` (default): 429. `flag`: never 429; `state.limited` says retry-after, rule and whether to tell the user. */
   onLimit?: OnLimit;
+  /**
+   * Place in the service-wide degrade order, 0–9 (default 0): under load, the highest ranks give way
+   * first (`load.cacheFrom`: answers from caches, `load.reduceFrom`: reduced quotas). docs/quotas.md.
+   */
+  degradeRank?: number;
+  /** Requests whose attributes match are critical (exempt from load shedding), e.g. `{role: [admin]}`. */
+  criticalWhen?: Record<string, string[]>;
   override?: unknown;
   [option: string]: unknown;
 }
@@ -121,4 +134,8 @@ export interface RateLimitSettings {
   closedRetryAfterS: number;
   /** Milliseconds Redis is left alone after it failed, before the next request probes it. */
   probeAfterMs: number;
+  /** Risk score and reputation (risk/risk.types.ts). */
+  risk: RiskSettings;
+  /** The service-wide load level and degrade order (load/load.types.ts). */
+  load: LoadSettings;
 }

@@ -9,6 +9,7 @@ import {
   validateSliceExtras,
 } from './rate-limit.validate-extensions.js';
 
+import { validateLoadOptions } from './load/load.validate.js';
 const NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const ACTION = /^[A-Za-z0-9._-]{1,64}$/;
 const SLICE_KEYS = new Set([
@@ -22,6 +23,8 @@ const SLICE_KEYS = new Set([
   'headers',
   'claim',
   'onLimit',
+  'degradeRank',
+  'criticalWhen',
 ]);
 const RULE_KEYS = new Set([
   'name',
@@ -36,6 +39,8 @@ const RULE_KEYS = new Set([
   'penalty',
   'when',
   'unless',
+  'degradeRank',
+  'risk',
 ]);
 
 export const posInt = (v: unknown): boolean =>
@@ -169,5 +174,6 @@ export function validateSlice(
   if (slice.headers !== undefined && typeof slice.headers !== 'boolean')
     p.push(`${path}.headers: must be true or false`);
   p.push(...validateSliceExtras(slice, path, names.claims));
+  p.push(...validateLoadOptions(slice, path, names.attributes));
   return p;
 }

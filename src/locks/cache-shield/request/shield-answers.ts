@@ -35,6 +35,8 @@ export class ShieldAnswers {
     const request = source.accept(r);
     if (request === undefined) return NOT_MINE;
     this.count(ctx, reason);
+    // Readable after the answer (e.g. by the app's risk signals), whatever the adapter does with headers.
+    ctx.state.shieldAnswer = reason;
     const body =
       entry && !entry.empty ? source.found(request, entry.body) : source.absent(request, header);
     setReplyHeader(ctx.reply, SHIELD_HEADER, header);

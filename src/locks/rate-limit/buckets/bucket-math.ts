@@ -14,6 +14,8 @@ import {
   bucketTtlMs,
 } from '../store/rate-limit.store.js';
 import { Stored, decideOne, used } from './bucket-algorithms.js';
+import { requestRisk } from '../risk/risk-math.js';
+import type { RiskState } from '../risk/risk.types.js';
 
 /** What one bucket had before the decision: its stored value and its penalty strike TAT (undefined = absent). */
 export interface BucketState {
@@ -65,8 +67,10 @@ export function decideBuckets(
   state: readonly BucketState[],
   now: number,
   writes?: Write[],
+  riskStates: readonly (RiskState | undefined)[] = [],
 ): Decision {
   const { buckets } = req;
+  const risk = req.risk ? requestRisk(riskStates, now, req.risk.params) : undefined;
   let degraded = req.degradedHint;
   if (req.degradeAt > 0) {
     for (let i = 0; i < buckets.length; i++)
@@ -82,6 +86,7 @@ export function decideBuckets(
     const b = buckets[i]!;
     let m = multiplier(b, penaltyTat(b, state[i]!, now), now);
     if (degraded && b.degradable) m *= req.degradeFactor;
+    if (risk && b.risky) m *= risk.multiplier;
     const { o, value } = decideOne(b, state[i]!.value, m, now);
     if (!o.allowed && !b.shadow) {
       allowed = false;
@@ -109,5 +114,13 @@ export function decideBuckets(
       ttlMs: Math.ceil((pt - now) / 1000) + TTL_MARGIN_MS,
     });
   }
-  return { allowed, blocker, degraded, nowMs: Math.floor(now / 1000), buckets: outcomes };
+  const d: Decision = {
+    allowed,
+    blocker,
+    degraded,
+    nowMs: Math.floor(now / 1000),
+    buckets: outcomes,
+  };
+  if (risk) d.risk = risk;
+  return d;
 }

@@ -31,6 +31,10 @@ export interface CompiledRule {
   extract?: SubjectExtractor;
   /** `when` / `unless`: the rule applies only to requests whose attributes match. */
   conditions?: Conditions;
+  /** Place in the degrade order (the rule's `degradeRank`, else its policy's; default 0). */
+  rank: number;
+  /** The subject's risk multiplier may scale it (`risk: false` opts out). */
+  risk?: boolean;
 }
 
 export interface CompiledPolicy {
@@ -46,6 +50,10 @@ export interface CompiledPolicy {
   claim?: { name: string; fn: ClaimFunction };
   /** `onLimit: flag`: never 429; the request goes on with `state.limited`. */
   flag: boolean;
+  /** Place in the degrade order (`degradeRank`, default 0). */
+  rank: number;
+  /** `criticalWhen`: requests it matches are exempt from load shedding. */
+  critical?: Conditions;
 }
 
 /**
@@ -68,6 +76,8 @@ export function compileSlice(
     headers: slice.headers ?? true,
     claim: claim && { name: slice.claim!, fn: claim },
     flag: slice.onLimit === 'flag',
+    rank: slice.degradeRank ?? 0,
+    critical: slice.criticalWhen && compileConditions({ when: slice.criticalWhen }, extensions),
     rules: (slice.rules ?? []).map((r) => ({
       name: r.name,
       id: `${policyName}.${r.name}`,
@@ -90,6 +100,8 @@ export function compileSlice(
       tiered: r.dimension === 'app' || r.dimension === 'user',
       extract: extensions.subject(r.dimension),
       conditions: compileConditions(r, extensions),
+      rank: r.degradeRank ?? slice.degradeRank ?? 0,
+      risk: r.risk !== false,
     })),
   };
 }

@@ -62,16 +62,21 @@ export function buildBuckets(
     scale: number;
     fuse?: RateLimitSettings['fuse'];
     critical: boolean;
+    /** Load level soft: rules ranked `from` and up (not global) × `factor`. */
+    load?: { factor: number; from: number };
   },
 ): { buckets: BucketSpec[]; meta: BucketMeta[] } {
   const tierMult = opts.tier !== undefined ? (policy.tiers[opts.tier] ?? 1) : 1;
   const degrade = policy.degrade !== undefined;
+  const load = opts.load;
   const buckets = active.map((a) =>
     bucketFor(
       a.rule,
       bucketKey(opts.tag, a, opts.hasher),
       opts.cost,
-      opts.scale * (a.rule.tiered ? tierMult : 1),
+      opts.scale *
+        (a.rule.tiered ? tierMult : 1) *
+        (load && a.rule.rank >= load.from && a.rule.dimension !== 'global' ? load.factor : 1),
       degrade,
     ),
   );

@@ -14,9 +14,14 @@ import { type Decision, type DecideRequest, toldKey } from '../store/rate-limit.
 import { claimUsable } from '../rate-limit.validate-extensions.js';
 import { SubjectResolver } from '../subjects/subject-resolver.js';
 import { Lane, StoreLanes } from './store-lanes.js';
+import { LoadGate, loadGate } from '../load/load-gate.js';
+import { LoadMonitor } from '../load/load-monitor.service.js';
+import { QuotaMetrics } from '../load/quota.metrics.js';
+import { RiskPlanner } from '../risk/risk-planner.js';
 import { ALLOWED, Verdict, Verdicts } from './verdicts.js';
 
 type Claim = NonNullable<DecideRequest['claim']>;
+type Load = NonNullable<Extract<LoadGate, { shed: false }>['load']>;
 
 /**
  * Decides a request against its policy's rules: subjects → keys → local deny
@@ -39,6 +44,9 @@ export class RateLimiter {
     private readonly m: RateLimitMetrics,
     @InjectRateLimitSettings() private readonly settings: RateLimitSettings,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly risk: RiskPlanner,
+    private readonly loadLevel: LoadMonitor,
+    private readonly qm: QuotaMetrics,
   ) {}
 
   /** A rule without a subject in this request: counted (one function for all, no closure per request). */
@@ -74,6 +82,11 @@ export class RateLimiter {
 
   decide(ctx: LockContext, slice: RateLimitSlice): Verdict | Promise<Verdict> {
     const policy = this.policyOf(ctx, slice);
+    const gate = loadGate(ctx, policy, this.loadLevel.state.level, this.settings.load);
+    if (gate.shed) {
+      this.qm.shed.inc({ policy: policy.policyName });
+      return { kind: 'shed', retryAfterS: this.settings.load.retryAfterS };
+    }
     const active = activeRules(policy, ctx, this.subjects, this.onSkip);
     const handoff = this.takesHandoff(ctx, slice) ? ctx.state.claimHandoff : undefined;
     const claim = policy.claim ? this.claimOf(policy.claim, ctx) : handoff;
@@ -83,10 +96,11 @@ export class RateLimiter {
     const lane = this.lanes.current();
     // Another lock's claim in this script: when the store call fails the claim is unknown, so its
     // owner fails closed and nothing is decided locally (as when the owner's own claim had failed).
-    if (handoff && lane) return this.decideOn(lane, ctx, policy, active, cost, handoff, handoff);
+    if (handoff && lane)
+      return this.decideOn(lane, ctx, policy, active, cost, handoff, gate.load, handoff);
     return lane
-      ? this.decideOn(lane, ctx, policy, active, cost, claim)
-      : this.storeDown(ctx, policy, active, cost, claim);
+      ? this.decideOn(lane, ctx, policy, active, cost, claim, gate.load)
+      : this.storeDown(ctx, policy, active, cost, claim, gate.load);
   }
 
   /** The request's claim key and TTL: `rl:{<env>:<service>}:claim:<name>:<id>` (none when the product gives none). */
@@ -104,8 +118,10 @@ export class RateLimiter {
     active: ActiveRule[],
     cost: number,
     claim: Claim | undefined,
+    load?: Load,
     handoff?: ClaimHandoff,
   ): Promise<Verdict> {
+    const critical = ctx.policy.critical === true;
     const { buckets, meta } = buildBuckets(policy, active, {
       tag: this.lanes.tag,
       hasher: lane.hasher,
@@ -113,8 +129,12 @@ export class RateLimiter {
       tier: ctx.state.tier,
       scale: lane.scale,
       fuse: this.settings.fuse,
-      critical: ctx.policy.critical === true,
+      critical,
+      load,
     });
+    const risk = critical
+      ? undefined
+      : this.risk.plan(this.lanes.tag, active, buckets, lane.hasher, ctx.state.tier);
     const now = this.clock.now();
     // A request with a claim always asks the store: only it knows a duplicate, and it claims a refused id too.
     if (lane.remote && !claim) {
@@ -130,13 +150,15 @@ export class RateLimiter {
         degradedHint: false,
         claim,
         told: policy.flag ? buckets.map(toldKey) : undefined,
+        risk,
       });
     } catch (err) {
       if (!lane.remote) throw err;
       this.storeFailed(policy.policyName, err);
       if (handoff) return ((handoff.result = 'unknown'), ALLOWED);
-      return this.storeDown(ctx, policy, active, cost, claim);
+      return this.storeDown(ctx, policy, active, cost, claim, load);
     }
+    if (d.risk) this.qm.riskBands.inc({ policy: policy.policyName, multiplier: d.risk.multiplier });
     if (lane.remote && this.settings.clock === 'redis') this.m.skew(d.nowMs - now);
     if (handoff) {
       // Another lock's claim was taken: its owner refuses the request (nothing was charged).
@@ -168,6 +190,7 @@ export class RateLimiter {
     active: ActiveRule[],
     cost: number,
     claim: Claim | undefined,
+    load: Load | undefined,
   ): Verdict | Promise<Verdict> {
     this.m.fallbacks.inc({ policy: policy.policyName, mode: policy.failMode });
     switch (policy.failMode) {
@@ -177,7 +200,7 @@ export class RateLimiter {
       case 'closed':
         return { kind: 'unavailable', retryAfterS: this.settings.closedRetryAfterS };
       case 'local':
-        return this.decideOn(this.lanes.local(), ctx, policy, active, cost, claim);
+        return this.decideOn(this.lanes.local(), ctx, policy, active, cost, claim, load);
     }
   }
 }

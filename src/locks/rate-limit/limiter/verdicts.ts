@@ -19,7 +19,9 @@ export type Verdict =
       /** First refusal of this subject and rule in its window (only decided for `onLimit: flag`). */
       notify: boolean;
     }
-  | { kind: 'unavailable'; retryAfterS: number };
+  | { kind: 'unavailable'; retryAfterS: number }
+  /** Load level hard: a non-critical request is refused 503 `load_shed`. */
+  | { kind: 'shed'; retryAfterS: number };
 
 export const ALLOWED: Verdict = { kind: 'allowed', degraded: false };
 const DUPLICATE: Verdict = { kind: 'duplicate' };

@@ -137,6 +137,11 @@ export class CrossSlotDecider {
             buckets: idx.map((i) => req.buckets[i]!),
             told: req.told && idx.map((i) => req.told![i]!),
             claim: claim ? req.claim : undefined,
+            // Risk records live in the service's slot: only that slot's buckets are scaled by them.
+            risk:
+              req.risk && req.buckets[idx[0]!]?.group === claimGroup(req.risk.keys[0] ?? '')
+                ? req.risk
+                : undefined,
           },
     );
     if (d.blocker >= 0) d.blocker = idx[d.blocker]!;

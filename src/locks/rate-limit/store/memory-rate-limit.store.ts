@@ -1,6 +1,7 @@
 import type { Stored } from '../buckets/bucket-algorithms.js';
 import { BucketState, Write, decideBuckets } from '../buckets/bucket-math.js';
 import { Clock, systemClock } from '../../../common/clock.js';
+import { MemoryRiskRecords } from '../risk/memory-risk-records.js';
 import {
   Decision,
   DecideRequest,
@@ -27,7 +28,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
   private readonly entries = new Map<string, Entry>();
   private writesSinceSweep = 0;
 
-  constructor(private readonly clock: Clock = systemClock) {}
+  constructor(
+    private readonly clock: Clock = systemClock,
+    /** The subjects' risk records (shared with the memory risk store, which records signals in them). */
+    readonly risk: MemoryRiskRecords = new MemoryRiskRecords(),
+  ) {}
 
   decide(req: DecideRequest): Promise<Decision> {
     return Promise.resolve(this.decideSync(req));
@@ -59,7 +64,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
       penaltyTat: b.penaltyKey ? (read(b.penaltyKey) as number | undefined) : undefined,
     }));
     const writes: Write[] = [];
-    const decision = decideBuckets(req, state, nowMs * 1000, writes);
+    const riskStates = req.risk ? req.risk.keys.map((k) => this.risk.get(k, nowMs)) : [];
+    const decision = decideBuckets(req, state, nowMs * 1000, writes, riskStates);
+    if (req.risk) this.risk.seen(req.risk.keys, riskStates, nowMs, req.risk.params);
     for (const w of writes) this.entries.set(w.key, { value: w.value, expiresAt: nowMs + w.ttlMs });
     if (!decision.allowed && req.told) {
       // Told once per window: the blocker's told key lives max(retry-after, its window), as in the scripts.
@@ -72,6 +79,12 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.writesSinceSweep += writes.length;
     if (this.writesSinceSweep >= SWEEP_EVERY) this.sweep(nowMs);
     return decision;
+  }
+
+  /** The live value of a key, without deciding (the load level reads the global buckets). */
+  peek(key: string): Stored | undefined {
+    const e = this.entries.get(key);
+    return e === undefined || e.expiresAt <= this.clock.now() ? undefined : e.value;
   }
 
   /** Milliseconds to live of a key: -2 when absent or expired (as Redis PTTL). */
@@ -88,6 +101,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   /** Drops every expired entry (amortised over writes, so memory stays bounded by live buckets). */
   sweep(nowMs = this.clock.now()): void {
     this.writesSinceSweep = 0;
+    this.risk.sweep(nowMs);
     for (const [k, e] of this.entries) if (e.expiresAt <= nowMs) this.entries.delete(k);
   }
 

@@ -1,3 +1,5 @@
+import type { RiskParams } from '../risk/risk.types.js';
+
 /**
  * The state behind the rate-limit lock: one interface, a Redis store (one Lua
  * call per slot) and a memory store (same algorithm in TypeScript). Both pass
@@ -26,6 +28,8 @@ export interface BucketSpec {
   soft: boolean;
   /** Capacity and rate × degrade factor while degraded. */
   degradable: boolean;
+  /** Capacity and rate × the request's risk multiplier (DecideRequest.risk). */
+  risky?: boolean;
   /**
    * Progressive penalty: strikes (each lives `decayUs`) at or past `threshold` multiply capacity and rate by
    * factor^(strikes − threshold + 1), never below `floor`; strikes are capped at `maxStrikes` (where the floor
@@ -62,6 +66,11 @@ export interface DecideRequest {
    * window), so a subject is told once per window; `notify` says whether it was set now.
    */
   told?: string[];
+  /**
+   * Risk records of the request's scored subjects (same slot): the worst score picks the multiplier of the
+   * `risky` buckets, in the same call (risk/risk-math.ts). A record is created at first sight.
+   */
+  risk?: { keys: string[]; params: RiskParams };
 }
 
 export interface BucketOutcome {
@@ -94,6 +103,8 @@ export interface Decision {
   duplicate?: boolean;
   /** Refused with `told` keys: true when the blocker's told key was set by this call (first refusal in its window). */
   notify?: boolean;
+  /** With `risk`: the request's score (worst subject less bonus) and the multiplier it gave. */
+  risk?: { score: number; multiplier: number };
 }
 
 /** The decision of a duplicate: nothing decided, nothing charged. */

@@ -6,6 +6,10 @@ import { Decision, DecideRequest, RateLimitStore, duplicateDecision } from './ra
 import { SameTurnBatcher } from './redis-batcher.js';
 import { clockArgs, fastArgs, generalArgs } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
+import type { RiskState } from '../risk/risk.types.js';
+
+const num = (v: string | number | null | undefined): number | undefined =>
+  v === null || v === undefined ? undefined : Number(v);
 
 /**
  * Rate-limit state in Redis: ONE `ratelimit_decide` call per request when
@@ -48,7 +52,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     if (!this.opts.cluster) return this.decideSlot(req);
     const groups = groupBy(req.buckets);
     const one =
-      groups.length === 1 && (!req.claim || req.buckets[0]!.group === claimGroup(req.claim.key));
+      groups.length === 1 &&
+      (!req.claim || req.buckets[0]!.group === claimGroup(req.claim.key)) &&
+      (!req.risk?.keys.length || req.buckets[0]!.group === claimGroup(req.risk.keys[0]!));
     return one || groups.length === 0 ? this.decideSlot(req) : this.slots.decide(req, groups);
   }
 
@@ -57,6 +63,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     const fast =
       this.opts.fastPath !== false &&
       sub.buckets.length > 0 &&
+      !sub.risk?.keys.length &&
       sub.buckets.every((b) => b.kind === 'g' && !(b.penaltyKey && b.penalty));
     return fast && this.batcher ? this.batcher.enqueue(sub) : this.single(sub, fast);
   }
@@ -98,7 +105,11 @@ export class RedisRateLimitStore implements RateLimitStore {
             ? { t: Number(v), ts: Number(w) }
             : { count: Number(v), expiresAtUs: Number(w) };
     }
-    const d = decideBuckets(sub, state, out[o] as number);
+    // Risk records ('x' only): s, f, t per record.
+    const risk: RiskState[] = [];
+    for (let j = 0; j < (fast ? 0 : (sub.risk?.keys.length ?? 0)); j++, o += 3)
+      risk.push({ s: num(out[o]), f: num(out[o + 1]), t: num(out[o + 2]) });
+    const d = decideBuckets(sub, state, out[o] as number, undefined, risk);
     const blocker = sub.told && !d.allowed ? d.blocker : -1;
     if (
       d.allowed !== (out[o + 1] === 1) ||

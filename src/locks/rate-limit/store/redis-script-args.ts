@@ -11,6 +11,7 @@ const FLAG_SHADOW = 1;
 const FLAG_SOFT = 2;
 const FLAG_DEGRADABLE = 4;
 const FLAG_PENALTY = 8;
+const FLAG_RISKY = 16;
 
 export interface ScriptArgs {
   keys: string[];
@@ -88,7 +89,8 @@ export function generalArgs(req: DecideRequest, clock: Argv): ScriptArgs & { pen
       (b.shadow ? FLAG_SHADOW : 0) |
       (b.soft ? FLAG_SOFT : 0) |
       (b.degradable ? FLAG_DEGRADABLE : 0) |
-      (b.penaltyKey && b.penalty ? FLAG_PENALTY : 0);
+      (b.penaltyKey && b.penalty ? FLAG_PENALTY : 0) |
+      (b.risky && req.risk ? FLAG_RISKY : 0);
     args.push(b.kind, b.capacity, b.intervalUs, b.cost, flags, bucketTtlMs(b));
   }
   for (const b of penalized) {
@@ -102,8 +104,24 @@ export function generalArgs(req: DecideRequest, clock: Argv): ScriptArgs & { pen
       b.pendingStrikes ?? 0,
     );
   }
+  pushRisk(req, keys, args);
   pushExtras(req, keys, args);
   return { keys, args, penalties: penalized.length };
+}
+
+/** The general path's risk block: the records (KEYS) and the score parameters and bands (ARGV). */
+function pushRisk(req: DecideRequest, keys: string[], args: Argv): void {
+  const r = req.risk;
+  if (!r || r.keys.length === 0) {
+    args.push(0);
+    return;
+  }
+  const p = r.params;
+  keys.push(...r.keys);
+  args.push(r.keys.length, p.unitUs, p.newUs, p.newWeight, p.repPeriodUs, p.repPer, p.repMax);
+  args.push(p.bonus, p.ttlMs, p.touchUs, p.bands.length);
+  // The last band's bound is never compared (it takes every higher score).
+  for (const b of p.bands) args.push(Number.isFinite(b.below) ? b.below : 0, b.multiplier);
 }
 
 /** KEYS and ARGV of a `ratelimit_refund` call: each charged bucket's kind, charge and capacity. */

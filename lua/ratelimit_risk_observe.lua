@@ -1,0 +1,59 @@
+-- Records risk observations of subjects (a batch, off the hot path): signals raise a record's score; a payload
+-- hash seen again within its window is a repeated_payload; a subject in more distinct chats than allowed within
+-- the window is a chat_spread. Same arithmetic as src/locks/rate-limit/risk/risk-math.ts (addPoints).
+-- KEYS: per observation, in ARGV order: its risk record (hash: s score TAT µs, f first seen µs, t last refresh µs,
+--   n:<signal> count, l:<signal> last seen µs); then for 'p' its payload marker key, for 'c' its chat set (zset).
+--   All under the rate-limit hash tag.
+-- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
+--   [3] point decay µs [4] max score [5] record TTL ms [6] payload window ms [7] chat limit [8] chat window ms
+--   [9] points of a repeated_payload [10] points of a chat_spread
+--   then per observation: kind 's' (signal name, count, points) | 'p' (nothing more) | 'c' (chat member).
+-- Returns: the number of signals raised.
+local now
+if ARGV[2] == 'r' then
+  local ok, t = pcall(redis.call, 'TIME')
+  if ok then now = t[1] * 1000000 + t[2] else now = tonumber(ARGV[1]) end
+else
+  now = tonumber(ARGV[1])
+end
+local unit, maxS, ttl = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local fmt = string.format
+local nows = fmt('%d', now)
+
+local function raise(rk, name, count, points)
+  local s = tonumber(redis.call('HGET', rk, 's'))
+  local base = now
+  if s and s > now then base = s end
+  local ns = math.min(base + points * unit, now + maxS * unit)
+  redis.call('HSET', rk, 's', fmt('%.17g', ns), 'l:' .. name, nows)
+  redis.call('HINCRBY', rk, 'n:' .. name, count)
+  if redis.call('HSETNX', rk, 'f', nows) == 1 then redis.call('HSET', rk, 't', nows) end
+  redis.call('PEXPIRE', rk, ttl)
+end
+
+local raised, k, a = 0, 1, 11
+while a <= #ARGV do
+  local kind, rk = ARGV[a], KEYS[k]
+  if kind == 's' then
+    raise(rk, ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
+    raised = raised + 1
+    k, a = k + 1, a + 4
+  elseif kind == 'p' then
+    if not redis.call('SET', KEYS[k + 1], '1', 'NX', 'PX', ARGV[6]) then
+      raise(rk, 'repeated_payload', 1, tonumber(ARGV[9]))
+      raised = raised + 1
+    end
+    k, a = k + 2, a + 1
+  else
+    local set = KEYS[k + 1]
+    redis.call('ZADD', set, now, ARGV[a + 1])
+    redis.call('ZREMRANGEBYSCORE', set, '-inf', now - tonumber(ARGV[8]) * 1000)
+    redis.call('PEXPIRE', set, ARGV[8])
+    if redis.call('ZCARD', set) > tonumber(ARGV[7]) then
+      raise(rk, 'chat_spread', 1, tonumber(ARGV[10]))
+      raised = raised + 1
+    end
+    k, a = k + 2, a + 2
+  end
+end
+return raised

@@ -1,0 +1,141 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import { LockChain } from '../../../chain/lock-chain.service.js';
+import { CLOCK, type Clock } from '../../../common/clock.js';
+import { StoreLanes } from '../limiter/store-lanes.js';
+import { InjectRateLimitSettings } from '../rate-limit.settings.js';
+import type { RateLimitSettings, RateLimitSlice } from '../rate-limit.types.js';
+import { parseRate } from '../buckets/rate-parse.js';
+import { GlobalBucket, LOAD_STORE, LoadStore } from './load-store.js';
+import { MemoryLoadStore } from './memory-load.store.js';
+import { LoadAction, LoadState, loadAction } from './load.types.js';
+import { QuotaMetrics } from './quota.metrics.js';
+
+/** A policy's place in the degrade order and what it does at the current level. */
+export interface PolicyLoadView {
+  policy: string;
+  rank: number;
+  critical: boolean;
+  action: LoadAction;
+  /** Rules ranked apart from their policy that are reduced at this level (e.g. telegram's `ask`). */
+  reducedRules: string[];
+}
+
+export type LoadView = LoadState & { policies: PolicyLoadView[] };
+
+/**
+ * Computes the one load level of the service every `load.pollMs` from the
+ * fill of every policy's global bucket (Redis: every instance reads the same
+ * buckets and the same held level, so all agree within one poll), and says
+ * what each policy does at it. The limiter reads `state` synchronously.
+ */
+@Injectable()
+export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('LoadMonitor');
+  state: LoadState = { level: 'normal', fill: 0, reason: 'pressure', at: 0 };
+  private timer: NodeJS.Timeout | undefined;
+  private failing = false;
+
+  constructor(
+    private readonly chain: LockChain,
+    private readonly lanes: StoreLanes,
+    @Inject(LOAD_STORE) private readonly store: LoadStore,
+    private readonly memory: MemoryLoadStore,
+    private readonly m: QuotaMetrics,
+    @InjectRateLimitSettings() private readonly settings: RateLimitSettings,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.poll(), this.settings.load.pollMs);
+    this.timer.unref();
+    void this.poll();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** One computation (the timer's; tests call it to skip a wait). */
+  async poll(): Promise<LoadState> {
+    const lane = this.lanes.current();
+    const store = lane?.remote ? this.store : this.memory;
+    try {
+      const got = await store.compute(
+        `rl:${this.lanes.tag}:load`,
+        this.globals(),
+        this.settings.load,
+      );
+      this.state = { ...got, at: this.clock.now() };
+      this.failing = false;
+    } catch (err) {
+      // Redis failed: the level stays as last computed until the next poll reaches it.
+      if (!this.failing) this.logger.warn(`load level not computed: ${(err as Error).message}`);
+      this.failing = true;
+    }
+    const view = this.view();
+    this.m.show(
+      view.level,
+      view.fill,
+      Object.fromEntries(view.policies.map((p) => [p.policy, p.action])),
+    );
+    return this.state;
+  }
+
+  /** The level and every policy's action at it. */
+  view(): LoadView {
+    const policies: PolicyLoadView[] = [];
+    for (const [name, p] of Object.entries(this.chain.current().policies)) {
+      const slice = p.locks.rateLimit as RateLimitSlice | undefined;
+      const rank = slice?.degradeRank ?? 0;
+      const critical = p.critical === true;
+      const reducedRules =
+        this.state.level === 'soft' && !critical
+          ? (slice?.rules ?? [])
+              .filter(
+                (r) =>
+                  r.dimension !== 'global' &&
+                  (r.degradeRank ?? rank) >= this.settings.load.reduceFrom,
+              )
+              .map((r) => `${name}.${r.name}`)
+          : [];
+      policies.push({
+        policy: name,
+        rank,
+        critical,
+        action: loadAction(this.state.level, rank, critical, this.settings.load),
+        reducedRules,
+      });
+    }
+    return { ...this.state, policies };
+  }
+
+  /** The enforced global buckets of every ranked policy (service hash tag only: one script call). */
+  private globals(): GlobalBucket[] {
+    const out: GlobalBucket[] = [];
+    for (const [policy, p] of Object.entries(this.chain.current().policies)) {
+      const slice = p.locks.rateLimit as RateLimitSlice | undefined;
+      // Only policies that take part in the degrade order (a degradeRank) are pressure sources.
+      if (!slice || slice.mode === 'off' || slice.degradeRank === undefined) continue;
+      for (const r of slice.rules ?? []) {
+        if (r.dimension !== 'global' || r.mode === 'shadow' || (r.scope ?? 'service') !== 'service')
+          continue;
+        const rate = parseRate(r.rate);
+        if (!rate) continue;
+        out.push({
+          policy,
+          key: `rl:${this.lanes.tag}:global:-:${r.action ?? `${policy}.${r.name}`}`,
+          kind: r.algorithm === 'token-bucket' ? 't' : 'g',
+          capacity: r.capacity,
+          intervalUs: 1e6 / rate,
+        });
+      }
+    }
+    return out;
+  }
+}

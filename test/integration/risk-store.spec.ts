@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe } from 'vitest';
+import { loadAppConfig } from '../../src/app.config.js';
+import { ManualClock } from '../../src/common/clock.js';
+import { RedisRiskStore } from '../../src/locks/rate-limit/risk/redis-risk.store.js';
+import { RedisRateLimitStore } from '../../src/locks/rate-limit/store/redis-rate-limit.store.js';
+import { MetricsService } from '../../src/metrics/metrics.service.js';
+import { RedisService } from '../../src/redis/redis.service.js';
+import { runRiskScenarios } from '../support/risk-scenarios.js';
+import { redisUrl, uniqueEnv } from '../support/redis-env.js';
+
+describe.skipIf(!redisUrl())(RedisRiskStore.name, () => {
+  let redis: RedisService;
+
+  beforeAll(async () => {
+    redis = new RedisService(
+      loadAppConfig({
+        LOG_LEVEL: 'silent',
+        REDIS_URL: redisUrl(),
+        REDIS_COMMAND_TIMEOUT_MS: '1000',
+      }),
+      new MetricsService(),
+    );
+    await redis.onModuleInit();
+  });
+  afterAll(() => redis?.onApplicationShutdown());
+
+  describe('risk table (app clock passed in, so both stores see the same time)', () => {
+    runRiskScenarios(() => {
+      const clock = new ManualClock();
+      return Promise.resolve({
+        store: new RedisRateLimitStore(redis, { clock: 'app', cluster: false, appClock: clock }),
+        risk: new RedisRiskStore(redis, clock, 'app'),
+        clock,
+        prefix: `rl:{${uniqueEnv()}:rampart}`,
+      });
+    });
+  });
+});
