@@ -5,7 +5,7 @@ import { validateSlice } from './rate-limit.validate.js';
 
 const COSTS = ['inference'];
 /** What the products register for the shipped slices (inference's cost; Telegram's cost, attributes and claim). */
-const SHIPPED_COSTS = ['inference', 'telegram'];
+const SHIPPED_COSTS = ['inference', 'telegram', 'notifications'];
 const SHIPPED_NAMES = {
   attributes: ['verified', 'chatType', 'command', 'kind', 'role'],
   claims: ['update'],
