@@ -1,6 +1,7 @@
 -- Claims due lanes of one queue partition for a worker: high priority first, then normal, then low.
 -- KEYS: [1] the partition's lanes hash `<prefix>:lanes`
 -- ARGV: [1] prefix [2] now, epoch ms [3] lease ms [4] most lanes to claim [5] lease token prefix (unique per call)
+--   [6] `h` to claim high-priority lanes only (the store's first pass over every partition), else every priority
 -- Returns: { next due ms (-1 = no lane waits), then per claimed lane { lane, token, reclaimed 1|0, job hash as
 --   HGETALL } }. A claimed lane's due score becomes now + lease: a worker that dies leaves it to be claimed again
 --   when that passes ("reclaimed" when its head was being sent). A head whose priority moved (collapse) moves its
@@ -8,7 +9,8 @@
 local P, now, leaseMs, max, tp = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
 local LANES, LEASE = KEYS[1], P .. ':lease'
 local out, got = { -1 }, 0
-for _, p in ipairs({ 'h', 'n', 'l' }) do
+local levels = ARGV[6] == 'h' and { 'h' } or { 'h', 'n', 'l' }
+for _, p in ipairs(levels) do
   local dk = P .. ':d:' .. p
   if got < max then
     local lanes = redis.call('ZRANGEBYSCORE', dk, '-inf', now, 'LIMIT', 0, (max - got) * 2 + 8)

@@ -7,17 +7,25 @@ import { MemorySendGateStore } from '../../src/telegram/outbound/gate/memory-sen
 import { RedisSendGateStore } from '../../src/telegram/outbound/gate/redis-send-gate.store.js';
 import { MemoryOutboundQueueStore } from '../../src/telegram/outbound/queue/memory-outbound-queue.store.js';
 import { RedisOutboundQueueStore } from '../../src/telegram/outbound/queue/redis-outbound-queue.store.js';
-import { redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { RedisClusterProcess, startRedisCluster } from '../support/redis-server.js';
 import { runGateTable, runQueueTable } from '../support/telegram-outbound-stores.table.js';
 
 const WEEK = 7 * 24 * 3600_000;
 const services: RedisService[] = [];
+let cluster: RedisClusterProcess | undefined;
 
-async function redis(): Promise<RedisService> {
+/** A RedisService on the suite's Redis, or (cluster) on a 3-master Redis Cluster of this file's own. */
+async function redis(on: 'standalone' | 'cluster' = 'standalone'): Promise<RedisService> {
+  if (on === 'cluster') cluster ??= await startRedisCluster(3);
+  const where =
+    on === 'cluster'
+      ? { REDIS_CLUSTER_NODES: cluster!.nodes.map((n) => `${n.host}:${n.port}`).join(',') }
+      : { REDIS_URL: redisUrl() };
   const s = new RedisService(
     loadAppConfig({
       LOG_LEVEL: 'silent',
-      REDIS_URL: redisUrl(),
+      ...where,
       RAMPART_ENV: uniqueEnv('tgo'),
       REDIS_COMMAND_TIMEOUT_MS: '1000',
     }),
@@ -30,6 +38,7 @@ async function redis(): Promise<RedisService> {
 
 afterAll(async () => {
   await Promise.all(services.map((s) => s.onApplicationShutdown()));
+  await cluster?.stop();
 });
 
 describe('MemoryOutboundQueueStore', () => {
@@ -50,6 +59,21 @@ describe.skipIf(!redisUrl())('RedisOutboundQueueStore', () => {
 describe.skipIf(!redisUrl())('RedisSendGateStore', () => {
   runGateTable(async () => {
     const r = await redis();
+    return new RedisSendGateStore(r, r.tag.slice(1, -1), systemClock);
+  });
+});
+
+// On a Cluster: the queue's partitions and the gate's keys each sit under one hash tag (one slot).
+describe.skipIf(!canStartRedis())('RedisOutboundQueueStore on a Redis Cluster', () => {
+  runQueueTable(async () => {
+    const r = await redis('cluster');
+    return new RedisOutboundQueueStore(r, r.tag.slice(1, -1), 4, WEEK);
+  });
+});
+
+describe.skipIf(!canStartRedis())('RedisSendGateStore on a Redis Cluster', () => {
+  runGateTable(async () => {
+    const r = await redis('cluster');
     return new RedisSendGateStore(r, r.tag.slice(1, -1), systemClock);
   });
 });

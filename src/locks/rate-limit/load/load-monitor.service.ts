@@ -11,9 +11,9 @@ import { StoreLanes } from '../limiter/store-lanes.js';
 import { InjectRateLimitSettings } from '../rate-limit.settings.js';
 import type { RateLimitSettings, RateLimitSlice } from '../rate-limit.types.js';
 import { parseRate } from '../buckets/rate-parse.js';
-import { GlobalBucket, LOAD_STORE, LoadStore } from './load-store.js';
+import { type GlobalBucket, LOAD_STORE, type LoadStore } from './load-store.js';
 import { MemoryLoadStore } from './memory-load.store.js';
-import { LoadAction, LoadState, loadAction } from './load.types.js';
+import { type LoadAction, type LoadState, loadAction } from './load.types.js';
 import { QuotaMetrics } from './quota.metrics.js';
 
 /** A policy's place in the degrade order and what it does at the current level. */

@@ -65,28 +65,33 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
     return out;
   }
 
+  /**
+   * Two passes over the partitions: high-priority lanes of every partition first, then every
+   * priority, so a high-priority job never waits behind a normal one of another partition.
+   */
   async claim(now: number, leaseMs: number, max: number): Promise<Claimed> {
     const leases: Lease[] = [];
     let nextAt: number | undefined;
     const start = this.turn++ % this.partitions;
-    for (let i = 0; i < this.partitions; i++) {
-      const p = this.prefix((start + i) % this.partitions);
-      const want = max - leases.length;
-      if (want <= 0) break;
-      const r = await this.redis.script<[number, ...[string, string, number, string[]][]]>(
-        'telegram_queue_claim',
-        [`${p}:lanes`],
-        [p, now, leaseMs, want, randomUUID()],
-      );
-      if (r[0] >= 0) nextAt = Math.min(nextAt ?? Infinity, r[0]);
-      for (const [lane, token, reclaimed, hash] of r.slice(1) as [
-        string,
-        string,
-        number,
-        string[],
-      ][])
-        leases.push({ lane, token, reclaimed: reclaimed === 1, job: decodeJob(hash)! });
-    }
+    for (const levels of ['h', 'all'])
+      for (let i = 0; i < this.partitions; i++) {
+        const p = this.prefix((start + i) % this.partitions);
+        const want = max - leases.length;
+        if (want <= 0) break;
+        const r = await this.redis.script<[number, ...[string, string, number, string[]][]]>(
+          'telegram_queue_claim',
+          [`${p}:lanes`],
+          [p, now, leaseMs, want, randomUUID(), levels],
+        );
+        if (r[0] >= 0) nextAt = Math.min(nextAt ?? Infinity, r[0]);
+        for (const [lane, token, reclaimed, hash] of r.slice(1) as [
+          string,
+          string,
+          number,
+          string[],
+        ][])
+          leases.push({ lane, token, reclaimed: reclaimed === 1, job: decodeJob(hash)! });
+      }
     return { leases, nextAt };
   }
 
