@@ -26,7 +26,10 @@ function onlyIdentityAndRate(c: RampartConfig): RampartConfig {
     p.locks.cacheShield = { mode: 'off' };
     p.locks.circuitBreaker = { mode: 'off' };
   }
-  return { ...c, policies };
+  // Fixed quotas: these tests count answers against a rule's capacity, and a risk score
+  // (a new subject, the earlier tests' refusals) would scale it (docs/quotas.md).
+  const rateLimit = { ...(c.sections.rateLimit as object | undefined), risk: { enabled: false } };
+  return { ...c, policies, sections: { ...c.sections, rateLimit } };
 }
 
 /** A tight per-IP limit on /admin: 5 requests, then one a minute. */
