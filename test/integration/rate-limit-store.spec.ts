@@ -12,6 +12,7 @@ import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
 import { runStoreScenarios } from '../support/rate-limit-scenarios.js';
 import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { connectRedisService } from '../support/redis-service.js';
 import { RedisProcess, startRedis } from '../support/redis-server.js';
 
 const gcra = (key: string, capacity: number, perSec: number): BucketSpec => ({
@@ -30,15 +31,7 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
   let redis: RedisService;
 
   beforeAll(async () => {
-    redis = new RedisService(
-      loadAppConfig({
-        LOG_LEVEL: 'silent',
-        REDIS_URL: redisUrl(),
-        REDIS_COMMAND_TIMEOUT_MS: '1000',
-      }),
-      new MetricsService(),
-    );
-    await redis.onModuleInit();
+    redis = await connectRedisService();
   });
   afterAll(() => redis?.onApplicationShutdown());
 

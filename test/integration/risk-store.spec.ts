@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe } from 'vitest';
-import { loadAppConfig } from '../../src/app.config.js';
 import { ManualClock } from '../../src/common/clock.js';
 import { RedisRiskStore } from '../../src/locks/rate-limit/risk/redis-risk.store.js';
 import { RedisRateLimitStore } from '../../src/locks/rate-limit/store/redis-rate-limit.store.js';
-import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
+import { connectRedisService } from '../support/redis-service.js';
 import { runRiskScenarios } from '../support/risk-scenarios.js';
 import { redisUrl, uniqueEnv } from '../support/redis-env.js';
 
@@ -12,15 +11,7 @@ describe.skipIf(!redisUrl())(RedisRiskStore.name, () => {
   let redis: RedisService;
 
   beforeAll(async () => {
-    redis = new RedisService(
-      loadAppConfig({
-        LOG_LEVEL: 'silent',
-        REDIS_URL: redisUrl(),
-        REDIS_COMMAND_TIMEOUT_MS: '1000',
-      }),
-      new MetricsService(),
-    );
-    await redis.onModuleInit();
+    redis = await connectRedisService();
   });
   afterAll(() => redis?.onApplicationShutdown());
 
