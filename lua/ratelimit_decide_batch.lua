@@ -1,26 +1,36 @@
 -- Decides the rate-limit buckets of SEVERAL requests in one call: the fast path of ratelimit_decide.lua (GCRA
--- buckets without penalty) applied to each request in turn, in ARGV order, each request all-or-nothing on its own.
--- Every distinct key is read once (one MGET) and written once at the end with the value the last charge left; a
--- request sees what the requests before it in the batch charged, exactly as if each had been its own call at the
--- same `now`. The app batches the decisions that arrive in one event-loop turn (all keys in one hash slot), and
--- replays the batch with bucket-math.ts from the values read to get each request's figures.
+-- buckets without penalty, risk-scaled or not) applied to each request in turn, in ARGV order, each request
+-- all-or-nothing on its own. Every distinct bucket key is read once (one MGET) and written once at the end with
+-- the value the last charge left; every risk record is read once (HMGET). A request sees what the requests before
+-- it in the batch charged and touched, exactly as if each had been its own call at the same `now`. The app batches
+-- the decisions that arrive in one event-loop turn (all keys in one hash slot), and replays the batch with
+-- bucket-math.ts from the values read to get each request's figures.
 -- KEYS: [1..k] the distinct bucket keys of the batch (one hash slot), then the claim keys and told keys the extras
---   below point to (same slot)
+--   below point to, then the NR distinct risk records (hashes s, f, t; risk/risk.types.ts) (all in the same slot)
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
 --   [3] number of distinct bucket specs S [4] number of distinct request shapes H [5] number of requests R
 --   then per spec: key index into KEYS, tolerance µs (capacity × interval), increment µs (cost × interval), flags
---     (1 shadow, 2 soft, 4 degradable), TTL ms of the key (full refill time + 1 s) and, degradable only, tolerance
---     and increment at the degrade factor. All as bucket-math.ts computes them.
+--     (1 shadow, 2 soft, 4 degradable, 16 risk-scaled), TTL ms of the key (full refill time + 1 s); degradable only:
+--     tolerance and increment at the degrade factor; risk-scaled only: capacity, interval µs, cost, degrade factor
+--     (a scored request scales them by its band multiplier here, as bucket-math.ts does). As bucket-math.ts computes.
 --   then per shape: nb (its buckets), degrade-at fraction (0 = off), degraded hint '1'|'0', nb spec indexes
 --   then per request, in decision order: its shape index.
 --   then, only when some request has a claim or told keys: 'e' and per request (decision order): claim key index
 --     (0 = none), claim TTL ms, index of its first told key (0 = none; its shape's nb told keys follow in order).
--- Returns: the values read (one per key, as stored; nil = absent), then per request in ARGV order -1 when its claim
---   was taken already (a duplicate: nothing decided or charged), else allowed + 2 × degraded + 4 × notify +
---   8 × (blocker + 1) (blocker 0-based among its buckets, only for a refusal with told keys; else 0), then now µs.
+--   then, only when some request is scored: 'k', NR, the number of parameter blocks P, P blocks of: point decay µs,
+--     new-subject window µs, new-subject weight, reputation period µs, points per period, reputation max, tier
+--     bonus, record TTL ms, touch µs, number of bands nb, nb pairs (below, multiplier) (as ratelimit_decide.lua);
+--     then per request (decision order): its block (0 = not scored) and, when scored, its record count n and the
+--     n indexes of its records among the NR (1-based).
+-- Returns: the values read (one per key before the risk records, as stored; nil = absent), then s, f, t of each
+--   risk record as read, then per request in ARGV order -1 when its claim was taken already (a duplicate: nothing
+--   decided, touched or charged), else allowed + 2 × degraded + 4 × notify + 8 × (blocker + 1) (blocker 0-based
+--   among its buckets, only for a refusal with told keys; else 0), then now µs.
 -- Claim: SET NX PX before the request is decided (set whatever the decision). Told: a refused request's blocker
 --   (enforced, longest retry-after, first on ties: as bucket-math.ts) gets its told key SET NX PX max(retry-after,
 --   window) ms, the window being the blocker's key TTL less its 1 s margin (full refill time).
+-- Risk: as ratelimit_decide.lua, the worst record's score less the tier bonus picks the band multiplier; a record
+--   is created at first sight and its TTL refreshed at most every touch µs (whatever the decision).
 -- Every key written gets a TTL (full refill time + 1 s); a TAT only moves forwards; a refused request writes nothing.
 local now
 if ARGV[2] == 'r' then
@@ -30,27 +40,23 @@ else
   now = tonumber(ARGV[1])
 end
 local EPS = 1e-9
-local tonumber, max = tonumber, math.max
+local tonumber, max, min, fmt = tonumber, math.max, math.min, string.format
 
-local out = redis.call('MGET', unpack(KEYS))
-local nk = #KEYS
-local cur, ttl = {}, {}
-for i = 1, nk do
-  local v = out[i]
-  if v then cur[i] = tonumber(v) end
-end
-
--- Specs: K key index, TA / IN tolerance and increment, F flags, L TTL, TD / ID at the degrade factor.
-local K, TA, IN, F, L, TD, ID = {}, {}, {}, {}, {}, {}, {}
+-- Specs: K key index, TA / IN tolerance and increment, F flags, L TTL, TD / ID at the degrade factor,
+-- RC / RI / RQ / RF capacity, interval, cost and degrade factor of the risk-scaled ones.
+local K, TA, IN, F, L, TD, ID, RC, RI, RQ, RF = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
 local p = 6
 for s = 1, tonumber(ARGV[3]) do
   local fl = tonumber(ARGV[p + 3])
   K[s], TA[s], IN[s], F[s], L[s] = tonumber(ARGV[p]), tonumber(ARGV[p + 1]), tonumber(ARGV[p + 2]), fl, tonumber(ARGV[p + 4])
+  p = p + 5
   if fl % 8 >= 4 then
-    TD[s], ID[s] = tonumber(ARGV[p + 5]), tonumber(ARGV[p + 6])
-    p = p + 7
-  else
-    p = p + 5
+    TD[s], ID[s] = tonumber(ARGV[p]), tonumber(ARGV[p + 1])
+    p = p + 2
+  end
+  if fl % 32 >= 16 then
+    RC[s], RI[s], RQ[s], RF[s] = tonumber(ARGV[p]), tonumber(ARGV[p + 1]), tonumber(ARGV[p + 2]), tonumber(ARGV[p + 3])
+    p = p + 4
   end
 end
 -- Shapes: HN bucket count, HA degrade-at, HH hint, HS spec indexes.
@@ -63,20 +69,89 @@ for h = 1, tonumber(ARGV[4]) do
   HS[h] = S
   p = p + 3 + nb
 end
+local R = tonumber(ARGV[5])
+local q = p + R
+local e
+if ARGV[q] == 'e' then
+  e = q + 1
+  q = q + 1 + 3 * R
+end
+-- Risk: NR records (the last NR KEYS), their state RS / RFS / RT, the parameter blocks, and where each request's are.
+local NR, k, PB = 0, nil, {}
+if ARGV[q] == 'k' then
+  NR = tonumber(ARGV[q + 1])
+  local c = q + 3
+  for b = 1, tonumber(ARGV[q + 2]) do
+    PB[b] = c
+    c = c + 10 + 2 * tonumber(ARGV[c + 9])
+  end
+  k = c
+end
+local nk = #KEYS - NR
+local out = redis.call('MGET', unpack(KEYS, 1, nk))
+local cur, ttl = {}, {}
+for i = 1, nk do
+  local v = out[i]
+  if v then cur[i] = tonumber(v) end
+end
+local RS, RFS, RT = {}, {}, {}
+for j = 1, NR do
+  local h = redis.call('HMGET', KEYS[nk + j], 's', 'f', 't')
+  out[nk + 3 * j - 2], out[nk + 3 * j - 1], out[nk + 3 * j] = h[1], h[2], h[3]
+  RS[j], RFS[j], RT[j] = tonumber(h[1]), tonumber(h[2]), tonumber(h[3])
+end
+local base = nk + 3 * NR
+
+-- The band multiplier of the n records listed at ARGV[a..] (indexes among the NR) with the block at c; touches them.
+local function band(a, n, c)
+  local unit, newUs, newW = tonumber(ARGV[c]), tonumber(ARGV[c + 1]), tonumber(ARGV[c + 2])
+  local repP, repPer, repMax = tonumber(ARGV[c + 3]), tonumber(ARGV[c + 4]), tonumber(ARGV[c + 5])
+  local worst
+  for x = a, a + n - 1 do
+    local j = tonumber(ARGV[x])
+    local s, f = RS[j], RFS[j]
+    local sc = 0
+    if s then sc = max(0, s - now) / unit end
+    if not f or now - f < newUs then sc = sc + newW end
+    if f then sc = sc - min(repMax, math.floor((now - f) / repP) * repPer) end
+    if not worst or sc > worst then worst = sc end
+    if not f then
+      redis.call('HSET', KEYS[nk + j], 'f', fmt('%d', now), 't', fmt('%d', now))
+      redis.call('PEXPIRE', KEYS[nk + j], ARGV[c + 7])
+      RFS[j], RT[j] = now, now
+    elseif now - (RT[j] or 0) >= tonumber(ARGV[c + 8]) then
+      redis.call('HSET', KEYS[nk + j], 't', fmt('%d', now))
+      redis.call('PEXPIRE', KEYS[nk + j], ARGV[c + 7])
+      RT[j] = now
+    end
+  end
+  worst = worst - tonumber(ARGV[c + 6])
+  local nb = tonumber(ARGV[c + 9])
+  for b = 1, nb do
+    if b == nb or worst < tonumber(ARGV[c + 8 + b * 2]) then return tonumber(ARGV[c + 9 + b * 2]) end
+  end
+end
 
 local W = {}
-local R = tonumber(ARGV[5])
-local e = ARGV[p + R] == 'e' and p + R + 1 or nil
 for r = 1, R do
   local h = tonumber(ARGV[p + r - 1])
   local nb, at, S = HN[h], HA[h], HS[h]
-  local ci, tb = 0, 0
+  local ci, tb, rb, rn, ra = 0, 0, 0, 0, 0
+  if k then
+    rb = tonumber(ARGV[k])
+    if rb > 0 then
+      rn, ra = tonumber(ARGV[k + 1]), k + 2
+      k = k + 2 + rn
+    else
+      k = k + 1
+    end
+  end
   if e then
     ci, tb = tonumber(ARGV[e + r * 3 - 3]), tonumber(ARGV[e + r * 3 - 1])
     if ci > 0 and not redis.call('SET', KEYS[ci], '1', 'NX', 'PX', ARGV[e + r * 3 - 2]) then nb = -1 end
   end
   if nb < 0 then
-    out[nk + r] = -1
+    out[base + r] = -1
   else
     local degraded = HH[h]
     if at > 0 and not degraded then
@@ -86,12 +161,23 @@ for r = 1, R do
         if v and F[s] % 4 >= 2 and max(0, v - now) / TA[s] >= at then degraded = true end
       end
     end
+    local RM
+    if rb > 0 then RM = band(ra, rn, PB[rb]) end
     local allowed = true
     local bl, worst = 0, -1
     for i = 1, nb do
       local s = S[i]
       local tau, inc = TA[s], IN[s]
-      if degraded and TD[s] then tau, inc = TD[s], ID[s] end
+      if RM and RC[s] then
+        -- capacity × m and interval ÷ m, m = (degrade factor) × band: the doubles bucket-math.ts computes
+        local m = 1
+        if degraded and TD[s] then m = m * RF[s] end
+        m = m * RM
+        local T = RI[s] / m
+        tau, inc = RC[s] * m * T, RQ[s] * T
+      elseif degraded and TD[s] then
+        tau, inc = TD[s], ID[s]
+      end
       local tat = cur[K[s]]
       if not tat or tat < now then tat = now end
       local nxt = tat + inc
@@ -119,19 +205,19 @@ for r = 1, R do
         local w = W[i]
         if w then
           local s = S[i]
-          local k = K[s]
-          cur[k] = w
-          if not ttl[k] or L[s] > ttl[k] then ttl[k] = L[s] end
+          local ki = K[s]
+          cur[ki] = w
+          if not ttl[ki] or L[s] > ttl[ki] then ttl[ki] = L[s] end
         end
       end
     end
-    out[nk + r] = (allowed and 1 or 0) + (degraded and 2 or 0) + 4 * notify + 8 * bl
+    out[base + r] = (allowed and 1 or 0) + (degraded and 2 or 0) + 4 * notify + 8 * bl
   end
 end
-for k, t in pairs(ttl) do
-  local v = cur[k]
-  if v % 1 == 0 then v = string.format('%d', v) else v = string.format('%.17g', v) end
-  redis.call('PSETEX', KEYS[k], t, v)
+for ki, t in pairs(ttl) do
+  local v = cur[ki]
+  if v % 1 == 0 then v = fmt('%d', v) else v = fmt('%.17g', v) end
+  redis.call('PSETEX', KEYS[ki], t, v)
 end
-out[nk + R + 1] = now
+out[base + R + 1] = now
 return out

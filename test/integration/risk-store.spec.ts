@@ -15,15 +15,22 @@ describe.skipIf(!redisUrl())(RedisRiskStore.name, () => {
   });
   afterAll(() => redis?.onApplicationShutdown());
 
-  describe('risk table (app clock passed in, so both stores see the same time)', () => {
-    runRiskScenarios(() => {
-      const clock = new ManualClock();
-      return Promise.resolve({
-        store: new RedisRateLimitStore(redis, { clock: 'app', cluster: false, appClock: clock }),
-        risk: new RedisRiskStore(redis, clock, 'app'),
-        clock,
-        prefix: `rl:{${uniqueEnv()}:rampart}`,
+  for (const batch of ['auto', 'always'] as const) {
+    describe(`risk table (app clock passed in, so both stores see the same time; ${batch === 'auto' ? 'one-request script' : 'each decision a batch of one'})`, () => {
+      runRiskScenarios(() => {
+        const clock = new ManualClock();
+        return Promise.resolve({
+          store: new RedisRateLimitStore(redis, {
+            clock: 'app',
+            cluster: false,
+            appClock: clock,
+            batch,
+          }),
+          risk: new RedisRiskStore(redis, clock, 'app'),
+          clock,
+          prefix: `rl:{${uniqueEnv()}:rampart}`,
+        });
       });
     });
-  });
+  }
 });

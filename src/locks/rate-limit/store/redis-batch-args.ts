@@ -1,6 +1,7 @@
 import type { BucketSpec, DecideRequest } from './rate-limit.store.js';
-import { ScriptArgs, pushFastBucket } from './redis-script-args.js';
+import { ScriptArgs, pushFastBucket, pushRiskParams } from './redis-script-args.js';
 import type { Argv } from './redis-store.options.js';
+import type { RiskParams } from '../risk/risk.types.js';
 
 /** A bucket spec already in a batch call: its bucket, the degrade factor it was sent with, its 1-based index. */
 interface SpecRef {
@@ -11,9 +12,13 @@ interface SpecRef {
 
 /**
  * KEYS and ARGV of one `ratelimit_decide_batch` call (one hash slot): each distinct key once; equal buckets
- * (specs) and equal requests (shapes) sent once, so a request usually costs one argument.
+ * (specs) and equal requests (shapes) sent once, so a request usually costs one argument. `records`: the number
+ * of risk records, the last KEYS.
  */
-export function batchArgs(list: readonly { req: DecideRequest }[], clock: Argv): ScriptArgs {
+export function batchArgs(
+  list: readonly { req: DecideRequest }[],
+  clock: Argv,
+): ScriptArgs & { records: number } {
   const keys: string[] = [];
   const byKey = new Map<string, { ki: number; refs: SpecRef[] }>();
   const specs: Argv = [];
@@ -38,13 +43,16 @@ export function batchArgs(list: readonly { req: DecideRequest }[], clock: Argv):
           r.b.shadow === b.shadow &&
           r.b.soft === b.soft &&
           r.b.degradable === b.degradable &&
+          r.b.risky === b.risky &&
           r.factor === factor,
       );
       if (!ref) {
         k.refs.push((ref = { b, factor, index: ++specCount }));
-        // A spec's ARGV: key index, then the bucket's fast-path values (its degraded ones always, when degradable).
+        // A spec's ARGV: key index, then the bucket's fast-path values (its degraded ones always, when degradable),
+        // and when risk-scaled what the script scales by a request's band: capacity, interval, cost, factor.
         specs.push(k.ki);
-        pushFastBucket(specs, b, b.degradable, factor, specs);
+        pushFastBucket(specs, b, b.degradable, factor, specs, b.risky === true);
+        if (b.risky) specs.push(b.capacity, b.intervalUs, b.cost, factor);
       }
       idx[i] = ref.index;
       sig += ` ${ref.index}`;
@@ -75,5 +83,38 @@ export function batchArgs(list: readonly { req: DecideRequest }[], clock: Argv):
       args.push(req.told ? first : 0);
     }
   }
-  return { keys, args };
+  const records = list.some(({ req }) => req.risk?.keys.length) ? pushRisk(list, keys, args) : 0;
+  return { keys, args, records };
+}
+
+/**
+ * The risk section: 'k', the distinct records (appended to KEYS), the parameter blocks (one per tier in the
+ * batch), then per request its block (0 = not scored), its record count and their indexes. Returns the count.
+ */
+function pushRisk(list: readonly { req: DecideRequest }[], keys: string[], args: Argv): number {
+  const records = new Map<string, number>();
+  const blocks = new Map<RiskParams, number>();
+  const blockArgs: Argv = [];
+  const per: Argv = [];
+  for (const { req } of list) {
+    const r = req.risk;
+    if (!r || r.keys.length === 0) {
+      per.push(0);
+      continue;
+    }
+    let b = blocks.get(r.params);
+    if (b === undefined) {
+      blocks.set(r.params, (b = blocks.size + 1));
+      pushRiskParams(blockArgs, r.params);
+    }
+    per.push(b, r.keys.length);
+    for (const key of r.keys) {
+      let j = records.get(key);
+      if (j === undefined) records.set(key, (j = records.size + 1));
+      per.push(j);
+    }
+  }
+  keys.push(...records.keys());
+  args.push('k', records.size, blocks.size, ...blockArgs, ...per);
+  return records.size;
 }

@@ -3,6 +3,8 @@ import { BucketState, Write, decideBuckets } from '../buckets/bucket-math.js';
 import { Decision, DecideRequest, duplicateDecision } from './rate-limit.store.js';
 import { batchArgs } from './redis-batch-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
+import { touched } from '../risk/risk-math.js';
+import type { RiskState } from '../risk/risk.types.js';
 
 interface Pending {
   req: DecideRequest;
@@ -11,7 +13,7 @@ interface Pending {
 }
 
 /**
- * Fast-path decisions (GCRA, no penalty) that arrive in one event-loop turn
+ * Fast-path decisions (GCRA, no penalty; risk-scored or not) that arrive in one event-loop turn
  * go to Redis together: ONE `ratelimit_decide_batch` call per hash slot, each
  * request decided in turn as if it had its own call. A lone decision keeps
  * the one-request call (`single`) unless the mode is `always`.
@@ -69,21 +71,27 @@ export class SameTurnBatcher {
    * bucket-math.ts on the state it saw, as for a one-request call.
    */
   private async call(list: Pending[]): Promise<void> {
-    const { keys, args } = batchArgs(list, this.opts.clockArgs());
+    const { keys, args, records } = batchArgs(list, this.opts.clockArgs());
     const out = await this.redis.script<(string | number | null)[]>(
       'ratelimit_decide_batch',
       keys,
       args,
     );
     // Replay the batch with bucket-math.ts from the values read: each request's state is what the ones before
-    // it left, as in the script; each decision must match the script's.
+    // it left (charges and risk-record touches), as in the script; each decision must match the script's.
+    const nk = keys.length - records;
     const values = new Map<string, number | undefined>();
-    for (let i = 0; i < keys.length; i++)
-      values.set(keys[i]!, out[i] === null ? undefined : Number(out[i]));
-    const now = out[keys.length + list.length] as number;
+    for (let i = 0; i < nk; i++) values.set(keys[i]!, num(out[i]));
+    const risk = new Map<string, RiskState>();
+    for (let j = 0; j < records; j++) {
+      const o = nk + 3 * j;
+      risk.set(keys[nk + j]!, { s: num(out[o]), f: num(out[o + 1]), t: num(out[o + 2]) });
+    }
+    const base = nk + 3 * records;
+    const now = out[base + list.length] as number;
     for (let r = 0; r < list.length; r++) {
       const p = list[r]!;
-      const code = out[keys.length + r] as number;
+      const code = out[base + r] as number;
       if (code === -1) {
         p.resolve(duplicateDecision(Math.floor(now / 1000)));
         continue;
@@ -92,7 +100,8 @@ export class SameTurnBatcher {
       const state: BucketState[] = new Array<BucketState>(p.req.buckets.length);
       for (let i = 0; i < state.length; i++)
         state[i] = { value: values.get(p.req.buckets[i]!.key) };
-      const d = decideBuckets(p.req, state, now, writes);
+      const seen = p.req.risk ? p.req.risk.keys.map((k) => risk.get(k)) : [];
+      const d = decideBuckets(p.req, state, now, writes, seen);
       // code = allowed + 2 degraded + 4 notify + 8 (blocker + 1), the blocker only for a refusal with told keys
       const degraded = (code & 2) === 2;
       const blocker = (code >> 3) - 1;
@@ -106,8 +115,17 @@ export class SameTurnBatcher {
         return;
       }
       for (const w of writes) values.set(w.key, w.value as number);
+      if (p.req.risk) {
+        for (let j = 0; j < seen.length; j++) {
+          const t = touched(seen[j], now, p.req.risk.params);
+          if (t) risk.set(p.req.risk.keys[j]!, t);
+        }
+      }
       if (expected >= 0) d.notify = (code & 4) === 4;
       p.resolve(d);
     }
   }
 }
+
+const num = (v: string | number | null | undefined): number | undefined =>
+  v === null || v === undefined ? undefined : Number(v);

@@ -14,7 +14,7 @@ const num = (v: string | number | null | undefined): number | undefined =>
 /**
  * Rate-limit state in Redis: ONE `ratelimit_decide` call per request when
  * every key shares a hash slot (the default `{<env>:<service>}` tag); the
- * fast-path decisions (GCRA, no penalty) that arrive in one event-loop turn
+ * fast-path decisions (GCRA, no penalty, risk-scored or not) that arrive in one event-loop turn
  * share ONE `ratelimit_decide_batch` call per slot (redis-batcher.ts). Under
  * Redis Cluster, buckets of other slots (`scope: subject`) are decided per
  * slot with reserve + refund (cross-slot.ts, which states the bound on error).
@@ -37,7 +37,7 @@ export class RedisRateLimitStore implements RateLimitStore {
         maxBatch: opts.maxBatch,
         mode: batch,
         clockArgs: clock,
-        single: (req) => this.single(req, true),
+        single: (req) => this.single(req, !req.risk?.keys.length),
       });
     }
     this.slots = new CrossSlotDecider(redis, {
@@ -58,14 +58,17 @@ export class RedisRateLimitStore implements RateLimitStore {
     return one || groups.length === 0 ? this.decideSlot(req) : this.slots.decide(req, groups);
   }
 
-  /** Buckets of one hash slot: batched when they all take the fast path, else their own call. */
+  /**
+   * Buckets of one hash slot: batched when they are all GCRA without penalty (risk-scored or not), else their
+   * own call (the fast path of `ratelimit_decide` when unscored too).
+   */
   private decideSlot(sub: DecideRequest): Promise<Decision> {
-    const fast =
+    const gcra =
       this.opts.fastPath !== false &&
       sub.buckets.length > 0 &&
-      !sub.risk?.keys.length &&
       sub.buckets.every((b) => b.kind === 'g' && !(b.penaltyKey && b.penalty));
-    return fast && this.batcher ? this.batcher.enqueue(sub) : this.single(sub, fast);
+    if (gcra && this.batcher) return this.batcher.enqueue(sub);
+    return this.single(sub, gcra && !sub.risk?.keys.length);
   }
 
   /**

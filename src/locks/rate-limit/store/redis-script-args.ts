@@ -6,6 +6,7 @@
 import type { Clock } from '../../../common/clock.js';
 import { BucketSpec, DecideRequest, bucketTtlMs } from './rate-limit.store.js';
 import type { Argv } from './redis-store.options.js';
+import type { RiskParams } from '../risk/risk.types.js';
 
 const FLAG_SHADOW = 1;
 const FLAG_SOFT = 2;
@@ -51,8 +52,9 @@ function pushExtras(req: DecideRequest, keys: string[], args: Argv): void {
 }
 
 /**
- * A fast-path bucket's ARGV: tolerance and increment µs at multiplier 1, flags, TTL ms to `args`; when the
- * request degrades and the bucket is degradable, tolerance and increment at the degrade factor to `degraded`.
+ * A fast-path bucket's ARGV: tolerance and increment µs at multiplier 1, flags (with `risky`: risk-scaled, batch
+ * script only), TTL ms to `args`; when the request degrades and the bucket is degradable, tolerance and increment
+ * at the degrade factor to `degraded`.
  */
 export function pushFastBucket(
   args: Argv,
@@ -60,9 +62,13 @@ export function pushFastBucket(
   degrade: boolean,
   factor: number,
   degraded: Argv,
+  risky = false,
 ): void {
   const flags =
-    (b.shadow ? FLAG_SHADOW : 0) | (b.soft ? FLAG_SOFT : 0) | (b.degradable ? FLAG_DEGRADABLE : 0);
+    (b.shadow ? FLAG_SHADOW : 0) |
+    (b.soft ? FLAG_SOFT : 0) |
+    (b.degradable ? FLAG_DEGRADABLE : 0) |
+    (risky ? FLAG_RISKY : 0);
   args.push(b.capacity * b.intervalUs, b.cost * b.intervalUs, flags, bucketTtlMs(b));
   if (degrade && b.degradable) {
     const m = 1 * factor;
@@ -116,9 +122,14 @@ function pushRisk(req: DecideRequest, keys: string[], args: Argv): void {
     args.push(0);
     return;
   }
-  const p = r.params;
   keys.push(...r.keys);
-  args.push(r.keys.length, p.unitUs, p.newUs, p.newWeight, p.repPeriodUs, p.repPer, p.repMax);
+  args.push(r.keys.length);
+  pushRiskParams(args, r.params);
+}
+
+/** The score parameters and bands of a risk block (both decision scripts). */
+export function pushRiskParams(args: Argv, p: RiskParams): void {
+  args.push(p.unitUs, p.newUs, p.newWeight, p.repPeriodUs, p.repPer, p.repMax);
   args.push(p.bonus, p.ttlMs, p.touchUs, p.bands.length);
   // The last band's bound is never compared (it takes every higher score).
   for (const b of p.bands) args.push(Number.isFinite(b.below) ? b.below : 0, b.multiplier);
