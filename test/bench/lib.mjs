@@ -172,6 +172,7 @@ export async function startRedis() {
       await new Promise((r) => setTimeout(r, 200));
       try {
         await during();
+        await new Promise((r) => setTimeout(r, 200)); // the last lines MONITOR has not printed yet
       } finally {
         mon.kill();
       }
