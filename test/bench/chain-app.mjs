@@ -3,6 +3,8 @@
 //   GET /bench/floor  one empty guard + one empty interceptor (Nest's own floor)
 //   GET /bench/off    @Protect('bench-off'): the chain with every lock off
 // Both answer what GET /v1/time answers, so the three differ only in their plumbing.
+//   GET /bench/floor-search  the floor answering a fixed body of the size and shape of the
+//                            measured search answer (the locks' cost without the answer's)
 import 'reflect-metadata';
 import { Controller, Get, Injectable, Module, UseGuards, UseInterceptors } from '@nestjs/common';
 
@@ -25,9 +27,34 @@ class EmptyInterceptor {
 }
 Injectable()(EmptyInterceptor);
 
+// The shape and size (≈ 490 bytes of JSON) of `GET /v1/search?q=paris&limit=3`'s answer.
+const item = (id, name, country, population, lat, lon, featureCode, adminCode) => ({
+  id,
+  name,
+  country,
+  population,
+  lat,
+  lon,
+  fields: { featureCode, adminCode },
+});
+const SEARCH_SIZED = {
+  query: 'paris',
+  total: 17,
+  items: [
+    item('2988507', 'Paris', 'FR', 2138551, 48.85341, 2.3488, 'PPLC', '11'),
+    item('4717560', 'Paris', 'US', 24782, 33.66094, -95.55551, 'PPLA2', 'TX'),
+    item('6942553', 'Paris', 'CA', 11177, 43.2, -80.38333, 'PPL', '08'),
+  ],
+  limit: 3,
+  offset: 0,
+};
+
 class BenchController {
   floor() {
     return { now: Date.now() };
+  }
+  floorSearch() {
+    return SEARCH_SIZED;
   }
   off() {
     return { now: Date.now() };
@@ -41,6 +68,11 @@ const method = (name, decorators) =>
     Object.getOwnPropertyDescriptor(BenchController.prototype, name),
   );
 method('floor', [Get('floor'), UseGuards(EmptyGuard), UseInterceptors(EmptyInterceptor)]);
+method('floorSearch', [
+  Get('floor-search'),
+  UseGuards(EmptyGuard),
+  UseInterceptors(EmptyInterceptor),
+]);
 method('off', [Get('off'), Protect('bench-off')]);
 Controller('bench')(BenchController);
 

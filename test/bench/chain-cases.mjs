@@ -89,6 +89,7 @@ export const VARIANTS = [
   ['bare GET /v1/time', 'on', get('/v1/time'), 200],
   ['empty guard + interceptor (floor)', 'on', get('/bench/floor'), 200],
   ['@Protect, every lock off', 'on', get('/bench/off'), 200],
+  ['floor, search-sized answer', 'on', get('/bench/floor-search'), 200],
   ['search from the result cache', 'on', get('/v1/search?q=paris&limit=3'), 200],
   ['signed GET /v1/whoami', 'on', signed('GET', '/v1/whoami'), 200],
   ['signed inference, demo model', 'on', signed('POST', '/v1/inference', CHAT), 200],

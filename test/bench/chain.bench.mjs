@@ -24,7 +24,11 @@ const RUN_SECONDS = Math.max(2, Math.round(SECONDS / 2));
 const ADAPTERS = (process.env.BENCH_ADAPTERS ?? 'express,fastify').split(',');
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const PROF = process.env.BENCH_PROF;
-const variants = VARIANTS.filter(([n], i) => !ONLY || i < 2 || ONLY.some((o) => n.includes(o)));
+// The floor with an answer of the search answer's size and shape: the locks' cost alone.
+const SEARCH_FLOOR = 'floor, search-sized answer';
+const picked = ([n], i) => !ONLY || i < 2 || ONLY.some((o) => n.includes(o));
+const withSearch = VARIANTS.some((v, i) => picked(v, i) && v[0].startsWith('search from'));
+const variants = VARIANTS.filter((v, i) => picked(v, i) || (withSearch && v[0] === SEARCH_FLOOR));
 // Signed header sets made before each run: more than a run sends on this machine (else signed on the spot).
 const PRESIGN = Number(process.env.BENCH_PRESIGN ?? 20_000 * RUN_SECONDS);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -128,6 +132,9 @@ try {
         p99: med(name, 'p99'),
         '÷ bare': +(rps / bare).toFixed(2),
         '÷ floor': +(rps / floor).toFixed(2),
+        ...(name.startsWith('search from') && results.has(SEARCH_FLOOR)
+          ? { '÷ floor (same answer)': +(rps / med(SEARCH_FLOOR, 'rps')).toFixed(2) }
+          : {}),
         ...(name.startsWith('signed inference')
           ? { '÷ locks off': +(rps / inferenceOff).toFixed(2) }
           : {}),
