@@ -5,6 +5,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { RedisClient, createRedisClient, redisMode } from './redis.client.js';
 import { RedisScriptError, RedisUnavailableError, isUnavailable } from './redis.errors.js';
 import { LuaScript, loadLuaScripts } from './lua-scripts.js';
+import { backstopMs, replyDeadline } from './reply-deadline.js';
 
 type ScriptFn = (numKeys: number, ...args: (string | number | Buffer)[]) => Promise<unknown>;
 
@@ -23,12 +24,19 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   scriptsLoaded = false;
   private readonly scriptErrors;
   private readonly latency;
+  private readonly deadlineMs: number;
 
   constructor(
     @InjectConfig() private readonly config: RampartConfig,
     metrics: MetricsService,
   ) {
-    this.client = createRedisClient(config.redis, `${config.service}:${config.env}`);
+    // REDIS_COMMAND_TIMEOUT_MS is each call's reply deadline (replyDeadline, which a stalled event loop does
+    // not trip); the client's own per-command timeout is only the backstop.
+    this.deadlineMs = config.redis.commandTimeoutMs;
+    this.client = createRedisClient(
+      { ...config.redis, commandTimeoutMs: backstopMs(this.deadlineMs) },
+      `${config.service}:${config.env}`,
+    );
     this.scriptErrors = metrics.counter(
       'rampart_redis_errors_total',
       'Redis command failures by script and kind',
@@ -134,7 +142,8 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     if (typeof fn !== 'function') throw new RedisScriptError(name, 'no such script under lua/');
     const t0 = performance.now();
     try {
-      const out = (await fn.call(this.client, keys.length, ...keys, ...args)) as T;
+      const call = fn.call(this.client, keys.length, ...keys, ...args) as Promise<T>;
+      const out = await replyDeadline(call, this.deadlineMs, name);
       this.latency.observe({ script: name }, (performance.now() - t0) / 1000);
       return out;
     } catch (err) {
@@ -146,7 +155,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   async run<T>(operation: string, fn: (client: RedisClient) => Promise<T>): Promise<T> {
     if (!this.client) throw new RedisUnavailableError(operation, 'redis is not configured');
     try {
-      return await fn(this.client);
+      return await replyDeadline(fn(this.client), this.deadlineMs, operation);
     } catch (err) {
       throw this.wrap(operation, err);
     }

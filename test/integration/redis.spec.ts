@@ -74,6 +74,22 @@ describe.skipIf(!canStartRedis())(`${RedisService.name} (standalone, private red
     });
   });
 
+  it('should deliver a reply that arrived while the event loop was stalled past the timeout (no false timeout)', async () => {
+    // The commands go out, Redis answers at once, then the loop is busy for 3× the 200 ms
+    // timeout (a GC pause, a long synchronous task): the replies wait in the socket.
+    const calls = [
+      redis.script<[string]>('ping', [], ['during a stall']),
+      redis.run('get', (c) => c.get('stall-probe')),
+    ];
+    const stallUntil = Date.now() + 600;
+    while (Date.now() < stallUntil) {
+      /* the event loop is blocked */
+    }
+    const [[echo], value] = (await Promise.all(calls)) as [[string], string | null];
+    expect(echo).toBe('during a stall');
+    expect(value).toBeNull();
+  });
+
   it('should fail fast while Redis is down, never replay a command after it returns, and reconnect by itself', async () => {
     await redis.run('set', (c) => c.set('replay-probe', '0'));
     await server.kill();
