@@ -10,7 +10,12 @@ import { RedisUnavailableError } from './redis.errors.js';
  * the call fails only when Redis really did not answer. The client's own
  * command timeout stays as a backstop for a connection that never answers.
  */
-export function replyDeadline<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
+export function replyDeadline<T>(
+  call: Promise<T>,
+  ms: number,
+  what: string,
+  reason = 'Command timed out',
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     const timer = setTimeout(
@@ -18,7 +23,7 @@ export function replyDeadline<T>(call: Promise<T>, ms: number, what: string): Pr
         setImmediate(() => {
           if (settled) return;
           settled = true;
-          reject(new RedisUnavailableError(what, 'Command timed out'));
+          reject(new RedisUnavailableError(what, reason));
         }),
       ms,
     );

@@ -1,4 +1,4 @@
-import { RedisUnavailableError } from '../../../redis/redis.errors.js';
+import { replyDeadline } from '../../../redis/reply-deadline.js';
 import type { BucketOutcome, BucketSpec, Decision, DecideRequest } from './rate-limit.store.js';
 import { refundArgs } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
@@ -47,25 +47,12 @@ export class CrossSlotDecider {
     if (!this.opts.deadlineMs) return work;
     // Several calls must not add up past the command timeout: past it the request is decided by the
     // failMode; a reservation that lands later comes back by refill (the bound documented above).
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new RedisUnavailableError(
-              'ratelimit_decide',
-              `multi-slot decision over ${this.opts.deadlineMs} ms`,
-            ),
-          ),
-        this.opts.deadlineMs,
-      );
-    });
-    try {
-      return await Promise.race([work, deadline]);
-    } finally {
-      clearTimeout(timer);
-      work.catch(() => undefined);
-    }
+    return replyDeadline(
+      work,
+      this.opts.deadlineMs,
+      'ratelimit_decide',
+      `multi-slot decision over ${this.opts.deadlineMs} ms`,
+    );
   }
 
   private async decideSlots(req: DecideRequest, all: number[][]): Promise<Decision> {
