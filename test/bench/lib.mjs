@@ -13,6 +13,17 @@ export const ROOT = new URL('../../', import.meta.url).pathname;
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
+/**
+ * BENCH_PIN=1 (machines with 2+ cores): the app runs alone on core 0; this process (the load
+ * generator) and the private redis-servers share core 1, so the generator's and Redis's work
+ * does not take the app's core (Redis CPU is still reported per request).
+ */
+const PIN = process.env.BENCH_PIN === '1';
+if (PIN) execFileSync('taskset', ['-pc', '1', String(process.pid)], { stdio: 'ignore' });
+/** `cmd args` on `core` when pinning. */
+const pinned = (core, cmd, args) =>
+  PIN ? ['taskset', ['-c', String(core), cmd, ...args]] : [cmd, args];
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -38,7 +49,7 @@ export async function startApp(env = {}, { entry = 'dist/src/main.js', nodeArgs 
   const prof = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
     : [];
-  const child = spawn(process.execPath, [...prof, ...nodeArgs, entry], {
+  const child = spawn(...pinned(0, process.execPath, [...prof, ...nodeArgs, entry]), {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -112,8 +123,7 @@ export async function startRedis() {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'rampart-bench-redis-'));
   const child = spawn(
-    'redis-server',
-    [
+    ...pinned(1, 'redis-server', [
       '--port',
       String(port),
       '--bind',
@@ -124,7 +134,7 @@ export async function startRedis() {
       'no',
       '--dir',
       dir,
-    ],
+    ]),
     { stdio: 'ignore' },
   );
   for (let i = 0; i < 200; i++) {

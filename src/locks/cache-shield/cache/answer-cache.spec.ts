@@ -38,6 +38,21 @@ describe(AnswerCache.name, () => {
     expect(cache.key('search', 'a')).not.toBe(cache.key('search-item', 'a'));
   });
 
+  it('should give the same store key for a request key however many others came between (memo bounded)', () => {
+    const cache = new AnswerCache(
+      new MemoryResultCacheStore(10, systemClock),
+      'shield:{t:rampart}:r',
+      () => undefined,
+      { isUp: () => true, backoffMs: 1_000, clock: systemClock },
+    );
+    const first = cache.key('search', 'paris');
+    expect(cache.key('search', 'paris')).toBe(first);
+    for (let i = 0; i < 25_000; i++) cache.key('search', `junk ${i}`);
+    expect(cache.key('search', 'paris')).toBe(first);
+    expect(cache.key('search', 'paris ')).not.toBe(first);
+    expect(new Set([0, 1, 2].map((i) => cache.key('search', `junk ${i}`))).size).toBe(3);
+  });
+
   it('should keep the body, emptiness, generation and freshness of an answer', async () => {
     let now = 1_000;
     const cache = new AnswerCache(

@@ -3,6 +3,9 @@ import type { Clock } from '../../../common/clock.js';
 import type { ResultCacheStore } from '../store/result-cache.store.js';
 import { HotAnswers } from './hot-answers.js';
 
+/** Request keys whose store key is remembered (see AnswerCache.key). */
+const KEY_MEMO = 10_000;
+
 /** Injection token of the shield's AnswerCache. */
 export const ANSWER_CACHE = Symbol('ANSWER_CACHE');
 
@@ -41,6 +44,7 @@ interface Wire {
 export class AnswerCache {
   private downUntil = 0;
   private readonly hot: HotAnswers<CachedAnswer>;
+  private readonly keys = new Map<string, string>();
 
   constructor(
     private readonly store: ResultCacheStore,
@@ -58,9 +62,19 @@ export class AnswerCache {
     this.hot = new HotAnswers(opts.hotEntries ?? 0);
   }
 
-  /** Store key of a normalised request key (hashed: no query text in Redis keys). */
+  /**
+   * Store key of a normalised request key (hashed: no query text in Redis keys). Hot keys repeat, so the
+   * keys of recent requests are kept (bounded; a flood of new keys only empties the memo).
+   */
   key(policy: string, requestKey: string): string {
-    return `${this.prefix}:${policy}:${createHash('sha256').update(requestKey).digest('base64url').slice(0, 32)}`;
+    const id = `${policy}\u0000${requestKey}`;
+    let k = this.keys.get(id);
+    if (k === undefined) {
+      if (this.keys.size >= KEY_MEMO) this.keys.clear();
+      k = `${this.prefix}:${policy}:${createHash('sha256').update(requestKey).digest('base64url').slice(0, 32)}`;
+      this.keys.set(id, k);
+    }
+    return k;
   }
 
   /** True while the store is being bypassed. */
