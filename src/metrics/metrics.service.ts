@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { HotCounter } from './hot-counter.js';
 
 /**
  * One Prometheus registry per app instance (tests run several in one
@@ -9,6 +10,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
+  private readonly hot = new Map<string, HotCounter<string>>();
 
   readonly httpDuration = new Histogram({
     name: 'rampart_http_request_duration_seconds',
@@ -18,12 +20,11 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  readonly lockDecisions = new Counter({
-    name: 'rampart_lock_decisions_total',
-    help: 'Lock outcomes by lock, policy and outcome (allowed, rejected, shadow_rejected, short_circuited, skipped)',
-    labelNames: ['lock', 'policy', 'outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly lockDecisions = this.hotCounter(
+    'rampart_lock_decisions_total',
+    'Lock outcomes by lock, policy and outcome (allowed, rejected, shadow_rejected, short_circuited, skipped)',
+    ['lock', 'policy', 'outcome'],
+  );
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'rampart_' });
@@ -33,6 +34,17 @@ export class MetricsService {
     const existing = this.registry.getSingleMetric(name);
     if (existing) return existing as Counter<L>;
     return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  /** A counter incremented on every request (see HotCounter); the same one for the same name. */
+  hotCounter<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+  ): HotCounter<L> {
+    let hot = this.hot.get(name) as HotCounter<L> | undefined;
+    if (!hot) this.hot.set(name, (hot = new HotCounter(this.registry, name, help, labelNames)));
+    return hot;
   }
 
   gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> {
