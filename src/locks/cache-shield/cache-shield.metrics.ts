@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Counter, Gauge } from 'prom-client';
+import type { HotCounter } from '../../metrics/hot-counter.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 
 /** Why the shield answered a request itself (the Rampart-Shield header names the same reasons). */
@@ -9,9 +10,9 @@ export type ShieldReason =
 /** The cache shield's Prometheus series. Labels: policy, filter, reasons — never a query, id or client. */
 @Injectable()
 export class ShieldMetrics {
-  readonly interceptions: Counter<'policy' | 'reason' | 'mode'>;
-  readonly forwarded: Counter<'policy'>;
-  readonly lookups: Counter<'filter' | 'verdict'>;
+  readonly interceptions: HotCounter<'policy' | 'reason' | 'mode'>;
+  readonly forwarded: HotCounter<'policy'>;
+  readonly lookups: HotCounter<'filter' | 'verdict'>;
   readonly falsePositives: Counter<'filter'>;
   readonly falseNegatives: Counter<'filter'>;
   readonly measuredFp: Gauge<'filter'>;
@@ -22,21 +23,21 @@ export class ShieldMetrics {
   readonly stale: Gauge<'filter'>;
   readonly builds: Counter<'filter' | 'result'>;
   readonly buildSeconds: Gauge<'filter'>;
-  readonly cache: Counter<'policy' | 'result'>;
+  readonly cache: HotCounter<'policy' | 'result'>;
   readonly cacheErrors: Counter<'op'>;
 
   constructor(m: MetricsService) {
-    this.interceptions = m.counter(
+    this.interceptions = m.hotCounter(
       'rampart_shield_interceptions_total',
       'Requests the cache shield answered itself, by reason (shadow: would have answered)',
       ['policy', 'reason', 'mode'],
     );
-    this.forwarded = m.counter(
+    this.forwarded = m.hotCounter(
       'rampart_shield_forwarded_total',
       'Requests the cache shield passed on towards the backend',
       ['policy'],
     );
-    this.lookups = m.counter(
+    this.lookups = m.hotCounter(
       'rampart_shield_bloom_lookups_total',
       'Bloom verdicts: absent, maybe, bypassed (filter off, not built or stale)',
       ['filter', 'verdict'],
@@ -87,7 +88,7 @@ export class ShieldMetrics {
       'Duration of the last build made by this instance',
       ['filter'],
     );
-    this.cache = m.counter(
+    this.cache = m.hotCounter(
       'rampart_shield_cache_total',
       'Result/null cache lookups: hit, null, stale, miss, bypassed',
       ['policy', 'result'],

@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge } from 'prom-client';
+import type { HotCounter } from '../../metrics/hot-counter.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 
 type Outcome = 'allowed' | 'rejected' | 'shadow_rejected' | 'duplicate';
-type Tally = Record<Outcome, number>;
 
 /** The rate limiter's Prometheus series. Labels: policy, rule, dimension, kinds — never a subject. */
 @Injectable()
 export class RateLimitMetrics {
-  readonly decisions: Counter<'policy' | 'rule' | 'outcome'>;
+  /** Rule outcomes run for every rule of every request: a HotCounter (no label hashing per request). */
+  readonly decisions: HotCounter<'policy' | 'rule' | 'outcome'>;
   readonly skipped: Counter<'policy' | 'rule' | 'dimension'>;
   readonly malformedForwards: Counter;
   readonly storeErrors: Counter<'policy' | 'kind'>;
@@ -19,21 +20,11 @@ export class RateLimitMetrics {
   readonly liveInstances: Gauge;
   readonly clockSkew: Gauge;
 
-  /**
-   * Rule outcomes run for every rule of every request: they are counted in plain numbers here and handed
-   * to prom-client when the registry is read (no label hashing on the hot path; /metrics is always exact).
-   */
-  private readonly tallies = new Map<string, Map<string, Tally>>();
   private skewMs: number | undefined;
 
   /** Counts one rule outcome. */
   decision(policy: string, rule: string, outcome: Outcome): void {
-    let byRule = this.tallies.get(policy);
-    if (byRule === undefined) this.tallies.set(policy, (byRule = new Map()));
-    let t = byRule.get(rule);
-    if (t === undefined)
-      byRule.set(rule, (t = { allowed: 0, rejected: 0, shadow_rejected: 0, duplicate: 0 }));
-    t[outcome] += 1;
+    this.decisions.inc({ policy, rule, outcome });
   }
 
   /** Redis TIME minus the app clock of the last decision (exported when the registry is read). */
@@ -42,24 +33,11 @@ export class RateLimitMetrics {
   }
 
   constructor(m: MetricsService) {
-    const flushDecisions = (): void => {
-      for (const [policy, byRule] of this.tallies) {
-        for (const [rule, t] of byRule) {
-          for (const outcome of ['allowed', 'rejected', 'shadow_rejected', 'duplicate'] as const) {
-            if (t[outcome] === 0) continue;
-            this.decisions.inc({ policy, rule, outcome }, t[outcome]);
-            t[outcome] = 0;
-          }
-        }
-      }
-    };
-    this.decisions = new Counter({
-      name: 'rampart_ratelimit_decisions_total',
-      help: 'Rate-limit rule outcomes: allowed, rejected, shadow_rejected (would have blocked); duplicate (rule = the claim)',
-      labelNames: ['policy', 'rule', 'outcome'],
-      registers: [m.registry],
-      collect: flushDecisions,
-    });
+    this.decisions = m.hotCounter(
+      'rampart_ratelimit_decisions_total',
+      'Rate-limit rule outcomes: allowed, rejected, shadow_rejected (would have blocked); duplicate (rule = the claim)',
+      ['policy', 'rule', 'outcome'],
+    );
     this.clockSkew = new Gauge({
       name: 'rampart_ratelimit_clock_skew_ms',
       help: 'Redis TIME minus this instance clock, milliseconds (last decision)',

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Counter, Gauge } from 'prom-client';
+import type { HotCounter } from '../../../metrics/hot-counter.js';
 import { MetricsService } from '../../../metrics/metrics.service.js';
 import { LOAD_LEVELS, type LoadAction, type LoadLevel } from './load.types.js';
 
@@ -13,7 +14,7 @@ export class QuotaMetrics {
   readonly action: Gauge<'policy' | 'action'>;
   readonly shed: Counter<'policy'>;
   readonly riskObserved: Counter<'result'>;
-  readonly riskBands: Counter<'policy' | 'multiplier'>;
+  readonly riskBands: HotCounter<'policy' | 'multiplier'>;
 
   constructor(m: MetricsService) {
     this.level = m.gauge('rampart_load_level', 'Service-wide load level: 0 normal, 1 soft, 2 hard');
@@ -33,7 +34,7 @@ export class QuotaMetrics {
       'Risk observations: raised (a signal raised a score) or dropped (store unavailable)',
       ['result'],
     );
-    this.riskBands = m.counter(
+    this.riskBands = m.hotCounter(
       'rampart_risk_decisions_total',
       'Rate-limit decisions by the risk multiplier they applied',
       ['policy', 'multiplier'],
