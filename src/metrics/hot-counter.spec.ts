@@ -34,4 +34,12 @@ describe(HotCounter.name, () => {
     expect(text).toContain('test_hot_total{lock="a",outcome="bc"} 1');
     expect(text).toContain('test_hot_total{lock="ab",outcome="c"} 1');
   });
+
+  it('should count a counter without labels', async () => {
+    const registry = new Registry();
+    const hot = new HotCounter(registry, 'test_plain_total', 'help', []);
+    hot.inc({});
+    hot.inc({}, 4);
+    expect(await registry.metrics()).toContain('test_plain_total 5');
+  });
 });

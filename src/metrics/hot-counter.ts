@@ -9,9 +9,10 @@ import { Counter, type Registry } from 'prom-client';
  * Prometheus label).
  */
 export class HotCounter<L extends string> {
-  private readonly pending = new Map<string, { labels: Record<L, string | number>; n: number }>();
-
   readonly counter: Counter<L>;
+  /** Label value → … → cell, one level per label name (no key string built per increment). */
+  private readonly root = new Map<unknown, unknown>();
+  private readonly cells: Cell<L>[] = [];
 
   constructor(
     registry: Registry,
@@ -30,18 +31,33 @@ export class HotCounter<L extends string> {
   }
 
   inc(labels: Record<L, string | number>, n = 1): void {
-    let key = '';
-    for (const name of this.names) key += `${labels[name]}\u0000`;
-    const e = this.pending.get(key);
-    if (e) e.n += n;
-    else this.pending.set(key, { labels: { ...labels }, n });
+    const { names } = this;
+    let level = this.root;
+    for (let i = 0; i < names.length - 1; i++) {
+      const v = labels[names[i]!];
+      let next = level.get(v) as Map<unknown, unknown> | undefined;
+      if (next === undefined) level.set(v, (next = new Map()));
+      level = next;
+    }
+    const last = names.length > 0 ? labels[names[names.length - 1]!] : '';
+    let cell = level.get(last) as Cell<L> | undefined;
+    if (cell === undefined) {
+      level.set(last, (cell = { labels: { ...labels }, n: 0 }));
+      this.cells.push(cell);
+    }
+    cell.n += n;
   }
 
   private flush(): void {
-    for (const e of this.pending.values()) {
-      if (e.n === 0) continue;
-      this.counter.inc(e.labels, e.n);
-      e.n = 0;
+    for (const c of this.cells) {
+      if (c.n === 0) continue;
+      this.counter.inc(c.labels, c.n);
+      c.n = 0;
     }
   }
+}
+
+interface Cell<L extends string> {
+  labels: Record<L, string | number>;
+  n: number;
 }
