@@ -7,8 +7,10 @@ const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 const SUSPECT = /%|proto|constructor/;
 
 function decode(part: string): string | undefined {
+  const plus = part.includes('+');
+  if (!plus && !part.includes('%')) return part; // nothing to decode (the common case)
   try {
-    return decodeURIComponent(part.includes('+') ? part.replace(/\+/g, ' ') : part);
+    return decodeURIComponent(plus ? part.replace(/\+/g, ' ') : part);
   } catch {
     return undefined;
   }
@@ -36,10 +38,21 @@ function pairs(raw: string): { pair: string; name?: string; value?: string }[] {
 export function parseQueryString(raw: string | null | undefined): ParsedQuery {
   const out: ParsedQuery = {};
   if (!raw) return out;
-  for (const { name, value } of pairs(raw)) {
-    if (name === undefined || value === undefined || FORBIDDEN.has(name)) continue;
-    const had = out[name];
-    out[name] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
+  // One pass over the pairs (every request with a query runs it): no intermediate arrays.
+  for (let start = 0; start <= raw.length;) {
+    let end = raw.indexOf('&', start);
+    if (end < 0) end = raw.length;
+    if (end > start) {
+      const eq = raw.indexOf('=', start);
+      const cut = eq < 0 || eq > end ? end : eq;
+      const name = decode(raw.slice(start, cut));
+      const value = cut === end ? '' : decode(raw.slice(cut + 1, end));
+      if (name !== undefined && value !== undefined && !FORBIDDEN.has(name)) {
+        const had = out[name];
+        out[name] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
+      }
+    }
+    start = end + 1;
   }
   return out;
 }
