@@ -7,8 +7,10 @@
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
 --   [3] point decay µs [4] max score [5] record TTL ms [6] payload window ms [7] chat limit [8] chat window ms
 --   [9] points of a repeated_payload [10] points of a chat_spread
---   then per observation: kind 's' (signal name, count, points) | 'p' (nothing more) | 'c' (chat member).
--- Returns: the number of signals raised.
+--   then per observation: kind 's' (signal name, count, points, times: the same signal observed `times` times
+--   in the batch, applied one after the other as separate observations would be) | 'p' (nothing more) |
+--   'c' (chat member).
+-- Returns: the number of signals raised (a signal observed `times` times counts `times`).
 local now
 if ARGV[2] == 'r' then
   local ok, t = pcall(redis.call, 'TIME')
@@ -20,13 +22,17 @@ local unit, maxS, ttl = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
 local fmt = string.format
 local nows = fmt('%d', now)
 
-local function raise(rk, name, count, points)
+-- `times` observations of one signal: each adds its points in turn (the same float operations as `times`
+-- separate calls; writing the score as %.17g and reading it back is exact), one count of count × times.
+local function raise(rk, name, count, points, times)
   local s = tonumber(redis.call('HGET', rk, 's'))
-  local base = now
-  if s and s > now then base = s end
-  local ns = math.min(base + points * unit, now + maxS * unit)
-  redis.call('HSET', rk, 's', fmt('%.17g', ns), 'l:' .. name, nows)
-  redis.call('HINCRBY', rk, 'n:' .. name, count)
+  for _ = 1, times do
+    local base = now
+    if s and s > now then base = s end
+    s = math.min(base + points * unit, now + maxS * unit)
+  end
+  redis.call('HSET', rk, 's', fmt('%.17g', s), 'l:' .. name, nows)
+  redis.call('HINCRBY', rk, 'n:' .. name, count * times)
   if redis.call('HSETNX', rk, 'f', nows) == 1 then redis.call('HSET', rk, 't', nows) end
   redis.call('PEXPIRE', rk, ttl)
 end
@@ -35,12 +41,13 @@ local raised, k, a = 0, 1, 11
 while a <= #ARGV do
   local kind, rk = ARGV[a], KEYS[k]
   if kind == 's' then
-    raise(rk, ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
-    raised = raised + 1
-    k, a = k + 1, a + 4
+    local times = tonumber(ARGV[a + 4])
+    raise(rk, ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), times)
+    raised = raised + times
+    k, a = k + 1, a + 5
   elseif kind == 'p' then
     if not redis.call('SET', KEYS[k + 1], '1', 'NX', 'PX', ARGV[6]) then
-      raise(rk, 'repeated_payload', 1, tonumber(ARGV[9]))
+      raise(rk, 'repeated_payload', 1, tonumber(ARGV[9]), 1)
       raised = raised + 1
     end
     k, a = k + 2, a + 1
@@ -50,7 +57,7 @@ while a <= #ARGV do
     redis.call('ZREMRANGEBYSCORE', set, '-inf', now - tonumber(ARGV[8]) * 1000)
     redis.call('PEXPIRE', set, ARGV[8])
     if redis.call('ZCARD', set) > tonumber(ARGV[7]) then
-      raise(rk, 'chat_spread', 1, tonumber(ARGV[10]))
+      raise(rk, 'chat_spread', 1, tonumber(ARGV[10]), 1)
       raised = raised + 1
     end
     k, a = k + 2, a + 2

@@ -14,6 +14,9 @@ export interface ProblemBody {
 
 export const PROBLEM_TYPE_BASE = 'https://rampart.dev/problems/';
 
+/** Nest's default message of each exception class (its name in words), by class. */
+const CLASS_WORDS = new Map<unknown, string>();
+
 /**
  * The one error type the service throws for a client-visible failure. It
  * carries the problem body and any response headers (Retry-After,
@@ -43,6 +46,24 @@ export class ProblemException extends HttpException {
     super(problem, status);
     this.problem = problem;
     this.headers = headers ?? {};
+  }
+
+  /**
+   * Nest's message (a `message` field of the problem, else the class name in words), with the
+   * class name's words worked out once per class instead of a regular expression per rejection.
+   */
+  override initMessage(): void {
+    const m = (this.getResponse() as { message?: unknown }).message;
+    if (typeof m === 'string') {
+      this.message = m;
+      return;
+    }
+    let words = CLASS_WORDS.get(this.constructor);
+    if (words === undefined) {
+      words = this.constructor.name.match(/[A-Z][a-z]+|[0-9]+/g)?.join(' ') ?? 'Error';
+      CLASS_WORDS.set(this.constructor, words);
+    }
+    this.message = words;
   }
 
   /** Marks this problem as the route's own answer given by a lock (counted short-circuited, not rejected). */

@@ -56,7 +56,9 @@ export class TelegramBots {
   }
 
   private fromPath(id: string | undefined, secret: string | undefined): BotConfig | undefined {
-    const bot = id === undefined ? undefined : this.byId.get(id);
+    // Not a webhook route (no `:botId`): nothing to hide, and no hashing on every other request.
+    if (id === undefined) return undefined;
+    const bot = this.byId.get(id);
     // Compared whatever the id, so the time does not tell a known bot id from an unknown one.
     const same = timingSafeEqual(digest(secret ?? ''), digest(bot?.pathSecret ?? '\0'));
     return bot && same ? bot : undefined;

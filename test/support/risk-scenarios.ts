@@ -173,6 +173,38 @@ export function runRiskScenarios(make: () => Promise<RiskHarness>): void {
     });
   }
 
+  it('should give a batch with repeats exactly the records and count of separate observations', async () => {
+    const h = await make();
+    // Fractional points on an odd decay: adding 0.1 five times is not adding 0.5 once.
+    const p = { ...observeParams(SETTINGS), unitUs: 1_234_567, maxScore: 1_000 };
+    const observations = (side: string): RiskObservation[] => {
+      const rk = `${h.prefix}:risk:ip:${side}`;
+      const other = `${h.prefix}:risk:ip:${side}-other`;
+      const s = (signal: RiskSignal, points: number, key = rk): RiskObservation => ({
+        kind: 'signal',
+        key,
+        signal,
+        count: 1,
+        points,
+      });
+      const payload: RiskObservation = { kind: 'payload', key: rk, marker: `${rk}:p` };
+      const bad = s('bad_signature', 0.1);
+      return [
+        ...[bad, bad, s('bad_signature', 0.1, other), bad, bad, bad],
+        ...[s('bloom_absent', 0.3), bad, bad, payload, bad, payload, bad, bad],
+        ...[s('bad_signature', 0.7), s('bad_signature', 0.7, other), bad],
+      ];
+    };
+    const together = await h.risk.observe(observations('t'), p);
+    let apart = 0;
+    for (const o of observations('a')) apart += await h.risk.observe([o], p);
+    expect(together).toBe(apart);
+    for (const k of ['', '-other'])
+      expect(await h.risk.read(`${h.prefix}:risk:ip:t${k}`)).toEqual(
+        await h.risk.read(`${h.prefix}:risk:ip:a${k}`),
+      );
+  });
+
   it('should count each signal in the record and forget it on reset', async () => {
     const h = await make();
     const rk = `${h.prefix}:risk:ip:x`;

@@ -64,6 +64,11 @@ export function logSink(forwardFrom: number): Writable {
   });
 }
 
+/** The log lines recorded since the last scan (for tests that check what an app logged). */
+export function recordedLogLines(): string[] {
+  return records.filter((r) => r.where === 'log').map((r) => r.text);
+}
+
 /** Responses written on this port are recorded from now on. */
 export function watchPort(port: number): void {
   appPorts.add(port);

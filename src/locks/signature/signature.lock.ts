@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import type { GuardLock, LockContext } from '../../chain/lock.types.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import type { ProblemException } from '../../common/problem.exception.js';
@@ -7,6 +6,7 @@ import type { LockSlice } from '../../config/policy.types.js';
 import { AnyRequest, rawBody, rawUrl } from '../../http/http-context.js';
 import type { ClaimHandoff } from '../../http/request-state.js';
 import { AppRegistry } from './apps/app-registry.js';
+import { BadSignatureLog } from './bad-signature-log.js';
 import { NonceStore, NonceStoreUnavailableError } from './nonce/nonce-store.js';
 import { outOfScope } from './session-keys/session-key-scope.js';
 import { SESSION_KEY_STORE, SessionKeyStore } from './session-keys/session-key-store.js';
@@ -31,6 +31,7 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
   readonly stage = 'guard' as const;
   private readonly logger = new Logger('SignatureLock');
   private lastOutageLog = 0;
+  private readonly badSignatures: BadSignatureLog;
 
   constructor(
     private readonly apps: AppRegistry,
@@ -40,7 +41,9 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SESSION_KEY_STORE) private readonly sessions: SessionKeyStore,
     private readonly secretTokens: SecretTokenSources,
-  ) {}
+  ) {
+    this.badSignatures = new BadSignatureLog(clock, this.logger);
+  }
 
   validateSlice(slice: LockSlice, path: string): string[] {
     return validateSignatureSlice(slice, path, this.secretTokens.names());
@@ -170,18 +173,9 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
 
   private reject(f: SignatureFailure, ctx: LockContext): ProblemException {
     this.metrics.failure(f);
-    if (f.code === 'bad_signature' && f.stringToSign !== undefined) {
-      // The hash lets an operator compare with the client's string to sign; never the secret or the signature.
-      const stsSha256 = createHash('sha256').update(f.stringToSign).digest('hex');
-      this.logger.warn({
-        msg: 'bad signature',
-        app: f.appId,
-        scheme: f.scheme,
-        policy: ctx.policyName,
-        reqId: ctx.state.requestId,
-        stringToSignSha256: stsSha256,
-      });
-    }
+    // At most one line per app per second (a flood of forged requests must not flood the log).
+    if (f.code === 'bad_signature')
+      this.badSignatures.record(f, ctx.policyName, ctx.state.requestId);
     return signatureProblem(f);
   }
 }

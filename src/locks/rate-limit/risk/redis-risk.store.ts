@@ -2,12 +2,16 @@ import type { Clock } from '../../../common/clock.js';
 import type { RedisService } from '../../../redis/redis.service.js';
 import { clockArgs } from '../store/redis-script-args.js';
 import type { Argv } from '../store/redis-store.options.js';
+import { observationRuns } from './observation-runs.js';
 import type { ObserveParams, RiskRecordView, RiskStore } from './risk-store.js';
 import { RISK_SIGNALS, type RiskObservation, type RiskSignal } from './risk.types.js';
 
 type Runner = Pick<RedisService, 'script' | 'run'>;
 
-/** Risk records in Redis: one `ratelimit_risk_observe` call per batch; the decision script reads them itself. */
+/**
+ * Risk records in Redis: one `ratelimit_risk_observe` call per batch, a signal repeated in a row on one
+ * record sent once with its count of repeats (observation-runs.ts); the decision script reads the records.
+ */
 export class RedisRiskStore implements RiskStore {
   constructor(
     private readonly redis: Runner,
@@ -20,9 +24,9 @@ export class RedisRiskStore implements RiskStore {
     const keys: string[] = [];
     const args: Argv = [...clockArgs(this.clock, this.mode), p.unitUs, p.maxScore, p.ttlMs];
     args.push(p.payloadWindowMs, p.chatLimit, p.chatWindowMs, p.payloadPoints, p.chatPoints);
-    for (const o of batch) {
+    for (const { o, times } of observationRuns(batch)) {
       keys.push(o.key);
-      if (o.kind === 'signal') args.push('s', o.signal, o.count, o.points);
+      if (o.kind === 'signal') args.push('s', o.signal, o.count, o.points, times);
       else if (o.kind === 'payload') {
         keys.push(o.marker);
         args.push('p');
