@@ -11,25 +11,13 @@ import type {
   DecideRequest,
 } from '../../src/locks/rate-limit/store/rate-limit.store.js';
 import { RedisRateLimitStore } from '../../src/locks/rate-limit/store/redis-rate-limit.store.js';
-import type { ScriptRunner } from '../../src/locks/rate-limit/store/redis-store.options.js';
 import type { RedisService } from '../../src/redis/redis.service.js';
 import { redisUrl, uniqueEnv } from '../support/redis-env.js';
 import { connectRedisService } from '../support/redis-service.js';
+import { countingRunner, gcra } from '../support/rate-limit-store-kit.js';
 
 const SETTINGS = { ...defaultRiskSettings(), pointDecayMs: 1_000 };
 const PARAMS = [riskParams(SETTINGS, undefined), riskParams(SETTINGS, 'pro')];
-
-const gcra = (key: string, capacity: number, perSec: number): BucketSpec => ({
-  key,
-  kind: 'g',
-  capacity,
-  intervalUs: 1e6 / perSec,
-  cost: 1,
-  shadow: false,
-  soft: false,
-  degradable: false,
-  group: 'x',
-});
 
 /**
  * Risk-scored decisions take the batch script too (one call for a turn's decisions, risk
@@ -79,23 +67,10 @@ describe.skipIf(!redisUrl())('ratelimit_decide_batch with risk-scored requests',
     });
   }
 
-  const counting = (): { runner: ScriptRunner; calls: Map<string, number> } => {
-    const calls = new Map<string, number>();
-    return {
-      calls,
-      runner: {
-        script: (name, keys, args) => {
-          calls.set(name, (calls.get(name) ?? 0) + 1);
-          return redis.script(name, keys, args);
-        },
-      },
-    };
-  };
-
   for (const maxBatch of [128, 5]) {
     it(`should decide each scored request exactly as one-by-one decisions would (batches of ≤ ${maxBatch})`, async () => {
       const clock = new ManualClock();
-      const { runner, calls } = counting();
+      const { runner, calls } = countingRunner(redis);
       const store = new RedisRateLimitStore(runner, {
         clock: 'app',
         cluster: false,

@@ -3,7 +3,6 @@ import { loadAppConfig } from '../../src/app.config.js';
 import { ManualClock, systemClock } from '../../src/common/clock.js';
 import { MemoryRateLimitStore } from '../../src/locks/rate-limit/store/memory-rate-limit.store.js';
 import { RedisRateLimitStore } from '../../src/locks/rate-limit/store/redis-rate-limit.store.js';
-import type { ScriptRunner } from '../../src/locks/rate-limit/store/redis-store.options.js';
 import type {
   BucketSpec,
   DecideRequest,
@@ -13,19 +12,8 @@ import { RedisService } from '../../src/redis/redis.service.js';
 import { runStoreScenarios } from '../support/rate-limit-scenarios.js';
 import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
 import { connectRedisService } from '../support/redis-service.js';
+import { countingRunner, gcra } from '../support/rate-limit-store-kit.js';
 import { RedisProcess, startRedis } from '../support/redis-server.js';
-
-const gcra = (key: string, capacity: number, perSec: number): BucketSpec => ({
-  key,
-  kind: 'g',
-  capacity,
-  intervalUs: 1e6 / perSec,
-  cost: 1,
-  shadow: false,
-  soft: false,
-  degradable: false,
-  group: 'x',
-});
 
 describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
   let redis: RedisService;
@@ -119,24 +107,10 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
       });
     }
 
-    /** The real service, counting the calls of each script. */
-    const counting = (): { runner: ScriptRunner; calls: Map<string, number> } => {
-      const calls = new Map<string, number>();
-      return {
-        calls,
-        runner: {
-          script: (name, keys, args) => {
-            calls.set(name, (calls.get(name) ?? 0) + 1);
-            return redis.script(name, keys, args);
-          },
-        },
-      };
-    };
-
     for (const maxBatch of [128, 7]) {
       it(`should decide each request exactly as one-by-one decisions would, in ${maxBatch === 128 ? 'one call' : 'calls of at most 7'} (same clock)`, async () => {
         const clock = new ManualClock();
-        const { runner, calls } = counting();
+        const { runner, calls } = countingRunner(redis);
         const store = new RedisRateLimitStore(runner, {
           clock: 'app',
           cluster: false,
@@ -173,7 +147,7 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
 
     it('should admit exactly the capacity of a bucket that 100 concurrent decisions share', async () => {
       const clock = new ManualClock();
-      const { runner, calls } = counting();
+      const { runner, calls } = countingRunner(redis);
       const store = new RedisRateLimitStore(runner, {
         clock: 'app',
         cluster: false,
@@ -197,7 +171,7 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
     });
 
     it('should keep the one-request call for a decision that arrives alone', async () => {
-      const { runner, calls } = counting();
+      const { runner, calls } = countingRunner(redis);
       const store = new RedisRateLimitStore(runner, { clock: 'redis', cluster: false });
       const key = `rl:{${uniqueEnv()}:rampart}:user:s:a`;
       for (let i = 0; i < 3; i++)
