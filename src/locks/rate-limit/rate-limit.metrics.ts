@@ -14,8 +14,8 @@ export class RateLimitMetrics {
   readonly malformedForwards: Counter;
   readonly storeErrors: Counter<'policy' | 'kind'>;
   readonly fallbacks: Counter<'policy' | 'mode'>;
-  readonly denyCacheHits: Counter<'policy'>;
-  readonly degraded: Counter<'policy'>;
+  readonly denyCacheHits: HotCounter<'policy'>;
+  readonly degraded: HotCounter<'policy'>;
   readonly refunds: Counter;
   readonly liveInstances: Gauge;
   readonly clockSkew: Gauge;
@@ -66,12 +66,12 @@ export class RateLimitMetrics {
       'Requests decided by the failMode while Redis is unavailable',
       ['policy', 'mode'],
     );
-    this.denyCacheHits = m.counter(
+    this.denyCacheHits = m.hotCounter(
       'rampart_ratelimit_deny_cache_hits_total',
       'Requests refused from the local deny cache without a Redis call',
       ['policy'],
     );
-    this.degraded = m.counter(
+    this.degraded = m.hotCounter(
       'rampart_ratelimit_degraded_total',
       'Requests over the global soft threshold (degraded before reject)',
       ['policy'],

@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import type { Counter } from 'prom-client';
+import type { HotCounter } from '../../metrics/hot-counter.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import type { SignatureFailure } from './signature.problems.js';
 
 /** The signature lock's Prometheus series. Labels: error code and scheme — never an app id or nonce. */
 @Injectable()
 export class SignatureMetrics {
-  readonly failures: Counter<'code' | 'scheme'>;
+  readonly failures: HotCounter<'code' | 'scheme'>;
 
   constructor(m: MetricsService) {
-    this.failures = m.counter(
+    this.failures = m.hotCounter(
       'rampart_signature_failures_total',
       'Requests refused by the signature lock, by error code and scheme',
       ['code', 'scheme'],
