@@ -3,13 +3,10 @@ import { RedisScriptError } from '../../../redis/redis.errors.js';
 import { BucketState, decideBuckets } from '../buckets/bucket-math.js';
 import { CrossSlotDecider, claimGroup, groupBy } from './cross-slot.js';
 import { Decision, DecideRequest, RateLimitStore, duplicateDecision } from './rate-limit.store.js';
-import { SameTurnBatcher } from './redis-batcher.js';
+import { SameTurnBatcher, riskStateAt } from './redis-batcher.js';
 import { clockArgs, fastArgs, generalArgs } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
 import type { RiskState } from '../risk/risk.types.js';
-
-const num = (v: string | number | null | undefined): number | undefined =>
-  v === null || v === undefined ? undefined : Number(v);
 
 /**
  * Rate-limit state in Redis: ONE `ratelimit_decide` call per request when
@@ -111,7 +108,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     // Risk records ('x' only): s, f, t per record.
     const risk: RiskState[] = [];
     for (let j = 0; j < (fast ? 0 : (sub.risk?.keys.length ?? 0)); j++, o += 3)
-      risk.push({ s: num(out[o]), f: num(out[o + 1]), t: num(out[o + 2]) });
+      risk.push(riskStateAt(out, o));
     const d = decideBuckets(sub, state, out[o] as number, undefined, risk);
     const blocker = sub.told && !d.allowed ? d.blocker : -1;
     if (
