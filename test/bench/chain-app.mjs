@@ -5,6 +5,8 @@
 // Both answer what GET /v1/time answers, so the three differ only in their plumbing.
 //   GET /bench/floor-search  the floor answering a fixed body of the size and shape of the
 //                            measured search answer (the locks' cost without the answer's)
+//   GET /bench/reject  a guard that throws a ready-made 401 problem (Nest's own floor for a
+//                      rejection: its exception path and the app's problem filter, no lock)
 import 'reflect-metadata';
 import { Controller, Get, Injectable, Module, UseGuards, UseInterceptors } from '@nestjs/common';
 
@@ -12,6 +14,7 @@ const dist = new URL('../../dist/src/', import.meta.url).href;
 const { createApp } = await import(`${dist}app.factory.js`);
 const { loadAppConfig } = await import(`${dist}app.config.js`);
 const { Protect } = await import(`${dist}chain/protect.decorator.js`);
+const { ProblemException } = await import(`${dist}common/problem.exception.js`);
 
 class EmptyGuard {
   canActivate() {
@@ -19,6 +22,16 @@ class EmptyGuard {
   }
 }
 Injectable()(EmptyGuard);
+
+// Refuses every request with a new 401 problem, built as the signature lock builds its own.
+class RejectGuard {
+  canActivate() {
+    throw ProblemException.fast(401, 'bad_signature', 'Signature does not match', {
+      headers: { 'www-authenticate': 'HMAC-SHA256' },
+    });
+  }
+}
+Injectable()(RejectGuard);
 
 class EmptyInterceptor {
   intercept(_ctx, next) {
@@ -59,6 +72,9 @@ class BenchController {
   off() {
     return { now: Date.now() };
   }
+  reject() {
+    return { now: Date.now() };
+  }
 }
 const method = (name, decorators) =>
   Reflect.decorate(
@@ -74,10 +90,13 @@ method('floorSearch', [
   UseInterceptors(EmptyInterceptor),
 ]);
 method('off', [Get('off'), Protect('bench-off')]);
+method('reject', [Get('reject'), UseGuards(RejectGuard), UseInterceptors(EmptyInterceptor)]);
 Controller('bench')(BenchController);
 
 class BenchModule {}
-Module({ controllers: [BenchController], providers: [EmptyGuard, EmptyInterceptor] })(BenchModule);
+Module({ controllers: [BenchController], providers: [EmptyGuard, RejectGuard, EmptyInterceptor] })(
+  BenchModule,
+);
 
 const config = loadAppConfig();
 const app = await createApp(config, { imports: [BenchModule] });

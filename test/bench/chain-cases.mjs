@@ -94,6 +94,7 @@ export const VARIANTS = [
   ['signed GET /v1/whoami', 'on', signed('GET', '/v1/whoami'), 200],
   ['signed inference, demo model', 'on', signed('POST', '/v1/inference', CHAT), 200],
   ['inference, every lock off', 'off', signed('POST', '/v1/inference', CHAT), 200],
+  ['401 from a bare guard (reject floor)', 'on', get('/bench/reject'), 401],
   ['401 forged signature', 'on', signed('GET', '/v1/whoami', undefined, 'forged'.repeat(8)), 401],
   ['429 known-blocked', 'on', get('/v1/search/items/2988507'), 429],
   ['bloom-absent search', 'on', get('/v1/search?q=zzxqvjw&limit=3'), 200],
