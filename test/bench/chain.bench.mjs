@@ -117,26 +117,25 @@ try {
     for (const [name, kind, requests] of variants)
       trips.set(name, await roundTrips(appOf(kind), requests));
     const med = (name, k) => median(results.get(name).map((r) => r[k]));
-    const bare = med(variants[0][0], 'rps');
-    const floor = med(variants[1][0], 'rps');
-    const inferenceOff = results.has('inference, every lock off')
-      ? med('inference, every lock off', 'rps')
-      : NaN;
+    // A ratio is the median of the per-round ratios (both runs of a pair from the same round,
+    // seconds apart), so a slow stretch of a shared machine moves both sides of a ratio alike.
+    const ratio = (name, base) =>
+      +median(results.get(name).map((r, i) => r.rps / results.get(base)[i].rps)).toFixed(2);
+    const [bare, floor] = [variants[0][0], variants[1][0]];
     for (const [name] of variants) {
-      const rps = med(name, 'rps');
       rows.push({
         adapter,
         variant: name,
-        'req/s': Math.round(rps),
+        'req/s': Math.round(med(name, 'rps')),
         p50: med(name, 'p50'),
         p99: med(name, 'p99'),
-        '÷ bare': +(rps / bare).toFixed(2),
-        '÷ floor': +(rps / floor).toFixed(2),
+        '÷ bare': ratio(name, bare),
+        '÷ floor': ratio(name, floor),
         ...(name.startsWith('search from') && results.has(SEARCH_FLOOR)
-          ? { '÷ floor (same answer)': +(rps / med(SEARCH_FLOOR, 'rps')).toFixed(2) }
+          ? { '÷ floor (same answer)': ratio(name, SEARCH_FLOOR) }
           : {}),
-        ...(name.startsWith('signed inference')
-          ? { '÷ locks off': +(rps / inferenceOff).toFixed(2) }
+        ...(name.startsWith('signed inference') && results.has('inference, every lock off')
+          ? { '÷ locks off': ratio(name, 'inference, every lock off') }
           : {}),
         'node µs/req': Math.round(med(name, 'cpu')),
         'redis calls/req': +trips.get(name).toFixed(2),
