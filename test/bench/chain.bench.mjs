@@ -26,9 +26,15 @@ const ONLY = process.env.BENCH_ONLY?.split(',');
 const PROF = process.env.BENCH_PROF;
 // The floor with an answer of the search answer's size and shape: the locks' cost alone.
 const SEARCH_FLOOR = 'floor, search-sized answer';
+// Nest's floor for a refusal (a guard throwing a ready 401 problem): the guard locks' reject paths.
+const REJECT_FLOOR = '401 from a bare guard (reject floor)';
 const picked = ([n], i) => !ONLY || i < 2 || ONLY.some((o) => n.includes(o));
 const withSearch = VARIANTS.some((v, i) => picked(v, i) && v[0].startsWith('search from'));
-const variants = VARIANTS.filter((v, i) => picked(v, i) || (withSearch && v[0] === SEARCH_FLOOR));
+const withReject = VARIANTS.some((v, i) => picked(v, i) && /^(401 forged|429)/.test(v[0]));
+const variants = VARIANTS.filter(
+  (v, i) =>
+    picked(v, i) || (withSearch && v[0] === SEARCH_FLOOR) || (withReject && v[0] === REJECT_FLOOR),
+);
 // Signed header sets made before each run: more than a run sends on this machine (else signed on the spot).
 const PRESIGN = Number(process.env.BENCH_PRESIGN ?? 20_000 * RUN_SECONDS);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -133,6 +139,9 @@ try {
         '÷ floor': ratio(name, floor),
         ...(name.startsWith('search from') && results.has(SEARCH_FLOOR)
           ? { '÷ floor (same answer)': ratio(name, SEARCH_FLOOR) }
+          : {}),
+        ...(/^(401 forged|429)/.test(name) && results.has(REJECT_FLOOR)
+          ? { '÷ reject floor': ratio(name, REJECT_FLOOR) }
           : {}),
         ...(name.startsWith('signed inference') && results.has('inference, every lock off')
           ? { '÷ locks off': ratio(name, 'inference, every lock off') }
