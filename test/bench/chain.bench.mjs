@@ -28,9 +28,10 @@ const PROF = process.env.BENCH_PROF;
 const SEARCH_FLOOR = 'floor, search-sized answer';
 // Nest's floor for a refusal (a guard throwing a ready 401 problem): the guard locks' reject paths.
 const REJECT_FLOOR = '401 from a bare guard (reject floor)';
+const refusedByGuard = (name) => /^(401 forged|429)/.test(name);
 const picked = ([n], i) => !ONLY || i < 2 || ONLY.some((o) => n.includes(o));
 const withSearch = VARIANTS.some((v, i) => picked(v, i) && v[0].startsWith('search from'));
-const withReject = VARIANTS.some((v, i) => picked(v, i) && /^(401 forged|429)/.test(v[0]));
+const withReject = VARIANTS.some((v, i) => picked(v, i) && refusedByGuard(v[0]));
 const variants = VARIANTS.filter(
   (v, i) =>
     picked(v, i) || (withSearch && v[0] === SEARCH_FLOOR) || (withReject && v[0] === REJECT_FLOOR),
@@ -140,7 +141,7 @@ try {
         ...(name.startsWith('search from') && results.has(SEARCH_FLOOR)
           ? { '÷ floor (same answer)': ratio(name, SEARCH_FLOOR) }
           : {}),
-        ...(/^(401 forged|429)/.test(name) && results.has(REJECT_FLOOR)
+        ...(refusedByGuard(name) && results.has(REJECT_FLOOR)
           ? { '÷ reject floor': ratio(name, REJECT_FLOOR) }
           : {}),
         ...(name.startsWith('signed inference') && results.has('inference, every lock off')
