@@ -31,6 +31,8 @@ export function Shell({ token, onSignOut }: Props) {
   useEffect(() => {
     const onHash = () => setPage(pageOf(location.hash));
     window.addEventListener('hashchange', onHash);
+    // A hash change between the first render and this effect fired no listener: read it now.
+    onHash();
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
   useEffect(() => {

@@ -160,6 +160,23 @@ describe.skipIf(!chromiumAvailable()).each(ADAPTERS)('console in a browser (%s)'
     expect(unexpected(tab.errors)).toEqual([]);
   });
 
+  it('should open the page of a hash that changed while the console first rendered', async () => {
+    const tab = await browser.page();
+    await signIn(tab, app.url, ADMIN_TOKEN);
+    // Once the shell is in the DOM (before its effects run), the hash changes: the console
+    // must still follow it, however late its hashchange listener is attached.
+    await tab.page.addInitScript(() => {
+      new MutationObserver((_, observer) => {
+        if (!document.querySelector('nav.side')) return;
+        observer.disconnect();
+        location.hash = '#/rate-limits';
+      }).observe(document, { childList: true, subtree: true });
+    });
+    await tab.page.reload();
+    await tab.page.getByRole('heading', { name: 'Rate limits' }).waitFor({ timeout: 5_000 });
+    expect(unexpected(tab.errors)).toEqual([]);
+  });
+
   it('should show a refused rule change next to its field', async () => {
     const tab = await browser.page();
     await signIn(tab, app.url, ADMIN_TOKEN);
