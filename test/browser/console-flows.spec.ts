@@ -165,13 +165,13 @@ describe.skipIf(!chromiumAvailable()).each(ADAPTERS)('console in a browser (%s)'
     await signIn(tab, app.url, ADMIN_TOKEN);
     // Once the shell is in the DOM (before its effects run), the hash changes: the console
     // must still follow it, however late its hashchange listener is attached.
-    await tab.page.addInitScript(() => {
+    await tab.page.addInitScript(`
       new MutationObserver((_, observer) => {
         if (!document.querySelector('nav.side')) return;
         observer.disconnect();
         location.hash = '#/rate-limits';
       }).observe(document, { childList: true, subtree: true });
-    });
+    `);
     await tab.page.reload();
     await tab.page.getByRole('heading', { name: 'Rate limits' }).waitFor({ timeout: 5_000 });
     expect(unexpected(tab.errors)).toEqual([]);
