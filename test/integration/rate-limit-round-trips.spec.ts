@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunningApp, startApp } from '../support/app.js';
 import { RateLimitRoutesModule, withRateLimitPolicies } from '../support/rate-limit-routes.js';
 import { canStartRedis, uniqueEnv } from '../support/redis-env.js';
-import { RedisProcess, startRedis } from '../support/redis-server.js';
+import { RedisProcess, monitorCommands, startRedis } from '../support/redis-server.js';
 
 /**
  * "One Redis round trip per request" with a claim and onLimit flag: every command the app sends with the
@@ -14,7 +14,7 @@ describe.skipIf(!canStartRedis())(
   () => {
     let server: RedisProcess;
     let app: RunningApp;
-    let monitor: Redis;
+    let monitor: { stop: () => void } | undefined;
     const env = uniqueEnv('rlrt');
     const seen: string[][] = [];
     const post = (id: number): Promise<Response> =>
@@ -49,8 +49,7 @@ describe.skipIf(!canStartRedis())(
         await new Promise((r) => setTimeout(r, 50));
       }
       probe.disconnect();
-      monitor = await new Redis(server.url).monitor();
-      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      monitor = await monitorCommands(server.port, ({ args, source }) => {
         // The rate limiter's keys only: not the config poll (cfg:{…} keys), nor its own timers —
         // the instance heartbeat, the load level (`…:load`) and the risk records (`…:risk:…`,
         // written after the request in batches, off its path).
@@ -63,7 +62,7 @@ describe.skipIf(!canStartRedis())(
       });
     });
     afterAll(async () => {
-      monitor?.disconnect();
+      monitor?.stop();
       await app?.close();
       await server?.stop();
     });

@@ -224,3 +224,50 @@ export async function startSentinel(primaryPort: number, name = 'mymaster'): Pro
   );
   return new RedisProcess(port, [], conf).start();
 }
+
+/** A command as MONITOR prints it: `source` is the client's address, or `lua` inside a script. */
+export interface MonitoredCommand {
+  source: string;
+  args: string[];
+}
+
+const unescape = (s: string): string =>
+  s.replace(/\\(x[0-9a-fA-F]{2}|.)/g, (_, e: string) =>
+    e.length === 3
+      ? String.fromCharCode(parseInt(e.slice(1), 16))
+      : (({ n: '\n', r: '\r', t: '\t', a: '\x07', b: '\b' } as Record<string, string>)[e] ?? e),
+  );
+
+/**
+ * MONITOR on the redis-server at `port`, read through `redis-cli` (its own process, so no
+ * client library has to tell MONITOR's stream from command replies: ioredis's monitor mode
+ * can fail with "Command queue state error" when lines arrive with MONITOR's own OK).
+ * Resolves once MONITOR is attached; `stop()` ends it.
+ */
+export async function monitorCommands(
+  port: number,
+  onCommand: (c: MonitoredCommand) => void,
+): Promise<{ stop: () => void }> {
+  const cli = spawn('redis-cli', ['-p', String(port), 'monitor'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let rest = '';
+  let attached: () => void = () => {};
+  const ok = new Promise<void>((resolve, reject) => {
+    attached = resolve;
+    cli.once('exit', (code) => reject(new Error(`redis-cli monitor exited (${code})`)));
+  });
+  cli.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) {
+      if (line.trim() === 'OK') attached();
+      const m = /^\d+\.\d+ \[\d+ ([^\]]+)\] (.*)$/.exec(line.trim());
+      if (!m) continue;
+      const args = [...m[2]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((a) => unescape(a[1]!));
+      onCommand({ source: m[1]!, args });
+    }
+  });
+  await ok;
+  return { stop: () => cli.kill('SIGKILL') };
+}
