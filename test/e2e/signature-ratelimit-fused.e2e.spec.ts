@@ -4,7 +4,6 @@
  * claim, so a replay is refused whichever path claimed the nonce first; a replay charges no
  * bucket; a Redis outage fails closed.
  */
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import { RateLimitModule } from '../../src/locks/rate-limit/rate-limit.module.js';
@@ -12,7 +11,7 @@ import { SignatureModule } from '../../src/locks/signature/signature.module.js';
 import { signRequest } from '../../src/sdk/index.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { canStartRedis, uniqueEnv } from '../support/redis-env.js';
-import { RedisProcess, startRedis } from '../support/redis-server.js';
+import { RedisProcess, monitorCommands, startRedis } from '../support/redis-server.js';
 import {
   SignatureRoutesModule,
   signatureOnly,
@@ -26,22 +25,18 @@ async function callsNaming(
   needle: string,
   fn: () => Promise<void>,
 ): Promise<string[]> {
-  const monitor = spawn('redis-cli', ['-p', String(port), 'monitor'], {
-    stdio: ['ignore', 'pipe', 'ignore'],
+  const names: string[] = [];
+  const monitor = await monitorCommands(port, ({ source, args }) => {
+    if (source !== 'lua' && args.some((a) => a.includes(needle)))
+      names.push(args[0]!.toLowerCase());
   });
-  let text = '';
-  monitor.stdout.on('data', (d: Buffer) => (text += d.toString()));
-  await expect.poll(() => text.includes('OK'), { timeout: 5_000 }).toBe(true);
   try {
     await fn();
     await new Promise((r) => setTimeout(r, 200));
   } finally {
-    monitor.kill('SIGKILL');
+    monitor.stop();
   }
-  return text
-    .split('\n')
-    .filter((l) => /^\d+\.\d+ \[\d+ (?!lua\])/.test(l) && l.includes(needle))
-    .map((l) => /\] "([^"]+)"/.exec(l)![1]!.toLowerCase());
+  return names;
 }
 
 /** `sig-required` with the rate limiter too: 3 requests per app per hour. */
