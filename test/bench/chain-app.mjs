@@ -7,14 +7,25 @@
 //                            measured search answer (the locks' cost without the answer's)
 //   GET /bench/reject  a guard that throws a ready-made 401 problem (Nest's own floor for a
 //                      rejection: its exception path and the app's problem filter, no lock)
+//   GET /bench/floor-redis  the floor whose guard awaits one Redis round trip, as a lock makes it:
+//                           lua/ping.lua through RedisService.script (EVALSHA, one per request)
 import 'reflect-metadata';
-import { Controller, Get, Injectable, Module, UseGuards, UseInterceptors } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Inject,
+  Injectable,
+  Module,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
 
 const dist = new URL('../../dist/src/', import.meta.url).href;
 const { createApp } = await import(`${dist}app.factory.js`);
 const { loadAppConfig } = await import(`${dist}app.config.js`);
 const { Protect } = await import(`${dist}chain/protect.decorator.js`);
 const { ProblemException } = await import(`${dist}common/problem.exception.js`);
+const { RedisService } = await import(`${dist}redis/redis.service.js`);
 
 class EmptyGuard {
   canActivate() {
@@ -22,6 +33,19 @@ class EmptyGuard {
   }
 }
 Injectable()(EmptyGuard);
+
+// Allows every request after one script call to Redis, made as the locks make theirs.
+class RedisGuard {
+  constructor(redis) {
+    this.redis = redis;
+  }
+  async canActivate() {
+    await this.redis.script('ping', [], ['bench']);
+    return true;
+  }
+}
+Injectable()(RedisGuard);
+Inject(RedisService)(RedisGuard, undefined, 0);
 
 // Refuses every request with a new 401 problem, built as the signature lock builds its own.
 class RejectGuard {
@@ -75,6 +99,9 @@ class BenchController {
   reject() {
     return { now: Date.now() };
   }
+  floorRedis() {
+    return { now: Date.now() };
+  }
 }
 const method = (name, decorators) =>
   Reflect.decorate(
@@ -90,13 +117,19 @@ method('floorSearch', [
   UseInterceptors(EmptyInterceptor),
 ]);
 method('off', [Get('off'), Protect('bench-off')]);
+method('floorRedis', [
+  Get('floor-redis'),
+  UseGuards(RedisGuard),
+  UseInterceptors(EmptyInterceptor),
+]);
 method('reject', [Get('reject'), UseGuards(RejectGuard), UseInterceptors(EmptyInterceptor)]);
 Controller('bench')(BenchController);
 
 class BenchModule {}
-Module({ controllers: [BenchController], providers: [EmptyGuard, RejectGuard, EmptyInterceptor] })(
-  BenchModule,
-);
+Module({
+  controllers: [BenchController],
+  providers: [EmptyGuard, RedisGuard, RejectGuard, EmptyInterceptor],
+})(BenchModule);
 
 const config = loadAppConfig();
 const app = await createApp(config, { imports: [BenchModule] });

@@ -90,6 +90,7 @@ export const VARIANTS = [
   ['empty guard + interceptor (floor)', 'on', get('/bench/floor'), 200],
   ['@Protect, every lock off', 'on', get('/bench/off'), 200],
   ['floor, search-sized answer', 'on', get('/bench/floor-search'), 200],
+  ['floor + one Redis round trip', 'on', get('/bench/floor-redis'), 200],
   ['search from the result cache', 'on', get('/v1/search?q=paris&limit=3'), 200],
   ['signed GET /v1/whoami', 'on', signed('GET', '/v1/whoami'), 200],
   ['signed inference, demo model', 'on', signed('POST', '/v1/inference', CHAT), 200],

@@ -29,12 +29,19 @@ const SEARCH_FLOOR = 'floor, search-sized answer';
 // Nest's floor for a refusal (a guard throwing a ready 401 problem): the guard locks' reject paths.
 const REJECT_FLOOR = '401 from a bare guard (reject floor)';
 const refusedByGuard = (name) => /^(401 forged|429)/.test(name);
+// Nest's floor for a request that asks Redis once (a guard awaiting one PING): the rows whose locks ask Redis.
+const REDIS_FLOOR = 'floor + one Redis round trip';
+const asksRedis = (name) => /^(search from|signed GET|bloom)/.test(name);
 const picked = ([n], i) => !ONLY || i < 2 || ONLY.some((o) => n.includes(o));
 const withSearch = VARIANTS.some((v, i) => picked(v, i) && v[0].startsWith('search from'));
 const withReject = VARIANTS.some((v, i) => picked(v, i) && refusedByGuard(v[0]));
+const withRedis = VARIANTS.some((v, i) => picked(v, i) && asksRedis(v[0]));
 const variants = VARIANTS.filter(
   (v, i) =>
-    picked(v, i) || (withSearch && v[0] === SEARCH_FLOOR) || (withReject && v[0] === REJECT_FLOOR),
+    picked(v, i) ||
+    (withSearch && v[0] === SEARCH_FLOOR) ||
+    (withReject && v[0] === REJECT_FLOOR) ||
+    (withRedis && v[0] === REDIS_FLOOR),
 );
 // Signed header sets made before each run: more than a run sends on this machine (else signed on the spot).
 const PRESIGN = Number(process.env.BENCH_PRESIGN ?? 20_000 * RUN_SECONDS);
@@ -140,6 +147,9 @@ try {
         '÷ floor': ratio(name, floor),
         ...(name.startsWith('search from') && results.has(SEARCH_FLOOR)
           ? { '÷ floor (same answer)': ratio(name, SEARCH_FLOOR) }
+          : {}),
+        ...(asksRedis(name) && results.has(REDIS_FLOOR)
+          ? { '÷ floor + Redis': ratio(name, REDIS_FLOOR) }
           : {}),
         ...(refusedByGuard(name) && results.has(REJECT_FLOOR)
           ? { '÷ reject floor': ratio(name, REJECT_FLOOR) }
