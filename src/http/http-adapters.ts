@@ -50,13 +50,13 @@ export function createHttpAdapter(config: HttpOptions): ExpressAdapter | Fastify
     bodyLimit: config.bodyLimitBytes,
     trustProxy: false,
     return503OnClosing: true,
-    routerOptions: { maxParamLength: 512 },
+    // Router options live under routerOptions (fastify 5 deprecates them at the top level: FSTDEP022).
+    routerOptions: { maxParamLength: 512, querystringParser: parseQueryString },
     keepAliveTimeout: config.server.keepAliveTimeoutMs,
     requestTimeout: config.server.requestTimeoutMs,
     serverFactory: (handler: RequestListener) =>
       createServer(serverOptions(config.server), handler),
     clientErrorHandler: answerClientError,
-    querystringParser: parseQueryString,
     // The router's own errors (a malformed percent-encoded path, a parameter
     // over maxParamLength) are answered as problems like every other error.
     frameworkErrors: (err: FastifyError, _request: unknown, reply: FastifyReply) => {
