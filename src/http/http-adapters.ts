@@ -8,6 +8,34 @@ import { sendProblem } from './send-problem.js';
 import { parseQueryString } from './query-string.js';
 import { ServerLimits, answerClientError, serverOptions } from './server-limits.js';
 
+/** A fastify error handler (`this` is the fastify instance). */
+export type FastifyErrorHandler = Parameters<FastifyAdapter['setErrorHandler']>[0];
+
+/**
+ * Fastify with ONE error handler: Nest's (its exception layer, which ends in the app's
+ * problem filter), set when the app initialises. An error that handler itself throws goes to
+ * `fallbackErrorHandler` (problem+json, set by http-setup.ts), not to fastify's plain JSON.
+ * Setting both on the instance would make fastify warn at every start (FSTWRN004).
+ */
+export class RampartFastifyAdapter extends FastifyAdapter {
+  fallbackErrorHandler: FastifyErrorHandler | undefined;
+
+  override setErrorHandler(
+    handler: FastifyErrorHandler,
+  ): ReturnType<FastifyAdapter['setErrorHandler']> {
+    const fallbackOf = (): FastifyErrorHandler | undefined => this.fallbackErrorHandler;
+    return super.setErrorHandler(async function (this: unknown, err, request, reply) {
+      try {
+        return await handler.call(this as never, err, request, reply);
+      } catch (thrown) {
+        const fallback = fallbackOf();
+        if (!fallback) throw thrown;
+        return fallback.call(this as never, thrown as never, request, reply);
+      }
+    } as FastifyErrorHandler);
+  }
+}
+
 /** The HTTP adapters Rampart runs on. */
 export type HttpAdapterName = 'express' | 'fastify';
 
@@ -40,13 +68,13 @@ class LimitedExpressAdapter extends ExpressAdapter {
 }
 
 /** The Nest HTTP adapter for the configured platform. */
-export function createHttpAdapter(config: HttpOptions): ExpressAdapter | FastifyAdapter {
+export function createHttpAdapter(config: HttpOptions): ExpressAdapter | RampartFastifyAdapter {
   if (config.httpAdapter === 'express') {
     const adapter = new LimitedExpressAdapter(config.server);
     adapter.set('query parser', parseQueryString);
     return adapter;
   }
-  return new FastifyAdapter({
+  return new RampartFastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
     trustProxy: false,
     return503OnClosing: true,

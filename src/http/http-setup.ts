@@ -10,7 +10,7 @@ import { ResponseTaps } from '../common/response-taps.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { BodyLimits, expressBodies, fastifyBodies } from './body/body-parsing.js';
 import { AnyRequest, requestState } from './http-context.js';
-import type { HttpOptions } from './http-adapters.js';
+import type { HttpOptions, RampartFastifyAdapter } from './http-adapters.js';
 import { mapParserErrors } from './parser-errors.js';
 import { pathProblem } from './path-problems.js';
 import { toProblem } from './problem.filter.js';
@@ -115,14 +115,16 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
       done(pathProblem(request.raw.url) ?? queryProblem(queryOf(request.raw.url)));
     });
     fastifyBodies(app as NestFastifyApplication, bodies);
-    fastify.setErrorHandler((err, request, reply) => {
+    // Nest's exception layer is the error handler; this one answers what that layer throws.
+    const adapter = (app as NestFastifyApplication).getHttpAdapter() as RampartFastifyAdapter;
+    adapter.fallbackErrorHandler = (err, request, reply) => {
       const { problem, headers } = toProblem(err);
       const state = requestState(request as unknown as AnyRequest);
       state.problem = problem.error;
       const id = state.requestId;
       if (id) problem.request_id = id;
       sendProblem(reply as never, problem, headers, styles.forTarget(request.raw.url));
-    });
+    };
     app.use(securityHeaders);
     if (cors) app.enableCors(cors);
     return;

@@ -25,11 +25,24 @@ function emptyIndexEnv(): Record<string, string> {
 
 describe.each(ADAPTERS)('HTTP platform (%s)', (adapter) => {
   let app: RunningApp;
+  /** The codes of the process warnings the app's start emitted (fastify's are FST…). */
+  const warnings: string[] = [];
 
   beforeAll(async () => {
-    app = await startApp({ HTTP_ADAPTER: adapter, CORS_ORIGINS: ORIGIN, ...emptyIndexEnv() });
+    const onWarning = (w: Error & { code?: string }) => warnings.push(w.code ?? w.name);
+    process.on('warning', onWarning);
+    try {
+      app = await startApp({ HTTP_ADAPTER: adapter, CORS_ORIGINS: ORIGIN, ...emptyIndexEnv() });
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
   afterAll(() => app?.close());
+
+  it('should start without a framework warning (deprecations, error-handler overrides)', () => {
+    expect(warnings.filter((code) => code.startsWith('FST'))).toEqual([]);
+  });
 
   it('should send the security headers on answers and on errors', async () => {
     for (const path of ['/v1/time', '/no/such/route']) {
