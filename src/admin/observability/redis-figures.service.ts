@@ -74,10 +74,15 @@ export class RedisFiguresSampler implements OnApplicationBootstrap, OnApplicatio
     return this.last;
   }
 
-  /** Takes the lease and measures if no instance did in this interval, then reads the shared result. */
+  /**
+   * Takes the lease and measures if no instance did in this interval, then reads the shared
+   * result — also when this instance's own measurement failed, so that it still shows what
+   * another instance measured.
+   */
   async tick(): Promise<void> {
     const ms = this.settings.redisSampleMs;
     const key = `cfg:${this.admin.tag}:redis-figures`;
+    let failure: unknown;
     try {
       const won = await this.admin.run('admin.redis_figures.lease', (c) =>
         c.set(`${key}:lease`, this.id, 'PX', Math.max(500, Math.floor(ms * 0.9)), 'NX'),
@@ -91,14 +96,18 @@ export class RedisFiguresSampler implements OnApplicationBootstrap, OnApplicatio
           c.set(key, JSON.stringify(figures), 'PX', 3 * ms),
         );
       }
+    } catch (err) {
+      failure = err;
+    }
+    try {
       const raw = await this.admin.run('admin.redis_figures.read', (c) => c.get(key));
       if (raw !== null) this.show(JSON.parse(raw) as RedisFigures);
-      this.failing = false;
     } catch (err) {
-      if (!this.failing)
-        this.logger.warn(`could not sample Redis figures: ${(err as Error).message}`);
-      this.failing = true;
+      failure ??= err;
     }
+    if (failure !== undefined && !this.failing)
+      this.logger.warn(`could not sample Redis figures: ${(failure as Error).message}`);
+    this.failing = failure !== undefined;
   }
 
   private show(f: RedisFigures): void {
