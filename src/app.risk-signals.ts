@@ -2,8 +2,8 @@ import { Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ResponseTaps, type TappedResponse } from './common/response-taps.js';
 import { type AnyRequest, requestState } from './http/http-context.js';
-import { findRiskSink } from './locks/rate-limit/risk/risk-sink.js';
-import type { RiskSignal } from './locks/rate-limit/risk/risk.types.js';
+import { findRiskSink } from './locks/rate-limit/extensions/risk-sink.js';
+import type { RiskSignal } from './locks/rate-limit/core/risk.types.js';
 
 /**
  * Which finished answers are risk signals (docs/quotas.md#signals): a failed

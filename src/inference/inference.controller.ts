@@ -3,7 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Protect } from '../chain/protect.decorator.js';
 import { ModuleRef } from '@nestjs/core';
 import { type AnyReply, type AnyRequest, requestState } from '../http/http-context.js';
-import { findRiskSink, type RiskSink } from '../locks/rate-limit/risk/risk-sink.js';
+import { findRiskSink, type RiskSink } from '../locks/rate-limit/extensions/risk-sink.js';
 import { ChatCompletionRequestDto } from './dto/chat-completion-request.dto.js';
 import { InferenceService } from './inference.service.js';
 import type { ChatCompletion } from './openai.types.js';

@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Inject, Post, Req, UseInterceptors } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { findRiskSink, type RiskSink } from '../locks/rate-limit/risk/risk-sink.js';
+import { findRiskSink, type RiskSink } from '../locks/rate-limit/extensions/risk-sink.js';
 import type { ClassifiedUpdate } from './telegram-update.js';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Protect } from '../chain/protect.decorator.js';

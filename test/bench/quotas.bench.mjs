@@ -12,9 +12,9 @@ const { MetricsService } = await import(`${ROOT}dist/src/metrics/metrics.service
 const { RedisRateLimitStore } = await import(
   `${ROOT}dist/src/locks/rate-limit/store/redis-rate-limit.store.js`
 );
-const { riskParams } = await import(`${ROOT}dist/src/locks/rate-limit/risk/risk-params.js`);
+const { riskParams } = await import(`${ROOT}dist/src/locks/rate-limit/core/risk-params.js`);
 const { defaultRiskSettings } = await import(
-  `${ROOT}dist/src/locks/rate-limit/risk/risk.settings.js`
+  `${ROOT}dist/src/locks/rate-limit/settings/risk.settings.js`
 );
 
 const redisProc = await startRedis();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { ManualClock } from '../../src/common/clock.js';
-import { RedisLoadStore } from '../../src/locks/rate-limit/load/redis-load.store.js';
+import { RedisLoadStore } from '../../src/locks/rate-limit/store/load/redis-load.store.js';
 import { RedisRateLimitStore } from '../../src/locks/rate-limit/store/redis-rate-limit.store.js';
 import { RedisService } from '../../src/redis/redis.service.js';
 import { runLoadScenarios } from '../support/load-scenarios.js';

@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/common/clock.js';
-import { MemoryRiskStore } from '../../src/locks/rate-limit/risk/memory-risk.store.js';
-import { RedisRiskStore } from '../../src/locks/rate-limit/risk/redis-risk.store.js';
-import { observeParams, riskParams } from '../../src/locks/rate-limit/risk/risk-params.js';
-import { defaultRiskSettings } from '../../src/locks/rate-limit/risk/risk.settings.js';
-import type { RiskObservation } from '../../src/locks/rate-limit/risk/risk.types.js';
+import { MemoryRiskStore } from '../../src/locks/rate-limit/store/risk/memory-risk.store.js';
+import { RedisRiskStore } from '../../src/locks/rate-limit/store/risk/redis-risk.store.js';
+import { observeParams, riskParams } from '../../src/locks/rate-limit/core/risk-params.js';
+import { defaultRiskSettings } from '../../src/locks/rate-limit/settings/risk.settings.js';
+import type { RiskObservation } from '../../src/locks/rate-limit/core/risk.types.js';
 import { MemoryRateLimitStore } from '../../src/locks/rate-limit/store/memory-rate-limit.store.js';
-import type {
-  BucketSpec,
-  DecideRequest,
-} from '../../src/locks/rate-limit/store/rate-limit.store.js';
+import type { BucketSpec, DecideRequest } from '../../src/locks/rate-limit/core/decision.types.js';
 import { RedisRateLimitStore } from '../../src/locks/rate-limit/store/redis-rate-limit.store.js';
 import type { RedisService } from '../../src/redis/redis.service.js';
 import { redisUrl, uniqueEnv } from '../support/redis-env.js';

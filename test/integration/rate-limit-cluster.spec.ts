@@ -6,7 +6,7 @@ import {
   BucketSpec,
   DecideRequest,
   toldKey,
-} from '../../src/locks/rate-limit/store/rate-limit.store.js';
+} from '../../src/locks/rate-limit/core/decision.types.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
 import { RunningApp, startApp } from '../support/app.js';

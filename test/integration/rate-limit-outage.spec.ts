@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RateLimitPeers } from '../../src/locks/rate-limit/limiter/rate-limit-peers.service.js';
+import { RateLimitPeers } from '../../src/locks/rate-limit/store/lanes/rate-limit-peers.service.js';
 import { RunningApp, startApp } from '../support/app.js';
 import { RateLimitRoutesModule, withRateLimitPolicies } from '../support/rate-limit-routes.js';
 import { canStartRedis, uniqueEnv } from '../support/redis-env.js';

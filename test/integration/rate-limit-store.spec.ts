@@ -3,10 +3,7 @@ import { loadAppConfig } from '../../src/app.config.js';
 import { ManualClock, systemClock } from '../../src/common/clock.js';
 import { MemoryRateLimitStore } from '../../src/locks/rate-limit/store/memory-rate-limit.store.js';
 import { RedisRateLimitStore } from '../../src/locks/rate-limit/store/redis-rate-limit.store.js';
-import type {
-  BucketSpec,
-  DecideRequest,
-} from '../../src/locks/rate-limit/store/rate-limit.store.js';
+import type { BucketSpec, DecideRequest } from '../../src/locks/rate-limit/core/decision.types.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
 import { runStoreScenarios } from '../support/rate-limit-scenarios.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { ManualClock } from '../../src/common/clock.js';
-import { RedisRiskStore } from '../../src/locks/rate-limit/risk/redis-risk.store.js';
+import { RedisRiskStore } from '../../src/locks/rate-limit/store/risk/redis-risk.store.js';
 import { RedisRateLimitStore } from '../../src/locks/rate-limit/store/redis-rate-limit.store.js';
 import { RedisService } from '../../src/redis/redis.service.js';
 import { connectRedisService } from '../support/redis-service.js';

@@ -5,9 +5,9 @@
  */
 import { expect, it } from 'vitest';
 import type { ManualClock } from '../../src/common/clock.js';
-import type { GlobalBucket, LoadStore } from '../../src/locks/rate-limit/load/load-store.js';
-import { defaultLoadSettings } from '../../src/locks/rate-limit/load/load.settings.js';
-import type { LoadLevel } from '../../src/locks/rate-limit/load/load.types.js';
+import type { GlobalBucket, LoadStore } from '../../src/locks/rate-limit/store/load/load-store.js';
+import { defaultLoadSettings } from '../../src/locks/rate-limit/settings/load.settings.js';
+import type { LoadLevel } from '../../src/locks/rate-limit/core/load.types.js';
 import type { RateLimitStore } from '../../src/locks/rate-limit/store/rate-limit.store.js';
 
 export interface LoadHarness {

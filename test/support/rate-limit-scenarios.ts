@@ -9,16 +9,16 @@ import {
   bucketFor,
   fuseBucket,
   penaltyOf,
-} from '../../src/locks/rate-limit/buckets/compile-policy.js';
+} from '../../src/locks/rate-limit/rules/compile-policy.js';
 import type { ManualClock } from '../../src/common/clock.js';
+import { RateLimitStore } from '../../src/locks/rate-limit/store/rate-limit.store.js';
 import {
   BucketSpec,
   Decision,
-  RateLimitStore,
   TTL_MARGIN_MS,
   bucketTtlMs,
   toldKey,
-} from '../../src/locks/rate-limit/store/rate-limit.store.js';
+} from '../../src/locks/rate-limit/core/decision.types.js';
 
 export interface StoreHarness {
   store: RateLimitStore;

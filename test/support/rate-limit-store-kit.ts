@@ -1,4 +1,4 @@
-import type { BucketSpec } from '../../src/locks/rate-limit/store/rate-limit.store.js';
+import type { BucketSpec } from '../../src/locks/rate-limit/core/decision.types.js';
 import type { ScriptRunner } from '../../src/locks/rate-limit/store/redis-store.options.js';
 
 /** A GCRA bucket of `capacity` refilling `perSec` tokens a second, cost 1, every flag off. */

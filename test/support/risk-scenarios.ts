@@ -5,10 +5,10 @@
  */
 import { expect, it } from 'vitest';
 import type { ManualClock } from '../../src/common/clock.js';
-import { observeParams, riskParams } from '../../src/locks/rate-limit/risk/risk-params.js';
-import type { RiskStore } from '../../src/locks/rate-limit/risk/risk-store.js';
-import { defaultRiskSettings } from '../../src/locks/rate-limit/risk/risk.settings.js';
-import type { RiskObservation, RiskSignal } from '../../src/locks/rate-limit/risk/risk.types.js';
+import { observeParams, riskParams } from '../../src/locks/rate-limit/core/risk-params.js';
+import type { RiskStore } from '../../src/locks/rate-limit/store/risk/risk-store.js';
+import { defaultRiskSettings } from '../../src/locks/rate-limit/settings/risk.settings.js';
+import type { RiskObservation, RiskSignal } from '../../src/locks/rate-limit/core/risk.types.js';
 import type { RateLimitStore } from '../../src/locks/rate-limit/store/rate-limit.store.js';
 
 export interface RiskHarness {

@@ -1,21 +1,21 @@
 import type { Provider } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { RedisService } from '../../redis/redis.service.js';
-import { LOAD_STORE } from './load/load-store.js';
+import { LOAD_STORE } from './store/load/load-store.js';
 import { LoadMonitor } from './load/load-monitor.service.js';
-import { MemoryLoadStore } from './load/memory-load.store.js';
-import { QuotaMetrics } from './load/quota.metrics.js';
-import { RedisLoadStore } from './load/redis-load.store.js';
+import { MemoryLoadStore } from './store/load/memory-load.store.js';
+import { QuotaMetrics } from './quota.metrics.js';
+import { RedisLoadStore } from './store/load/redis-load.store.js';
 import { RATE_LIMIT_ADMIN } from './rate-limit.admin.js';
 import { RATE_LIMIT_SETTINGS } from './rate-limit.settings.js';
 import type { RateLimitSettings } from './rate-limit.types.js';
-import { MemoryRiskStore } from './risk/memory-risk.store.js';
-import { RedisRiskStore } from './risk/redis-risk.store.js';
+import { MemoryRiskStore } from './store/risk/memory-risk.store.js';
+import { RedisRiskStore } from './store/risk/redis-risk.store.js';
 import { RiskPlanner } from './risk/risk-planner.js';
 import { RiskRecorder } from './risk/risk-recorder.service.js';
-import { RISK_SINK } from './risk/risk-sink.js';
-import { RISK_STORE } from './risk/risk-store.js';
-import { RateLimitAdmin } from './risk/subject-admin.service.js';
+import { RISK_SINK } from './extensions/risk-sink.js';
+import { RISK_STORE } from './store/risk/risk-store.js';
+import { RateLimitAdmin } from './subject-admin.service.js';
 import { MemoryRateLimitStore } from './store/memory-rate-limit.store.js';
 
 /**

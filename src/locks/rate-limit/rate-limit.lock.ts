@@ -3,7 +3,7 @@ import type { GuardLock, LockContext } from '../../chain/lock.types.js';
 import type { LockSlice } from '../../config/policy.types.js';
 import { setReplyHeader } from '../../http/http-context.js';
 import { RateLimitExtensions } from './extensions/rate-limit-extensions.js';
-import { rateLimitField, rateLimitPolicyField } from './limiter/rate-limit-headers.js';
+import { rateLimitField, rateLimitPolicyField } from './core/rate-limit-headers.js';
 import { RateLimiter } from './limiter/rate-limiter.service.js';
 import { rateLimitProblem } from './rate-limit.problems.js';
 import type { RateLimitSlice } from './rate-limit.types.js';

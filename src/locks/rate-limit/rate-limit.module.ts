@@ -12,20 +12,20 @@ import {
 } from './extensions/rate-limit-extensions.module.js';
 import { DenyCache } from './limiter/deny-cache.js';
 import { RateLimitClaims } from './limiter/rate-limit-claims.js';
-import { RateLimitPeers } from './limiter/rate-limit-peers.service.js';
+import { RateLimitPeers } from './store/lanes/rate-limit-peers.service.js';
 import { RateLimiter } from './limiter/rate-limiter.service.js';
-import { StoreLanes } from './limiter/store-lanes.js';
+import { StoreLanes } from './store/lanes/store-lanes.js';
 import { Verdicts } from './limiter/verdicts.js';
 import { RateLimitLock } from './rate-limit.lock.js';
 import { RateLimitMetrics } from './rate-limit.metrics.js';
 import { RATE_LIMIT_SETTINGS, rateLimitSettings } from './rate-limit.settings.js';
 import type { RateLimitSettings } from './rate-limit.types.js';
 import { memoryStoreProvider, rateLimitStoreProvider } from './store/rate-limit-store.provider.js';
-import { KeyHashers } from './subjects/key-hasher.js';
+import { KeyHashers } from './store/lanes/key-hashers.js';
 import { SubjectResolver } from './subjects/subject-resolver.js';
 import { QUOTA_PROVIDERS } from './quotas.providers.js';
 import { RATE_LIMIT_ADMIN } from './rate-limit.admin.js';
-import { RISK_SINK } from './risk/risk-sink.js';
+import { RISK_SINK } from './extensions/risk-sink.js';
 import { LoadMonitor } from './load/load-monitor.service.js';
 
 /** Lock 2: multi-dimensional rate limits decided atomically (one Redis call per request). */

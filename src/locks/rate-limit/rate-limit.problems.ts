@@ -4,7 +4,7 @@ import {
   rateLimitField,
   rateLimitPolicyField,
   retryAfterSeconds,
-} from './limiter/rate-limit-headers.js';
+} from './core/rate-limit-headers.js';
 
 /** Why the rate-limit lock refused a request: the stable `error` code of the answer. */
 export type RateLimitErrorCode = 'rate_limited' | 'rate_limit_unavailable' | 'load_shed';

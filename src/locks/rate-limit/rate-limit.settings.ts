@@ -2,11 +2,11 @@ import { Inject } from '@nestjs/common';
 import { ConfigError } from '../../config/config.error.js';
 import type { RampartConfig } from '../../config/config.types.js';
 import { isRecord } from '../../common/is-record.js';
-import { parseDuration } from './buckets/rate-parse.js';
+import { parseDuration } from './core/rate-parse.js';
 import type { RateLimitSettings } from './rate-limit.types.js';
 import { posInt } from './rate-limit.validate.js';
-import { defaultLoadSettings, validateLoad } from './load/load.settings.js';
-import { defaultRiskSettings, validateRisk } from './risk/risk.settings.js';
+import { defaultLoadSettings, validateLoad } from './settings/load.settings.js';
+import { defaultRiskSettings, validateRisk } from './settings/risk.settings.js';
 
 export const RATE_LIMIT_SETTINGS = Symbol('RATE_LIMIT_SETTINGS');
 

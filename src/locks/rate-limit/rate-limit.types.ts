@@ -1,6 +1,6 @@
 import type { LockMode } from '../../config/policy.types.js';
-import type { LoadSettings } from './load/load.types.js';
-import type { RiskSettings } from './risk/risk.types.js';
+import type { LoadSettings } from './core/load.types.js';
+import type { RiskSettings } from './core/risk.types.js';
 
 /**
  * Where a rule finds its subject: app, user, ip, route and global are built in

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RATE_LIMIT_DEFAULTS } from './rate-limit.defaults.js';
-import { parseDuration, parseRate } from './buckets/rate-parse.js';
+import { parseDuration, parseRate } from './core/rate-parse.js';
 import { validateSlice } from './rate-limit.validate.js';
 
 const COSTS = ['inference'];

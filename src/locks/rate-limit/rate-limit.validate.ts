@@ -1,5 +1,5 @@
 import { LOCK_MODES } from '../../config/policy.types.js';
-import { parseDuration, parseRate } from './buckets/rate-parse.js';
+import { parseDuration, parseRate } from './core/rate-parse.js';
 import { ALGORITHMS, DIMENSIONS, FAIL_MODES } from './rate-limit.types.js';
 import { isRecord } from '../../common/is-record.js';
 import {
@@ -9,7 +9,7 @@ import {
   validateSliceExtras,
 } from './rate-limit.validate-extensions.js';
 
-import { validateLoadOptions } from './load/load.validate.js';
+import { validateLoadOptions } from './settings/load.validate.js';
 const NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const ACTION = /^[A-Za-z0-9._-]{1,64}$/;
 const SLICE_KEYS = new Set([

@@ -1,4 +1,4 @@
-import { parseDuration, parseRate } from '../../locks/rate-limit/buckets/rate-parse.js';
+import { parseDuration, parseRate } from '../../locks/rate-limit/core/rate-parse.js';
 
 /** A send bucket: `rate` tokens per second (`"30/s"`, `"20/min"`), burst `burst` tokens. */
 export interface SendBucket {

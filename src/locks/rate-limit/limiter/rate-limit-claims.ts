@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RedisService } from '../../../redis/redis.service.js';
 import { MemoryRateLimitStore } from '../store/memory-rate-limit.store.js';
-import { StoreLanes } from './store-lanes.js';
+import { StoreLanes } from '../store/lanes/store-lanes.js';
 
 /**
  * Gives a claim back (`claim: <name>` on a slice), so that a later copy of

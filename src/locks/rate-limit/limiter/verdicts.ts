@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { LockContext } from '../../../chain/lock.types.js';
 import { CLOCK, type Clock } from '../../../common/clock.js';
-import type { CompiledPolicy } from '../buckets/compile-policy.js';
-import { BucketMeta, FUSE_RULE, quotaOf } from '../buckets/request-buckets.js';
+import type { CompiledPolicy } from '../rules/compile-policy.js';
+import { BucketMeta, FUSE_RULE, quotaOf } from '../rules/request-buckets.js';
 import { RateLimitMetrics } from '../rate-limit.metrics.js';
-import type { BucketSpec, Decision } from '../store/rate-limit.store.js';
+import type { BucketSpec, Decision } from '../core/decision.types.js';
 import { DenyCache } from './deny-cache.js';
-import type { QuotaState } from './rate-limit-headers.js';
+import type { QuotaState } from '../core/rate-limit-headers.js';
 
 /** What the lock answers: headers of the tightest rule, a 429 with the blocking rule's quota, or a 503. */
 export type Verdict =

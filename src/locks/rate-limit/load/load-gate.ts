@@ -1,7 +1,7 @@
 import type { LockContext } from '../../../chain/lock.types.js';
-import { AttributeValues } from '../buckets/conditions.js';
-import type { CompiledPolicy } from '../buckets/compile-policy.js';
-import type { LoadLevel, LoadSettings } from './load.types.js';
+import { AttributeValues } from '../rules/conditions.js';
+import type { CompiledPolicy } from '../rules/compile-policy.js';
+import type { LoadLevel, LoadSettings } from '../core/load.types.js';
 
 /** What the load level does to one request: refuse it, or scale its ranked rules (undefined: nothing). */
 export type LoadGate = { shed: true } | { shed: false; load?: { factor: number; from: number } };

@@ -7,14 +7,14 @@ import {
 } from '@nestjs/common';
 import { LockChain } from '../../../chain/lock-chain.service.js';
 import { CLOCK, type Clock } from '../../../common/clock.js';
-import { StoreLanes } from '../limiter/store-lanes.js';
+import { StoreLanes } from '../store/lanes/store-lanes.js';
 import { InjectRateLimitSettings } from '../rate-limit.settings.js';
 import type { RateLimitSettings, RateLimitSlice } from '../rate-limit.types.js';
-import { parseRate } from '../buckets/rate-parse.js';
-import { type GlobalBucket, LOAD_STORE, type LoadStore } from './load-store.js';
-import { MemoryLoadStore } from './memory-load.store.js';
-import { type LoadAction, type LoadState, loadAction } from './load.types.js';
-import { QuotaMetrics } from './quota.metrics.js';
+import { parseRate } from '../core/rate-parse.js';
+import { type GlobalBucket, LOAD_STORE, type LoadStore } from '../store/load/load-store.js';
+import { MemoryLoadStore } from '../store/load/memory-load.store.js';
+import { type LoadAction, type LoadState, loadAction } from '../core/load.types.js';
+import { QuotaMetrics } from '../quota.metrics.js';
 
 /** A policy's place in the degrade order and what it does at the current level. */
 export interface PolicyLoadView {

@@ -1,9 +1,9 @@
-import type { ActiveRule } from '../buckets/bucket-keys.js';
+import type { ActiveRule } from '../rules/request-buckets.js';
 import type { Dimension } from '../rate-limit.types.js';
-import type { BucketSpec, DecideRequest } from '../store/rate-limit.store.js';
+import type { BucketSpec, DecideRequest } from '../core/decision.types.js';
 import type { KeyHasher } from '../subjects/key-hasher.js';
-import { riskKey, riskParams } from './risk-params.js';
-import type { RiskParams, RiskSettings } from './risk.types.js';
+import { riskKey, riskParams } from '../core/risk-params.js';
+import type { RiskParams, RiskSettings } from '../core/risk.types.js';
 
 const CACHE_MAX = 50_000;
 

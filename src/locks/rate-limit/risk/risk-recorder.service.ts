@@ -1,17 +1,18 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { RateLimitExtensions, type SubjectContext } from '../extensions/rate-limit-extensions.js';
-import { StoreLanes } from '../limiter/store-lanes.js';
+import { StoreLanes } from '../store/lanes/store-lanes.js';
 import { InjectRateLimitSettings } from '../rate-limit.settings.js';
 import type { Dimension, RateLimitSettings } from '../rate-limit.types.js';
 import { SubjectResolver } from '../subjects/subject-resolver.js';
-import { QuotaMetrics } from '../load/quota.metrics.js';
-import { MemoryRiskStore } from './memory-risk.store.js';
-import { observeParams } from './risk-params.js';
+import { QuotaMetrics } from '../quota.metrics.js';
+import { MemoryRiskStore } from '../store/risk/memory-risk.store.js';
+import { observeParams } from '../core/risk-params.js';
 import { RiskPlanner } from './risk-planner.js';
-import type { RiskSink } from './risk-sink.js';
-import { RISK_STORE, type ObserveParams, type RiskStore } from './risk-store.js';
-import type { RiskObservation, RiskSignal } from './risk.types.js';
+import type { RiskSink } from '../extensions/risk-sink.js';
+import { RISK_STORE, type RiskStore } from '../store/risk/risk-store.js';
+import { type ObserveParams } from '../core/risk.types.js';
+import type { RiskObservation, RiskSignal } from '../core/risk.types.js';
 
 const FLUSH_MS = 20;
 const MAX_BATCH = 256;

@@ -1,5 +1,5 @@
 import { replyDeadline } from '../../../redis/reply-deadline.js';
-import type { BucketOutcome, BucketSpec, Decision, DecideRequest } from './rate-limit.store.js';
+import type { BucketOutcome, BucketSpec, Decision, DecideRequest } from '../core/decision.types.js';
 import { refundArgs } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
 

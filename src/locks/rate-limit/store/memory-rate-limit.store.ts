@@ -1,15 +1,15 @@
-import type { Stored } from '../buckets/bucket-algorithms.js';
-import { BucketState, Write, decideBuckets } from '../buckets/bucket-math.js';
+import type { Stored } from '../core/bucket-algorithms.js';
+import { BucketState, Write, decideBuckets } from '../core/bucket-math.js';
 import { Clock, systemClock } from '../../../common/clock.js';
-import { MemoryRiskRecords } from '../risk/memory-risk-records.js';
+import { MemoryRiskRecords } from './risk/memory-risk-records.js';
+import { RateLimitStore } from './rate-limit.store.js';
 import {
   Decision,
   DecideRequest,
-  RateLimitStore,
   TTL_MARGIN_MS,
   bucketTtlMs,
   duplicateDecision,
-} from './rate-limit.store.js';
+} from '../core/decision.types.js';
 
 interface Entry {
   value: Stored;

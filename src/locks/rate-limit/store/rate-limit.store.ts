@@ -1,126 +1,10 @@
-import type { RiskParams } from '../risk/risk.types.js';
+import type { DecideRequest, Decision } from '../core/decision.types.js';
 
 /**
  * The state behind the rate-limit lock: one interface, a Redis store (one Lua
  * call per slot) and a memory store (same algorithm in TypeScript). Both pass
  * the shared scenario table in test/support/rate-limit-scenarios.ts.
  */
-
-/** `g` GCRA, `t` token bucket (tokens + timestamp), `f` fixed window (the emergency fuse). */
-export type BucketKind = 'g' | 't' | 'f';
-
-/** One bucket to decide, with every multiplier the app knows already applied. */
-export interface BucketSpec {
-  /** Full Redis key, e.g. `rl:{prod:rampart}:ip:Xb3…:search.per-ip`. */
-  key: string;
-  /** Key of the progressive-penalty strikes (same hash tag as `key`), when the rule has a penalty. */
-  penaltyKey?: string;
-  kind: BucketKind;
-  /** Burst in tokens (> 0, may be fractional after multipliers); the limit per window for `f`. */
-  capacity: number;
-  /** Microseconds per token (`g`, `t`: 1e6 / tokens per second); the window length for `f`. */
-  intervalUs: number;
-  /** Tokens this request takes from this bucket (integer ≥ 1). */
-  cost: number;
-  /** Decided and reported but never blocks. */
-  shadow: boolean;
-  /** A global bucket whose fill level drives degrade-before-reject. */
-  soft: boolean;
-  /** Capacity and rate × degrade factor while degraded. */
-  degradable: boolean;
-  /** Capacity and rate × the request's risk multiplier (DecideRequest.risk). */
-  risky?: boolean;
-  /**
-   * Progressive penalty: strikes (each lives `decayUs`) at or past `threshold` multiply capacity and rate by
-   * factor^(strikes − threshold + 1), never below `floor`; strikes are capped at `maxStrikes` (where the floor
-   * is reached), which bounds the time to decay back.
-   */
-  penalty?: {
-    threshold: number;
-    factor: number;
-    decayUs: number;
-    floor: number;
-    maxStrikes: number;
-  };
-  /** Refusals answered by the local deny cache since the last decision, to add as strikes (penalty rules). */
-  pendingStrikes?: number;
-  /** Hash-tag group: buckets of one group share a Redis Cluster slot and are decided in one call. */
-  group: string;
-}
-
-export interface DecideRequest {
-  buckets: BucketSpec[];
-  /** Fill fraction of a soft bucket from which the request is degraded; 0 = no degrade. */
-  degradeAt: number;
-  degradeFactor: number;
-  /** Degraded already known (another slot's global bucket said so). */
-  degradedHint: boolean;
-  /**
-   * A once-only id claimed in the same call (`SET NX PX`, same hash slot as the service's buckets). Taken
-   * already: the request is a duplicate and no bucket is charged. Else it is set whatever the decision.
-   */
-  claim?: { key: string; ttlMs: number };
-  /**
-   * `onLimit: flag`: per bucket, the key that says "this subject was told" (same slot as the bucket). On a
-   * refusal the blocker's is `SET NX PX max(retry-after, window)` (window: capacity ÷ rate, or the fixed
-   * window), so a subject is told once per window; `notify` says whether it was set now.
-   */
-  told?: string[];
-  /**
-   * Risk records of the request's scored subjects (same slot): the worst score picks the multiplier of the
-   * `risky` buckets, in the same call (risk/risk-math.ts). A record is created at first sight.
-   */
-  risk?: { keys: string[]; params: RiskParams };
-}
-
-export interface BucketOutcome {
-  allowed: boolean;
-  /** Whole tokens left after this request (or now, when refused). */
-  remaining: number;
-  /**
-   * Refused: milliseconds until this request's cost fits. Allowed: milliseconds (floored) until a NEXT
-   * request of the same cost would fit — 0 when it would now (feeds the local deny cache at the limit edge).
-   */
-  retryAfterMs: number;
-  /** Milliseconds until the bucket is full again. */
-  resetMs: number;
-  /** Capacity in force for this request (after degrade and penalty), whole tokens. */
-  limit: number;
-  /** What was charged, to refund it (µs of TAT for `g`, tokens for `t` and `f`); 0 when nothing was. */
-  charged: number;
-}
-
-export interface Decision {
-  /** True when no enforced bucket refused (every bucket that fits was charged, or none was). */
-  allowed: boolean;
-  /** Index of the enforced bucket with the longest retry among those that refused; -1 when allowed. */
-  blocker: number;
-  degraded: boolean;
-  /** The clock the decision used (Redis TIME, or the app's), epoch milliseconds. */
-  nowMs: number;
-  buckets: BucketOutcome[];
-  /** The claim was taken already: nothing was decided or charged (`buckets` is empty). */
-  duplicate?: boolean;
-  /** Refused with `told` keys: true when the blocker's told key was set by this call (first refusal in its window). */
-  notify?: boolean;
-  /** With `risk`: the request's score (worst subject less bonus) and the multiplier it gave. */
-  risk?: { score: number; multiplier: number };
-}
-
-/** The decision of a duplicate: nothing decided, nothing charged. */
-export function duplicateDecision(nowMs: number): Decision {
-  return { allowed: true, blocker: -1, degraded: false, nowMs, buckets: [], duplicate: true };
-}
-
-/**
- * Told key of a bucket key: `rl:{<env>:<service>}:told:<rest>` for a service-tagged key,
- * `<key>:told` for a key that is its own hash tag (`scope: subject`). Same slot either way.
- */
-export function toldKey(b: Pick<BucketSpec, 'key' | 'group'>): string {
-  const head = `rl:${b.group}:`;
-  return b.key.startsWith(head) ? `${head}told:${b.key.slice(head.length)}` : `${b.key}:told`;
-}
-
 export interface RateLimitStore {
   /** All buckets decided at once: every bucket is charged, or none is. */
   decide(req: DecideRequest): Promise<Decision>;
@@ -128,18 +12,3 @@ export interface RateLimitStore {
 
 /** Injection token of the service's RateLimitStore: Redis when it is configured, else memory. */
 export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
-
-/** Milliseconds added to every key's TTL beyond its full refill time. */
-export const TTL_MARGIN_MS = 1_000;
-
-/**
- * TTL of a bucket key: its full refill time plus the margin. Capacity ×
- * interval (the GCRA tolerance) does not change under tier, degrade or
- * penalty multipliers (capacity × m, interval ÷ m), so it bounds every state
- * the bucket can be in; for `f` it is the window.
- */
-export function bucketTtlMs(b: Pick<BucketSpec, 'kind' | 'capacity' | 'intervalUs'>): number {
-  return (
-    Math.ceil((b.kind === 'f' ? b.intervalUs : b.capacity * b.intervalUs) / 1000) + TTL_MARGIN_MS
-  );
-}

@@ -1,7 +1,7 @@
-import type { BucketSpec, DecideRequest } from './rate-limit.store.js';
+import type { BucketSpec, DecideRequest } from '../core/decision.types.js';
 import { ScriptArgs, pushFastBucket, pushRiskParams } from './redis-script-args.js';
 import type { Argv } from './redis-store.options.js';
-import type { RiskParams } from '../risk/risk.types.js';
+import type { RiskParams } from '../core/risk.types.js';
 
 /** A bucket spec already in a batch call: its bucket, the degrade factor it was sent with, its 1-based index. */
 interface SpecRef {

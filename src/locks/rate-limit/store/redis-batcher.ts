@@ -1,10 +1,10 @@
 import { RedisScriptError } from '../../../redis/redis.errors.js';
-import { BucketState, Write, decideBuckets } from '../buckets/bucket-math.js';
-import { Decision, DecideRequest, duplicateDecision } from './rate-limit.store.js';
+import { BucketState, Write, decideBuckets } from '../core/bucket-math.js';
+import { Decision, DecideRequest, duplicateDecision } from '../core/decision.types.js';
 import { batchArgs } from './redis-batch-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
-import { touched } from '../risk/risk-math.js';
-import type { RiskState } from '../risk/risk.types.js';
+import { touched } from '../core/risk-math.js';
+import type { RiskState } from '../core/risk.types.js';
 
 interface Pending {
   req: DecideRequest;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RedisScriptError } from '../../../redis/redis.errors.js';
 import { ManualClock } from '../../../common/clock.js';
-import type { BucketSpec } from './rate-limit.store.js';
+import type { BucketSpec } from '../core/decision.types.js';
 import { RedisRateLimitStore } from './redis-rate-limit.store.js';
 import type { ScriptRunner } from './redis-store.options.js';
 

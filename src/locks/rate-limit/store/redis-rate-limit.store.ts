@@ -1,12 +1,13 @@
 import { type Clock, systemClock } from '../../../common/clock.js';
 import { RedisScriptError } from '../../../redis/redis.errors.js';
-import { BucketState, decideBuckets } from '../buckets/bucket-math.js';
+import { BucketState, decideBuckets } from '../core/bucket-math.js';
 import { CrossSlotDecider, claimGroup, groupBy } from './cross-slot.js';
-import { Decision, DecideRequest, RateLimitStore, duplicateDecision } from './rate-limit.store.js';
+import { RateLimitStore } from './rate-limit.store.js';
+import { Decision, DecideRequest, duplicateDecision } from '../core/decision.types.js';
 import { SameTurnBatcher, riskStateAt } from './redis-batcher.js';
 import { clockArgs, fastArgs, generalArgs } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
-import type { RiskState } from '../risk/risk.types.js';
+import type { RiskState } from '../core/risk.types.js';
 
 /**
  * Rate-limit state in Redis: ONE `ratelimit_decide` call per request when

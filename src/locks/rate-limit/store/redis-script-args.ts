@@ -4,9 +4,9 @@
  * each script's header states. Numbers are the doubles bucket-math.ts uses.
  */
 import type { Clock } from '../../../common/clock.js';
-import { BucketSpec, DecideRequest, bucketTtlMs } from './rate-limit.store.js';
+import { BucketSpec, DecideRequest, bucketTtlMs } from '../core/decision.types.js';
 import type { Argv } from './redis-store.options.js';
-import type { RiskParams } from '../risk/risk.types.js';
+import type { RiskParams } from '../core/risk.types.js';
 
 const FLAG_SHADOW = 1;
 const FLAG_SOFT = 2;

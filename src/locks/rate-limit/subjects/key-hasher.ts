@@ -1,7 +1,5 @@
-import { Injectable } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
 import type { Subject } from '../extensions/rate-limit-extensions.js';
-import { RateLimitPeers } from '../limiter/rate-limit-peers.service.js';
 import type { Dimension } from '../rate-limit.types.js';
 
 const SAFE = /^[A-Za-z0-9._\-/]{1,128}$/;
@@ -26,25 +24,5 @@ export class KeyHasher {
       .update(`${dimension}\u0000${s.value}`)
       .digest('base64url')
       .slice(0, 16);
-  }
-}
-
-/** The two hashers of the limiter: keys in Redis (the shared secret) and keys that never leave this process. */
-@Injectable()
-export class KeyHashers {
-  /** Keys that never leave this process (memory store, failMode local). */
-  readonly local: KeyHasher;
-  private sharedHasher: KeyHasher | undefined;
-
-  constructor(private readonly peers: RateLimitPeers) {
-    this.local = new KeyHasher(peers.localSecret);
-  }
-
-  /** Keys in Redis: undefined until the shared secret is known (a heartbeat is asked for meanwhile). */
-  shared(): KeyHasher | undefined {
-    if (!this.sharedHasher && this.peers.sharedSecret)
-      this.sharedHasher = new KeyHasher(this.peers.sharedSecret);
-    if (!this.sharedHasher) void this.peers.beat();
-    return this.sharedHasher;
   }
 }

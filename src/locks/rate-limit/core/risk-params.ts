@@ -1,0 +1,40 @@
+import type { ObserveParams } from './risk.types.js';
+import type { RiskParams, RiskSettings } from './risk.types.js';
+
+const DAY_US = 86_400e6;
+const TOUCH_US = 3_600e6;
+
+/** The decision script's risk parameters for a request of `tier` (its bonus lowers the score). */
+export function riskParams(s: RiskSettings, tier: string | undefined): RiskParams {
+  return {
+    unitUs: s.pointDecayMs * 1000,
+    newUs: s.newSubjectMs * 1000,
+    newWeight: s.weights.new_subject,
+    repPeriodUs: DAY_US,
+    repPer: s.reputation.perDay,
+    repMax: s.reputation.max,
+    bonus: tier === undefined ? 0 : (s.tierBonus[tier] ?? 0),
+    ttlMs: s.ttlMs,
+    touchUs: TOUCH_US,
+    bands: s.bands,
+  };
+}
+
+/** The observe script's parameters. */
+export function observeParams(s: RiskSettings): ObserveParams {
+  return {
+    unitUs: s.pointDecayMs * 1000,
+    maxScore: s.maxScore,
+    ttlMs: s.ttlMs,
+    payloadWindowMs: s.payloadWindowMs,
+    chatLimit: s.chatSpread.chats,
+    chatWindowMs: s.chatSpread.windowMs,
+    payloadPoints: s.weights.repeated_payload,
+    chatPoints: s.weights.chat_spread,
+  };
+}
+
+/** Key of a subject's risk record: `rl:{<env>:<service>}:risk:<dimension>:<subject part>` (same slot as its buckets). */
+export function riskKey(tag: string, dimension: string, part: string): string {
+  return `rl:${tag}:risk:${dimension}:${part}`;
+}

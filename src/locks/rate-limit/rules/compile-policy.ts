@@ -1,0 +1,163 @@
+import type {
+  ClaimFunction,
+  CostFunction,
+  RateLimitExtensions,
+  SubjectExtractor,
+} from '../extensions/rate-limit-extensions.js';
+import { Conditions, compileConditions } from './conditions.js';
+import type { DegradeConfig, Dimension, FailMode, RateLimitSlice } from '../rate-limit.types.js';
+import type { BucketKind, BucketSpec } from '../core/decision.types.js';
+import { parseDuration, parseRate } from '../core/rate-parse.js';
+
+/** A rule ready to decide: parsed, defaults applied. */
+export interface CompiledRule {
+  name: string;
+  /** Name in headers, metrics and problem bodies: `<policy>.<rule>`. */
+  id: string;
+  dimension: Dimension;
+  kind: BucketKind;
+  capacity: number;
+  /** Tokens per second. */
+  rate: number;
+  shadow: boolean;
+  /** Fixed cost of this rule, overriding the request's. */
+  cost?: number;
+  action: string;
+  scope: 'service' | 'subject';
+  penalty?: BucketSpec['penalty'];
+  /** Tier multipliers apply (app and user dimensions). */
+  tiered: boolean;
+  /** The product's extractor of this dimension, if one registered (asked when the built-in has no subject). */
+  extract?: SubjectExtractor;
+  /** `when` / `unless`: the rule applies only to requests whose attributes match. */
+  conditions?: Conditions;
+  /** Place in the degrade order (the rule's `degradeRank`, else its policy's; default 0). */
+  rank: number;
+  /** The subject's risk multiplier may scale it (`risk: false` opts out). */
+  risk?: boolean;
+}
+
+export interface CompiledPolicy {
+  policyName: string;
+  rules: CompiledRule[];
+  failMode: FailMode;
+  /** Tokens per request, or the cost function registered under the slice's `cost` name. */
+  cost: number | CostFunction;
+  tiers: Record<string, number>;
+  degrade?: DegradeConfig;
+  headers: boolean;
+  /** The slice's claim: its name (key part) and the product's function. */
+  claim?: { name: string; fn: ClaimFunction };
+  /** `onLimit: flag`: never 429; the request goes on with `state.limited`. */
+  flag: boolean;
+  /** Place in the degrade order (`degradeRank`, default 0). */
+  rank: number;
+  /** `criticalWhen`: requests it matches are exempt from load shedding. */
+  critical?: Conditions;
+}
+
+/**
+ * Turns a validated slice into rules with numbers (cached per slice object by the caller); the
+ * products' cost function and extractors are looked up here, once per slice, never per request.
+ */
+export function compileSlice(
+  slice: RateLimitSlice,
+  policyName: string,
+  extensions: Pick<RateLimitExtensions, 'cost' | 'subject' | 'attribute' | 'claim'>,
+): CompiledPolicy {
+  const claim = slice.claim === undefined ? undefined : extensions.claim(slice.claim);
+  return {
+    policyName,
+    failMode: slice.failMode ?? 'local',
+    // A name is registered (validation admits no other); 1 only if a slice skipped validation.
+    cost: typeof slice.cost === 'string' ? (extensions.cost(slice.cost) ?? 1) : (slice.cost ?? 1),
+    tiers: slice.tiers ?? {},
+    degrade: slice.degrade,
+    headers: slice.headers ?? true,
+    claim: claim && { name: slice.claim!, fn: claim },
+    flag: slice.onLimit === 'flag',
+    rank: slice.degradeRank ?? 0,
+    critical: slice.criticalWhen && compileConditions({ when: slice.criticalWhen }, extensions),
+    rules: (slice.rules ?? []).map((r) => ({
+      name: r.name,
+      id: `${policyName}.${r.name}`,
+      dimension: r.dimension,
+      kind: r.algorithm === 'token-bucket' ? 't' : 'g',
+      capacity: r.capacity,
+      rate: parseRate(r.rate)!,
+      shadow: r.mode === 'shadow',
+      cost: r.cost,
+      action: r.action ?? `${policyName}.${r.name}`,
+      scope: r.scope ?? 'service',
+      penalty:
+        r.penalty &&
+        penaltyOf(
+          r.penalty.threshold,
+          r.penalty.factor,
+          parseDuration(r.penalty.decay)! * 1000,
+          r.penalty.floor ?? 0.1,
+        ),
+      tiered: r.dimension === 'app' || r.dimension === 'user',
+      extract: extensions.subject(r.dimension),
+      conditions: compileConditions(r, extensions),
+      rank: r.degradeRank ?? slice.degradeRank ?? 0,
+      risk: r.risk !== false,
+    })),
+  };
+}
+
+/**
+ * The bucket of one rule for one request: `multiplier` (tier × 1/live
+ * instances in failMode local) scales capacity and rate.
+ */
+export function bucketFor(
+  rule: CompiledRule,
+  at: { key: string; group: string },
+  cost: number,
+  multiplier: number,
+  degrade: boolean,
+): BucketSpec {
+  return {
+    key: at.key,
+    penaltyKey: rule.penalty ? `${at.key}:p` : undefined,
+    kind: rule.kind,
+    capacity: rule.capacity * multiplier,
+    intervalUs: 1e6 / (rule.rate * multiplier),
+    cost: rule.cost ?? cost,
+    shadow: rule.shadow,
+    soft: degrade && rule.dimension === 'global',
+    degradable: degrade && rule.dimension !== 'global',
+    penalty: rule.penalty,
+    group: at.group,
+  };
+}
+
+/** The emergency fuse as a bucket: a fixed window of `limit` requests per `windowMs`. */
+export function fuseBucket(
+  at: { key: string; group: string },
+  limit: number,
+  windowMs: number,
+): BucketSpec {
+  return {
+    key: at.key,
+    kind: 'f',
+    capacity: limit,
+    intervalUs: windowMs * 1000,
+    cost: 1,
+    shadow: false,
+    soft: false,
+    degradable: false,
+    group: at.group,
+  };
+}
+
+/** Penalty parameters with the strike cap: the strike count at which factor^k reaches the floor. */
+export function penaltyOf(
+  threshold: number,
+  factor: number,
+  decayUs: number,
+  floor: number,
+): NonNullable<BucketSpec['penalty']> {
+  const toFloor = floor >= 1 ? 0 : Math.ceil(Math.log(floor) / Math.log(factor) - 1e-9);
+  return { threshold, factor, decayUs, floor, maxStrikes: threshold - 1 + Math.max(1, toFloor) };
+}

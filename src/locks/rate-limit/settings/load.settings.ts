@@ -1,0 +1,81 @@
+import { isRecord } from '../../../common/is-record.js';
+import { parseDuration } from '../core/rate-parse.js';
+import { LOAD_LEVELS, type LoadLevel, type LoadSettings } from '../core/load.types.js';
+
+export function defaultLoadSettings(): LoadSettings {
+  return {
+    soft: 0.7,
+    hard: 0.95,
+    pollMs: 250,
+    holdMs: 2_000,
+    softFactor: 0.5,
+    reduceFrom: 2,
+    cacheFrom: 1,
+    retryAfterS: 5,
+  };
+}
+
+const KEYS = new Set([
+  'soft',
+  'hard',
+  'poll',
+  'hold',
+  'softFactor',
+  'reduceFrom',
+  'cacheFrom',
+  'retryAfter',
+  'pin',
+]);
+
+/** Reads CONFIG_FILE `rateLimit.load`; every problem is listed with its path. */
+export function validateLoad(raw: unknown, at: string): { load: LoadSettings; problems: string[] } {
+  const load = defaultLoadSettings();
+  const p: string[] = [];
+  if (raw === undefined) return { load, problems: p };
+  if (!isRecord(raw)) return { load, problems: [`${at}: must be an object`] };
+  for (const k of Object.keys(raw))
+    if (!KEYS.has(k)) p.push(`${at}.${k}: unknown option (known: ${[...KEYS].join(', ')})`);
+  const frac = (k: 'soft' | 'hard' | 'softFactor'): void => {
+    const v = raw[k];
+    if (v === undefined) return;
+    if (typeof v !== 'number' || !(v > 0 && v <= 1))
+      p.push(`${at}.${k}: must be a number with 0 < ${k} ≤ 1`);
+    else load[k] = v;
+  };
+  frac('soft');
+  frac('hard');
+  frac('softFactor');
+  if (load.soft >= load.hard)
+    p.push(`${at}: soft (${load.soft}) must be below hard (${load.hard})`);
+  const ms = (k: 'poll' | 'hold', min: number, max: number, set: (n: number) => void): void => {
+    if (raw[k] === undefined) return;
+    const n = parseDuration(raw[k]);
+    if (n === undefined || n < min || n > max)
+      p.push(`${at}.${k}: must be a duration from ${min} to ${max} ms`);
+    else set(Math.round(n));
+  };
+  ms('poll', 20, 1_000, (n) => (load.pollMs = n));
+  ms('hold', 0, 600_000, (n) => (load.holdMs = n));
+  const int = (
+    k: 'reduceFrom' | 'cacheFrom' | 'retryAfter',
+    min: number,
+    max: number,
+  ): number | undefined => {
+    const v = raw[k];
+    if (v === undefined) return undefined;
+    if (!Number.isInteger(v) || (v as number) < min || (v as number) > max) {
+      p.push(`${at}.${k}: must be an integer from ${min} to ${max}`);
+      return undefined;
+    }
+    return v as number;
+  };
+  load.reduceFrom = int('reduceFrom', 0, 9) ?? load.reduceFrom;
+  load.cacheFrom = int('cacheFrom', 0, 9) ?? load.cacheFrom;
+  load.retryAfterS = int('retryAfter', 1, 3_600) ?? load.retryAfterS;
+  if (raw.pin !== undefined) {
+    if (!LOAD_LEVELS.includes(raw.pin as LoadLevel))
+      p.push(`${at}.pin: must be one of ${LOAD_LEVELS.join(', ')}`);
+    else load.pin = raw.pin as LoadLevel;
+  }
+  return { load, problems: p };
+}

@@ -1,0 +1,96 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { CLOCK, type Clock } from '../../../../common/clock.js';
+import { InjectConfig } from '../../../../config/config.module.js';
+import type { RampartConfig } from '../../../../config/config.types.js';
+import { MetricsService } from '../../../../metrics/metrics.service.js';
+import { RedisService } from '../../../../redis/redis.service.js';
+import { InjectRateLimitSettings } from '../../rate-limit.settings.js';
+import type { RateLimitSettings } from '../../rate-limit.types.js';
+
+const SECRET_TTL_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * What the instances of one service share through Redis for the rate limiter:
+ * a heartbeat set of live instances (failMode `local` divides every limit by
+ * their count; the last known count stays in force while Redis is down) and
+ * the key-hashing secret — RATE_LIMIT_KEY_SECRET when set, otherwise a random
+ * one created once in Redis (SET NX) and read by every instance.
+ */
+@Injectable()
+export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimitPeers');
+  readonly id = randomUUID();
+  /** Live instances, last known (≥ 1). */
+  liveInstances = 1;
+  /** Secret for keys in Redis; undefined until known (Redis configured, no env secret, not reached yet). */
+  sharedSecret: Buffer | undefined;
+  /** Secret for keys that never leave this process (memory store, local fallback). */
+  readonly localSecret = randomBytes(32);
+  private timer: NodeJS.Timeout | undefined;
+  private beating: Promise<void> | undefined;
+  private readonly candidate = randomBytes(32).toString('base64url');
+  private readonly envSecret: boolean;
+
+  constructor(
+    private readonly redis: RedisService,
+    @InjectConfig() config: RampartConfig,
+    @InjectRateLimitSettings() private readonly settings: RateLimitSettings,
+    private readonly metrics: MetricsService,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    this.envSecret = config.rateLimitKeySecret !== undefined;
+    if (config.rateLimitKeySecret)
+      this.sharedSecret = Buffer.from(config.rateLimitKeySecret, 'utf8');
+    else if (!redis.enabled) this.sharedSecret = this.localSecret;
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (!this.redis.enabled) return;
+    await this.beat();
+    this.timer = setInterval(() => void this.beat(), this.settings.heartbeatMs);
+    this.timer.unref();
+  }
+
+  /** One heartbeat (single flight); a failure keeps the last known values. */
+  beat(): Promise<void> {
+    this.beating ??= this.doBeat().finally(() => (this.beating = undefined));
+    return this.beating;
+  }
+
+  private async doBeat(): Promise<void> {
+    const tag = this.redis.tag;
+    const manage = !this.envSecret;
+    try {
+      const [count, secret] = await this.redis.script<[number, string | null]>(
+        'ratelimit_instance',
+        [`rl:${tag}:instances`, `rl:${tag}:keysecret`],
+        [
+          this.id,
+          this.settings.heartbeatMs * 3,
+          manage ? this.candidate : '',
+          SECRET_TTL_MS,
+          this.clock.now(),
+        ],
+      );
+      this.liveInstances = Math.max(1, count);
+      if (manage && secret) this.sharedSecret = Buffer.from(secret, 'utf8');
+      this.metrics
+        .gauge(
+          'rampart_ratelimit_live_instances',
+          'Live instances seen in the Redis heartbeat set (last known while Redis is down)',
+        )
+        .set(this.liveInstances);
+    } catch (err) {
+      this.logger.debug?.(`heartbeat failed: ${(err as Error).message}`);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    if (!this.redis.ready) return;
+    await this.redis
+      .run('ratelimit leave', (c) => c.zrem(`rl:${this.redis.tag}:instances`, this.id))
+      .catch(() => undefined);
+  }
+}

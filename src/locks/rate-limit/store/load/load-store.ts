@@ -1,0 +1,28 @@
+import type { LoadLevel, LoadSettings, LoadState } from '../../core/load.types.js';
+
+/** A global bucket whose fill counts towards the load level. */
+export interface GlobalBucket {
+  policy: string;
+  key: string;
+  kind: 'g' | 't';
+  capacity: number;
+  intervalUs: number;
+}
+
+/**
+ * Where the load level is computed and shared: Redis (lua/ratelimit_load.lua:
+ * every instance reads the same buckets and the same held level) or memory
+ * (one instance). Both compute the same level from the same bucket states.
+ */
+export interface LoadStore {
+  compute(
+    levelKey: string,
+    buckets: readonly GlobalBucket[],
+    s: LoadSettings,
+  ): Promise<Omit<LoadState, 'at'>>;
+}
+
+export const LOAD_STORE = Symbol('LOAD_STORE');
+
+export const LEVEL_CODES: Record<LoadLevel, number> = { normal: 0, soft: 1, hard: 2 };
+export const LEVEL_OF: LoadLevel[] = ['normal', 'soft', 'hard'];

@@ -1,0 +1,18 @@
+import { describe } from 'vitest';
+import { ManualClock } from '../../../../common/clock.js';
+import { runRiskScenarios } from '../../../../../test/support/risk-scenarios.js';
+import { MemoryRateLimitStore } from '../memory-rate-limit.store.js';
+import { MemoryRiskStore } from './memory-risk.store.js';
+
+describe(MemoryRiskStore.name, () => {
+  runRiskScenarios(() => {
+    const clock = new ManualClock();
+    const store = new MemoryRateLimitStore(clock);
+    return Promise.resolve({
+      store,
+      risk: new MemoryRiskStore(store.risk, clock),
+      clock,
+      prefix: 'rl:{test:rampart}',
+    });
+  });
+});

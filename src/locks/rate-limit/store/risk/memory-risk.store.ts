@@ -1,0 +1,62 @@
+import type { Clock } from '../../../../common/clock.js';
+import type { MemoryRiskRecords, RiskRecord } from './memory-risk-records.js';
+import { addPoints } from '../../core/risk-math.js';
+import type { RiskRecordView, RiskStore } from './risk-store.js';
+import type { ObserveParams } from '../../core/risk.types.js';
+import type { RiskObservation, RiskSignal } from '../../core/risk.types.js';
+
+/** Risk observations in process memory, on the records the memory rate-limit store decides with. */
+export class MemoryRiskStore implements RiskStore {
+  private readonly markers = new Map<string, number>();
+  private readonly chats = new Map<string, Map<string, number>>();
+
+  constructor(
+    private readonly records: MemoryRiskRecords,
+    private readonly clock: Clock,
+  ) {}
+
+  observe(batch: readonly RiskObservation[], p: ObserveParams): Promise<number> {
+    const nowMs = this.clock.now();
+    let raised = 0;
+    const raise = (key: string, signal: RiskSignal, count: number, points: number): void => {
+      const now = nowMs * 1000;
+      const r = this.records.upsert(key, nowMs, p.ttlMs);
+      r.s = addPoints(r.s, now, points, p.unitUs, p.maxScore);
+      const c = r.signals[signal] ?? { count: 0, lastUs: now };
+      r.signals[signal] = { count: c.count + count, lastUs: now };
+      raised += 1;
+    };
+    for (const o of batch) {
+      if (o.kind === 'signal') raise(o.key, o.signal, o.count, o.points);
+      else if (o.kind === 'payload') {
+        const until = this.markers.get(o.marker);
+        if (until !== undefined && until > nowMs)
+          raise(o.key, 'repeated_payload', 1, p.payloadPoints);
+        else this.markers.set(o.marker, nowMs + p.payloadWindowMs);
+      } else {
+        let set = this.chats.get(o.set);
+        if (!set) this.chats.set(o.set, (set = new Map()));
+        set.set(o.member, nowMs);
+        for (const [m, at] of set) if (at < nowMs - p.chatWindowMs) set.delete(m);
+        if (set.size > p.chatLimit) raise(o.key, 'chat_spread', 1, p.chatPoints);
+      }
+    }
+    this.sweep(nowMs);
+    return Promise.resolve(raised);
+  }
+
+  read(key: string): Promise<RiskRecordView | undefined> {
+    const r: RiskRecord | undefined = this.records.get(key, this.clock.now());
+    return Promise.resolve(r && { s: r.s, f: r.f, t: r.t, signals: structuredClone(r.signals) });
+  }
+
+  reset(key: string): Promise<boolean> {
+    return Promise.resolve(this.records.delete(key));
+  }
+
+  private sweep(nowMs: number): void {
+    if (this.markers.size > 10_000)
+      for (const [m, until] of this.markers) if (until <= nowMs) this.markers.delete(m);
+    if (this.chats.size > 10_000) this.chats.clear();
+  }
+}
