@@ -4,7 +4,7 @@
 -- retry-after, reset, limit, charged, blocker) from that state with bucket-math.ts. Times in microseconds.
 -- KEYS: [1..n] bucket keys, in rule order (all in one hash slot)
 --   [n+1..] penalty-strike keys of the buckets whose flags have bit 8, in bucket order
---   then ('x' only) the nr risk records of the request's scored subjects (hashes s, f, t; risk/risk.types.ts)
+--   then ('x' only) the nr risk records of the request's scored subjects (hashes s, f, t; core/risk.types.ts)
 --   then the claim key when ARGV[#ARGV-1] > 0, then the n told keys (bucket order) when ARGV[#ARGV] = n
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
 --   [3] 'g' | 'd' fast path: every bucket GCRA, none with a penalty (one MGET, one PSETEX per charged bucket).

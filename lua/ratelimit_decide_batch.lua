@@ -6,7 +6,7 @@
 -- the decisions that arrive in one event-loop turn (all keys in one hash slot), and replays the batch with
 -- bucket-math.ts from the values read to get each request's figures.
 -- KEYS: [1..k] the distinct bucket keys of the batch (one hash slot), then the claim keys and told keys the extras
---   below point to, then the NR distinct risk records (hashes s, f, t; risk/risk.types.ts) (all in the same slot)
+--   below point to, then the NR distinct risk records (hashes s, f, t; core/risk.types.ts) (all in the same slot)
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
 --   [3] number of distinct bucket specs S [4] number of distinct request shapes H [5] number of requests R
 --   then per spec: key index into KEYS, tolerance µs (capacity × interval), increment µs (cost × interval), flags

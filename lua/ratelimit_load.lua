@@ -1,6 +1,6 @@
 -- Computes the service-wide load level from the fill of the policies' global buckets, shared by every instance:
 -- a raised level is kept in one key for the hold time, so every instance reads the same level (no flapping).
--- Same arithmetic as src/locks/rate-limit/load/memory-load.store.ts.
+-- Same arithmetic as src/locks/rate-limit/store/load/memory-load.store.ts.
 -- KEYS: [1] the level key (string: 1 soft, 2 hard; PX hold) [2..] the global bucket keys (same hash tag)
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
 --   [3] soft fill [4] hard fill [5] hold ms (0 = no hold) [6] pinned level 0|1|2, or -1 (computed)

@@ -1,6 +1,6 @@
 -- Records risk observations of subjects (a batch, off the hot path): signals raise a record's score; a payload
 -- hash seen again within its window is a repeated_payload; a subject in more distinct chats than allowed within
--- the window is a chat_spread. Same arithmetic as src/locks/rate-limit/risk/risk-math.ts (addPoints).
+-- the window is a chat_spread. Same arithmetic as src/locks/rate-limit/core/risk-math.ts (addPoints).
 -- KEYS: per observation, in ARGV order: its risk record (hash: s score TAT µs, f first seen µs, t last refresh µs,
 --   n:<signal> count, l:<signal> last seen µs); then for 'p' its payload marker key, for 'c' its chat set (zset).
 --   All under the rate-limit hash tag.

@@ -27,7 +27,7 @@ export function globEscape(s: string): string {
 /**
  * SCAN MATCH pattern of the rate limiter's keys for a hash tag `{<env>:<service>}`:
  * both the shared-slot form `rl:{env:svc}:…` and the own-slot form
- * `rl:{env:svc:…}` (see rate-limit/buckets/bucket-keys.ts), and no other
+ * `rl:{env:svc:…}` (see rate-limit/subjects/bucket-keys.ts), and no other
  * service whose name merely starts the same.
  */
 export function rateLimitKeyPattern(tag: string): string {

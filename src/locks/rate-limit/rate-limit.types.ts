@@ -20,8 +20,8 @@ export const DIMENSIONS = [
 export type Dimension = (typeof DIMENSIONS)[number];
 
 /** `gcra`: one theoretical arrival time per key (default); `token-bucket`: the classic tokens + timestamp pair. */
-export const ALGORITHMS = ['gcra', 'token-bucket'] as const;
-export type Algorithm = (typeof ALGORITHMS)[number];
+export { ALGORITHMS, type Algorithm } from './core/rule-kinds.js';
+import type { Algorithm } from './core/rule-kinds.js';
 
 /** What a policy does when Redis cannot answer within its command timeout. */
 export const FAIL_MODES = ['open', 'closed', 'local'] as const;
@@ -134,8 +134,8 @@ export interface RateLimitSettings {
   closedRetryAfterS: number;
   /** Milliseconds Redis is left alone after it failed, before the next request probes it. */
   probeAfterMs: number;
-  /** Risk score and reputation (risk/risk.types.ts). */
+  /** Risk score and reputation (core/risk.types.ts). */
   risk: RiskSettings;
-  /** The service-wide load level and degrade order (load/load.types.ts). */
+  /** The service-wide load level and degrade order (core/load.types.ts). */
   load: LoadSettings;
 }

@@ -1,5 +1,6 @@
 import { LOCK_MODES } from '../../config/policy.types.js';
 import { parseDuration, parseRate } from './core/rate-parse.js';
+import { kindOfAlgorithm } from './core/rule-kinds.js';
 import { ALGORITHMS, DIMENSIONS, FAIL_MODES } from './rate-limit.types.js';
 import { isRecord } from '../../common/is-record.js';
 import {
@@ -63,15 +64,18 @@ export const MIN_RATE = 1 / (30 * 86_400);
 function validateRule(rule: unknown, path: string, attributes: readonly string[]): string[] {
   if (!isRecord(rule)) return [`${path}: must be an object {name, dimension, capacity, rate, …}`];
   const p: string[] = [];
+  const own = kindOfAlgorithm(rule.algorithm as string | undefined).options ?? [];
   for (const k of Object.keys(rule))
-    if (!RULE_KEYS.has(k))
-      p.push(`${path}.${k}: unknown option (known: ${[...RULE_KEYS].join(', ')})`);
+    if (!RULE_KEYS.has(k) && !own.includes(k))
+      p.push(`${path}.${k}: unknown option (known: ${[...RULE_KEYS, ...own].join(', ')})`);
   if (typeof rule.name !== 'string' || !NAME.test(rule.name))
     p.push(`${path}.name: must match [a-z0-9][a-z0-9-]* (≤ 40 characters)`);
   if (!oneOf(rule.dimension, DIMENSIONS))
     p.push(`${path}.dimension: must be one of ${DIMENSIONS.join(', ')}`);
   if (rule.algorithm !== undefined && !oneOf(rule.algorithm, ALGORITHMS))
     p.push(`${path}.algorithm: must be one of ${ALGORITHMS.join(', ')}`);
+  else
+    p.push(...(kindOfAlgorithm(rule.algorithm as string | undefined).validate?.(rule, path) ?? []));
   if (!posInt(rule.capacity) || (rule.capacity as number) > MAX_CAPACITY)
     p.push(`${path}.capacity: must be an integer from 1 to ${MAX_CAPACITY} (burst, in tokens)`);
   const rate = parseRate(rule.rate);

@@ -11,9 +11,10 @@ import {
   Decision,
   DecideRequest,
   TTL_MARGIN_MS,
-  bucketTtlMs,
 } from './decision.types.js';
-import { Stored, decideOne, used } from './bucket-algorithms.js';
+import { bucketTtlMs } from './rule-kinds.js';
+import type { Stored } from './rule-kind.types.js';
+import { decideOne, used } from './rule-kinds.js';
 import { requestRisk } from './risk-math.js';
 import type { RiskState } from './risk.types.js';
 

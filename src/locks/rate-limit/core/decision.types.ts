@@ -5,8 +5,8 @@ import type { RiskParams } from './risk.types.js';
  * records) and what it answers, as every store and bucket-math.ts see it.
  */
 
-/** `g` GCRA, `t` token bucket (tokens + timestamp), `f` fixed window (the emergency fuse). */
-export type BucketKind = 'g' | 't' | 'f';
+/** The code of a rule kind (core/rule-kinds.ts): `g` GCRA, `t` token bucket, `f` fixed window (the fuse). */
+export type BucketKind = string;
 
 /** One bucket to decide, with every multiplier the app knows already applied. */
 export interface BucketSpec {
@@ -67,7 +67,7 @@ export interface DecideRequest {
   told?: string[];
   /**
    * Risk records of the request's scored subjects (same slot): the worst score picks the multiplier of the
-   * `risky` buckets, in the same call (risk/risk-math.ts). A record is created at first sight.
+   * `risky` buckets, in the same call (core/risk-math.ts). A record is created at first sight.
    */
   risk?: { keys: string[]; params: RiskParams };
 }
@@ -122,15 +122,3 @@ export function toldKey(b: Pick<BucketSpec, 'key' | 'group'>): string {
 
 /** Milliseconds added to every key's TTL beyond its full refill time. */
 export const TTL_MARGIN_MS = 1_000;
-
-/**
- * TTL of a bucket key: its full refill time plus the margin. Capacity ×
- * interval (the GCRA tolerance) does not change under tier, degrade or
- * penalty multipliers (capacity × m, interval ÷ m), so it bounds every state
- * the bucket can be in; for `f` it is the window.
- */
-export function bucketTtlMs(b: Pick<BucketSpec, 'kind' | 'capacity' | 'intervalUs'>): number {
-  return (
-    Math.ceil((b.kind === 'f' ? b.intervalUs : b.capacity * b.intervalUs) / 1000) + TTL_MARGIN_MS
-  );
-}

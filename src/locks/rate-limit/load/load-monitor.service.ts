@@ -11,6 +11,7 @@ import { StoreLanes } from '../store/lanes/store-lanes.js';
 import { InjectRateLimitSettings } from '../rate-limit.settings.js';
 import type { RateLimitSettings, RateLimitSlice } from '../rate-limit.types.js';
 import { parseRate } from '../core/rate-parse.js';
+import { kindOfAlgorithm } from '../core/rule-kinds.js';
 import { type GlobalBucket, LOAD_STORE, type LoadStore } from '../store/load/load-store.js';
 import { MemoryLoadStore } from '../store/load/memory-load.store.js';
 import { type LoadAction, type LoadState, loadAction } from '../core/load.types.js';
@@ -130,7 +131,7 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
         out.push({
           policy,
           key: `rl:${this.lanes.tag}:global:-:${r.action ?? `${policy}.${r.name}`}`,
-          kind: r.algorithm === 'token-bucket' ? 't' : 'g',
+          kind: kindOfAlgorithm(r.algorithm).code,
           capacity: r.capacity,
           intervalUs: 1e6 / rate,
         });

@@ -8,6 +8,8 @@ import { Conditions, compileConditions } from './conditions.js';
 import type { DegradeConfig, Dimension, FailMode, RateLimitSlice } from '../rate-limit.types.js';
 import type { BucketKind, BucketSpec } from '../core/decision.types.js';
 import { parseDuration, parseRate } from '../core/rate-parse.js';
+import { fixedWindow } from '../core/kinds/fixed-window.js';
+import { kindOfAlgorithm } from '../core/rule-kinds.js';
 
 /** A rule ready to decide: parsed, defaults applied. */
 export interface CompiledRule {
@@ -82,7 +84,7 @@ export function compileSlice(
       name: r.name,
       id: `${policyName}.${r.name}`,
       dimension: r.dimension,
-      kind: r.algorithm === 'token-bucket' ? 't' : 'g',
+      kind: kindOfAlgorithm(r.algorithm).code,
       capacity: r.capacity,
       rate: parseRate(r.rate)!,
       shadow: r.mode === 'shadow',
@@ -140,7 +142,7 @@ export function fuseBucket(
 ): BucketSpec {
   return {
     key: at.key,
-    kind: 'f',
+    kind: fixedWindow.code,
     capacity: limit,
     intervalUs: windowMs * 1000,
     cost: 1,

@@ -1,4 +1,4 @@
-import type { Stored } from '../core/bucket-algorithms.js';
+import type { Stored } from '../core/rule-kind.types.js';
 import { BucketState, Write, decideBuckets } from '../core/bucket-math.js';
 import { Clock, systemClock } from '../../../common/clock.js';
 import { MemoryRiskRecords } from './risk/memory-risk-records.js';
@@ -7,9 +7,9 @@ import {
   Decision,
   DecideRequest,
   TTL_MARGIN_MS,
-  bucketTtlMs,
   duplicateDecision,
 } from '../core/decision.types.js';
+import { bucketTtlMs } from '../core/rule-kinds.js';
 
 interface Entry {
   value: Stored;

@@ -1,6 +1,8 @@
 import { type Clock, systemClock } from '../../../common/clock.js';
 import { RedisScriptError } from '../../../redis/redis.errors.js';
 import { BucketState, decideBuckets } from '../core/bucket-math.js';
+import { gcra as GCRA } from '../core/kinds/gcra.js';
+import { ruleKind } from '../core/rule-kinds.js';
 import { CrossSlotDecider, claimGroup, groupBy } from './cross-slot.js';
 import { RateLimitStore } from './rate-limit.store.js';
 import { Decision, DecideRequest, duplicateDecision } from '../core/decision.types.js';
@@ -64,7 +66,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     const gcra =
       this.opts.fastPath !== false &&
       sub.buckets.length > 0 &&
-      sub.buckets.every((b) => b.kind === 'g' && !(b.penaltyKey && b.penalty));
+      sub.buckets.every((b) => b.kind === GCRA.code && !(b.penaltyKey && b.penalty));
     if (gcra && this.batcher) return this.batcher.enqueue(sub);
     return this.single(sub, gcra && !sub.risk?.keys.length);
   }
@@ -80,14 +82,12 @@ export class RedisRateLimitStore implements RateLimitStore {
     const { keys, args, penalties } = fast ? fastArgs(sub, clock) : generalArgs(sub, clock);
     const out = await this.redis.script<(string | number | null)[]>('ratelimit_decide', keys, args);
     if (out[0] === 'dup') return duplicateDecision(this.appClock.now());
-    // Reply: GCRA values (bucket order), penalty strike TATs, then token-bucket / fixed-window pairs.
+    // Reply: the string kinds' values (bucket order), penalty strike TATs, then the hash kinds' fields.
     const state: BucketState[] = new Array<BucketState>(buckets.length);
+    const kinds = buckets.map((b) => ruleKind(b.kind));
     let o = 0;
-    for (let i = 0; i < buckets.length; i++) {
-      if (buckets[i]!.kind !== 'g') continue;
-      const v = out[o++];
-      state[i] = { value: v === null ? undefined : Number(v) };
-    }
+    for (let i = 0; i < buckets.length; i++)
+      if (kinds[i]!.fields.length === 0) state[i] = { value: kinds[i]!.fromReply([out[o++]]) };
     for (let i = 0; i < buckets.length && penalties > 0; i++) {
       const b = buckets[i]!;
       if (!b.penaltyKey || !b.penalty) continue;
@@ -95,16 +95,9 @@ export class RedisRateLimitStore implements RateLimitStore {
       (state[i] ??= {}).penaltyTat = p === null ? undefined : Number(p);
     }
     for (let i = 0; i < buckets.length; i++) {
-      const b = buckets[i]!;
-      if (b.kind === 'g') continue;
-      const v = out[o++];
-      const w = out[o++];
-      (state[i] ??= {}).value =
-        v === null
-          ? undefined
-          : b.kind === 't'
-            ? { t: Number(v), ts: Number(w) }
-            : { count: Number(v), expiresAtUs: Number(w) };
+      const n = kinds[i]!.fields.length;
+      if (n === 0) continue;
+      (state[i] ??= {}).value = kinds[i]!.fromReply(out.slice(o, (o += n)));
     }
     // Risk records ('x' only): s, f, t per record.
     const risk: RiskState[] = [];

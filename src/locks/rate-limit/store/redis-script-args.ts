@@ -4,7 +4,8 @@
  * each script's header states. Numbers are the doubles bucket-math.ts uses.
  */
 import type { Clock } from '../../../common/clock.js';
-import { BucketSpec, DecideRequest, bucketTtlMs } from '../core/decision.types.js';
+import { BucketSpec, DecideRequest } from '../core/decision.types.js';
+import { bucketTtlMs } from '../core/rule-kinds.js';
 import type { Argv } from './redis-store.options.js';
 import type { RiskParams } from '../core/risk.types.js';
 

@@ -1,10 +1,11 @@
 import type { LoadLevel, LoadSettings, LoadState } from '../../core/load.types.js';
+import type { BucketKind } from '../../core/decision.types.js';
 
 /** A global bucket whose fill counts towards the load level. */
 export interface GlobalBucket {
   policy: string;
   key: string;
-  kind: 'g' | 't';
+  kind: BucketKind;
   capacity: number;
   intervalUs: number;
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../../../../common/clock.js';
-import { used } from '../../core/bucket-algorithms.js';
+import { used } from '../../core/rule-kinds.js';
 import type { MemoryRateLimitStore } from '../memory-rate-limit.store.js';
 import { GlobalBucket, LEVEL_CODES, LEVEL_OF, LoadStore } from './load-store.js';
 import { levelOf, type LoadSettings, type LoadState } from '../../core/load.types.js';
