@@ -32,13 +32,7 @@
 -- Risk: as ratelimit_decide.lua, the worst record's score less the tier bonus picks the band multiplier; a record
 --   is created at first sight and its TTL refreshed at most every touch µs (whatever the decision).
 -- Every key written gets a TTL (full refill time + 1 s); a TAT only moves forwards; a refused request writes nothing.
-local now
-if ARGV[2] == 'r' then
-  local ok, t = pcall(redis.call, 'TIME')
-  if ok then now = t[1] * 1000000 + t[2] else now = tonumber(ARGV[1]) end
-else
-  now = tonumber(ARGV[1])
-end
+-- Includes: lib/clock.lua lib/risk.lua
 local EPS = 1e-9
 local tonumber, max, min, fmt = tonumber, math.max, math.min, string.format
 
@@ -104,32 +98,14 @@ local base = nk + 3 * NR
 
 -- The band multiplier of the n records listed at ARGV[a..] (indexes among the NR) with the block at c; touches them.
 local function band(a, n, c)
-  local unit, newUs, newW = tonumber(ARGV[c]), tonumber(ARGV[c + 1]), tonumber(ARGV[c + 2])
-  local repP, repPer, repMax = tonumber(ARGV[c + 3]), tonumber(ARGV[c + 4]), tonumber(ARGV[c + 5])
   local worst
   for x = a, a + n - 1 do
     local j = tonumber(ARGV[x])
-    local s, f = RS[j], RFS[j]
-    local sc = 0
-    if s then sc = max(0, s - now) / unit end
-    if not f or now - f < newUs then sc = sc + newW end
-    if f then sc = sc - min(repMax, math.floor((now - f) / repP) * repPer) end
+    local sc = risk_score(RS[j], RFS[j], c)
     if not worst or sc > worst then worst = sc end
-    if not f then
-      redis.call('HSET', KEYS[nk + j], 'f', fmt('%d', now), 't', fmt('%d', now))
-      redis.call('PEXPIRE', KEYS[nk + j], ARGV[c + 7])
-      RFS[j], RT[j] = now, now
-    elseif now - (RT[j] or 0) >= tonumber(ARGV[c + 8]) then
-      redis.call('HSET', KEYS[nk + j], 't', fmt('%d', now))
-      redis.call('PEXPIRE', KEYS[nk + j], ARGV[c + 7])
-      RT[j] = now
-    end
+    RFS[j], RT[j] = risk_touch(KEYS[nk + j], RFS[j], RT[j], c)
   end
-  worst = worst - tonumber(ARGV[c + 6])
-  local nb = tonumber(ARGV[c + 9])
-  for b = 1, nb do
-    if b == nb or worst < tonumber(ARGV[c + 8 + b * 2]) then return tonumber(ARGV[c + 9 + b * 2]) end
-  end
+  return risk_band(worst, c)
 end
 
 local W = {}

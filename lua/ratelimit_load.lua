@@ -4,29 +4,22 @@
 -- KEYS: [1] the level key (string: 1 soft, 2 hard; PX hold) [2..] the global bucket keys (same hash tag)
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
 --   [3] soft fill [4] hard fill [5] hold ms (0 = no hold) [6] pinned level 0|1|2, or -1 (computed)
---   then per global bucket (KEYS order from 2): kind 'g' | 't', capacity (tokens), interval µs per token
+--   then per global bucket (KEYS order from 2): kind code (lib/kind_*.lua), capacity (tokens), interval µs per token
 -- Returns: { level 0|1|2, fill as a decimal string, index of the fullest bucket (0-based; -1 when all empty),
 --   reason 'pressure' | 'held' | 'pinned' }
-local now
-if ARGV[2] == 'r' then
-  local ok, t = pcall(redis.call, 'TIME')
-  if ok then now = t[1] * 1000000 + t[2] else now = tonumber(ARGV[1]) end
-else
-  now = tonumber(ARGV[1])
-end
-local max, min = math.max, math.min
+-- Includes: lib/clock.lua lib/kinds.lua lib/kind_*.lua
 local fill, src = 0, -1
 for i = 2, #KEYS do
   local b = 7 + (i - 2) * 3
-  local cap, T = tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2])
-  local u = 0
-  if ARGV[b] == 'g' then
-    local v = tonumber(redis.call('GET', KEYS[i]))
-    if v then u = max(0, v - now) / (cap * T) end
+  local kd = KINDS[ARGV[b]]
+  local v, x
+  if kd.fields then
+    local h = redis.call('HMGET', KEYS[i], unpack(kd.fields))
+    v, x = tonumber(h[1]), tonumber(h[2])
   else
-    local h = redis.call('HMGET', KEYS[i], 't', 'ts')
-    if h[1] then u = 1 - min(cap, tonumber(h[1]) + max(0, now - tonumber(h[2])) / T) / cap end
+    v = tonumber(redis.call('GET', KEYS[i]))
   end
+  local u = kd.used(v, x, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]))
   if u > fill then fill, src = u, i - 2 end
 end
 local fs = string.format('%.6f', fill)

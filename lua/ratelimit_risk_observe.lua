@@ -11,13 +11,7 @@
 --   in the batch, applied one after the other as separate observations would be) | 'p' (nothing more) |
 --   'c' (chat member).
 -- Returns: the number of signals raised (a signal observed `times` times counts `times`).
-local now
-if ARGV[2] == 'r' then
-  local ok, t = pcall(redis.call, 'TIME')
-  if ok then now = t[1] * 1000000 + t[2] else now = tonumber(ARGV[1]) end
-else
-  now = tonumber(ARGV[1])
-end
+-- Includes: lib/clock.lua
 local unit, maxS, ttl = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
 local fmt = string.format
 local nows = fmt('%d', now)

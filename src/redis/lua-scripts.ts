@@ -14,17 +14,23 @@ export interface LuaScript {
 
 /**
  * Parses the header of a script: comment lines `-- KEYS: …`, `-- ARGV: …`
- * and `-- Returns: …` (each may continue on following `--` lines).
- * Throws when one is missing: a script without a contract is not loaded.
+ * and `-- Returns: …` (each may continue on following `--` lines), and the
+ * optional `-- Includes: lib/a.lua lib/kind_*.lua`. Throws when one of the
+ * three is missing: a script without a contract is not loaded.
  */
-export function parseLuaHeader(name: string, source: string): LuaScript {
+export function parseLuaHeader(
+  name: string,
+  source: string,
+): LuaScript & { includes: string[]; headerLines: number } {
   const fields: Record<string, string[]> = {};
   let current: string | undefined;
-  for (const line of source.split('\n')) {
-    const m = /^--\s?(.*)$/.exec(line);
+  const lines = source.split('\n');
+  let end = 0;
+  for (; end < lines.length; end++) {
+    const m = /^--\s?(.*)$/.exec(lines[end]!);
     if (!m) break;
     const text = m[1]!;
-    const field = /^(KEYS|ARGV|Returns):\s*(.*)$/i.exec(text);
+    const field = /^(KEYS|ARGV|Returns|Includes):\s*(.*)$/i.exec(text);
     if (field) {
       current = field[1]!.toLowerCase();
       fields[current] = [field[2]!];
@@ -43,13 +49,49 @@ export function parseLuaHeader(name: string, source: string): LuaScript {
     keys: fields.keys!.join(' '),
     argv: fields.argv!.join(' '),
     returns: fields.returns!.join(' '),
+    includes: (fields.includes ?? []).join(' ').split(/\s+/).filter(Boolean),
+    headerLines: end,
   };
 }
 
-/** Every script under `lua/`, read once. */
+/**
+ * The library files an include names, in order: `lib/x.lua`, or `lib/kind_*.lua` for every
+ * matching file, sorted. A name that matches nothing stops the load.
+ */
+function expand(dir: string, script: string, include: string): string[] {
+  const slash = include.lastIndexOf('/');
+  const folder = include.slice(0, slash + 1);
+  const pattern = include.slice(slash + 1);
+  if (!pattern.includes('*')) return [include];
+  const re = new RegExp(`^${pattern.replace(/[.]/g, '\\.').replace(/\*/g, '[a-z0-9_]*')}$`);
+  const found = readdirSync(join(dir, folder))
+    .filter((f) => re.test(f))
+    .sort()
+    .map((f) => folder + f);
+  if (found.length === 0) throw new Error(`lua/${script}.lua: include ${include} matches no file`);
+  return found;
+}
+
+/**
+ * One script as Redis runs it: its header, then each included library file (Redis
+ * scripts cannot load one another, so shared code is put in front of the body), then
+ * its body. The SHA that EVALSHA uses is that of this whole source.
+ */
+export function assembleLuaScript(dir: string, name: string, text: string): LuaScript {
+  const { includes, headerLines, ...script } = parseLuaHeader(name, text);
+  if (includes.length === 0) return script;
+  const lines = text.split('\n');
+  const libs = includes
+    .flatMap((i) => expand(dir, name, i))
+    .map((f) => `-- lua/${f}\n${readFileSync(join(dir, f), 'utf8').trimEnd()}`);
+  const body = [`-- lua/${name}.lua`, ...lines.slice(headerLines)];
+  return { ...script, source: [...lines.slice(0, headerLines), ...libs, ...body].join('\n') };
+}
+
+/** Every script under `lua/` (library files under `lua/lib/` are put into the scripts that include them). */
 export function loadLuaScripts(dir = join(projectRoot(), 'lua')): LuaScript[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.lua'))
     .sort()
-    .map((f) => parseLuaHeader(f.slice(0, -4), readFileSync(join(dir, f), 'utf8')));
+    .map((f) => assembleLuaScript(dir, f.slice(0, -4), readFileSync(join(dir, f), 'utf8')));
 }

@@ -12,7 +12,12 @@ import {
 } from '../../src/locks/rate-limit/rules/compile-policy.js';
 import type { ManualClock } from '../../src/common/clock.js';
 import { RateLimitStore } from '../../src/locks/rate-limit/store/rate-limit.store.js';
-import { BucketSpec, Decision, TTL_MARGIN_MS, toldKey } from '../../src/locks/rate-limit/core/decision.types.js';
+import {
+  BucketSpec,
+  Decision,
+  TTL_MARGIN_MS,
+  toldKey,
+} from '../../src/locks/rate-limit/core/decision.types.js';
 import { bucketTtlMs } from '../../src/locks/rate-limit/core/rule-kinds.js';
 
 export interface StoreHarness {
