@@ -4,12 +4,8 @@
  * with the same manual clock, and must give the same numbers.
  */
 import { expect, it } from 'vitest';
-import {
-  CompiledRule,
-  bucketFor,
-  fuseBucket,
-  penaltyOf,
-} from '../../src/locks/rate-limit/rules/compile-policy.js';
+import { CompiledRule, penaltyOf } from '../../src/locks/rate-limit/rules/compile-policy.js';
+import { bucketFor, fuseBucket } from '../../src/locks/rate-limit/rules/bucket-specs.js';
 import type { ManualClock } from '../../src/common/clock.js';
 import { RateLimitStore } from '../../src/locks/rate-limit/store/rate-limit.store.js';
 import {

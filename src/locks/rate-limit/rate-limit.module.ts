@@ -10,6 +10,7 @@ import {
   RateLimitExtensionsModule,
   RateLimitFeatureModule,
 } from './extensions/rate-limit-extensions.module.js';
+import { CompiledPolicies } from './limiter/compiled-policies.js';
 import { DenyCache } from './limiter/deny-cache.js';
 import { RateLimitClaims } from './limiter/rate-limit-claims.js';
 import { RateLimitPeers } from './store/lanes/rate-limit-peers.service.js';
@@ -53,6 +54,7 @@ import { LoadMonitor } from './load/load-monitor.service.js';
     KeyHashers,
     StoreLanes,
     Verdicts,
+    CompiledPolicies,
     RateLimiter,
     RateLimitLock,
     RateLimitClaims,

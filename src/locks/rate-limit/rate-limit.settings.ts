@@ -4,7 +4,7 @@ import type { RampartConfig } from '../../config/config.types.js';
 import { isRecord } from '../../common/is-record.js';
 import { parseDuration } from './core/rate-parse.js';
 import type { RateLimitSettings } from './rate-limit.types.js';
-import { posInt } from './rate-limit.validate.js';
+import { posInt } from './rate-limit.validate-rule.js';
 import { defaultLoadSettings, validateLoad } from './settings/load.settings.js';
 import { defaultRiskSettings, validateRisk } from './settings/risk.settings.js';
 

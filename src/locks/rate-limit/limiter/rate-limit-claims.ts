@@ -20,6 +20,18 @@ export class RateLimitClaims {
     private readonly redis: RedisService,
   ) {}
 
+  /** failMode open: the claim taken on this instance's memory store only; true when it was taken already. */
+  async takeLocally(claim: { key: string; ttlMs: number }): Promise<boolean> {
+    const d = await this.memory.decide({
+      buckets: [],
+      degradeAt: 0,
+      degradeFactor: 1,
+      degradedHint: false,
+      claim,
+    });
+    return d.duplicate === true;
+  }
+
   async release(name: string, id: string): Promise<void> {
     const key = `rl:${this.lanes.tag}:claim:${name}:${id}`;
     this.memory.forget(key);

@@ -4,16 +4,16 @@ import { CLOCK, type Clock } from '../../../common/clock.js';
 import type { ClaimHandoff } from '../../../http/request-state.js';
 import { RedisUnavailableError } from '../../../redis/redis.errors.js';
 import type { ActiveRule } from '../rules/request-buckets.js';
-import { CompiledPolicy, CompiledRule, compileSlice } from '../rules/compile-policy.js';
+import { CompiledPolicy, CompiledRule } from '../rules/compile-policy.js';
 import { activeRules, buildBuckets, requestCost } from '../rules/request-buckets.js';
-import { RateLimitExtensions } from '../extensions/rate-limit-extensions.js';
 import { RateLimitMetrics } from '../rate-limit.metrics.js';
 import { InjectRateLimitSettings } from '../rate-limit.settings.js';
 import type { RateLimitSettings, RateLimitSlice } from '../rate-limit.types.js';
 import { type Decision, type DecideRequest, toldKey } from '../core/decision.types.js';
-import { claimUsable } from '../rate-limit.validate-extensions.js';
 import { SubjectResolver } from '../subjects/subject-resolver.js';
 import { Lane, StoreLanes } from '../store/lanes/store-lanes.js';
+import { CompiledPolicies } from './compiled-policies.js';
+import { RateLimitClaims } from './rate-limit-claims.js';
 import { LoadGate, loadGate } from '../load/load-gate.js';
 import { LoadMonitor } from '../load/load-monitor.service.js';
 import { QuotaMetrics } from '../quota.metrics.js';
@@ -34,13 +34,13 @@ type Load = NonNullable<Extract<LoadGate, { shed: false }>['load']>;
 @Injectable()
 export class RateLimiter {
   private readonly logger = new Logger('RateLimiter');
-  private readonly compiled = new WeakMap<RateLimitSlice, CompiledPolicy>();
 
   constructor(
     private readonly lanes: StoreLanes,
+    private readonly policies: CompiledPolicies,
     private readonly verdicts: Verdicts,
     private readonly subjects: SubjectResolver,
-    private readonly extensions: RateLimitExtensions,
+    private readonly claims: RateLimitClaims,
     private readonly m: RateLimitMetrics,
     @InjectRateLimitSettings() private readonly settings: RateLimitSettings,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -68,20 +68,13 @@ export class RateLimiter {
     return (
       h !== undefined &&
       h.result === undefined &&
-      !this.policyOf(ctx, slice).claim &&
+      !this.policies.of(slice, ctx.policyName).claim &&
       this.lanes.current()?.remote === true
     );
   }
 
-  private policyOf(ctx: LockContext, slice: RateLimitSlice): CompiledPolicy {
-    let policy = this.compiled.get(slice);
-    if (!policy)
-      this.compiled.set(slice, (policy = compileSlice(slice, ctx.policyName, this.extensions)));
-    return policy;
-  }
-
   decide(ctx: LockContext, slice: RateLimitSlice): Verdict | Promise<Verdict> {
-    const policy = this.policyOf(ctx, slice);
+    const policy = this.policies.of(slice, ctx.policyName);
     const gate = loadGate(ctx, policy, this.loadLevel.state.level, this.settings.load);
     if (gate.shed) {
       this.qm.shed.inc({ policy: policy.policyName });
@@ -89,7 +82,7 @@ export class RateLimiter {
     }
     const active = activeRules(policy, ctx, this.subjects, this.onSkip);
     const handoff = this.takesHandoff(ctx, slice) ? ctx.state.claimHandoff : undefined;
-    const claim = policy.claim ? this.claimOf(policy.claim, ctx) : handoff;
+    const claim = policy.claim ? this.policies.claimOf(policy.claim, ctx) : handoff;
     if (active.length === 0 && !claim && (!this.settings.fuse || ctx.policy.critical === true))
       return ALLOWED;
     const cost = requestCost(policy, ctx);
@@ -101,14 +94,6 @@ export class RateLimiter {
     return lane
       ? this.decideOn(lane, ctx, policy, active, cost, claim, gate.load)
       : this.storeDown(ctx, policy, active, cost, claim, gate.load);
-  }
-
-  /** The request's claim key and TTL: `rl:{<env>:<service>}:claim:<name>:<id>` (none when the product gives none). */
-  private claimOf(c: NonNullable<CompiledPolicy['claim']>, ctx: LockContext): Claim | undefined {
-    const got = c.fn(ctx);
-    return claimUsable(got)
-      ? { key: `rl:${this.lanes.tag}:claim:${c.name}:${got!.id}`, ttlMs: got!.ttlMs }
-      : undefined;
   }
 
   private async decideOn(
@@ -168,14 +153,6 @@ export class RateLimiter {
     return this.verdicts.of(ctx, policy, buckets, meta, d, lane.remote);
   }
 
-  /** failMode open with a claim: the memory store dedups (per instance); nothing is limited. */
-  private async claimOnly(policy: CompiledPolicy, claim: Claim): Promise<Verdict> {
-    const d = await this.lanes
-      .local()
-      .store.decide({ buckets: [], degradeAt: 0, degradeFactor: 1, degradedHint: false, claim });
-    return d.duplicate ? this.verdicts.duplicate(policy) : ALLOWED;
-  }
-
   private storeFailed(policy: string, err: unknown): void {
     const unavailable = err instanceof RedisUnavailableError;
     this.m.storeErrors.inc({ policy, kind: unavailable ? 'unavailable' : 'error' });
@@ -196,7 +173,11 @@ export class RateLimiter {
     switch (policy.failMode) {
       case 'open':
         // Nothing is limited, but a claim still dedups on this instance (the memory store's claims).
-        return claim ? this.claimOnly(policy, claim) : ALLOWED;
+        return claim
+          ? this.claims
+              .takeLocally(claim)
+              .then((dup) => (dup ? this.verdicts.duplicate(policy) : ALLOWED))
+          : ALLOWED;
       case 'closed':
         return { kind: 'unavailable', retryAfterS: this.settings.closedRetryAfterS };
       case 'local':

@@ -8,7 +8,6 @@ import { Conditions, compileConditions } from './conditions.js';
 import type { DegradeConfig, Dimension, FailMode, RateLimitSlice } from '../rate-limit.types.js';
 import type { BucketKind, BucketSpec } from '../core/decision.types.js';
 import { parseDuration, parseRate } from '../core/rate-parse.js';
-import { fixedWindow } from '../core/kinds/fixed-window.js';
 import { kindOfAlgorithm } from '../core/rule-kinds.js';
 
 /** A rule ready to decide: parsed, defaults applied. */
@@ -105,51 +104,6 @@ export function compileSlice(
       rank: r.degradeRank ?? slice.degradeRank ?? 0,
       risk: r.risk !== false,
     })),
-  };
-}
-
-/**
- * The bucket of one rule for one request: `multiplier` (tier × 1/live
- * instances in failMode local) scales capacity and rate.
- */
-export function bucketFor(
-  rule: CompiledRule,
-  at: { key: string; group: string },
-  cost: number,
-  multiplier: number,
-  degrade: boolean,
-): BucketSpec {
-  return {
-    key: at.key,
-    penaltyKey: rule.penalty ? `${at.key}:p` : undefined,
-    kind: rule.kind,
-    capacity: rule.capacity * multiplier,
-    intervalUs: 1e6 / (rule.rate * multiplier),
-    cost: rule.cost ?? cost,
-    shadow: rule.shadow,
-    soft: degrade && rule.dimension === 'global',
-    degradable: degrade && rule.dimension !== 'global',
-    penalty: rule.penalty,
-    group: at.group,
-  };
-}
-
-/** The emergency fuse as a bucket: a fixed window of `limit` requests per `windowMs`. */
-export function fuseBucket(
-  at: { key: string; group: string },
-  limit: number,
-  windowMs: number,
-): BucketSpec {
-  return {
-    key: at.key,
-    kind: fixedWindow.code,
-    capacity: limit,
-    intervalUs: windowMs * 1000,
-    cost: 1,
-    shadow: false,
-    soft: false,
-    degradable: false,
-    group: at.group,
   };
 }
 

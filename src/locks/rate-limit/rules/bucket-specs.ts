@@ -1,0 +1,48 @@
+import { fixedWindow } from '../core/kinds/fixed-window.js';
+import type { BucketSpec } from '../core/decision.types.js';
+import type { CompiledRule } from './compile-policy.js';
+
+/**
+ * The bucket of one rule for one request: `multiplier` (tier × 1/live
+ * instances in failMode local) scales capacity and rate.
+ */
+export function bucketFor(
+  rule: CompiledRule,
+  at: { key: string; group: string },
+  cost: number,
+  multiplier: number,
+  degrade: boolean,
+): BucketSpec {
+  return {
+    key: at.key,
+    penaltyKey: rule.penalty ? `${at.key}:p` : undefined,
+    kind: rule.kind,
+    capacity: rule.capacity * multiplier,
+    intervalUs: 1e6 / (rule.rate * multiplier),
+    cost: rule.cost ?? cost,
+    shadow: rule.shadow,
+    soft: degrade && rule.dimension === 'global',
+    degradable: degrade && rule.dimension !== 'global',
+    penalty: rule.penalty,
+    group: at.group,
+  };
+}
+
+/** The emergency fuse as a bucket: a fixed window of `limit` requests per `windowMs`. */
+export function fuseBucket(
+  at: { key: string; group: string },
+  limit: number,
+  windowMs: number,
+): BucketSpec {
+  return {
+    key: at.key,
+    kind: fixedWindow.code,
+    capacity: limit,
+    intervalUs: windowMs * 1000,
+    cost: 1,
+    shadow: false,
+    soft: false,
+    degradable: false,
+    group: at.group,
+  };
+}
