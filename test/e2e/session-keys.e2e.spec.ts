@@ -94,6 +94,16 @@ describe.each([
     ]);
   });
 
+  it('should refuse an unsigned mint with 401 missing_header, as docs/session-keys.md says', async () => {
+    const res = await fetch(`${app.url}/v1/session-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user: 'root' }),
+    });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as Body).error).toBe('missing_header');
+  });
+
   it('should never let a session key mint another one', async () => {
     const key = derive('mallory');
     const url = `${app.url}/v1/session-keys`;
