@@ -2,23 +2,36 @@
 -- a parameter block at ARGV[c..]: point decay µs, new-subject window µs, new-subject weight, reputation period µs,
 -- points per period, reputation max, tier bonus, record TTL ms, touch µs, number of bands nb, then nb pairs
 -- (below, multiplier), the last band taking every higher score. Needs `now` (lib/clock.lua).
+local r_num, r_max, r_min, r_floor, r_fmt = tonumber, math.max, math.min, math.floor, string.format
+-- The parameter block at ARGV[c..] read once per script call: decay, new window, new weight, period, points, max
+local RISK_P = {}
+local function risk_params(c)
+  local p = RISK_P[c]
+  if not p then
+    p = { r_num(ARGV[c]), r_num(ARGV[c + 1]), r_num(ARGV[c + 2]), r_num(ARGV[c + 3]), r_num(ARGV[c + 4]),
+      r_num(ARGV[c + 5]) }
+    RISK_P[c] = p
+  end
+  return p
+end
 -- risk_score(s, f, c): a record's score from its score TAT s and first-seen time f (nil when absent)
 local function risk_score(s, f, c)
+  local p = risk_params(c)
   local sc = 0
-  if s then sc = math.max(0, s - now) / tonumber(ARGV[c]) end
-  if not f or now - f < tonumber(ARGV[c + 1]) then sc = sc + tonumber(ARGV[c + 2]) end
-  if f then sc = sc - math.min(tonumber(ARGV[c + 5]), math.floor((now - f) / tonumber(ARGV[c + 3])) * tonumber(ARGV[c + 4])) end
+  if s then sc = r_max(0, s - now) / p[1] end
+  if not f or now - f < p[2] then sc = sc + p[3] end
+  if f then sc = sc - r_min(p[6], r_floor((now - f) / p[4]) * p[5]) end
   return sc
 end
 -- risk_touch(key, f, t, c): creates the record at first sight, refreshes its TTL at most every touch µs;
 -- returns its first-seen and last-refresh times after.
 local function risk_touch(key, f, t, c)
   if not f then
-    redis.call('HSET', key, 'f', string.format('%d', now), 't', string.format('%d', now))
+    redis.call('HSET', key, 'f', r_fmt('%d', now), 't', r_fmt('%d', now))
     redis.call('PEXPIRE', key, ARGV[c + 7])
     return now, now
-  elseif now - (t or 0) >= tonumber(ARGV[c + 8]) then
-    redis.call('HSET', key, 't', string.format('%d', now))
+  elseif now - (t or 0) >= r_num(ARGV[c + 8]) then
+    redis.call('HSET', key, 't', r_fmt('%d', now))
     redis.call('PEXPIRE', key, ARGV[c + 7])
     return f, now
   end
