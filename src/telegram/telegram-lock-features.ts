@@ -86,13 +86,16 @@ export function telegramRateLimitFeature(bots: TelegramBots): RateLimitFeature {
       },
     },
     subjects: {
+      // Users and chats are per bot: two tenants' bots never share a user's or a chat's budget or score.
       user: (ctx) => {
         const id = update(ctx)?.userId;
-        return id === undefined ? undefined : { value: id, personal: true };
+        const bot = bots.bot(ctx.req);
+        return id !== undefined && bot ? { value: id, personal: true, scope: bot.id } : undefined;
       },
       chat: (ctx) => {
         const id = update(ctx)?.chatId;
-        return id === undefined ? undefined : { value: id, personal: true };
+        const bot = bots.bot(ctx.req);
+        return id !== undefined && bot ? { value: id, personal: true, scope: bot.id } : undefined;
       },
       command: (ctx) => {
         const a = update(ctx)?.action;

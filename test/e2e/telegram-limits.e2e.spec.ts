@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, AdminClient } from '../support/admin-client.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { FakeBotApi, startFakeBotApi } from '../support/fake-bot-api.js';
 import { deliver, fixture, telegramConfigFile, textUpdate } from '../support/telegram.js';
@@ -39,10 +40,15 @@ describe.each(ADAPTERS)('Telegram limits (%s)', (adapter) => {
     api = await startFakeBotApi();
     app = await startApp({
       HTTP_ADAPTER: adapter,
+      ADMIN_TOKEN,
       TRUSTED_PROXIES: '127.0.0.1/32',
-      CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'builtin', adminUserIds: [ADMIN] }], {
-        apiRoot: api.url,
-      }),
+      CONFIG_FILE: telegramConfigFile(
+        [
+          { id: 'demo', mode: 'builtin', adminUserIds: [ADMIN] },
+          { id: 'other', mode: 'builtin' },
+        ],
+        { apiRoot: api.url },
+      ),
     });
   });
   afterAll(async () => {
@@ -64,6 +70,20 @@ describe.each(ADAPTERS)('Telegram limits (%s)', (adapter) => {
     const m = await metrics();
     expect(counter(m, /command="none",outcome="limited"\} (\d+)/)).toBeGreaterThanOrEqual(1);
     expect(counter(m, /rule="user",outcome="rejected"\} (\d+)/)).toBeGreaterThanOrEqual(1);
+  });
+
+  it("should keep a Telegram user's risk record per bot, read as user/<bot>/<id>", async () => {
+    expect(await statuses(app, [textUpdate('hello', 7200)])).toEqual([200]);
+    const admin = new AdminClient(app);
+    const seen = async (bot: string) =>
+      (await admin.get<{ firstSeen: string | null }>(`/admin/subjects/user/${bot}/7200`)).body
+        .firstSeen;
+    expect(await seen('demo')).not.toBeNull();
+    expect(await seen('other')).toBeNull();
+    expect(
+      (await admin.get<{ firstSeen: string | null }>('/admin/subjects/chat/other/7200')).body
+        .firstSeen,
+    ).toBeNull();
   });
 
   it('should tell a limited user once per window, then drop without a word', async () => {

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Redis } from 'ioredis';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
+import { containing, redisTexts } from '../support/redis-scan.js';
 import { FakeBotBackend, startFakeBotBackend } from '../support/fake-bot-backend.js';
 import { canStartRedis, uniqueEnv } from '../support/redis-env.js';
 import { RedisProcess, startRedis } from '../support/redis-server.js';
@@ -70,6 +72,25 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('Telegram ingress on Redis (%s)
         /\.(user|chat|global|command)"/.test(l) && /telegram-demo/.test(l) && !/:load"/.test(l),
     );
     expect(buckets.filter((l) => !l.includes(':claim:update:'))).toEqual([]);
+  });
+
+  it('should keep no raw user or chat id in any Redis key or value', async () => {
+    const user = 987654321;
+    for (let i = 0; i < 7; i++)
+      await (
+        await deliver(a.url, textUpdate(`hello ${i}`, user, -1009876543210 - i))
+      ).arrayBuffer();
+    await (await deliver(b.url, textUpdate('hi', user))).arrayBuffer();
+    const client = new Redis(server.url);
+    try {
+      // Risk observations are written a few milliseconds (20) after the answer, in a batch.
+      await new Promise((r) => setTimeout(r, 300));
+      const texts = await redisTexts(client);
+      expect(texts.length).toBeGreaterThan(10);
+      expect(containing(texts, [String(user), '9876543210'])).toEqual([]);
+    } finally {
+      client.disconnect();
+    }
   });
 
   it('should apply each bot’s failMode while Redis is down: open answers, closed refuses', async () => {

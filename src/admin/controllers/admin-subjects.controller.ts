@@ -29,25 +29,59 @@ export class AdminSubjectsController {
     return this.parts.requireRateLimit().subject(dimension, id);
   }
 
+  @Get(':dimension/:scope/:id')
+  @ApiOperation({
+    summary:
+      "A scoped subject's risk: a user of an app (`user/<app>/<id>`), a Telegram user or chat of a bot",
+  })
+  readScoped(
+    @Param('dimension') dimension: string,
+    @Param('scope') scope: string,
+    @Param('id') id: string,
+  ): Promise<SubjectRiskView> {
+    return this.parts.requireRateLimit().subject(dimension, id, scope);
+  }
+
   @Delete(':dimension/:id')
   @ApiOperation({ summary: "Resets a subject's score: its record is deleted (audited)" })
-  async reset(
+  reset(
     @AdminActor() actor: string,
     @Param('dimension') dimension: string,
     @Param('id') id: string,
   ): Promise<{ reset: boolean; subject: SubjectRiskView }> {
+    return this.resetOne(actor, dimension, id, undefined);
+  }
+
+  @Delete(':dimension/:scope/:id')
+  @ApiOperation({ summary: "Resets a scoped subject's score (audited)" })
+  resetScoped(
+    @AdminActor() actor: string,
+    @Param('dimension') dimension: string,
+    @Param('scope') scope: string,
+    @Param('id') id: string,
+  ): Promise<{ reset: boolean; subject: SubjectRiskView }> {
+    return this.resetOne(actor, dimension, id, scope);
+  }
+
+  private async resetOne(
+    actor: string,
+    dimension: string,
+    id: string,
+    scope: string | undefined,
+  ): Promise<{ reset: boolean; subject: SubjectRiskView }> {
     const port = this.parts.requireRateLimit();
-    const before = await port.subject(dimension, id);
-    const reset = await port.resetSubject(dimension, id);
+    const before = await port.subject(dimension, id, scope);
+    const reset = await port.resetSubject(dimension, id, scope);
     this.metrics.changes.inc({ action: 'subject.reset', result: 'applied' });
+    const of = scope === undefined ? '' : ` of ${scope}`;
     await this.audit.record({
       at: new Date().toISOString(),
       actor,
       action: 'subject.reset',
       target: `subject:${before.dimension}:${before.subject}`,
-      summary: `risk score of ${before.dimension} ${before.subject} reset (was ${before.score}, ×${before.multiplier})`,
+      summary: `risk score of ${before.dimension} ${before.subject}${of} reset (was ${before.score}, ×${before.multiplier})`,
       changes: [{ path: 'score', from: before.score, to: 0 }],
     });
-    return { reset, subject: await port.subject(dimension, id) };
+    return { reset, subject: await port.subject(dimension, id, scope) };
   }
 }

@@ -35,6 +35,8 @@ export interface EffectiveQuota {
 /** A subject's risk as the admin API shows it. No value in clear: the subject is its keyed hash. */
 export interface SubjectRiskView {
   dimension: string;
+  /** The app (of a user) or bot (of a Telegram user or chat) that names the subject; null: unscoped. */
+  scope: string | null;
   /** The key part the id hashes to (what Redis keys and logs carry). */
   subject: string;
   /** False when the dimension carries no score (`rateLimit.risk.dimensions`) or scores are off. */
@@ -54,8 +56,11 @@ export interface SubjectRiskView {
 export interface RateLimitAdminPort {
   /** The load level, its source, and each policy's rank and action (see LoadMonitor.view). */
   load(): unknown;
-  /** `id` in clear (an app id, a user id, an IP address); hashed here as the limiter hashes it. */
-  subject(dimension: string, id: string): Promise<SubjectRiskView>;
+  /**
+   * `id` in clear (an app id, a user id, an IP address); hashed here as the limiter hashes it. `scope`: the app
+   * of a user id, the bot of a Telegram user or chat id (`user` and `chat` only; without it, the unscoped id).
+   */
+  subject(dimension: string, id: string, scope?: string): Promise<SubjectRiskView>;
   /** Deletes the subject's record (it starts as a new subject); true when there was one. */
-  resetSubject(dimension: string, id: string): Promise<boolean>;
+  resetSubject(dimension: string, id: string, scope?: string): Promise<boolean>;
 }

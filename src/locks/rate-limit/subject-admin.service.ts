@@ -22,6 +22,13 @@ import { RISK_STORE, type RiskStore } from './store/risk/risk-store.js';
 
 const iso = (us: number): string => new Date(us / 1000).toISOString();
 
+/** Dimensions whose ids are named by an app (users) or a bot (Telegram users and chats). */
+const SCOPED: ReadonlySet<string> = new Set(['user', 'chat']);
+
+function invalid(detail: string): never {
+  throw new ProblemException(400, 'validation_failed', 'Request failed validation', { detail });
+}
+
 /** The rate-limit lock's admin port: a subject's score and effective quotas, its reset, and the load level. */
 @Injectable()
 export class RateLimitAdmin implements RateLimitAdminPort {
@@ -40,8 +47,8 @@ export class RateLimitAdmin implements RateLimitAdminPort {
     return this.loadMonitor.view();
   }
 
-  async subject(dimension: string, id: string): Promise<SubjectRiskView> {
-    const { key, part, dim, store } = this.locate(dimension, id);
+  async subject(dimension: string, id: string, scope?: string): Promise<SubjectRiskView> {
+    const { key, part, dim, store } = this.locate(dimension, id, scope);
     const scored = this.planner.enabled && this.settings.risk.dimensions.includes(dim);
     const rec = scored ? await store.read(key) : undefined;
     const p = riskParams(this.settings.risk, undefined);
@@ -51,6 +58,7 @@ export class RateLimitAdmin implements RateLimitAdminPort {
     const f = rec?.f;
     return {
       dimension: dim,
+      scope: scope ?? null,
       subject: part,
       scored,
       score: Math.round(score * 100) / 100,
@@ -69,27 +77,27 @@ export class RateLimitAdmin implements RateLimitAdminPort {
     };
   }
 
-  async resetSubject(dimension: string, id: string): Promise<boolean> {
-    const { key, store } = this.locate(dimension, id);
+  async resetSubject(dimension: string, id: string, scope?: string): Promise<boolean> {
+    const { key, store } = this.locate(dimension, id, scope);
     return store.reset(key);
   }
 
   /** The record key of an id given in clear, hashed as the limiter hashes it (an IP grouped by its network). */
-  private locate(dimension: string, id: string) {
+  private locate(dimension: string, id: string, scope: string | undefined) {
     if (!DIMENSIONS.includes(dimension as Dimension) || dimension === 'global')
-      throw new ProblemException(400, 'validation_failed', 'Request failed validation', {
-        detail: `dimension must be one of ${DIMENSIONS.filter((d) => d !== 'global').join(', ')}`,
-      });
-    if (id.length === 0 || id.length > 256)
-      throw new ProblemException(400, 'validation_failed', 'Request failed validation', {
-        detail: 'id must have 1 to 256 characters',
-      });
+      invalid(`dimension must be one of ${DIMENSIONS.filter((d) => d !== 'global').join(', ')}`);
+    if (id.length === 0 || id.length > 256) invalid('id must have 1 to 256 characters');
+    if (scope !== undefined && !SCOPED.has(dimension))
+      invalid(`only ${[...SCOPED].join(' and ')} ids have a scope (an app or a bot)`);
+    if (scope !== undefined && (scope.length === 0 || scope.length > 128))
+      invalid('scope must have 1 to 128 characters');
     const dim = dimension as Dimension;
     const value = dim === 'ip' ? addressGroup(id, this.settings.ipv6Prefix) : id;
     const lane = this.lanes.current() ?? this.lanes.local();
     const subject = {
       value,
       personal: dim !== 'app' && dim !== 'command' && dim !== 'bot' && dim !== 'route',
+      ...(scope !== undefined ? { scope } : {}),
     };
     const key = this.planner.key(this.lanes.tag, dim, subject, lane.hasher);
     return {

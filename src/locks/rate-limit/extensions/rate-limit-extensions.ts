@@ -8,6 +8,12 @@ export interface Subject {
   value: string;
   /** True for anything that identifies a person (IP, user id, chat id): it enters keys only as a keyed hash. */
   personal: boolean;
+  /**
+   * Who named the value, when the value is only unique within it: the app for a user id that an app gives
+   * (session key, trusted user header), the bot for a Telegram user or chat. Part of every key, so two tenants'
+   * `user-42` are two subjects. Undefined: the value is global (an IP address, an app id).
+   */
+  scope?: string;
 }
 
 /** What an extractor sees of the request. */

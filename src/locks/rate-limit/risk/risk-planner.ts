@@ -1,7 +1,7 @@
 import type { ActiveRule } from '../rules/request-buckets.js';
 import type { Dimension } from '../rate-limit.types.js';
 import type { BucketSpec, DecideRequest } from '../core/decision.types.js';
-import type { KeyHasher } from '../subjects/key-hasher.js';
+import { subjectId, type KeyHasher } from '../subjects/key-hasher.js';
 import { riskKey, riskParams } from '../core/risk-params.js';
 import type { RiskParams, RiskSettings } from '../core/risk.types.js';
 
@@ -59,7 +59,7 @@ export class RiskPlanner {
   ): string {
     let cache = this.keys.get(hasher);
     if (!cache) this.keys.set(hasher, (cache = new Map()));
-    const id = `${dimension}\u0000${subject.value}`;
+    const id = `${dimension}\u0000${subjectId(subject)}`;
     let k = cache.get(id);
     if (k === undefined) {
       if (cache.size >= CACHE_MAX) cache.clear();

@@ -71,7 +71,10 @@ export class RiskRecorder implements RiskSink, OnApplicationShutdown {
     const { keys, store } = this.keys(ctx, ['user']);
     const key = keys[0];
     if (key === undefined) return;
-    this.push(store, { kind: 'chat', key, set: key.replace(':risk:', ':riskc:'), member: chatId });
+    // The member is the chat's keyed hash, as in bucket keys: no raw chat (in private chats: user) id in Redis.
+    const hasher = (this.lanes.current() ?? this.lanes.local()).hasher;
+    const member = hasher.part('chat', { value: chatId, personal: true });
+    this.push(store, { kind: 'chat', key, set: key.replace(':risk:', ':riskc:'), member });
   }
 
   /** Writes what is queued now (tests, shutdown). */

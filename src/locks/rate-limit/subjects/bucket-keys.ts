@@ -1,5 +1,5 @@
 import type { Subject } from '../extensions/rate-limit-extensions.js';
-import type { KeyHasher } from './key-hasher.js';
+import { subjectId, type KeyHasher } from './key-hasher.js';
 import type { Dimension } from '../rate-limit.types.js';
 
 /** What a bucket key needs of a rule (a compiled rule is one; cached per rule object). */
@@ -28,14 +28,15 @@ export function bucketKey(
     keyCache.set(hasher, (c = { tag, byRule: new WeakMap(), size: 0 }));
   let byRule = c.byRule.get(rule);
   if (byRule === undefined) c.byRule.set(rule, (byRule = new Map()));
-  let at = byRule.get(subject.value);
+  const id = subjectId(subject);
+  let at = byRule.get(id);
   if (at === undefined) {
     at = makeKey(tag, rule, subject, hasher);
     if (c.size >= KEY_CACHE_MAX) {
       c.byRule = new WeakMap([[rule, (byRule = new Map())]]);
       c.size = 0;
     }
-    byRule.set(subject.value, at);
+    byRule.set(id, at);
     c.size += 1;
   }
   return at;

@@ -17,4 +17,17 @@ describe(KeyHasher.name, () => {
     expect(h.part('app', { value: 'shop-1', personal: false })).toBe('shop-1');
     expect(h.part('command', { value: '/start:{x}', personal: false })).not.toMatch(/[:{}]/);
   });
+
+  it('should give a scoped subject its own part: per scope, and never one of another scope and value', () => {
+    const h = new KeyHasher(Buffer.from('s'.repeat(32)));
+    const user = (value: string, scope?: string) =>
+      h.part('user', { value, personal: true, ...(scope !== undefined ? { scope } : {}) });
+    const parts = [user('user-42'), user('user-42', 'shop'), user('user-42', 'blog')];
+    expect(new Set(parts).size).toBe(3);
+    expect(user('b\u0000c', 'a')).not.toBe(user('c', 'a\u0000b'));
+    expect(user('42', 'shop')).toBe(user('42', 'shop'));
+    expect(h.part('command', { value: '/start', personal: false, scope: 'bot-1' })).toBe(
+      'bot-1~%2Fstart'.replace('%2F', '/'),
+    );
+  });
 });

@@ -13,16 +13,31 @@ const SAFE = /^[A-Za-z0-9._\-/]{1,128}$/;
 export class KeyHasher {
   constructor(private readonly secret: Buffer) {}
 
+  /**
+   * A scoped subject (Subject.scope) hashes as `<dimension>@<scope length>:<scope>\0<value>` (an unscoped one as
+   * `<dimension>\0<value>`, as before scopes), so no scope and value can give another's part; a non-personal
+   * one reads `<scope>~<value>` (`~` never appears in an escaped part).
+   */
   part(dimension: Dimension, s: Subject): string {
     if (!s.personal)
-      return SAFE.test(s.value)
-        ? s.value
-        : encodeURIComponent(s.value)
-            .replace(/[*.'()!~]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)
-            .slice(0, 256);
-    return createHmac('sha256', this.secret)
-      .update(`${dimension}\u0000${s.value}`)
-      .digest('base64url')
-      .slice(0, 16);
+      return s.scope === undefined ? escaped(s.value) : `${escaped(s.scope)}~${escaped(s.value)}`;
+    const named =
+      s.scope === undefined
+        ? `${dimension}\u0000${s.value}`
+        : `${dimension}@${s.scope.length}:${s.scope}\u0000${s.value}`;
+    return createHmac('sha256', this.secret).update(named).digest('base64url').slice(0, 16);
   }
+}
+
+/** Cache key of a subject: its value, with its scope in front when it has one. */
+export function subjectId(s: Subject): string {
+  return s.scope === undefined ? s.value : `${s.scope.length}:${s.scope}\u0000${s.value}`;
+}
+
+function escaped(v: string): string {
+  return SAFE.test(v)
+    ? v
+    : encodeURIComponent(v)
+        .replace(/[*.'()!~]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)
+        .slice(0, 256);
 }

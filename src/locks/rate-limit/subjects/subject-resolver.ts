@@ -13,7 +13,7 @@ const MAX_USER = 256;
 /**
  * The subject of each dimension for one request. Built in, from the shared
  * request state: app/tier (signature lock), user (verified identity, else the
- * configured header), ip (client address with trusted proxies, stored in
+ * configured header; scoped by the request's app), ip (client address with trusted proxies, stored in
  * state.clientIp), route, and a constant for global. Where the built-in finds
  * none, the product's extractor of that dimension answers (`command`, `chat`,
  * `bot`, a Telegram sender for `user`: see RateLimitModule.forFeature).
@@ -52,7 +52,11 @@ export class SubjectResolver {
       case 'user': {
         const id =
           s.userId ?? (this.userHeader ? header(ctx.req, this.userHeader)?.trim() : undefined);
-        return id ? { value: id.slice(0, MAX_USER), personal: true } : undefined;
+        // An app names its own users: scoped by the app (a header user of an unsigned request has none).
+        if (!id) return undefined;
+        return s.appId
+          ? { value: id.slice(0, MAX_USER), personal: true, scope: s.appId }
+          : { value: id.slice(0, MAX_USER), personal: true };
       }
       case 'ip': {
         s.clientIp ??= clientAddress(ctx.req, this.trusted, this.onMalformedForward);
