@@ -77,6 +77,16 @@ describe(telegramSettings.name, () => {
     expect(p.join('\n')).not.toContain(TOKEN);
   });
 
+  it('should read the apps a bot sends for, and refuse a list that is empty or not of app ids', () => {
+    const s = telegramSettings(config({ bots: [bot({ apps: ['shop-1', 'blog'] })] }), {});
+    expect(s.bots[0]!.apps).toEqual(['shop-1', 'blog']);
+    expect(telegramSettings(config({ bots: [bot()] }), {}).bots[0]!.apps).toBeUndefined();
+    for (const apps of [[], ['has space'], 'shop', [7]])
+      expect(problems({ bots: [bot({ apps })] })).toEqual([
+        'CONFIG_FILE: telegram.bots[0].apps must be a non-empty list of app ids (the apps that may send through it)',
+      ]);
+  });
+
   it('should refuse a bot id used twice and a token of the wrong shape', () => {
     writeFileSync(join(dir, 'bad'), 'not-a-token');
     expect(problems({ bots: [bot(), bot()] })).toEqual([

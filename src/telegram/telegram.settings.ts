@@ -22,6 +22,9 @@ const COMMAND = /^\/[a-z0-9_]{1,32}$/;
 const USERNAME = /^[A-Za-z0-9_]{3,64}$/;
 /** Telegram's own default for setWebhook's max_connections. */
 export const DEFAULT_MAX_CONNECTIONS = 40;
+/** An app id as the apps registry takes it. */
+const APP_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
 const BOT_KEYS = [
   'id',
   'username',
@@ -36,6 +39,7 @@ const BOT_KEYS = [
   'failMode',
   'maxConnections',
   'scope',
+  'apps',
 ];
 
 /** Fingerprint of a bot token: enough to tell two apart, never enough to use one. */
@@ -151,6 +155,14 @@ function parseBot(
     p.push(`${at}.maxConnections must be an integer from 1 to 100 (Telegram's range)`);
   if (o.scope !== undefined && (typeof o.scope !== 'string' || !ID.test(o.scope)))
     p.push(`${at}.scope must match [a-z0-9-]{1,32}`);
+  const apps = o.apps;
+  if (
+    apps !== undefined &&
+    (!Array.isArray(apps) ||
+      apps.length === 0 ||
+      !apps.every((a) => typeof a === 'string' && APP_ID.test(a)))
+  )
+    p.push(`${at}.apps must be a non-empty list of app ids (the apps that may send through it)`);
   if (p.length > before || token === undefined) return undefined;
   return {
     id: o.id as string,
@@ -166,6 +178,7 @@ function parseBot(
     failMode: o.failMode as BotConfig['failMode'],
     maxConnections: maxConnections as number,
     scope: (o.scope as string | undefined) ?? 'default',
+    ...(apps !== undefined ? { apps: apps as string[] } : {}),
     tokenSource:
       typeof o.tokenFile === 'string' ? { file: o.tokenFile } : { env: o.tokenEnv as string },
   };

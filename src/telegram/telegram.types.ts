@@ -34,6 +34,11 @@ export interface BotConfig {
   maxConnections: number;
   /** Outbound: jobs name a scope; any active bot of it that can reach the chat may send (default `default`). */
   scope: string;
+  /**
+   * Outbound: the apps that may send notifications through this bot (its scope). Undefined: every app
+   * (a single-tenant setup); a bot shared by tenants should name them (docs/telegram-outbound.md#tenants).
+   */
+  apps?: string[];
   /** Where the token was read from: a rotation reads it again (a file can change, the environment cannot). */
   tokenSource: { file: string } | { env: string };
 }

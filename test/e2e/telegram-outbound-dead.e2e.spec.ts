@@ -63,13 +63,15 @@ describe.each(STORES)('telegram outbound dead letters (%s store)', (name, storeE
     expect(views[2]!.attempts).toBe(3);
     expect(JSON.stringify(views)).not.toContain(token(4, 'D'));
 
-    const dead = await admin.call<{ jobs: { job_id: string; reason: string }[] }>(
-      'GET',
-      '/admin/telegram/dead',
-    );
+    const dead = await admin.call<{
+      jobs: { job_id: string; app: string; ref: string; reason: string }[];
+    }>('GET', '/admin/telegram/dead');
     expect(dead.status).toBe(200);
     const listed = Object.fromEntries(dead.body.jobs.map((j) => [j.job_id, j.reason]));
     for (const [reason, j] of Object.entries(jobs)) expect(listed[j.job_id]).toBe(reason);
+    // The admin sees every app's jobs, each with its app; a replay names a job by its ref.
+    const refs = Object.fromEntries(dead.body.jobs.map((j) => [j.job_id, j.ref]));
+    expect(dead.body.jobs.every((j) => j.ref === `${j.app}/${j.job_id}`)).toBe(true);
 
     const bots = await admin.call<{ bots: { id: string; state: string }[] }>(
       'GET',
@@ -82,9 +84,9 @@ describe.each(STORES)('telegram outbound dead letters (%s store)', (name, storeE
     api.clearRules();
     const ids = [jobs.ambiguous_timeout, jobs.max_attempts, jobs.forbidden].map((j) => j.job_id);
     const replay = await admin.call<{ replayed: string[] }>('POST', '/admin/telegram/dead/replay', {
-      job_ids: ids,
+      job_ids: ids.map((id) => refs[id]),
     });
-    expect(replay.body.replayed.sort()).toEqual([...ids].sort());
+    expect(replay.body.replayed.sort()).toEqual(ids.map((id) => refs[id]).sort());
     const again = await notify.settled(ids, ['sent', 'dead']);
     expect(again.map((v) => [v.state, v.attempts])).toEqual([
       ['sent', 0],
@@ -96,7 +98,9 @@ describe.each(STORES)('telegram outbound dead letters (%s store)', (name, storeE
 
     const put = await admin.call('PUT', '/admin/telegram/bots/r/state', { state: 'active' });
     expect(put.status).toBe(200);
-    await admin.call('POST', '/admin/telegram/dead/replay', { job_ids: [jobs.revoked.job_id] });
+    await admin.call('POST', '/admin/telegram/dead/replay', {
+      job_ids: [refs[jobs.revoked.job_id]],
+    });
     expect((await notify.settled([jobs.revoked.job_id], ['sent']))[0]).toMatchObject({ bot: 'r' });
   });
 });

@@ -14,6 +14,8 @@ export interface OutBot {
   id: string;
   scope: string;
   token: string;
+  /** The apps that may send through it (telegram.bots[].apps); undefined: every app. */
+  apps?: string[];
 }
 
 export const token = (n: number, tag = 'A'): string =>
@@ -37,6 +39,8 @@ export interface OutboundSetup {
   env: Record<string, string>;
   tokenFiles: Record<string, string>;
   app: { appId: string; secret: string };
+  /** A second app of the same APPS_FILE (the tenant-isolation tests' other tenant). */
+  other: { appId: string; secret: string };
 }
 
 /** A CONFIG_FILE and APPS_FILE for these bots; returns the env to start the app with. */
@@ -64,6 +68,7 @@ export function outboundSetup(
         secretTokens: ['outbound_secret_1'],
         pathSecret: 'outbound-path-secret-0123',
         mode: 'builtin',
+        ...(b.apps ? { apps: b.apps } : {}),
       })),
     },
   };
@@ -75,6 +80,7 @@ export function outboundSetup(
     env: { CONFIG_FILE: file, APPS_FILE: apps.file, REDIS_COMMAND_TIMEOUT_MS: '1000' },
     tokenFiles,
     app: { appId: apps.main.appId, secret: apps.main.secrets[0]! },
+    other: apps.debug,
   };
 }
 

@@ -48,12 +48,13 @@ export class RotateDto {
 export class ReplayDto {
   @ApiProperty({
     type: [String],
-    description: 'Dead job ids to queue again (others are left alone)',
+    description:
+      'The `ref` of each dead job to queue again (`<app>/<job_id>`, as GET /admin/telegram/dead lists it); others are left alone',
   })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(1000)
   @IsString({ each: true })
-  @MaxLength(128, { each: true })
+  @MaxLength(200, { each: true })
   job_ids!: string[];
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
@@ -9,13 +9,15 @@ import {
 } from '@nestjs/swagger';
 import { Protect } from '../../chain/protect.decorator.js';
 import { ProblemException } from '../../common/problem.exception.js';
+import { type AnyRequest, requestState } from '../../http/http-context.js';
 import { type JobView, OutboundService } from './outbound.service.js';
 
 const PROBLEM = { description: 'application/problem+json with a stable `error` code' };
 
 /**
  * Outbound Telegram notifications: signed (lock 1) and rate limited per app
- * by the number of jobs (lock 2), policy `notifications`. See docs/telegram-outbound.md.
+ * by the number of jobs (lock 2), policy `notifications`. Jobs are the signed app's own
+ * (job-namespace.ts). See docs/telegram-outbound.md.
  */
 @ApiTags('notifications')
 @Controller('v1/notifications')
@@ -38,8 +40,11 @@ export class NotificationsController {
     ...PROBLEM,
     description: 'notifications_unavailable (Redis down)',
   })
-  submit(@Body() body: unknown): Promise<{ jobs: { job_id: string; status: string }[] }> {
-    return this.outbound.submit(body);
+  submit(
+    @Body() body: unknown,
+    @Req() req: AnyRequest,
+  ): Promise<{ jobs: { job_id: string; status: string }[] }> {
+    return this.outbound.submit(body, requestState(req).appId);
   }
 
   @Get(':jobId')
@@ -52,8 +57,9 @@ export class NotificationsController {
     ...PROBLEM,
     description: 'unknown_job (never queued, or past its retention)',
   })
-  async status(@Param('jobId') id: string): Promise<JobView> {
-    const view = await this.outbound.status(id.slice(0, 200));
+  async status(@Param('jobId') id: string, @Req() req: AnyRequest): Promise<JobView> {
+    // Only the asking app's own jobs: another app's id is as unknown as one never queued.
+    const view = await this.outbound.status(id.slice(0, 200), requestState(req).appId);
     if (!view)
       throw new ProblemException(404, 'unknown_job', 'No such job', {
         detail: 'never queued here, or finished longer ago than the retention',

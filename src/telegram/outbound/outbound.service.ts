@@ -8,11 +8,17 @@ import { validateJobs } from './job-validate.js';
 import { OutboundMetrics } from './outbound.metrics.js';
 import { type Job, type NewJob, chatKind } from './outbound.types.js';
 import { OutboundWorkers } from './outbound-workers.service.js';
+import { appOfJob, clientJobId, ownId } from './job-namespace.js';
 import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
 
 /** What `GET /v1/notifications/:job_id` shows of a job. */
 export interface JobView {
+  /** The id the app gave. */
   job_id: string;
+  /** The app that queued it (absent: an internal job, e.g. a builtin bot's reply). */
+  app?: string;
+  /** The queue's id of the job, `<app>/<job_id>` (admin views only: what a replay names). */
+  ref?: string;
   state: Job['state'];
   attempts: number;
   chat_id: string;
@@ -34,7 +40,9 @@ const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t
 
 export function jobView(j: Job): JobView {
   return {
-    job_id: j.id,
+    job_id: clientJobId(j.id),
+    app: appOfJob(j.id),
+    ref: j.id,
     state: j.state,
     attempts: j.attempts,
     chat_id: j.chatId,
@@ -46,7 +54,7 @@ export function jobView(j: Job): JobView {
     reason: j.reason,
     last_error: j.lastError,
     wait_until: j.state === 'waiting' || j.state === 'queued' ? iso(j.waitUntil) : undefined,
-    collapsed_by: j.collapsedBy,
+    collapsed_by: j.collapsedBy && clientJobId(j.collapsedBy),
     created_at: iso(j.createdAt)!,
     finished_at: iso(j.finishedAt),
     deadline: iso(j.deadline)!,
@@ -68,23 +76,23 @@ function unavailable(): ProblemException {
 /** Accepts notification jobs (validated, all or none) and reports their state. */
 @Injectable()
 export class OutboundService {
-  private readonly scopes: Set<string>;
-
   constructor(
     @Inject(OUTBOUND_QUEUE_STORE) private readonly queue: OutboundQueueStore,
     private readonly bots: TelegramBots,
     private readonly workers: OutboundWorkers,
     private readonly metrics: OutboundMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {
-    this.scopes = new Set(bots.all().map((b) => b.scope));
-  }
+  ) {}
 
-  async submit(body: unknown): Promise<{ jobs: { job_id: string; status: string }[] }> {
+  /** Queues `body`'s jobs for `app` (the request's signed app): ids and collapse keys in its namespace. */
+  async submit(
+    body: unknown,
+    app: string | undefined,
+  ): Promise<{ jobs: { job_id: string; status: string }[] }> {
     const s = this.bots.settings.outbound;
     const now = this.clock.now();
     const { jobs, problems } = validateJobs(body, {
-      scopes: this.scopes,
+      scopes: this.scopesOf(app),
       now,
       defaultDeadlineMs: s.defaultDeadlineMs,
       maxDeadlineMs: s.retentionMs,
@@ -94,18 +102,39 @@ export class OutboundService {
         detail: `${problems.length} problem(s); nothing was queued`,
         problems,
       });
-    const outcomes = await this.enqueue(jobs, now);
+    const owned = jobs.map((j) => ({
+      ...j,
+      id: ownId(app, j.id),
+      collapseKey: j.collapseKey === undefined ? undefined : ownId(app, j.collapseKey),
+    }));
+    const outcomes = await this.enqueue(owned, now);
     return { jobs: jobs.map((j, i) => ({ job_id: j.id, status: outcomes[i]! })) };
   }
 
-  async status(id: string): Promise<JobView | undefined> {
+  /** A job of `app` as that app named it; another app's job is unknown here. */
+  async status(id: string, app: string | undefined): Promise<JobView | undefined> {
     try {
-      const j = await this.queue.get(id);
-      return j && jobView(j);
+      const j = await this.queue.get(ownId(app, id));
+      if (!j) return undefined;
+      const { ref: _ref, ...view } = jobView(j);
+      return view;
     } catch (e) {
       if (e instanceof RedisUnavailableError) throw unavailable();
       throw e;
     }
+  }
+
+  /** The scopes `app` may send through: those whose every bot lets it (a bot without `apps` lets every app). */
+  private scopesOf(app: string | undefined): Set<string> {
+    const denied = new Set<string>();
+    for (const b of this.bots.all())
+      if (b.apps !== undefined && (app === undefined || !b.apps.includes(app))) denied.add(b.scope);
+    return new Set(
+      this.bots
+        .all()
+        .map((b) => b.scope)
+        .filter((sc) => !denied.has(sc)),
+    );
   }
 
   /** A reply of a builtin bot: through the sender, by that bot only, as the chat's next message. */
