@@ -43,13 +43,14 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
     const breaker = this.registry.get(slice.backend ?? '');
     if (!breaker) return next();
     const shadow = ctx.mode === 'shadow';
-    const ticket = breaker.admit();
+    const tenant = { id: ctx.state.appId ?? '-', tier: ctx.state.tier };
+    const ticket = breaker.admit(tenant);
     if (!ticket.admit) {
       this.metrics.rejected(breaker.backend, ctx.policyName, ticket.reason, ctx.mode);
       return shadow ? next('shadow_rejected') : this.refuse(ctx, slice, breaker.backend, ticket);
     }
     const call = abortableCall(ctx.state, ctx.reply, !shadow);
-    const guarded = breaker.guard(ticket, next, call);
+    const guarded = breaker.guard(ticket, next, call, tenant);
     if (shadow) return guarded.work ?? next();
     try {
       return await guarded.verdict;

@@ -25,6 +25,13 @@ export interface BreakerOptions {
   resetJitter: number;
   /** Calls at most in flight to the backend (bulkhead); a slot is held until the call has really stopped. */
   capacity: number;
+  /**
+   * Fair share of the bulkhead between apps: while other apps hold or wait for slots, an app takes at most
+   * capacity × its weight ÷ the weights of all of them; alone it may use every idle slot (default true).
+   */
+  fairShare: boolean;
+  /** Weight of each tier in the fair share (default 1), e.g. `{ pro: 2 }`. */
+  shareWeights: Record<string, number>;
   /** Successful probe calls (one at a time) a half-open circuit needs before it lets traffic back in. */
   halfOpenProbes: number;
   /** Share of calls admitted, in percent, at each step of the recovery ramp, increasing, each in (0, 100); [] = full traffic at once. */
@@ -42,6 +49,8 @@ export const BREAKER_OPTION_KEYS = [
   'resetTimeoutMs',
   'resetJitter',
   'capacity',
+  'fairShare',
+  'shareWeights',
   'halfOpenProbes',
   'rampPercents',
   'rampMs',

@@ -39,6 +39,14 @@ const OPTION_CHECKS: Record<(typeof BREAKER_OPTION_KEYS)[number], Check> = {
   resetJitter: (v) =>
     typeof v === 'number' && v >= 0 && v <= 0.9 ? undefined : 'must be a fraction from 0 to 0.9',
   capacity: int(1, 1_000_000),
+  fairShare: (v) => (typeof v === 'boolean' ? undefined : 'must be true or false'),
+  shareWeights: (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    Object.values(v).every((w) => typeof w === 'number' && w > 0 && w <= 1_000)
+      ? undefined
+      : 'must map tiers to weights above 0 (at most 1000), e.g. { pro: 2 }',
   halfOpenProbes: int(1, 1_000),
   rampPercents: (v) => {
     if (!Array.isArray(v) || v.length > 20) return 'must be a list of at most 20 percentages';

@@ -16,6 +16,14 @@ import { classifyError } from './call-outcome.js';
 import { GuardOptions, Guarded, withTimeout } from './guarded-call.js';
 import { OpossumWindow } from './opossum-window.js';
 
+/** Who makes a call, for the bulkhead's fair share: the app (or one id for every unsigned caller) and its tier. */
+export interface Tenant {
+  id: string;
+  tier?: string;
+}
+
+const ANONYMOUS: Tenant = { id: '-' };
+
 /**
  * The breaker of one backend: an OpossumWindow that decides when to open, a
  * RecoveryGate for everything after (jittered reset, probes, ramp, forces),
@@ -33,7 +41,7 @@ export class BackendBreaker {
   constructor(
     plan: BackendPlan,
     private readonly metrics: BreakerMetrics,
-    clock: Clock,
+    private readonly clock: Clock,
   ) {
     this.plan = plan;
     this.ledger = new CallLedger(plan.backend, metrics);
@@ -67,8 +75,11 @@ export class BackendBreaker {
     if (this.controls.reset(plan.resetAt) && this.gate.phase === 'closed') this.window.clear();
   }
 
-  /** Decides one call: let it through (maybe as a probe) or refuse it. Takes a bulkhead slot when admitted. */
-  admit(): Admission {
+  /**
+   * Decides one call: let it through (maybe as a probe) or refuse it. Takes a bulkhead slot when admitted.
+   * `tenant`: who calls (the app, with its tier), for the bulkhead's fair share.
+   */
+  admit(tenant: Tenant = ANONYMOUS): Admission {
     this.controls.sync(this.plan.forces);
     const a = this.gate.admit();
     if (this.gate.phase === 'recovering')
@@ -77,7 +88,16 @@ export class BackendBreaker {
       this.ledger.refused();
       return a;
     }
-    if (this.bulkhead.full(this.plan.options.capacity)) {
+    const o = this.plan.options;
+    const weight = o.shareWeights[tenant.tier ?? ''] ?? 1;
+    if (
+      !this.bulkhead.admits(
+        tenant.id,
+        weight,
+        { capacity: o.capacity, fair: o.fairShare },
+        this.clock.now(),
+      )
+    ) {
       if (a.probe) this.gate.probeDone(a.probe.epoch, 'neutral');
       this.ledger.refused();
       return { admit: false, reason: 'busy', retryAfterMs: 1_000 };
@@ -90,11 +110,14 @@ export class BackendBreaker {
     ticket: Extract<Admission, { admit: true }>,
     start: () => Promise<T>,
     opts: GuardOptions,
+    tenant: Tenant = ANONYMOUS,
   ): Guarded<T> {
+    const weight = this.plan.options.shareWeights[tenant.tier ?? ''] ?? 1;
+    const holder = { id: tenant.id, weight, now: () => this.clock.now() };
     const t0 = performance.now();
     let work: Promise<T> | undefined;
     const run = (): Promise<T> => {
-      work = this.bulkhead.hold(start);
+      work = this.bulkhead.hold(start, holder);
       return withTimeout(work, this.plan.options.timeoutMs, opts);
     };
     const verdict = ticket.probe ? run() : this.window.fire(run);
