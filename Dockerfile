@@ -10,6 +10,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY console ./console
+COPY scripts ./scripts
 COPY lua ./lua
 RUN npm run build
 

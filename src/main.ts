@@ -3,8 +3,10 @@ import { ConfigError } from './config/config.error.js';
 import { loadAppConfig } from './app.config.js';
 import { printableConfig } from './config/mask.js';
 import { drainOnSignals } from './health/drain.js';
-import { createPino } from './logging/logger.js';
-import { startupSummary, summaryInput } from './startup-summary.js';
+import { HealthRegistry } from './health/health-registry.service.js';
+import { whenArmed } from './health/when-armed.js';
+import { createPino, stdoutLogOutput } from './logging/logger.js';
+import { logStartupSummary, startupSummary, summaryInput } from './startup-summary.js';
 
 let config;
 try {
@@ -17,7 +19,8 @@ try {
   throw err;
 }
 
-const log = createPino(config.logLevel);
+const output = stdoutLogOutput(config.logFormat);
+const log = createPino(config.logLevel, undefined, output);
 log.debug({ config: printableConfig(config) }, 'configuration loaded');
 try {
   const app = await createApp(config, { logger: log });
@@ -26,9 +29,10 @@ try {
     info: (m) => log.info(m),
     warn: (m) => log.warn(m),
   });
-  // The last lines of the start-up log: a short summary for people (one line each, so that
-  // JSON log readers show them as they are); the full configuration is at debug level.
-  for (const line of startupSummary(summaryInput(app, config))) log.info({ summary: true }, line);
+  // The end of the start-up log: a short summary for people, once the instance is armed (or
+  // after 30 s, whatever is pending: /health/ready says what); the configuration is at debug level.
+  await whenArmed(app.get(HealthRegistry), 30_000);
+  logStartupSummary(log, startupSummary(summaryInput(app, config)), output.format);
 } catch (err) {
   if (err instanceof ConfigError) {
     process.stderr.write(`${err.message}\n`);

@@ -1,9 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
+import type { Logger as Pino } from 'pino';
 import { effectiveMode, LockChain } from './chain/lock-chain.service.js';
 import { LOCK_NAMES } from './chain/lock-order.js';
 import { RouteRegistry } from './chain/route-registry.service.js';
 import type { RampartConfig } from './config/config.types.js';
 import type { PolicySet } from './config/policy.types.js';
+import type { LogFormat } from './logging/log-format.js';
 import { RedisService } from './redis/redis.service.js';
 
 /** What the start-up summary is made of (collected from the running app). */
@@ -60,6 +62,15 @@ export function startupSummary(s: SummaryInput): string[] {
     `console ${s.url}/admin/ui · ${s.docsEnabled ? `docs ${s.url}/docs` : 'docs off (DOCS_ENABLED)'} · metrics ${s.url}/metrics`,
   );
   return lines;
+}
+
+/**
+ * Writes the summary: in JSON, one line each (marked `summary: true`, so log readers show them
+ * as they are); for people, one block (its first line after the usual prefix, the rest indented).
+ */
+export function logStartupSummary(log: Pino, lines: readonly string[], format: LogFormat): void {
+  if (format === 'pretty') log.info({ summary: true }, lines.join('\n    '));
+  else for (const line of lines) log.info({ summary: true }, line);
 }
 
 /** Collects the summary's input from a listening app. */

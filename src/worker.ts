@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { loadAppConfig } from './app.config.js';
 import { ConfigError } from './config/config.error.js';
-import { PinoNestLogger, createPino } from './logging/logger.js';
+import { PinoNestLogger, createPino, stdoutLogOutput } from './logging/logger.js';
 import { redisMode } from './redis/redis.client.js';
 import { OutboundWorkers } from './telegram/outbound/outbound-workers.service.js';
 import { OutboundWorkerModule } from './telegram/outbound/worker.module.js';
@@ -23,7 +23,8 @@ try {
   }
   throw err;
 }
-const log = createPino(config.logLevel);
+const output = stdoutLogOutput(config.logFormat);
+const log = createPino(config.logLevel, undefined, output);
 if (redisMode(config.redis) === 'none') {
   process.stderr.write(
     'npm run worker needs Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS): a memory queue is per process\n',

@@ -6,7 +6,10 @@ export interface ProblemBody {
   type: string;
   title: string;
   status: number;
-  /** Stable machine-readable code, e.g. `rate_limited`, `bad_signature`. */
+  /**
+   * Stable machine-readable code, e.g. `rate_limited`, `bad_signature`: the service's own are
+   * those of `PROBLEM_CODES` (problem-codes.ts); a product plugged in from outside adds its own.
+   */
   error: string;
   detail?: string;
   [extension: string]: unknown;

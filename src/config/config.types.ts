@@ -3,6 +3,7 @@ import type { AdminTokenHash } from './admin-tokens-file.js';
 
 import type { HttpAdapterName } from '../http/http-adapters.js';
 import type { ServerLimits } from '../http/server-limits.js';
+import type { LogFormatSetting } from '../logging/log-format.js';
 import type { LogLevel } from '../logging/logger.js';
 export type SearchBackendName = 'sqlite' | 'postgres';
 
@@ -64,6 +65,11 @@ export interface RampartConfig {
   host: string;
   httpAdapter: HttpAdapterName;
   logLevel: LogLevel;
+  /**
+   * LOG_FORMAT: `json` (pino lines), `pretty` (lines for people) or `auto` (pretty when stdout
+   * is a terminal); the default is `auto`, `json` with NODE_ENV=production.
+   */
+  logFormat: LogFormatSetting;
   redis: RedisConfig;
   /** Bearer token for the admin API (actor id `env`). Secret. */
   adminToken?: string;

@@ -2,6 +2,7 @@ import type { LockSlice, RoutePolicy } from './policy.types.js';
 import { LOCK_MODES } from './policy.types.js';
 import type { HttpAdapterName } from '../http/http-adapters.js';
 import type { LogLevel } from '../logging/logger.js';
+import { LOG_FORMATS } from '../logging/log-format.js';
 import type { RampartConfig, RedisNode, SearchBackendName } from './config.types.js';
 import { ConfigError } from './config.error.js';
 import { isValidCidr } from '../http/cidr.js';
@@ -242,6 +243,14 @@ export function loadConfig(env: Env, shipped: Record<string, RoutePolicy>): Ramp
     host: env.HOST || '0.0.0.0',
     httpAdapter: oneOf(env, 'HTTP_ADAPTER', ADAPTERS, 'express', p),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info', p),
+    // Production logs are for collectors: JSON unless asked otherwise.
+    logFormat: oneOf(
+      env,
+      'LOG_FORMAT',
+      LOG_FORMATS,
+      env.NODE_ENV === 'production' ? 'json' : 'auto',
+      p,
+    ),
     redis: {
       url: url(env, 'REDIS_URL', ['redis:', 'rediss:'], p),
       clusterNodes: hostPorts(env, 'REDIS_CLUSTER_NODES', p),

@@ -1,10 +1,11 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { PROBLEM_TYPE_BASE, ProblemBody, ProblemException } from '../common/problem.exception.js';
+import type { ProblemCode } from '../common/problem-codes.js';
 import { ProblemStyles } from '../common/problem-styles.js';
 import { AnyReply, AnyRequest, rawUrl, requestState } from './http-context.js';
 import { sendProblem } from './send-problem.js';
 
-const CODE_BY_STATUS: Record<number, [string, string]> = {
+const CODE_BY_STATUS: Record<number, [ProblemCode, string]> = {
   400: ['bad_request', 'Bad request'],
   401: ['unauthorized', 'Unauthorized'],
   403: ['forbidden', 'Forbidden'],

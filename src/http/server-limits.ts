@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { PROBLEM_TYPE_BASE } from '../common/problem.exception.js';
+import type { ProblemCode } from '../common/problem-codes.js';
 
 /** Limits every connection lives under, on both adapters (all milliseconds). */
 export interface ServerLimits {
@@ -48,7 +49,11 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** What Node's HTTP parser raised, as a status and a stable error code. */
-function classify(err: NodeJS.ErrnoException): { status: number; error: string; detail: string } {
+function classify(err: NodeJS.ErrnoException): {
+  status: number;
+  error: ProblemCode;
+  detail: string;
+} {
   if (err.code === 'HPE_HEADER_OVERFLOW') {
     return {
       status: 431,

@@ -1,5 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, Logger as Pino } from 'pino';
+import prettyStream from 'pino-pretty';
+import { CHATTY_NEST_CONTEXTS, LogFormat, LogFormatSetting, logFormatFor } from './log-format.js';
 
 /** pino levels, plus `silent`. */
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -19,17 +21,51 @@ const REDACT = [
   'config.metricsToken',
 ];
 
-/** Structured JSON logs on stdout. */
-export function createPino(level: LogLevel, destination?: NodeJS.WritableStream): Pino {
-  return pino(
-    {
-      level,
-      base: { service: 'rampart' },
-      redact: { paths: REDACT, censor: '***' },
-      timestamp: pino.stdTimeFunctions.isoTime,
-    },
-    destination ?? pino.destination({ sync: false }),
-  );
+/** How lines are written: JSON (the default) or, for a terminal, pretty (with colours or not). */
+export interface LogOutput {
+  format: LogFormat;
+  /** ANSI colours (pretty only); true only when the output is a terminal. */
+  colorize?: boolean;
+}
+
+/**
+ * Lines for people, written by pino-pretty in the order NestJS users know:
+ * time, level, `[context]`, message; the fields every line has are left out.
+ * Synchronous: a terminal's volume is small, and no line is lost at exit.
+ */
+function prettyDestination(colorize: boolean, destination?: NodeJS.WritableStream) {
+  return prettyStream({
+    colorize,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service,context,summary',
+    messageFormat: '{if context}[{context}] {end}{msg}',
+    singleLine: true,
+    sync: true,
+    ...(destination ? { destination } : {}),
+  });
+}
+
+/** The output for this process: LOG_FORMAT, and whether stdout is a terminal (colours only there). */
+export function stdoutLogOutput(setting: LogFormatSetting): LogOutput {
+  const tty = process.stdout.isTTY === true;
+  return { format: logFormatFor(setting, tty), colorize: tty };
+}
+
+/** Logs on stdout: structured JSON lines (pino), or pretty lines when `output` says so. */
+export function createPino(
+  level: LogLevel,
+  destination?: NodeJS.WritableStream,
+  output: LogOutput = { format: 'json' },
+): Pino {
+  const options = {
+    level,
+    base: { service: 'rampart' },
+    redact: { paths: REDACT, censor: '***' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  if (output.format === 'pretty')
+    return pino(options, prettyDestination(output.colorize ?? false, destination));
+  return pino(options, destination ?? pino.destination({ sync: false }));
 }
 
 /** Nest's logger interface on top of pino; `context` becomes a field. */
@@ -49,7 +85,9 @@ export class PinoNestLogger implements LoggerService {
   }
 
   log(message: unknown, ...rest: unknown[]): void {
-    this.write('info', message, rest);
+    const context = rest[rest.length - 1];
+    const chatty = typeof context === 'string' && CHATTY_NEST_CONTEXTS.has(context);
+    this.write(chatty ? 'debug' : 'info', message, rest);
   }
   error(message: unknown, ...rest: unknown[]): void {
     // Nest passes (message, stack, context); keep the stack as a field.

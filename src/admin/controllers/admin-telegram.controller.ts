@@ -1,5 +1,6 @@
 import { Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation } from '@nestjs/swagger';
+import { PROBLEM_CODES } from '../../common/problem-codes.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import {
   BotView,
@@ -14,7 +15,11 @@ import { AuditRecorder } from '../audit/audit-recorder.service.js';
 import { futureInstant } from '../dto/iso-time.js';
 import { BotStateDto, ReplayDto, RotateDto } from '../dto/telegram-outbound.dto.js';
 
-const STATUS = { unknown_bot: 404, token_unreadable: 422, rotation_timeout: 409 } as const;
+const STATUS = {
+  unknown_bot: 404,
+  token_unreadable: 422,
+  rotation_timeout: 409,
+} as const satisfies Partial<typeof PROBLEM_CODES>;
 
 async function mapped<T>(p: Promise<T>): Promise<T> {
   try {

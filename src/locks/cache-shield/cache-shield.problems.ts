@@ -1,3 +1,4 @@
+import type { ProblemCode } from '../../common/problem-codes.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import { SHIELD_HEADER } from './cache-shield.key-source.js';
 
@@ -22,6 +23,9 @@ export enum ShieldProblem {
   /** Admin 503: the Bloom store (Redis) is unreachable. */
   StoreUnavailable = 'bloom_store_unavailable',
 }
+
+/** Every shield code is in the catalogue (a compile-time check). */
+export const SHIELD_CODES = Object.values(ShieldProblem) satisfies readonly ProblemCode[];
 
 /** The problem `code` with its status, title and headers; `detail` and `extra` say what happened. */
 export function shieldProblem(

@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import type { ProblemCode } from '../../common/problem-codes.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import { BreakerTimeoutError, classifyError } from './breaker/call-outcome.js';
 import type { BreakerRefusal } from './circuit-breaker.types.js';
@@ -8,8 +9,10 @@ import type { BreakerRefusal } from './circuit-breaker.types.js';
  * `backend_busy`): refused without calling the backend. 502 / 504
  * (`backend_error`, `backend_timeout`): the backend was called and failed.
  */
-export type BreakerProblemCode =
-  'circuit_open' | 'backend_busy' | 'backend_timeout' | 'backend_error';
+export type BreakerProblemCode = Extract<
+  ProblemCode,
+  'circuit_open' | 'backend_busy' | 'backend_timeout' | 'backend_error'
+>;
 
 type Extra = Parameters<typeof ProblemException.fast>[3];
 

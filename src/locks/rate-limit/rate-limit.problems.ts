@@ -1,3 +1,4 @@
+import type { ProblemCode } from '../../common/problem-codes.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import type { Verdict } from './limiter/verdicts.js';
 import {
@@ -7,7 +8,10 @@ import {
 } from './core/rate-limit-headers.js';
 
 /** Why the rate-limit lock refused a request: the stable `error` code of the answer. */
-export type RateLimitErrorCode = 'rate_limited' | 'rate_limit_unavailable' | 'load_shed';
+export type RateLimitErrorCode = Extract<
+  ProblemCode,
+  'rate_limited' | 'rate_limit_unavailable' | 'load_shed'
+>;
 
 /** A verdict that refuses. */
 export type Refusal = Exclude<Verdict, { kind: 'allowed' } | { kind: 'duplicate' }>;

@@ -1,3 +1,4 @@
+import type { ProblemCode } from '../../common/problem-codes.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import type { SignatureScheme } from './signature.types.js';
 
@@ -14,7 +15,7 @@ export const SIGNATURE_ERROR_CODES = [
   'key_out_of_scope',
   'key_revoked',
   'bad_secret_token',
-] as const;
+] as const satisfies readonly ProblemCode[];
 
 export type SignatureErrorCode = (typeof SIGNATURE_ERROR_CODES)[number];
 
