@@ -52,10 +52,23 @@ export interface HttpOptions {
   server: ServerLimits;
 }
 
-/** Express, on a Node server created with the service's timeouts. */
+/**
+ * Express, on a Node server created with the service's timeouts, routing
+ * like fastify: case-sensitive, and no match for a trailing `/`
+ * (`/V1/SEARCH` and `/v1/search/` are 404 on both adapters).
+ */
 class LimitedExpressAdapter extends ExpressAdapter {
   constructor(private readonly limits: ServerLimits) {
     super();
+    // ExpressAdapter's constructor already made the app router (express reads these settings
+    // only then), before any route: the router's own options are set instead, and the settings
+    // too, for anything that reads them later (Nest's getRouteMatchingOptions reads the router).
+    const router = (this.getInstance() as { router: { caseSensitive: boolean; strict: boolean } })
+      .router;
+    router.caseSensitive = true;
+    router.strict = true;
+    this.set('case sensitive routing', true);
+    this.set('strict routing', true);
   }
 
   override initHttpServer(options: Parameters<ExpressAdapter['initHttpServer']>[0]): void {
@@ -79,7 +92,13 @@ export function createHttpAdapter(config: HttpOptions): ExpressAdapter | Rampart
     trustProxy: false,
     return503OnClosing: true,
     // Router options live under routerOptions (fastify 5 deprecates them at the top level: FSTDEP022).
-    routerOptions: { maxParamLength: 512, querystringParser: parseQueryString },
+    // Strict routing, as on express: case-sensitive, no match for a trailing `/`.
+    routerOptions: {
+      maxParamLength: 512,
+      querystringParser: parseQueryString,
+      caseSensitive: true,
+      ignoreTrailingSlash: false,
+    },
     keepAliveTimeout: config.server.keepAliveTimeoutMs,
     requestTimeout: config.server.requestTimeoutMs,
     serverFactory: (handler: RequestListener) =>
