@@ -3,6 +3,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply } from 'fastify';
 import { createServer, type RequestListener } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { requireHost } from './missing-host.js';
 import { malformedPath, uriTooLong } from './path-problems.js';
 import { sendProblem } from './send-problem.js';
 import { parseQueryString } from './query-string.js';
@@ -74,7 +75,7 @@ class LimitedExpressAdapter extends ExpressAdapter {
   override initHttpServer(options: Parameters<ExpressAdapter['initHttpServer']>[0]): void {
     if (options?.httpsOptions) return super.initHttpServer(options);
     super.initHttpServer(options);
-    const server = createServer(serverOptions(this.limits), this.getInstance());
+    const server = createServer(serverOptions(this.limits), requireHost(this.getInstance()));
     server.on('clientError', answerClientError);
     this.setHttpServer(server);
   }
@@ -102,7 +103,7 @@ export function createHttpAdapter(config: HttpOptions): ExpressAdapter | Rampart
     keepAliveTimeout: config.server.keepAliveTimeoutMs,
     requestTimeout: config.server.requestTimeoutMs,
     serverFactory: (handler: RequestListener) =>
-      createServer(serverOptions(config.server), handler),
+      createServer(serverOptions(config.server), requireHost(handler)),
     clientErrorHandler: answerClientError,
     // The router's own errors (a malformed percent-encoded path, a parameter
     // over maxParamLength) are answered as problems like every other error.
