@@ -1,5 +1,6 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
 import { RAMPART_CONFIG } from '../config/config.constants.js';
+import { HealthRegistry } from '../health/health-registry.service.js';
 import { RedisService } from '../redis/redis.service.js';
 import { AdminBus } from './admin-bus.js';
 import { AdminMetrics } from './admin-metrics.js';
@@ -114,4 +115,16 @@ import { ConsoleFiles } from './console/console-files.js';
     { provide: ConsoleFiles, useFactory: () => new ConsoleFiles() },
   ],
 })
-export class AdminModule {}
+export class AdminModule implements OnModuleInit {
+  constructor(
+    private readonly health: HealthRegistry,
+    private readonly tokens: AdminTokens,
+  ) {}
+
+  /** An admin token may read /health/ready's detail. */
+  onModuleInit(): void {
+    this.health.allowDetail(
+      (auth) => this.tokens.verify(typeof auth === 'string' ? auth : undefined) !== undefined,
+    );
+  }
+}

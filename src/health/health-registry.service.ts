@@ -32,6 +32,7 @@ export class HealthRegistry {
   private readonly checks = new Map<string, RegisteredCheck>();
   private readonly arming = new Map<string, ArmingCheck>();
   private isDraining = false;
+  private readonly detailReaders: ((authorization: unknown) => boolean)[] = [];
 
   register(name: string, check: ReadinessCheck, opts: { optional?: boolean } = {}): void {
     this.checks.set(name, { name, check, optional: opts.optional ?? false });
@@ -56,6 +57,22 @@ export class HealthRegistry {
       for (const c of a.byChoice ?? []) byChoice.push(`${name}: ${c}`);
     }
     return { pending, byChoice };
+  }
+
+  /**
+   * A credential that may read `/health/ready`'s detail (every check's
+   * details, backends, bots): the admin tokens, METRICS_TOKEN. Without one,
+   * the answer is only the status and the reasons.
+   */
+  allowDetail(reader: (authorization: unknown) => boolean): void {
+    this.detailReaders.push(reader);
+  }
+
+  /** Whether this `Authorization` value may read the detail (every reader is asked: no early exit). */
+  mayReadDetail(authorization: unknown): boolean {
+    let ok = false;
+    for (const read of this.detailReaders) if (read(authorization)) ok = true;
+    return ok;
   }
 
   /** Readiness goes down for good: the instance is shutting down (SIGTERM). */

@@ -1,4 +1,4 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Req, ServiceUnavailableException } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
   HealthCheck,
@@ -6,8 +6,9 @@ import {
   HealthCheckService,
   HealthIndicatorService,
 } from '@nestjs/terminus';
-import { ProblemException } from '../common/problem.exception.js';
+import { type AnyRequest, header } from '../http/http-context.js';
 import { HealthRegistry } from './health-registry.service.js';
+import { notReady, publicReady } from './ready-views.js';
 
 const CHECK_TIMEOUT_MS = 1_000;
 
@@ -33,15 +34,19 @@ export class HealthController {
    * 200 only when every enforcing lock can enforce (`armed`) and every
    * required dependency answers (Redis when configured, search backend…);
    * 503 while draining for shutdown. Optional checks only mark it degraded.
+   * Publicly only the status and the reasons; every check's details with
+   * the admin token or METRICS_TOKEN (ready-views.ts).
    */
   @Get('ready')
   @HealthCheck()
-  async ready() {
+  async ready(@Req() req: AnyRequest) {
+    const full = this.registry.mayReadDetail(header(req, 'authorization'));
     try {
-      return await this.checkAll();
+      const result = await this.checkAll();
+      return full ? result : publicReady(result);
     } catch (err) {
       if (!(err instanceof ServiceUnavailableException)) throw err;
-      throw notReady(err.getResponse() as HealthCheckResult);
+      throw notReady(err.getResponse() as HealthCheckResult, full);
     }
   }
 
@@ -86,23 +91,4 @@ export class HealthController {
       ? session.up({ message: 'serving unarmed by choice', servingUnarmedByChoice: byChoice })
       : session.up({ pending: [] });
   }
-}
-
-/**
- * The 503 of `/health/ready` as problem+json `not_ready`: `detail` says why
- * (draining, or what is not armed), `pending` lists what is not armed yet,
- * `down` holds the failed checks and `details` every check (no secrets).
- */
-function notReady(result: HealthCheckResult): ProblemException {
-  const armed = result.error?.armed as { message?: string; pending?: string[] } | undefined;
-  const down = Object.entries(result.error ?? {}).map(
-    ([name, v]) => `${name}: ${(v as { message?: string }).message ?? 'down'}`,
-  );
-  return new ProblemException(503, 'not_ready', 'Not ready', {
-    detail: armed?.message ?? down.join('; '),
-    pending: armed?.pending ?? [],
-    info: result.info ?? {},
-    down: result.error ?? {},
-    details: result.details,
-  });
 }

@@ -1,5 +1,8 @@
-import { Global, Module, OnModuleInit } from '@nestjs/common';
+import { Global, Inject, Module, OnModuleInit } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { RAMPART_CONFIG } from '../config/config.constants.js';
+import type { RampartConfig } from '../config/config.types.js';
+import { bearerMatcher } from '../metrics/metrics-token.guard.js';
 import { RedisService } from '../redis/redis.service.js';
 import { HealthController } from './health.controller.js';
 import { HealthRegistry } from './health-registry.service.js';
@@ -15,9 +18,11 @@ export class HealthModule implements OnModuleInit {
   constructor(
     private readonly registry: HealthRegistry,
     private readonly redis: RedisService,
+    @Inject(RAMPART_CONFIG) private readonly config: RampartConfig,
   ) {}
 
   onModuleInit(): void {
+    this.registry.allowDetail(bearerMatcher(this.config.metricsToken));
     if (!this.redis.enabled) return;
     this.registry.registerArming('redis', () => ({
       pending: this.redis.scriptsLoaded ? [] : ['lua scripts not loaded yet'],

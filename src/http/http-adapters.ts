@@ -3,6 +3,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply } from 'fastify';
 import { createServer, type RequestListener } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { requireHost } from './missing-host.js';
 import { malformedPath, uriTooLong } from './path-problems.js';
 import { sendProblem } from './send-problem.js';
 import { parseQueryString } from './query-string.js';
@@ -52,16 +53,29 @@ export interface HttpOptions {
   server: ServerLimits;
 }
 
-/** Express, on a Node server created with the service's timeouts. */
+/**
+ * Express, on a Node server created with the service's timeouts, routing
+ * like fastify: case-sensitive, and no match for a trailing `/`
+ * (`/V1/SEARCH` and `/v1/search/` are 404 on both adapters).
+ */
 class LimitedExpressAdapter extends ExpressAdapter {
   constructor(private readonly limits: ServerLimits) {
     super();
+    // ExpressAdapter's constructor already made the app router (express reads these settings
+    // only then), before any route: the router's own options are set instead, and the settings
+    // too, for anything that reads them later (Nest's getRouteMatchingOptions reads the router).
+    const router = (this.getInstance() as { router: { caseSensitive: boolean; strict: boolean } })
+      .router;
+    router.caseSensitive = true;
+    router.strict = true;
+    this.set('case sensitive routing', true);
+    this.set('strict routing', true);
   }
 
   override initHttpServer(options: Parameters<ExpressAdapter['initHttpServer']>[0]): void {
     if (options?.httpsOptions) return super.initHttpServer(options);
     super.initHttpServer(options);
-    const server = createServer(serverOptions(this.limits), this.getInstance());
+    const server = createServer(serverOptions(this.limits), requireHost(this.getInstance()));
     server.on('clientError', answerClientError);
     this.setHttpServer(server);
   }
@@ -79,11 +93,17 @@ export function createHttpAdapter(config: HttpOptions): ExpressAdapter | Rampart
     trustProxy: false,
     return503OnClosing: true,
     // Router options live under routerOptions (fastify 5 deprecates them at the top level: FSTDEP022).
-    routerOptions: { maxParamLength: 512, querystringParser: parseQueryString },
+    // Strict routing, as on express: case-sensitive, no match for a trailing `/`.
+    routerOptions: {
+      maxParamLength: 512,
+      querystringParser: parseQueryString,
+      caseSensitive: true,
+      ignoreTrailingSlash: false,
+    },
     keepAliveTimeout: config.server.keepAliveTimeoutMs,
     requestTimeout: config.server.requestTimeoutMs,
     serverFactory: (handler: RequestListener) =>
-      createServer(serverOptions(config.server), handler),
+      createServer(serverOptions(config.server), requireHost(handler)),
     clientErrorHandler: answerClientError,
     // The router's own errors (a malformed percent-encoded path, a parameter
     // over maxParamLength) are answered as problems like every other error.

@@ -48,6 +48,9 @@ export function toProblem(err: unknown): { problem: ProblemBody; headers: Record
     } else if (typeof res === 'string' && status < 500) {
       problem.detail = res;
     }
+    // The router's 404 ("Cannot POST /telegram/<bot>/<path secret>/") would echo the path, which
+    // may carry a secret: never echoed.
+    if (status === 404) problem.detail = 'no route matches this method and path';
     return { problem, headers: {} };
   }
   // Errors thrown by body parsers (express: `type`/`status`, fastify: `code`/`statusCode`).

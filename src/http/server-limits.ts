@@ -29,6 +29,8 @@ export function serverOptions(limits: ServerLimits): ServerOptions {
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    // A missing Host is answered as problem+json by requireHost (missing-host.ts), not bare by Node.
+    requireHostHeader: false,
   };
 }
 

@@ -47,6 +47,15 @@ describe('search key sources: read', () => {
     expect(readId(req({ params: {} }))).toEqual({ skip: true });
   });
 
+  it('should mark a query with no searchable term as matching nothing', () => {
+    for (const q of ['🙂', '?!', '\u200b', '\u0301', '👍🏽 …']) {
+      expect(readQuery(req({ query: { q } }))).toMatchObject({
+        request: { keys: [], nothing: true },
+      });
+    }
+    expect(readQuery(req({ query: { q: 'é!' } }))).toMatchObject({ request: { nothing: false } });
+  });
+
   it('should report a query longer than the cap after normalisation', () => {
     expect(readQuery(req({ query: { q: 'x'.repeat(21) } }))).toEqual({ tooLong: 20 });
     expect(readQuery(req({ query: { q: `  ${'x'.repeat(20)}  ` } }))).toHaveProperty('request');

@@ -21,7 +21,10 @@ export const IDS_FILTER = 'item-ids';
  * The shield's key source `query` (GET /v1/search): the Bloom keys are the
  * search tokenizer's distinct terms, exactly as indexed; the cache key is
  * the normalised query (case, spacing and Unicode forms ignored, see
- * normalizeQuery) with its paging. Read before the route's ValidationPipe,
+ * normalizeQuery) with its paging. A query with no term at all (emoji,
+ * punctuation, zero-width or combining marks only) can match nothing, as
+ * the backends answer it: `nothing`, so the shield answers the empty page
+ * itself. Read before the route's ValidationPipe,
  * so anything unexpected (a repeated or missing `q`, an array `limit`…) is
  * skipped and the route's own validation answers.
  */
@@ -36,10 +39,13 @@ export const searchQueryKeys: KeySource<SearchQueryDto> = {
     const norm = normalizeQuery(q);
     if (codePointsOver(norm, maxLength)) return { tooLong: maxLength };
     if (norm === '') return SKIP;
+    const keys = [...new Set(tokenize(q))];
     return {
       request: {
         filter: TERMS_FILTER,
-        keys: [...new Set(tokenize(q))],
+        keys,
+        // No searchable term (emoji, punctuation, marks only): the backends answer an empty page.
+        nothing: keys.length === 0,
         cacheKey: `${norm}\u0000${limit ?? ''}\u0000${offset ?? ''}`,
         allowKey: norm,
         input: query,

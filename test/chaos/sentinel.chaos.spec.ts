@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, READY_DETAIL } from '../support/admin-client.js';
 import { BloomService } from '../../src/locks/cache-shield/bloom/bloom.service.js';
 import { RunningApp, startApp } from '../support/app.js';
 import {
@@ -52,6 +53,7 @@ describe.skipIf(!canStartRedis())('chaos: Redis Sentinel failover under load', (
     expect(known).toBeLessThan(20_000);
     app = await startApp(
       {
+        ADMIN_TOKEN,
         REDIS_SENTINELS: `127.0.0.1:${sentinel.port}`,
         REDIS_SENTINEL_NAME: 'mymaster',
         RAMPART_ENV: 'sent',
@@ -69,7 +71,7 @@ describe.skipIf(!canStartRedis())('chaos: Redis Sentinel failover under load', (
   });
 
   it('should find the primary through the Sentinel and report the mode', async () => {
-    const res = await fetch(`${app.url}/health/ready`);
+    const res = await fetch(`${app.url}/health/ready`, READY_DETAIL);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { info: { redis: { mode: string } } };
     expect(body.info.redis.mode).toBe('sentinel');

@@ -11,6 +11,7 @@ import {
   ADMIN_TOKEN,
   AdminClient,
   AdminTestAppRegistryModule,
+  READY_DETAIL,
   eventually,
 } from '../support/admin-client.js';
 import { canStartRedis, redisUrl, suiteRedisClient, uniqueEnv } from '../support/redis-env.js';
@@ -288,7 +289,8 @@ describe.skipIf(!redisUrl()).each(ADAPTERS)(
         >;
       };
       const health = await eventually(
-        async () => (await (await fetch(`${b.app.url}/health/ready`)).json()) as Health,
+        async () =>
+          (await (await fetch(`${b.app.url}/health/ready`, READY_DETAIL)).json()) as Health,
         (h) => h.details?.['admin-policies']?.status === 'up',
         5_000,
         100,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import { BloomService } from '../../src/locks/cache-shield/bloom/bloom.service.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
-import { ADMIN_TOKEN, AdminClient, eventually } from '../support/admin-client.js';
+import { ADMIN_TOKEN, AdminClient, READY_DETAIL, eventually } from '../support/admin-client.js';
 import { FakeOpenAI, sseData, startFakeOpenAI } from '../support/fake-openai.js';
 
 const BREAKER = {
@@ -157,7 +157,7 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
         /^rampart_breaker_transitions_total\{backend="inference",from="closed",to="open"\}/,
       ),
     ).toBeGreaterThanOrEqual(1);
-    const ready = (await (await fetch(`${app.url}/health/ready`)).json()) as {
+    const ready = (await (await fetch(`${app.url}/health/ready`, READY_DETAIL)).json()) as {
       status: string;
       details: Record<string, { status: string; message?: string }>;
     };

@@ -14,7 +14,7 @@ import type { LockSlice } from '../../src/config/policy.types.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import { SEARCH_BACKEND, SearchBackend } from '../../src/search/search-backend.interface.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
-import { ADMIN_TOKEN, AdminClient, eventually } from '../support/admin-client.js';
+import { ADMIN_TOKEN, AdminClient, READY_DETAIL, eventually } from '../support/admin-client.js';
 import { fixtureCorpus } from '../fixtures/search/fixture-corpus.js';
 import { createSchema, postgresAvailable } from '../fixtures/search/postgres.js';
 
@@ -195,7 +195,7 @@ describe.skipIf(!withPostgres).each(ADAPTERS)(
       expect(probe.status).toBe(200);
       expect(probe.body).toMatchObject({ id: '2988507', name: 'Paris' });
       expect((await get(app, '/v1/search?q=paris')).status).toBe(200);
-      const ready = (await (await fetch(`${app.url}/health/ready`)).json()) as {
+      const ready = (await (await fetch(`${app.url}/health/ready`, READY_DETAIL)).json()) as {
         details: Record<string, Record<string, unknown>>;
       };
       expect(ready.details['breaker:search']).toMatchObject({

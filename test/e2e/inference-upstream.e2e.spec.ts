@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, READY_DETAIL } from '../support/admin-client.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { FAKE_MODEL, FakeOpenAI, sseData, startFakeOpenAI } from '../support/fake-openai.js';
@@ -57,6 +58,7 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
     fake = await startFakeOpenAI();
     const env = {
       HTTP_ADAPTER: adapter,
+      ADMIN_TOKEN,
       INFERENCE_UPSTREAM_URL: fake.url,
       INFERENCE_UPSTREAM_API_KEY: API_KEY,
     };
@@ -263,7 +265,7 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
   });
 
   it('should report the upstream in /health/ready, degraded (not down) when it fails', async () => {
-    let body = (await (await fetch(`${app.url}/health/ready`)).json()) as {
+    let body = (await (await fetch(`${app.url}/health/ready`, READY_DETAIL)).json()) as {
       status: string;
       details: Record<string, Record<string, unknown>>;
     };
@@ -273,7 +275,7 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
       upstream: new URL(fake.url).origin,
     });
     fake.setStatus(500);
-    const res = await fetch(`${app.url}/health/ready`);
+    const res = await fetch(`${app.url}/health/ready`, READY_DETAIL);
     expect(res.status).toBe(200);
     body = (await res.json()) as typeof body;
     expect(body.details.inference).toMatchObject({
@@ -287,7 +289,7 @@ describe.each(ADAPTERS)('POST /v1/inference, shutdown during a stream (%s)', (ad
   it('should finish the stream in flight, then close without waiting out the keep-alive timeout', async () => {
     const fake = await startFakeOpenAI();
     const app = await startApp(
-      { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url },
+      { HTTP_ADAPTER: adapter, ADMIN_TOKEN, INFERENCE_UPSTREAM_URL: fake.url },
       { locks: [TestLocksModule], config: withTestLocks },
     );
     try {
@@ -321,7 +323,7 @@ describe.each(ADAPTERS)('POST /v1/inference, upstream unreachable (%s)', (adapte
       });
     });
     app = await startApp(
-      { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: `http://127.0.0.1:${port}/v1` },
+      { HTTP_ADAPTER: adapter, ADMIN_TOKEN, INFERENCE_UPSTREAM_URL: `http://127.0.0.1:${port}/v1` },
       { locks: [TestLocksModule], config: withTestLocks },
     );
   });

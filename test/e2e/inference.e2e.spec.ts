@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, READY_DETAIL } from '../support/admin-client.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import { LOCAL_MODEL_NAME } from '../../src/inference/local/local-model.backend.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
@@ -64,7 +65,7 @@ describe.each(ADAPTERS)('POST /v1/inference, local demo model (%s)', (adapter) =
 
   beforeAll(async () => {
     app = await startApp(
-      { HTTP_ADAPTER: adapter, CORS_ORIGINS: ORIGIN },
+      { HTTP_ADAPTER: adapter, ADMIN_TOKEN, CORS_ORIGINS: ORIGIN },
       { locks: [TestLocksModule], config: withTestLocks },
     );
   });
@@ -278,7 +279,7 @@ describe.each(ADAPTERS)('POST /v1/inference, local demo model (%s)', (adapter) =
   });
 
   it('should report the demo model as ready', async () => {
-    const res = await fetch(`${app.url}/health/ready`);
+    const res = await fetch(`${app.url}/health/ready`, READY_DETAIL);
     const body = (await res.json()) as {
       details: Record<string, { status: string; model?: string }>;
     };

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import { BloomService } from '../../src/locks/cache-shield/bloom/bloom.service.js';
 import { createSignedFetch } from '../../src/sdk/index.js';
-import { ADMIN_TOKEN, AdminClient, eventually } from '../support/admin-client.js';
+import { ADMIN_TOKEN, AdminClient, READY_DETAIL, eventually } from '../support/admin-client.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { redisUrl, uniqueEnv } from '../support/redis-env.js';
 import { testApps } from '../support/signature-routes.js';
@@ -55,7 +55,7 @@ const quota = (h: Headers, rule: string): number =>
 
 /** The load level as /health/ready shows it (not rate limited, unlike the admin API). */
 async function level(app: RunningApp): Promise<string | undefined> {
-  const body = (await (await fetch(`${app.url}/health/ready`)).json()) as {
+  const body = (await (await fetch(`${app.url}/health/ready`, READY_DETAIL)).json()) as {
     details?: { load?: { level?: string; message?: string } };
   };
   const l = body.details?.load;
@@ -145,7 +145,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
       const adminAtHard = await admin.get('/admin/status');
       expect(adminAtHard.status).toBe(200);
       expect(quota(adminAtHard.headers, 'admin.per-ip')).toBe(60);
-      const ready = await fetch(`${app.url}/health/ready`);
+      const ready = await fetch(`${app.url}/health/ready`, READY_DETAIL);
       expect(ready.status).toBe(200);
       expect(JSON.stringify(await ready.json())).toContain('load level hard');
     });

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import { drain } from '../../src/health/drain.js';
 import { BloomService } from '../../src/locks/cache-shield/bloom/bloom.service.js';
-import { ADMIN_TOKEN, AdminClient } from '../support/admin-client.js';
+import { ADMIN_TOKEN, AdminClient, READY_DETAIL } from '../support/admin-client.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { redisUrl, uniqueEnv } from '../support/redis-env.js';
 import {
@@ -28,7 +28,7 @@ interface Health {
 }
 
 async function ready(app: RunningApp): Promise<{ status: number; body: Health }> {
-  const res = await fetch(`${app.url}/health/ready`);
+  const res = await fetch(`${app.url}/health/ready`, READY_DETAIL);
   return { status: res.status, body: (await res.json()) as Health };
 }
 

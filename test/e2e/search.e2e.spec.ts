@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, READY_DETAIL } from '../support/admin-client.js';
 import {
   SEARCH_BACKEND,
   SearchBackend,
@@ -24,8 +25,8 @@ interface Answer {
   body: Record<string, unknown>;
 }
 
-async function get(app: RunningApp, path: string): Promise<Answer> {
-  const res = await fetch(`${app.url}${path}`);
+async function get(app: RunningApp, path: string, init?: RequestInit): Promise<Answer> {
+  const res = await fetch(`${app.url}${path}`, init);
   return {
     status: res.status,
     type: res.headers.get('content-type') ?? '',
@@ -47,7 +48,7 @@ describe.each(ADAPTERS)('Search API over HTTP on SQLite and the cities corpus (%
   let app: RunningApp;
 
   beforeAll(async () => {
-    app = await startApp({ HTTP_ADAPTER: adapter, SEARCH_SQLITE_PATH: SQLITE_PATH });
+    app = await startApp({ HTTP_ADAPTER: adapter, ADMIN_TOKEN, SEARCH_SQLITE_PATH: SQLITE_PATH });
   });
   afterAll(() => app?.close());
 
@@ -142,7 +143,7 @@ describe.each(ADAPTERS)('Search API over HTTP on SQLite and the cities corpus (%
 
   it('should report the search backend in /health/ready once the filters are built', async () => {
     await app.app.get(BloomService).ready;
-    const a = await get(app, '/health/ready');
+    const a = await get(app, '/health/ready', READY_DETAIL);
     expect(a.body).toMatchObject({ info: { search: { status: 'up', backend: 'sqlite' } } });
     expect((a.body.info as { search: { items: number } }).search.items).toBeGreaterThan(130_000);
   });
@@ -181,7 +182,12 @@ describe.skipIf(!withPostgres)('Search API over HTTP on PostgreSQL', () => {
     schema = await createSchema();
     for (const adapter of ADAPTERS) {
       const app = await startApp(
-        { HTTP_ADAPTER: adapter, SEARCH_BACKEND: 'postgres', DATABASE_URL: schema.url },
+        {
+          HTTP_ADAPTER: adapter,
+          ADMIN_TOKEN,
+          SEARCH_BACKEND: 'postgres',
+          DATABASE_URL: schema.url,
+        },
         { config: (c) => ({ ...c, sections: { ...c.sections, search: { seed: 'none' } } }) },
       );
       apps.push(app);
@@ -210,7 +216,7 @@ describe.skipIf(!withPostgres)('Search API over HTTP on PostgreSQL', () => {
         fields: { size: 3 },
       });
       expectProblem(await get(app, '/v1/search/items/nope'), 404, 'item_not_found');
-      expect((await get(app, '/health/ready')).body).toMatchObject({
+      expect((await get(app, '/health/ready', READY_DETAIL)).body).toMatchObject({
         info: { search: { status: 'up', backend: 'postgres' } },
       });
     },

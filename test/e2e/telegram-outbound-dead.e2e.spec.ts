@@ -4,7 +4,7 @@
  * and replayed through the admin API; a revoked bot shows in /health/ready.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, AdminClient } from '../support/admin-client.js';
+import { ADMIN_TOKEN, AdminClient, READY_DETAIL } from '../support/admin-client.js';
 import { RunningApp, startApp } from '../support/app.js';
 import { FakeBotApi, startFakeBotApi } from '../support/fake-bot-api.js';
 import { redisUrl, uniqueEnv } from '../support/redis-env.js';
@@ -78,7 +78,7 @@ describe.each(STORES)('telegram outbound dead letters (%s store)', (name, storeE
       '/admin/telegram/bots',
     );
     expect(bots.body.bots.find((b) => b.id === 'r')?.state).toBe('revoked');
-    const health = await fetch(`${app.url}/health/ready`);
+    const health = await fetch(`${app.url}/health/ready`, READY_DETAIL);
     expect(await health.text()).toMatch(/r: revoked/);
 
     api.clearRules();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, READY_DETAIL } from '../support/admin-client.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { FakeBotApi, startFakeBotApi } from '../support/fake-bot-api.js';
 import { BOT_TOKEN, PATH_SECRET, SECRET, telegramConfigFile } from '../support/telegram.js';
@@ -70,6 +71,7 @@ describe.each(ADAPTERS)('/health/ready and the webhook (%s)', (adapter) => {
     };
     app = await startApp({
       HTTP_ADAPTER: adapter,
+      ADMIN_TOKEN,
       CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'builtin' }], {
         apiRoot: api.url,
         poll: 1_000,
@@ -86,7 +88,7 @@ describe.each(ADAPTERS)('/health/ready and the webhook (%s)', (adapter) => {
     let status = 0;
     // Ready only when armed: the instance answers 503 until its Bloom filters are built.
     for (let i = 0; i < 300; i++) {
-      const res = await fetch(`${app.url}/health/ready`);
+      const res = await fetch(`${app.url}/health/ready`, READY_DETAIL);
       status = res.status;
       body = (await res.json()) as typeof body;
       if (status === 200 && body.info?.telegram?.message?.includes('Read timeout')) break;
@@ -103,7 +105,7 @@ describe.each(ADAPTERS)('/health/ready and the webhook (%s)', (adapter) => {
     const before = count();
     await Promise.all(
       Array.from({ length: 10 }, async () =>
-        (await fetch(`${app.url}/health/ready`)).arrayBuffer(),
+        (await fetch(`${app.url}/health/ready`, READY_DETAIL)).arrayBuffer(),
       ),
     );
     expect(count() - before).toBeLessThanOrEqual(2);

@@ -110,3 +110,6 @@ export async function eventually<T>(
   exports: [AppRegistry],
 })
 export class AdminTestAppRegistryModule {}
+
+/** Fetch options that let `/health/ready` show every check's details (the admin token). */
+export const READY_DETAIL: RequestInit = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };

@@ -7,7 +7,7 @@ import type { AnyRequest } from '../../http/http-context.js';
  * and the slice option `key` names one. See docs/cache-shield.md.
  */
 
-/** Response header naming why the shield answered: `bloom-absent;v=7`, `null-cache`, `cache-hit`, `cache-hit;stale`, `coalesced`, `too-long`. */
+/** Response header naming why the shield answered: `bloom-absent;v=7`, `null-cache`, `cache-hit`, `cache-hit;stale`, `coalesced`, `too-long`, `no-keys`. */
 export const SHIELD_HEADER = 'Rampart-Shield';
 
 /** What the shield looks up for one request. */
@@ -20,6 +20,13 @@ export interface ShieldRequest {
   cacheKey: string;
   /** Allowlist key: compared with the slice's allowlist entries, normalised by {@link KeySource.allowKey}. */
   allowKey: string;
+  /**
+   * True when the request can match nothing whatever the data holds (search:
+   * a query with no searchable term after the tokenizer). The shield answers
+   * {@link KeySource.absent} at once with `Rampart-Shield: no-keys`, without
+   * a lookup, whether the filter is on or off.
+   */
+  nothing?: boolean;
   /** Whatever the key source needs again to check and render an answer (e.g. the raw query parameters). */
   input?: unknown;
 }

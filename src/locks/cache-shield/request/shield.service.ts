@@ -48,6 +48,15 @@ export class ShieldService {
     const until = route.allowlist.get(r.allowKey);
     if (until !== undefined && this.clock.now() < until) return answers.forward(ctx, next);
     const enforce = ctx.mode === 'enforce';
+    if (r.nothing) {
+      // Nothing can match (the product's own tokenizer found no key): no lookup, no backend.
+      const done = enforce
+        ? answers.answer(ctx, r, route, 'no-keys', 'no-keys', undefined)
+        : NOT_MINE;
+      if (done !== NOT_MINE) return done;
+      if (!enforce) answers.intercepted(ctx, 'no-keys');
+      return answers.forward(ctx, next);
+    }
     const single = r.keys.length === 1;
     const filterOn = route.filterOn || this.clock.now() >= route.filterOffUntil;
     const looked = filterOn
