@@ -8,6 +8,7 @@
 export const PROBLEM_CODES = {
   // Any route: the HTTP input contract (src/http), docs/operations.md#errors
   bad_request: 400,
+  missing_host: 400,
   malformed_body: 400,
   malformed_query: 400,
   malformed_path: 400,
