@@ -13,7 +13,7 @@
 --     4 degradable), TTL ms of the key (full refill time + 1 s); then, 'd' only, per degradable bucket j, at
 --     h + 4n + 2(j-1): tolerance and increment at the degrade factor. All as bucket-math.ts computes them.
 --   [3] 'x' any buckets: [4] degrade-at fraction (0 = off) [5] degrade factor [6] degraded hint '1'|'0' [7] n;
---     then per bucket i, at 7 + 6(i-1): kind 'g' GCRA | 't' token bucket | 'f' fixed window,
+--     then per bucket i, at 7 + 6(i-1): kind 'g' GCRA | 't' token bucket | 'f' fixed window | 'c' concurrency,
 --     capacity (tokens), interval µs per token (window µs for 'f'), cost, flags (1 shadow, 2 soft, 4 degradable, 8 penalty,
 --     16 risk-scaled),
 --     TTL ms of the key (full refill time + 1 s: capacity × interval, which multipliers do not change)
@@ -22,11 +22,13 @@
 --   then [R0 = 8 + 6n + 6·penalties] nr (risk records, 0 = none); when nr > 0: point decay µs, new-subject window
 --     µs, new-subject weight, reputation period µs, points per period, reputation max, tier bonus, record TTL ms,
 --     touch µs, number of bands nb, then nb pairs (below, multiplier): the last band takes every higher score
+--   then ('x' only) [#ARGV-2] the request's lease id (leased kinds: concurrency; '' when it has none)
 --   Both paths end with: [#ARGV-1] claim TTL ms (0 = no claim) [#ARGV] told keys (0, or n for onLimit flag)
 -- Returns: { 'dup' } when the claim key was taken already (nothing read, decided or charged). Else the state read
 --   before the decision, as stored (nil = absent), then 5 integers:
 --   { TAT of each GCRA bucket (bucket order), strike TAT of each penalty key (KEYS order),
---     tokens, ts | count, window end of each token bucket | fixed window (bucket order),
+--     tokens, ts | count, window end | live leases, first expiry of each token bucket | fixed window | concurrency
+--     (bucket order),
 --     s, f, t of each risk record ('x' only, KEYS order),
 --     now µs, allowed 1|0, degraded 1|0, notify 1|0, blocker (0-based; -1 unless refused with told keys) }
 -- Claim: SET NX PX <claim TTL> before the decision, so it is set whatever the decision. Told: on a refusal, the
@@ -79,7 +81,8 @@ for i = 1, n do
     g = g + 1
     V[i] = tonumber(out[g])
   else
-    local h = redis.call('HMGET', KEYS[i], unpack(fields))
+    local h
+    if KD[i].read then h = { KD[i].read(KEYS[i]) } else h = redis.call('HMGET', KEYS[i], unpack(fields)) end
     for f = 1, #fields do out[o + f] = h[f] end
     o = o + #fields
     if h[1] then V[i], X[i] = tonumber(h[1]), tonumber(h[2]) end
@@ -134,7 +137,7 @@ for i = 1, n do
 end
 if allowed then
   for i = 1, n do
-    if W[i] then KD[i].write(KEYS[i], W[i], TS[i], ARGV[2 + i * 6 + 5]) end
+    if W[i] then KD[i].write(KEYS[i], W[i], TS[i], ARGV[2 + i * 6 + 5], ARGV[#ARGV - 2]) end
   end
 end
 penalty_write(pen, n, allowed, OK)

@@ -13,7 +13,9 @@ for i = 2, #KEYS do
   local b = 7 + (i - 2) * 3
   local kd = KINDS[ARGV[b]]
   local v, x
-  if kd.fields then
+  if kd.read then
+    v, x = kd.read(KEYS[i])
+  elseif kd.fields then
     local h = redis.call('HMGET', KEYS[i], unpack(kd.fields))
     v, x = tonumber(h[1]), tonumber(h[2])
   else

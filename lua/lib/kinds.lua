@@ -8,5 +8,7 @@
 --     its second field (hash kinds) when ok, else the retry-after ms
 --   write(key, w, x, ttl): stores a charge with the key's TTL ms
 --   refund(key, charged, cap): gives a charge back (ratelimit_refund.lua); 1 when the key was there, else 0
+--   lease: true for a kind of leases (concurrency): read(key) replaces HMGET (its two values, false when absent),
+--     write gets the request's lease id as a fifth argument, and refund(key, lease id) gives that lease back
 local EPS = 1e-9
 local KINDS = {}

@@ -127,6 +127,16 @@ export function rawResponse(reply: AnyReply): import('node:http').ServerResponse
 }
 
 /**
+ * Calls `fn` once when the response is over, on both adapters: the answer was sent, or the client went away
+ * (the Node response emits `close` in both cases); at once when that has happened already.
+ */
+export function onReplyClosed(reply: AnyReply, fn: () => void): void {
+  const res = rawResponse(reply);
+  if (res.closed) fn();
+  else res.once('close', fn);
+}
+
+/**
  * Takes the reply over from the framework so the caller writes the raw Node
  * response itself (server-sent events). Headers already set on the framework
  * reply (CORS, rate-limit headers…) are carried over; the framework sends

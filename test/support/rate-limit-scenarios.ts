@@ -63,6 +63,8 @@ interface Req {
   claim?: { id: string; ttlMs: number };
   /** onLimit flag: told keys for every bucket. */
   told?: boolean;
+  /** The request's lease id (concurrency rules); default `lease-<step>-<repeat>`. */
+  lease?: string;
 }
 
 interface Expect {
@@ -89,6 +91,8 @@ interface Step {
   times?: number;
   /** Real milliseconds to wait before the request, so Redis expires claim and told keys (PX runs on Redis time). */
   wait?: number;
+  /** Before the request: give back this lease id in the step's concurrency buckets (`RateLimitStore.release`). */
+  release?: string;
 }
 
 interface Scenario {
@@ -102,8 +106,73 @@ const TB1 = rule('tb', 1, 1, { kind: 't' });
 const B = rule('b', 2, 1);
 const BIG = rule('big', 5, 1);
 const WIN = rule('win', 4, 4);
+/** Two requests in flight at most; a lease lives 10 s if never given back (rate = capacity ÷ lease). */
+const CONC = rule('conc', 2, 0.2, { kind: 'c', leaseUs: 10_000_000 });
 
 export const SCENARIOS: Scenario[] = [
+  {
+    name: 'concurrency: leases up to capacity, a slot back on release, expired leases pruned',
+    steps: [
+      {
+        req: { rules: [CONC], lease: 'lease-one' },
+        expect: { allowed: true, remaining: { conc: 1 }, limit: { conc: 2 }, retry: { conc: 0 } },
+      },
+      // One lease per request whatever its cost.
+      {
+        req: { rules: [CONC], lease: 'lease-two', cost: 5 },
+        expect: { allowed: true, remaining: { conc: 0 } },
+      },
+      {
+        req: { rules: [CONC], lease: 'lease-three' },
+        expect: { allowed: false, blocker: 'conc', retry: { conc: 1000 }, remaining: { conc: 0 } },
+        times: 2,
+      },
+      {
+        advance: 3000,
+        release: 'lease-one',
+        req: { rules: [CONC], lease: 'lease-three' },
+        expect: { allowed: true, remaining: { conc: 0 } },
+      },
+      // lease-two (taken at 0 s) expires at 10 s: 400 ms before, a refusal waits for it.
+      {
+        advance: 6600,
+        req: { rules: [CONC], lease: 'lease-four' },
+        expect: { allowed: false, retry: { conc: 400 } },
+      },
+      // Never given back, it is pruned at its expiry and its slot is free again.
+      {
+        advance: 400,
+        req: { rules: [CONC], lease: 'lease-four' },
+        expect: { allowed: true, remaining: { conc: 0 } },
+      },
+      // A release of a lease that is gone already changes nothing.
+      {
+        release: 'lease-two',
+        req: { rules: [CONC], lease: 'lease-five' },
+        expect: { allowed: false },
+      },
+    ],
+  },
+  {
+    name: 'concurrency: all-or-nothing with the other rules, tiers scale the count, never below one',
+    steps: [
+      // The rate rule refuses: no lease is taken.
+      { req: { rules: [CONC, rule('one', 1, 0.1)], lease: 'l-a' }, expect: { allowed: true } },
+      {
+        req: { rules: [CONC, rule('one', 1, 0.1)], lease: 'l-b' },
+        expect: { allowed: false, blocker: 'one', ok: { conc: true } },
+      },
+      { req: { rules: [CONC], lease: 'l-c' }, expect: { allowed: true, remaining: { conc: 0 } } },
+      {
+        req: { rules: [CONC], lease: 'l-d', tier: 2 },
+        expect: { allowed: true, limit: { conc: 4 }, remaining: { conc: 1 } },
+      },
+      {
+        req: { rules: [CONC], lease: 'l-e', tier: 0.1 },
+        expect: { allowed: false, limit: { conc: 1 } },
+      },
+    ],
+  },
   {
     name: 'a burst up to capacity, then a refusal with the exact retry-after',
     steps: [
@@ -611,7 +680,11 @@ export const SCENARIOS: Scenario[] = [
   },
 ];
 
-function build(h: StoreHarness, req: Req): { buckets: BucketSpec[]; names: string[] } {
+function build(
+  h: StoreHarness,
+  req: Req,
+  lease = 'lease',
+): { buckets: BucketSpec[]; names: string[] } {
   const buckets: BucketSpec[] = req.rules.map((r) => ({
     ...bucketFor(
       r,
@@ -621,6 +694,7 @@ function build(h: StoreHarness, req: Req): { buckets: BucketSpec[]; names: strin
       req.degrade !== undefined,
     ),
     pendingStrikes: req.pending,
+    leaseId: r.kind === 'c' ? (req.lease ?? lease) : undefined,
   }));
   const names = req.rules.map((r) => r.name);
   if (req.fuse) {
@@ -677,8 +751,12 @@ export function runStoreScenarios(make: () => Promise<StoreHarness>): void {
         stepNo += 1;
         if (step.advance) h.clock.advance(step.advance);
         if (step.wait) await new Promise((r) => setTimeout(r, step.wait));
+        if (step.release) {
+          const leased = build(h, step.req).buckets.filter((b) => b.kind === 'c');
+          await h.store.release({ id: step.release, keys: leased });
+        }
         for (let t = 0; t < (step.times ?? 1); t++) {
-          const { buckets, names } = build(h, step.req);
+          const { buckets, names } = build(h, step.req, `lease-${stepNo}-${t}`);
           const { claim, told } = extras(h, step.req, buckets);
           const d = await h.store.decide({
             buckets,

@@ -10,7 +10,7 @@ import {
 /** Why the rate-limit lock refused a request: the stable `error` code of the answer. */
 export type RateLimitErrorCode = Extract<
   ProblemCode,
-  'rate_limited' | 'rate_limit_unavailable' | 'load_shed'
+  'rate_limited' | 'concurrency_limit' | 'rate_limit_unavailable' | 'load_shed'
 >;
 
 /** A verdict that refuses. */
@@ -18,18 +18,22 @@ export type Refusal = Exclude<Verdict, { kind: 'allowed' } | { kind: 'duplicate'
 
 /**
  * The answer for a refused request, as problem+json: 429 `rate_limited` with
- * Retry-After and the blocking rule's RateLimit fields, or 503
+ * Retry-After and the blocking rule's RateLimit fields (`concurrency_limit` when that rule is a concurrency rule:
+ * too many of the subject's requests in flight), or 503
  * `rate_limit_unavailable` when Redis cannot decide and the route fails closed, or 503 `load_shed` when the
  * service-wide load level is hard and the route is not critical (docs/quotas.md).
  */
 export function rateLimitProblem(v: Refusal): ProblemException {
   switch (v.kind) {
     case 'limited': {
-      const code: RateLimitErrorCode = 'rate_limited';
+      const tooMany: RateLimitErrorCode = 'concurrency_limit';
+      const code: RateLimitErrorCode = v.concurrency ? tooMany : 'rate_limited';
       const retryAfter = retryAfterSeconds(v.retryAfterMs);
       const quota = { ...v.quota, resetS: retryAfter };
       return ProblemException.fast(429, code, 'Too many requests', {
-        detail: `Rate limit "${quota.name}" exceeded; retry in ${retryAfter} s.`,
+        detail: v.concurrency
+          ? `Too many requests in flight for "${quota.name}"; retry in ${retryAfter} s.`
+          : `Rate limit "${quota.name}" exceeded; retry in ${retryAfter} s.`,
         headers: {
           'Retry-After': String(retryAfter),
           'RateLimit-Policy': rateLimitPolicyField(quota),

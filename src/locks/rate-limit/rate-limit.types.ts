@@ -19,7 +19,10 @@ export const DIMENSIONS = [
 ] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
-/** `gcra`: one theoretical arrival time per key (default); `token-bucket`: the classic tokens + timestamp pair. */
+/**
+ * `gcra`: one theoretical arrival time per key (default); `token-bucket`: the classic tokens + timestamp pair;
+ * `concurrency`: at most `capacity` requests in flight (leases, docs/rate-limit.md#concurrency).
+ */
 export { ALGORITHMS, type Algorithm } from './core/rule-kinds.js';
 import type { Algorithm } from './core/rule-kinds.js';
 
@@ -48,8 +51,16 @@ export interface RuleConfig {
   algorithm?: Algorithm;
   /** Burst size in tokens (integer ≥ 1). */
   capacity: number;
-  /** Refill rate: tokens per second, or sugar `6/min`, `10/s`, `1000/h`, `100/d`. */
-  rate: number | string;
+  /**
+   * Refill rate: tokens per second, or sugar `6/min`, `10/s`, `1000/h`, `100/d`. Required, except for
+   * `algorithm: concurrency` (which has none: `capacity` is the most requests in flight).
+   */
+  rate?: number | string;
+  /**
+   * `algorithm: concurrency` only: how long a lease lives if it is never given back (an instance died):
+   * milliseconds or a duration (`10m`), from 1 s to 1 d; default 10 min. Keep it above the longest answer.
+   */
+  lease?: number | string;
   /** `shadow` rules are decided and counted ("would have blocked") but never block. Default `enforce`. */
   mode?: 'enforce' | 'shadow';
   /** Fixed cost this rule charges per request, overriding the request's cost (integer ≥ 1). */

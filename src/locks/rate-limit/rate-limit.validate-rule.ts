@@ -58,7 +58,15 @@ export function validateRule(rule: unknown, path: string, attributes: readonly s
   if (!posInt(rule.capacity) || (rule.capacity as number) > MAX_CAPACITY)
     p.push(`${path}.capacity: must be an integer from 1 to ${MAX_CAPACITY} (burst, in tokens)`);
   const rate = parseRate(rule.rate);
-  if (rate === undefined)
+  const leased = kindOfAlgorithm(rule.algorithm as string | undefined).leased === true;
+  if (leased) {
+    if (rule.rate !== undefined)
+      p.push(
+        `${path}.rate: a ${String(rule.algorithm)} rule has no rate (capacity = requests in flight)`,
+      );
+    if (rule.penalty !== undefined)
+      p.push(`${path}.penalty: a ${String(rule.algorithm)} rule has no penalty`);
+  } else if (rate === undefined)
     p.push(`${path}.rate: must be tokens per second > 0 or "<n>/<s|min|h|d>" such as "6/min"`);
   else if (rate > MAX_RATE || rate < MIN_RATE)
     p.push(

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RATE_LIMIT_DEFAULTS } from './rate-limit.defaults.js';
 import { parseDuration, parseRate } from './core/rate-parse.js';
 import { validateSlice } from './rate-limit.validate.js';
+import { validateRule } from './rate-limit.validate-rule.js';
 
 const COSTS = ['inference'];
 /** What the products register for the shipped slices (inference's cost; Telegram's cost, attributes and claim). */
@@ -132,5 +133,24 @@ describe(validateSlice.name, () => {
     expect(validateSlice(slice, 'p', [])).toEqual([
       'p.cost: must be an integer ≥ 1 (no cost function is registered)',
     ]);
+  });
+});
+
+describe('concurrency rules', () => {
+  it('should validate a concurrency rule: no rate, no penalty, a lease from 1 s to 1 d', () => {
+    const base = { name: 'c', dimension: 'app', algorithm: 'concurrency', capacity: 4 };
+    expect(validateRule(base, 'r', [])).toEqual([]);
+    expect(validateRule({ ...base, lease: '10m' }, 'r', [])).toEqual([]);
+    expect(validateRule({ ...base, lease: '500ms' }, 'r', [])).toEqual([
+      'r.lease: must be a duration from 1s to 1d (how long a lease lives if never given back)',
+    ]);
+    expect(validateRule({ ...base, rate: '1/s' }, 'r', [])[0]).toMatch(/^r\.rate: a concurrency/);
+    expect(
+      validateRule({ ...base, penalty: { threshold: 1, factor: 0.5, decay: 1000 } }, 'r', [])[0],
+    ).toMatch(/^r\.penalty: a concurrency/);
+    // `lease` belongs to the concurrency kind only.
+    expect(validateRule({ ...base, algorithm: 'gcra', rate: 1, lease: '1m' }, 'r', [])[0]).toMatch(
+      /^r\.lease: unknown option/,
+    );
   });
 });

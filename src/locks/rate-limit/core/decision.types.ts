@@ -5,7 +5,7 @@ import type { RiskParams } from './risk.types.js';
  * records) and what it answers, as every store and bucket-math.ts see it.
  */
 
-/** The code of a rule kind (core/rule-kinds.ts): `g` GCRA, `t` token bucket, `f` fixed window (the fuse). */
+/** The code of a rule kind (core/rule-kinds.ts): `g` GCRA, `t` token bucket, `f` fixed window (the fuse), `c` concurrency. */
 export type BucketKind = string;
 
 /** One bucket to decide, with every multiplier the app knows already applied. */
@@ -17,7 +17,7 @@ export interface BucketSpec {
   kind: BucketKind;
   /** Burst in tokens (> 0, may be fractional after multipliers); the limit per window for `f`. */
   capacity: number;
-  /** Microseconds per token (`g`, `t`: 1e6 / tokens per second); the window length for `f`. */
+  /** Microseconds per token (`g`, `t`: 1e6 / tokens per second); the window length for `f`; the lease for `c`. */
   intervalUs: number;
   /** Tokens this request takes from this bucket (integer ≥ 1). */
   cost: number;
@@ -43,6 +43,8 @@ export interface BucketSpec {
   };
   /** Refusals answered by the local deny cache since the last decision, to add as strikes (penalty rules). */
   pendingStrikes?: number;
+  /** Leased kinds (concurrency): the random id of this request's lease, given back by `RateLimitStore.release`. */
+  leaseId?: string;
   /** Hash-tag group: buckets of one group share a Redis Cluster slot and are decided in one call. */
   group: string;
 }

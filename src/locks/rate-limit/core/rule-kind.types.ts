@@ -38,6 +38,12 @@ export interface RuleKind {
   readonly fields: readonly string[];
   /** Multipliers (tier, degrade, penalty, risk) scale capacity and rate; false: the count only (a window). */
   readonly scalesInterval: boolean;
+  /**
+   * A kind of leases (concurrency), not of refill: its rule has a `lease` instead of a `rate`, a request takes
+   * one lease (BucketSpec.leaseId) that the lock gives back when the answer ends, and the local deny cache and
+   * the RateLimit fields of allowed answers leave it out (a slot can come back at any moment).
+   */
+  readonly leased?: boolean;
   /** The stored state from its reply values (one per field, or the string), undefined when absent. */
   fromReply(values: readonly Reply[]): Stored | undefined;
   /** One bucket at a multiplier: its outcome and the value to store when charged (µs). */

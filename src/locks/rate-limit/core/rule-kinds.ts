@@ -4,12 +4,13 @@
  * write through it. Registering a kind is one line here (rule-kind.types.ts).
  */
 import { TTL_MARGIN_MS, type BucketSpec } from './decision.types.js';
+import { concurrency } from './kinds/concurrency.js';
 import { fixedWindow } from './kinds/fixed-window.js';
 import { gcra } from './kinds/gcra.js';
 import { tokenBucket } from './kinds/token-bucket.js';
 import { EPS, type OneOutcome, type RuleKind, type Stored } from './rule-kind.types.js';
 
-export const RULE_KINDS = [gcra, tokenBucket, fixedWindow] as const;
+export const RULE_KINDS = [gcra, tokenBucket, fixedWindow, concurrency] as const;
 
 /** The kinds a policy may name as a rule's `algorithm` (the first is the default). */
 export const ALGORITHMS = RULE_KINDS.flatMap((k) => ('algorithm' in k ? [k.algorithm] : []));
@@ -47,6 +48,11 @@ export function decideOne(
     { cap, T: b.intervalUs / (kind.scalesInterval ? m : 1), limit: Math.floor(cap + EPS) },
     now,
   );
+}
+
+/** True for a kind of leases (concurrency), which the lock gives back when the answer ends. */
+export function isLeased(b: Pick<BucketSpec, 'kind'>): boolean {
+  return ruleKind(b.kind).leased === true;
 }
 
 /** Fill fraction (0 = empty bucket … 1 = full use) before this request. */

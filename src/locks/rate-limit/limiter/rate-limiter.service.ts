@@ -14,6 +14,7 @@ import { SubjectResolver } from '../subjects/subject-resolver.js';
 import { Lane, StoreLanes } from '../store/lanes/store-lanes.js';
 import { CompiledPolicies } from './compiled-policies.js';
 import { RateLimitClaims } from './rate-limit-claims.js';
+import { RateLimitLeases, leaseBuckets, leaseOf } from './rate-limit-leases.js';
 import { LoadGate, loadGate } from '../load/load-gate.js';
 import { LoadMonitor } from '../load/load-monitor.service.js';
 import { QuotaMetrics } from '../quota.metrics.js';
@@ -47,6 +48,7 @@ export class RateLimiter {
     private readonly risk: RiskPlanner,
     private readonly loadLevel: LoadMonitor,
     private readonly qm: QuotaMetrics,
+    private readonly leases: RateLimitLeases,
   ) {}
 
   /** A rule without a subject in this request: counted (one function for all, no closure per request). */
@@ -117,6 +119,7 @@ export class RateLimiter {
       critical,
       load,
     });
+    leaseBuckets(buckets);
     const risk = critical
       ? undefined
       : this.risk.plan(this.lanes.tag, active, buckets, lane.hasher, ctx.state.tier);
@@ -150,6 +153,8 @@ export class RateLimiter {
       if (d.duplicate) return ((handoff.result = 'taken'), ALLOWED);
       handoff.result = 'fresh';
     }
+    const lease = leaseOf(buckets, d);
+    if (lease) this.leases.hold(ctx, policy.policyName, lane.store, lease);
     return this.verdicts.of(ctx, policy, buckets, meta, d, lane.remote);
   }
 

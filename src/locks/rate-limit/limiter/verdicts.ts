@@ -6,6 +6,7 @@ import { BucketMeta, FUSE_RULE, quotaOf } from '../rules/request-buckets.js';
 import { RateLimitMetrics } from '../rate-limit.metrics.js';
 import type { BucketSpec, Decision } from '../core/decision.types.js';
 import { DenyCache } from './deny-cache.js';
+import { isLeased } from '../core/rule-kinds.js';
 import type { QuotaState } from '../core/rate-limit-headers.js';
 
 /** What the lock answers: headers of the tightest rule, a 429 with the blocking rule's quota, or a 503. */
@@ -16,6 +17,8 @@ export type Verdict =
       kind: 'limited';
       quota: QuotaState;
       retryAfterMs: number;
+      /** The blocking rule is a concurrency rule (429 `concurrency_limit`). */
+      concurrency?: boolean;
       /** First refusal of this subject and rule in its window (only decided for `onLimit: flag`). */
       notify: boolean;
     }
@@ -52,7 +55,7 @@ export class Verdicts {
   ): Verdict | undefined {
     for (let i = 0; i < buckets.length && this.denies.size > 0; i++) {
       const b = buckets[i]!;
-      const hit = b.shadow ? undefined : this.denies.refusing(b.key, b.cost, now);
+      const hit = b.shadow || b.leaseId ? undefined : this.denies.refusing(b.key, b.cost, now);
       if (hit) {
         this.m.denyCacheHits.inc({ policy: name });
         this.m.decision(name, meta[i]!.rule, 'rejected');
@@ -115,13 +118,15 @@ export class Verdicts {
         kind: 'limited',
         quota: quotaOf(meta[d.blocker]!, { ...o, remaining: 0, resetMs: o.retryAfterMs }),
         retryAfterMs: o.retryAfterMs,
+        concurrency: isLeased(buckets[d.blocker]!),
         notify: d.notify === true,
       };
     }
     if (!policy.headers) return { kind: 'allowed', degraded: d.degraded };
     let tight = -1;
     d.buckets.forEach((o, i) => {
-      if (buckets[i]!.shadow || meta[i]!.rule === FUSE_RULE) return;
+      // Leases are no quota over time (a slot comes back whenever an answer ends): not in the fields.
+      if (buckets[i]!.shadow || meta[i]!.rule === FUSE_RULE || isLeased(buckets[i]!)) return;
       const t = tight < 0 ? undefined : d.buckets[tight]!;
       if (!t || o.remaining < t.remaining || (o.remaining === t.remaining && o.resetMs > t.resetMs))
         tight = i;
@@ -138,7 +143,8 @@ export class Verdicts {
     const now = this.clock.now();
     d.buckets.forEach((o, i) => {
       const b = buckets[i]!;
-      if (b.shadow) return;
+      // A refused lease may come back at any moment: never answered from the deny cache.
+      if (b.shadow || isLeased(b)) return;
       if (!d.allowed) {
         if (!o.allowed && o.retryAfterMs > 0)
           this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit);

@@ -18,7 +18,8 @@ export function bucketFor(
     penaltyKey: rule.penalty ? `${at.key}:p` : undefined,
     kind: rule.kind,
     capacity: rule.capacity * multiplier,
-    intervalUs: 1e6 / (rule.rate * multiplier),
+    // A lease lives its own time: multipliers scale the count of a leased kind, never its lease.
+    intervalUs: rule.leaseUs ?? 1e6 / (rule.rate * multiplier),
     cost: rule.cost ?? cost,
     shadow: rule.shadow,
     soft: degrade && rule.dimension === 'global',

@@ -5,7 +5,14 @@ import type {
   SubjectExtractor,
 } from '../extensions/rate-limit-extensions.js';
 import { Conditions, compileConditions } from './conditions.js';
-import type { DegradeConfig, Dimension, FailMode, RateLimitSlice } from '../rate-limit.types.js';
+import type {
+  DegradeConfig,
+  Dimension,
+  FailMode,
+  RateLimitSlice,
+  RuleConfig,
+} from '../rate-limit.types.js';
+import { DEFAULT_LEASE_MS } from '../core/kinds/concurrency.js';
 import type { BucketKind, BucketSpec } from '../core/decision.types.js';
 import { parseDuration, parseRate } from '../core/rate-parse.js';
 import { kindOfAlgorithm } from '../core/rule-kinds.js';
@@ -18,8 +25,10 @@ export interface CompiledRule {
   dimension: Dimension;
   kind: BucketKind;
   capacity: number;
-  /** Tokens per second. */
+  /** Tokens per second (leased kinds: capacity ÷ lease, so that capacity ÷ rate is the lease in seconds). */
   rate: number;
+  /** Leased kinds (concurrency): how long a lease lives if never given back, µs. */
+  leaseUs?: number;
   shadow: boolean;
   /** Fixed cost of this rule, overriding the request's. */
   cost?: number;
@@ -85,7 +94,7 @@ export function compileSlice(
       dimension: r.dimension,
       kind: kindOfAlgorithm(r.algorithm).code,
       capacity: r.capacity,
-      rate: parseRate(r.rate)!,
+      ...rateOf(r),
       shadow: r.mode === 'shadow',
       cost: r.cost,
       action: r.action ?? `${policyName}.${r.name}`,
@@ -105,6 +114,13 @@ export function compileSlice(
       risk: r.risk !== false,
     })),
   };
+}
+
+/** A rule's refill, or for a leased kind its lease (default DEFAULT_LEASE_MS) and the rate that spans it. */
+function rateOf(r: RuleConfig): { rate: number; leaseUs?: number } {
+  if (kindOfAlgorithm(r.algorithm).leased !== true) return { rate: parseRate(r.rate)! };
+  const leaseUs = (parseDuration(r.lease) ?? DEFAULT_LEASE_MS) * 1000;
+  return { rate: (r.capacity * 1e6) / leaseUs, leaseUs };
 }
 
 /** Penalty parameters with the strike cap: the strike count at which factor^k reaches the floor. */

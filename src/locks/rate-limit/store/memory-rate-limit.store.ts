@@ -2,7 +2,8 @@ import type { Stored } from '../core/rule-kind.types.js';
 import { BucketState, Write, decideBuckets } from '../core/bucket-math.js';
 import { Clock, systemClock } from '../../../common/clock.js';
 import { MemoryRiskRecords } from './risk/memory-risk-records.js';
-import { RateLimitStore } from './rate-limit.store.js';
+import type { Lease, RateLimitStore } from './rate-limit.store.js';
+import { withoutLease } from '../core/kinds/concurrency.js';
 import {
   Decision,
   DecideRequest,
@@ -36,6 +37,18 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   decide(req: DecideRequest): Promise<Decision> {
     return Promise.resolve(this.decideSync(req));
+  }
+
+  /** Gives a request's leases back (concurrency): each key keeps its other live leases. */
+  release(lease: Lease): Promise<void> {
+    for (const { key } of lease.keys) {
+      const e = this.entries.get(key);
+      if (e === undefined) continue;
+      const rest = withoutLease(e.value, lease.id);
+      if (rest === undefined) this.entries.delete(key);
+      else e.value = rest;
+    }
+    return Promise.resolve();
   }
 
   /** Drops one key (a claim given back: see RateLimitClaims.release). */

@@ -4,7 +4,7 @@ import { BucketState, decideBuckets } from '../core/bucket-math.js';
 import { gcra as GCRA } from '../core/kinds/gcra.js';
 import { ruleKind } from '../core/rule-kinds.js';
 import { CrossSlotDecider, claimGroup, groupBy } from './cross-slot.js';
-import { RateLimitStore } from './rate-limit.store.js';
+import type { Lease, RateLimitStore } from './rate-limit.store.js';
 import { Decision, DecideRequest, duplicateDecision } from '../core/decision.types.js';
 import { SameTurnBatcher, riskStateAt } from './redis-batcher.js';
 import { clockArgs, fastArgs, generalArgs } from './redis-script-args.js';
@@ -56,6 +56,19 @@ export class RedisRateLimitStore implements RateLimitStore {
       (!req.claim || req.buckets[0]!.group === claimGroup(req.claim.key)) &&
       (!req.risk?.keys.length || req.buckets[0]!.group === claimGroup(req.risk.keys[0]!));
     return one || groups.length === 0 ? this.decideSlot(req) : this.slots.decide(req, groups);
+  }
+
+  /** One `ratelimit_release` call per hash slot of the request's leases (one slot unless `scope: subject`). */
+  async release(lease: Lease): Promise<void> {
+    const slots = new Map<string, string[]>();
+    for (const k of lease.keys) {
+      const keys = slots.get(k.group);
+      if (keys) keys.push(k.key);
+      else slots.set(k.group, [k.key]);
+    }
+    await Promise.all(
+      [...slots.values()].map((keys) => this.redis.script('ratelimit_release', keys, [lease.id])),
+    );
   }
 
   /**

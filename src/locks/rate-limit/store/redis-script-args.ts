@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../../../common/clock.js';
 import { BucketSpec, DecideRequest } from '../core/decision.types.js';
-import { bucketTtlMs } from '../core/rule-kinds.js';
+import { bucketTtlMs, isLeased } from '../core/rule-kinds.js';
 import type { Argv } from './redis-store.options.js';
 import type { RiskParams } from '../core/risk.types.js';
 
@@ -112,6 +112,7 @@ export function generalArgs(req: DecideRequest, clock: Argv): ScriptArgs & { pen
     );
   }
   pushRisk(req, keys, args);
+  args.push(req.buckets.find((b) => b.leaseId !== undefined)?.leaseId ?? '');
   pushExtras(req, keys, args);
   return { keys, args, penalties: penalized.length };
 }
@@ -145,7 +146,8 @@ export function refundArgs(
   const args = clock;
   for (const { b, charged: c } of charged) {
     keys.push(b.key);
-    args.push(b.kind, c, b.capacity);
+    // A lease is given back by its id (the charge of a leased kind is one lease).
+    args.push(b.kind, isLeased(b) ? (b.leaseId ?? '') : c, b.capacity);
   }
   return { keys, args };
 }
