@@ -47,6 +47,13 @@ export interface InferenceConfig {
   upstreamApiKey?: string;
   /** Milliseconds before an upstream call is abandoned (502/504 mapping happens in the inference module). */
   upstreamTimeoutMs: number;
+  /** Streamed answers (docs/inference.md#stream-limits): the longest a stream may last and how long a client may not read. */
+  stream: {
+    /** INFERENCE_STREAM_MAX_DURATION_MS: milliseconds from the first byte after which a stream is ended (default 300000). */
+    maxDurationMs: number;
+    /** INFERENCE_STREAM_DRAIN_TIMEOUT_MS: milliseconds the client's socket may stay full (no `drain`) before it is cut off (default 30000). */
+    drainTimeoutMs: number;
+  };
 }
 
 export interface ShutdownConfig {

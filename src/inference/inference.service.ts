@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Histogram } from 'prom-client';
+import type { Counter, Histogram } from 'prom-client';
+import { RAMPART_CONFIG } from '../config/config.constants.js';
+import type { InferenceConfig, RampartConfig } from '../config/config.types.js';
 import { AnyReply, AnyRequest } from '../http/http-context.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { ChatCompletionRequestDto } from './dto/chat-completion-request.dto.js';
@@ -7,7 +9,7 @@ import { InferenceError } from './inference.errors.js';
 import { INFERENCE_BACKEND, InferenceBackend, InferenceCall } from './inference-backend.js';
 import { openInferenceCall } from './inference-call.js';
 import type { ChatCompletion, ModelList } from './openai.types.js';
-import { SseResponse } from './sse-response.js';
+import { SseResponse, type StreamCut } from './sse-response.js';
 
 type Mode = 'json' | 'stream' | 'models';
 
@@ -15,11 +17,20 @@ type Mode = 'json' | 'stream' | 'models';
 @Injectable()
 export class InferenceService {
   private readonly duration: Histogram<'backend' | 'mode' | 'outcome'>;
+  private readonly cutoffs: Counter<'reason'>;
+  private readonly limits: InferenceConfig['stream'];
 
   constructor(
     @Inject(INFERENCE_BACKEND) readonly backend: InferenceBackend,
     metrics: MetricsService,
+    @Inject(RAMPART_CONFIG) config: RampartConfig,
   ) {
+    this.limits = config.inference.stream;
+    this.cutoffs = metrics.counter(
+      'rampart_inference_stream_cutoffs_total',
+      'Streamed answers cut at their limits, by reason (max_duration, no_read)',
+      ['reason'],
+    );
     this.duration = metrics.histogram(
       'rampart_inference_duration_seconds',
       'Inference calls by backend (local, upstream), mode (json, stream, models) and outcome (ok, rejected, failed, timeout, client_closed, error)',
@@ -38,16 +49,27 @@ export class InferenceService {
     req: AnyRequest,
     reply: AnyReply,
   ): Promise<ChatCompletion | undefined> {
-    const result = await this.run<ChatCompletion | void>(
+    if (!body.stream)
+      return this.run(req, reply, 'json', (call) => this.backend.complete(body, call));
+    // A stream past its limits is cut: its call ends as if the client had gone away.
+    const cut = new AbortController();
+    const onCut = (reason: StreamCut): void => {
+      this.cutoffs.inc({ reason });
+      cut.abort(new DOMException(`stream cut off (${reason})`, 'AbortError'));
+    };
+    await this.run(
       req,
       reply,
-      body.stream ? 'stream' : 'json',
+      'stream',
       (call) =>
-        body.stream
-          ? this.backend.stream(body, call, new SseResponse(reply, call.clientGone))
-          : this.backend.complete(body, call),
+        this.backend.stream(
+          body,
+          call,
+          new SseResponse(reply, call.clientGone, { ...this.limits, onCut }),
+        ),
+      cut.signal,
     );
-    return result ?? undefined;
+    return undefined;
   }
 
   /** The models the backend offers (`GET /v1/models`). */
@@ -61,8 +83,9 @@ export class InferenceService {
     reply: AnyReply,
     mode: Mode,
     work: (call: InferenceCall) => Promise<T>,
+    cut?: AbortSignal,
   ): Promise<T> {
-    const call = openInferenceCall(req, reply);
+    const call = openInferenceCall(req, reply, cut);
     const end = this.duration.startTimer({ backend: this.backend.kind, mode });
     try {
       const result = await work(call);

@@ -53,6 +53,11 @@ export interface FakeOpenAI {
   setChunkDelay(ms: number): void;
   /** When true, answer 200 with a body that is not valid JSON. */
   setBadJson(on: boolean): void;
+  /**
+   * Streams never end: one chunk of `chars` characters every chunk delay, as fast as the reader takes them
+   * (the fake waits for `drain`), until the client goes away (0 = normal answers).
+   */
+  setEndlessStreams(chars: number): void;
   /** Streams stop after their first content chunk until resumeStreams() (to observe relaying). */
   pauseStreams(): void;
   resumeStreams(): void;
@@ -80,6 +85,8 @@ interface Settings {
   status: number | undefined;
   chunkDelayMs: number;
   badJson: boolean;
+  /** Endless streams of chunks this many characters long (0 = normal answers). */
+  endlessChars: number;
 }
 const DEFAULTS: Settings = {
   latencyMs: 0,
@@ -88,6 +95,7 @@ const DEFAULTS: Settings = {
   status: undefined,
   chunkDelayMs: 5,
   badJson: false,
+  endlessChars: 0,
 };
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
@@ -169,6 +177,12 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`,
       );
     send({ role: 'assistant', content: '' }, null);
+    for (const big = 'x'.repeat(s.endlessChars); s.endlessChars > 0;) {
+      if (res.destroyed) return;
+      if (!send({ content: big }, null))
+        await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!(await sleep(s.chunkDelayMs, res))) return;
+    }
     for (let i = 0; i < words.length; i++) {
       if (res.destroyed) return;
       send({ content: words[i] }, null);
@@ -203,6 +217,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     setStatus: (code) => void (s.status = code),
     setChunkDelay: (ms) => void (s.chunkDelayMs = ms),
     setBadJson: (on) => void (s.badJson = on),
+    setEndlessStreams: (chars) => void (s.endlessChars = chars),
     pauseStreams() {
       if (gate) return;
       let open!: () => void;

@@ -31,7 +31,7 @@ export class UpstreamHttp {
   readonly base: string;
   private readonly agent: Agent;
 
-  constructor(private readonly config: InferenceConfig & { upstreamUrl: string }) {
+  constructor(private readonly config: Omit<InferenceConfig, 'stream'> & { upstreamUrl: string }) {
     this.base = config.upstreamUrl.replace(/\/+$/, '');
     const backstop = config.upstreamTimeoutMs * 2;
     this.agent = new Agent({

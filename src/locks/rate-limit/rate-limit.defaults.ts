@@ -45,6 +45,23 @@ const SLICES: Record<string, RateLimitSlice> = {
         penalty: { threshold: 5, factor: 0.5, decay: '1m' },
       },
       { name: 'global', dimension: 'global', capacity: 1000, rate: '200/s' },
+      // Requests in flight (docs/rate-limit.md#concurrency): no app holds the whole inference bulkhead (128)
+      // with slow streams, no user more than a few; a slot is back when the answer ends, at the latest after the
+      // lease (above the longest stream, INFERENCE_STREAM_MAX_DURATION_MS).
+      {
+        name: 'app-concurrent',
+        dimension: 'app',
+        algorithm: 'concurrency',
+        capacity: 64,
+        lease: '10m',
+      },
+      {
+        name: 'user-concurrent',
+        dimension: 'user',
+        algorithm: 'concurrency',
+        capacity: 4,
+        lease: '10m',
+      },
     ],
     degrade: { at: 0.8, factor: 0.5 },
     // Expensive work gives way first: reduced quotas at load soft.
