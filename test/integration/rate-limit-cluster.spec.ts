@@ -108,6 +108,32 @@ describe.skipIf(!canStartRedis())(`${RedisRateLimitStore.name} on a 3-master Red
     expect(await redis.run('pttl', (c) => c.pttl(toldKey(a)))).toBeGreaterThan(0);
   });
 
+  it('should give back a concurrency lease taken in one slot when another slot refuses, and release one in its slot', async () => {
+    const env = uniqueEnv();
+    const store = new RedisRateLimitStore(redis, {
+      clock: 'app',
+      cluster: true,
+      appClock: new ManualClock(Date.now()),
+    });
+    const service = `{${env}:rampart}`;
+    const lease = (id: string): BucketSpec => ({
+      ...bucket(`rl:${service}:app:a:conc`, 2, service),
+      kind: 'c',
+      intervalUs: 60e6,
+      leaseId: id,
+    });
+    const own = `rl:{${env}:rampart:user:u1:a}`;
+    const one = bucket(own, 1, tagOf(own));
+    const count = () => redis.run('zcard', (c) => c.zcard(lease('-').key));
+    expect(await store.decide(req([lease('lease-aaaa'), one]))).toMatchObject({ allowed: true });
+    expect(await count()).toBe(1);
+    // The user slot refuses: the lease the service slot took is given back (ratelimit_refund).
+    expect(await store.decide(req([lease('lease-bbbb'), one]))).toMatchObject({ allowed: false });
+    expect(await count()).toBe(1);
+    await store.release({ id: 'lease-aaaa', keys: [lease('lease-aaaa')] });
+    expect(await count()).toBe(0);
+  });
+
   it('should reserve per slot and refund the slots that charged when another slot refuses', async () => {
     const env = uniqueEnv();
     const clock = new ManualClock();

@@ -154,6 +154,27 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'concurrency in shadow mode: counted past its limit, never blocks, takes no lease past it',
+    steps: [
+      {
+        req: { rules: [{ ...CONC, shadow: true }] },
+        expect: { allowed: true, ok: { conc: true } },
+        times: 2,
+      },
+      {
+        req: { rules: [{ ...CONC, shadow: true }], lease: 's-2' },
+        expect: { allowed: true, ok: { conc: false }, retry: { conc: 1000 } },
+        times: 2,
+      },
+      // The two leases within its limit were taken; the ones past it were not (one release frees a slot).
+      {
+        release: 'lease-1-0',
+        req: { rules: [CONC], lease: 's-3' },
+        expect: { allowed: true, remaining: { conc: 0 } },
+      },
+    ],
+  },
+  {
     name: 'concurrency: all-or-nothing with the other rules, tiers scale the count, never below one',
     steps: [
       // The rate rule refuses: no lease is taken.
