@@ -13,6 +13,17 @@ describe(toDraft.name, () => {
     expect(fromDraft(toDraft(rule))).toEqual(rule);
   });
 
+  it('should round-trip a concurrency rule: no rate, its lease kept', () => {
+    const rule = {
+      name: 'user-concurrent',
+      dimension: 'user',
+      algorithm: 'concurrency',
+      capacity: 4,
+      lease: '10m',
+    };
+    expect(fromDraft(toDraft(rule))).toEqual(rule);
+  });
+
   it('should send numbers as numbers and anything else as typed (the service explains)', () => {
     const d = {
       ...toDraft({ name: 'x', dimension: 'ip' }),
