@@ -142,12 +142,15 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
       // A client that hangs up gives its slot back.
       held.pop()!.hangUp();
       await expect
-        .poll(async () => {
-          const s = await stream(apps.debug.appId);
-          if (s.res.statusCode === 200) held.push(s);
-          else s.hangUp();
-          return s.res.statusCode;
-        })
+        .poll(
+          async () => {
+            const s = await stream(apps.debug.appId);
+            if (s.res.statusCode === 200) held.push(s);
+            else s.hangUp();
+            return s.res.statusCode;
+          },
+          { timeout: 5_000 },
+        )
         .toBe(200);
       // A stream that ends gives its slot back.
       fake.resumeStreams();
@@ -171,7 +174,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
           timeout: 5_000,
         })
         .toEqual([before + 1, 0]);
-      await expect.poll(() => fake.aborted).toBe(aborted + 1);
+      await expect.poll(() => fake.aborted, { timeout: 5_000 }).toBe(aborted + 1);
       idle.hangUp();
       fake.reset();
     });
@@ -185,7 +188,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
       const text = await s.text();
       expect(text).toContain('upstream_timeout');
       expect(text).toContain('maximum duration (4000 ms)');
-      await expect.poll(() => fake.aborted).toBe(aborted + 1);
+      await expect.poll(() => fake.aborted, { timeout: 5_000 }).toBe(aborted + 1);
       fake.reset();
     });
   },
