@@ -4,7 +4,8 @@
 -- (remaining, retry-after, reset, limit, charged, blocker) from that state with bucket-math.ts. Times in µs.
 -- KEYS: [1..n] bucket keys, in rule order (all in one hash slot)
 --   [n+1..] penalty-strike keys of the buckets whose flags have bit 8, in bucket order
---   then ('x' only) the nr risk records of the request's scored subjects (hashes s, f, t; core/risk.types.ts)
+--   then ('x' only) the nr risk records of the request's scored subjects (hashes s, f, t, r; core/risk.types.ts),
+--     the nv verified subjects' records first
 --   then the claim key when ARGV[#ARGV-1] > 0, then the n told keys (bucket order) when ARGV[#ARGV] = n
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
 --   [3] 'g' | 'd' fast path: every bucket GCRA, none with a penalty (one MGET, one PSETEX per charged bucket).
@@ -19,9 +20,10 @@
 --     TTL ms of the key (full refill time + 1 s: capacity × interval, which multipliers do not change)
 --     then per penalty j, at 7 + 6n + 6(j-1): threshold, factor, decay µs, floor, max strikes,
 --     pending strikes (refusals the app's deny cache answered since; added now, capped like all strikes)
---   then [R0 = 8 + 6n + 6·penalties] nr (risk records, 0 = none); when nr > 0: point decay µs, new-subject window
---     µs, new-subject weight, reputation period µs, points per period, reputation max, tier bonus, record TTL ms,
---     touch µs, number of bands nb, then nb pairs (below, multiplier): the last band takes every higher score
+--   then [R0 = 8 + 6n + 6·penalties] nr (risk records, 0 = none); when nr > 0: nv (verified ones, 0 = none), point
+--     decay µs, new-subject window µs, new-subject weight, reputation period µs, points per period, reputation max,
+--     tier bonus, record TTL ms, touch µs, address window µs, number of bands nb, then nb pairs (below,
+--     multiplier): the last band takes every higher score
 --   then ('x' only) [#ARGV-2] the request's lease id (leased kinds: concurrency; '' when it has none)
 --   Both paths end with: [#ARGV-1] claim TTL ms (0 = no claim) [#ARGV] told keys (0, or n for onLimit flag)
 -- Returns: { 'dup' } when the claim key was taken already (nothing read, decided or charged). Else the state read
@@ -29,7 +31,7 @@
 --   { TAT of each GCRA bucket (bucket order), strike TAT of each penalty key (KEYS order),
 --     tokens, ts | count, window end | live leases, first expiry of each token bucket | fixed window | concurrency
 --     (bucket order),
---     s, f, t of each risk record ('x' only, KEYS order),
+--     s, f, t, r of each risk record ('x' only, KEYS order),
 --     now µs, allowed 1|0, degraded 1|0, notify 1|0, blocker (0-based; -1 unless refused with told keys) }
 -- Claim: SET NX PX <claim TTL> before the decision, so it is set whatever the decision. Told: on a refusal, the
 --   told key of the blocker (the enforced refusing bucket with the longest retry-after, the first on ties, as
@@ -97,22 +99,28 @@ if degradeAt > 0 and not degraded then
     end
   end
 end
--- Risk: the worst subject's score less the tier bonus picks the band multiplier RM of the flag-16 buckets
+-- Risk: the verified subjects' worst score (with none verified: every record's) less the tier bonus picks the
+-- band multiplier RM of the flag-16 buckets, lowered by one band at most by a recently signalled unproven record
 -- (lib/risk.lua). A record is created at first sight, its TTL refreshed at most every touch µs.
 local RM = 1
 if nr > 0 then
-  local c, worst = R0 + 1, nil
+  local nv, c, worst, addr = tonumber(ARGV[R0 + 1]), R0 + 2, nil, nil
   for j = 1, nr do
     local rk = KEYS[n + np + j]
-    local h = redis.call('HMGET', rk, 's', 'f', 't')
-    out[o + 1], out[o + 2], out[o + 3] = h[1], h[2], h[3]
-    o = o + 3
+    local h = redis.call('HMGET', rk, 's', 'f', 't', 'r')
+    out[o + 1], out[o + 2], out[o + 3], out[o + 4] = h[1], h[2], h[3], h[4]
+    o = o + 4
     local f = tonumber(h[2])
-    local sc = risk_score(tonumber(h[1]), f, c)
-    if not worst or sc > worst then worst = sc end
+    if nv == 0 or j <= nv then
+      local sc = risk_score(tonumber(h[1]), f, c)
+      if not worst or sc > worst then worst = sc end
+    elseif risk_recent(tonumber(h[4]), c) then
+      local sc = risk_score(tonumber(h[1]), f, c)
+      if not addr or sc > addr then addr = sc end
+    end
     risk_touch(rk, f, tonumber(h[3]), c)
   end
-  RM = risk_band(worst, c)
+  RM = risk_band(worst, addr, c)
 end
 -- Decide. OK: the bucket fits; W: value to write; TS: its second field. BL / WORST: the blocker (1-based) and its
 -- retry-after ms.

@@ -6,7 +6,7 @@
 -- the decisions that arrive in one event-loop turn (all keys in one hash slot), and replays the batch with
 -- bucket-math.ts from the values read to get each request's figures.
 -- KEYS: [1..k] the distinct bucket keys of the batch (one hash slot), then the claim keys and told keys the extras
---   below point to, then the NR distinct risk records (hashes s, f, t; core/risk.types.ts) (all in the same slot)
+--   below point to, then the NR distinct risk records (hashes s, f, t, r; core/risk.types.ts) (all in one slot)
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
 --   [3] number of distinct bucket specs S [4] number of distinct request shapes H [5] number of requests R
 --   then per spec: key index into KEYS, tolerance µs (capacity × interval), increment µs (cost × interval), flags
@@ -19,18 +19,20 @@
 --     (0 = none), claim TTL ms, index of its first told key (0 = none; its shape's nb told keys follow in order).
 --   then, only when some request is scored: 'k', NR, the number of parameter blocks P, P blocks of: point decay µs,
 --     new-subject window µs, new-subject weight, reputation period µs, points per period, reputation max, tier
---     bonus, record TTL ms, touch µs, number of bands nb, nb pairs (below, multiplier) (as ratelimit_decide.lua);
---     then per request (decision order): its block (0 = not scored) and, when scored, its record count n and the
---     n indexes of its records among the NR (1-based).
--- Returns: the values read (one per key before the risk records, as stored; nil = absent), then s, f, t of each
+--     bonus, record TTL ms, touch µs, address window µs, number of bands nb, nb pairs (below, multiplier) (as
+--     ratelimit_decide.lua); then per request (decision order): its block (0 = not scored) and, when scored, its
+--     record count n, how many of them are verified subjects' (v, 0 = none; listed first) and the n indexes of its
+--     records among the NR (1-based).
+-- Returns: the values read (one per key before the risk records, as stored; nil = absent), then s, f, t, r of each
 --   risk record as read, then per request in ARGV order -1 when its claim was taken already (a duplicate: nothing
 --   decided, touched or charged), else allowed + 2 × degraded + 4 × notify + 8 × (blocker + 1) (blocker 0-based
 --   among its buckets, only for a refusal with told keys; else 0), then now µs.
 -- Claim: SET NX PX before the request is decided (set whatever the decision). Told: a refused request's blocker
 --   (enforced, longest retry-after, first on ties: as bucket-math.ts) gets its told key SET NX PX max(retry-after,
 --   window) ms, the window being the blocker's key TTL less its 1 s margin (full refill time).
--- Risk: as ratelimit_decide.lua, the worst record's score less the tier bonus picks the band multiplier; a record
---   is created at first sight and its TTL refreshed at most every touch µs (whatever the decision).
+-- Risk: as ratelimit_decide.lua, the verified records' worst score (none verified: every record's) less the tier
+--   bonus picks the band, lowered by one band at most by a recently signalled unproven record; a record is created
+--   at first sight and its TTL refreshed at most every touch µs (whatever the decision).
 -- Every key written gets a TTL (full refill time + 1 s); a TAT only moves forwards; a refused request writes nothing.
 -- Includes: lib/clock.lua lib/risk.lua
 local EPS = 1e-9
@@ -77,7 +79,7 @@ if ARGV[q] == 'k' then
   local c = q + 3
   for b = 1, tonumber(ARGV[q + 2]) do
     PB[b] = c
-    c = c + 10 + 2 * tonumber(ARGV[c + 9])
+    c = c + 11 + 2 * tonumber(ARGV[c + 10])
   end
   k = c
 end
@@ -88,36 +90,43 @@ for i = 1, nk do
   local v = out[i]
   if v then cur[i] = tonumber(v) end
 end
-local RS, RFS, RT = {}, {}, {}
+local RS, RFS, RT, RR = {}, {}, {}, {}
 for j = 1, NR do
-  local h = redis.call('HMGET', KEYS[nk + j], 's', 'f', 't')
-  out[nk + 3 * j - 2], out[nk + 3 * j - 1], out[nk + 3 * j] = h[1], h[2], h[3]
-  RS[j], RFS[j], RT[j] = tonumber(h[1]), tonumber(h[2]), tonumber(h[3])
+  local h = redis.call('HMGET', KEYS[nk + j], 's', 'f', 't', 'r')
+  local o = nk + 4 * j
+  out[o - 3], out[o - 2], out[o - 1], out[o] = h[1], h[2], h[3], h[4]
+  RS[j], RFS[j], RT[j], RR[j] = tonumber(h[1]), tonumber(h[2]), tonumber(h[3]), tonumber(h[4])
 end
-local base = nk + 3 * NR
+local base = nk + 4 * NR
 
--- The band multiplier of the n records listed at ARGV[a..] (indexes among the NR) with the block at c; touches them.
-local function band(a, n, c)
-  local worst
+-- The band multiplier of the n records listed at ARGV[a..] (indexes among the NR; the first v verified) with the
+-- block at c; touches them.
+local function band(a, n, v, c)
+  local worst, addr
   for x = a, a + n - 1 do
     local j = tonumber(ARGV[x])
-    local sc = risk_score(RS[j], RFS[j], c)
-    if not worst or sc > worst then worst = sc end
+    if v == 0 or x < a + v then
+      local sc = risk_score(RS[j], RFS[j], c)
+      if not worst or sc > worst then worst = sc end
+    elseif risk_recent(RR[j], c) then
+      local sc = risk_score(RS[j], RFS[j], c)
+      if not addr or sc > addr then addr = sc end
+    end
     RFS[j], RT[j] = risk_touch(KEYS[nk + j], RFS[j], RT[j], c)
   end
-  return risk_band(worst, c)
+  return risk_band(worst, addr, c)
 end
 
 local W = {}
 for r = 1, R do
   local h = tonumber(ARGV[p + r - 1])
   local nb, at, S = HN[h], HA[h], HS[h]
-  local ci, tb, rb, rn, ra = 0, 0, 0, 0, 0
+  local ci, tb, rb, rn, rv, ra = 0, 0, 0, 0, 0, 0
   if k then
     rb = tonumber(ARGV[k])
     if rb > 0 then
-      rn, ra = tonumber(ARGV[k + 1]), k + 2
-      k = k + 2 + rn
+      rn, rv, ra = tonumber(ARGV[k + 1]), tonumber(ARGV[k + 2]), k + 3
+      k = k + 3 + rn
     else
       k = k + 1
     end
@@ -138,7 +147,7 @@ for r = 1, R do
       end
     end
     local RM
-    if rb > 0 then RM = band(ra, rn, PB[rb]) end
+    if rb > 0 then RM = band(ra, rn, rv, PB[rb]) end
     local allowed = true
     local bl, worst = 0, -1
     for i = 1, nb do

@@ -2,7 +2,7 @@
 -- hash seen again within its window is a repeated_payload; a subject in more distinct chats than allowed within
 -- the window is a chat_spread. Same arithmetic as src/locks/rate-limit/core/risk-math.ts (addPoints).
 -- KEYS: per observation, in ARGV order: its risk record (hash: s score TAT µs, f first seen µs, t last refresh µs,
---   n:<signal> count, l:<signal> last seen µs); then for 'p' its payload marker key, for 'c' its chat set (zset).
+--   r last signal µs, n:<signal> count, l:<signal> last seen µs); then for 'p' its payload marker key, for 'c' its chat set (zset).
 --   All under the rate-limit hash tag.
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
 --   [3] point decay µs [4] max score [5] record TTL ms [6] payload window ms [7] chat limit [8] chat window ms
@@ -25,7 +25,7 @@ local function raise(rk, name, count, points, times)
     if s and s > now then base = s end
     s = math.min(base + points * unit, now + maxS * unit)
   end
-  redis.call('HSET', rk, 's', fmt('%.17g', s), 'l:' .. name, nows)
+  redis.call('HSET', rk, 's', fmt('%.17g', s), 'r', nows, 'l:' .. name, nows)
   redis.call('HINCRBY', rk, 'n:' .. name, count * times)
   if redis.call('HSETNX', rk, 'f', nows) == 1 then redis.call('HSET', rk, 't', nows) end
   redis.call('PEXPIRE', rk, ttl)

@@ -18,4 +18,9 @@ describe(signalOf.name, () => {
       expect(signalOf(status, problem, shield)).toBe(signal);
     },
   );
+
+  it('should read a refusal its lock marked benign (a key refreshed within its grace) as no signal', () => {
+    expect(signalOf(401, 'key_expired', undefined, true)).toBeUndefined();
+    expect(signalOf(401, 'key_expired', undefined, false)).toBe('bad_signature');
+  });
 });

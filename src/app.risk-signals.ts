@@ -16,7 +16,9 @@ export function signalOf(
   status: number,
   problem: string | undefined,
   shield: string | undefined,
+  benign = false,
 ): RiskSignal | undefined {
+  if (benign) return undefined;
   if (status === 401 && problem !== undefined && !problem.startsWith('admin_'))
     return 'bad_signature';
   if (status === 400 && problem === 'validation_failed') return 'validation_failed';
@@ -29,6 +31,8 @@ export function signalOf(
  * The producers of risk signals wired at the app level, so no lock imports
  * another: a response tap (common/response-taps.ts) turns failed and junk
  * answers into signals for the rate-limit lock's RiskSink (when installed).
+ * A refusal its lock marked benign (a session key expired within its app's
+ * `refreshGrace`: the browser's normal refresh) is no signal.
  */
 @Injectable()
 export class RiskSignalWiring implements OnApplicationBootstrap {
@@ -45,7 +49,7 @@ export class RiskSignalWiring implements OnApplicationBootstrap {
       const state = requestState(req);
       // The admin API is critical and has its own guard: its answers are not scored.
       if (state.policy === 'admin') return;
-      const signal = signalOf(r.status, state.problem, state.shieldAnswer);
+      const signal = signalOf(r.status, state.problem, state.shieldAnswer, state.benignRefusal);
       if (signal) sink.signal({ req, state, route: state.route ?? '' }, signal);
     });
   }

@@ -1,7 +1,7 @@
 -- Defines the risk score arithmetic of src/locks/rate-limit/core/risk-math.ts (same operations, same order) for
 -- a parameter block at ARGV[c..]: point decay µs, new-subject window µs, new-subject weight, reputation period µs,
--- points per period, reputation max, tier bonus, record TTL ms, touch µs, number of bands nb, then nb pairs
--- (below, multiplier), the last band taking every higher score. Needs `now` (lib/clock.lua).
+-- points per period, reputation max, tier bonus, record TTL ms, touch µs, address window µs, number of bands nb,
+-- then nb pairs (below, multiplier), the last band taking every higher score. Needs `now` (lib/clock.lua).
 local r_num, r_max, r_min, r_floor, r_fmt = tonumber, math.max, math.min, math.floor, string.format
 -- The parameter block at ARGV[c..] read once per script call: decay, new window, new weight, period, points, max
 local RISK_P = {}
@@ -37,11 +37,23 @@ local function risk_touch(key, f, t, c)
   end
   return f, t
 end
--- risk_band(worst, c): the multiplier of the band that the worst score less the tier bonus falls in
-local function risk_band(worst, c)
-  worst = worst - tonumber(ARGV[c + 6])
-  local nb = tonumber(ARGV[c + 9])
+-- risk_index(score, c): the 1-based band that a score less the tier bonus falls in
+local function risk_index(score, c)
+  score = score - r_num(ARGV[c + 6])
+  local nb = r_num(ARGV[c + 10])
   for b = 1, nb do
-    if b == nb or worst < tonumber(ARGV[c + 8 + b * 2]) then return tonumber(ARGV[c + 9 + b * 2]) end
+    if b == nb or score < r_num(ARGV[c + 9 + b * 2]) then return b end
   end
+end
+-- risk_recent(r, c): an unproven record whose last signal r (nil: none) is within the address window
+local function risk_recent(r, c)
+  return r ~= nil and now - r < r_num(ARGV[c + 9])
+end
+-- risk_band(worst, address, c): the multiplier of a request (risk-math.ts requestRisk): the band of `worst` (its
+-- verified subjects' worst score, or with none verified every record's), lowered by one band at most by `address`
+-- (the worst recently signalled unproven record's score; nil: none)
+local function risk_band(worst, address, c)
+  local b = risk_index(worst, c)
+  if address then b = r_max(b, r_min(risk_index(address, c), b + 1)) end
+  return r_num(ARGV[c + 10 + b * 2])
 end

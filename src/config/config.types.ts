@@ -88,6 +88,8 @@ export interface RampartConfig {
   search: SearchConfig;
   /** Key for hashing IPs and user ids in rate-limit keys (RATE_LIMIT_KEY_SECRET); unset = a random key shared through Redis. Secret. */
   rateLimitKeySecret?: string;
+  /** Key of the ids the Telegram sender keeps in Redis (REDIS_DATA_KEY, ≥ 32 characters; docs/security.md#ids-in-redis). Secret. */
+  redisDataSecret?: string;
   /** CIDRs of reverse proxies whose X-Forwarded-For is trusted. */
   trustedProxies: string[];
   /** Bearer token `/metrics` asks for (METRICS_TOKEN); unset = open. Secret. */

@@ -201,6 +201,9 @@ export function loadConfig(env: Env, shipped: Record<string, RoutePolicy>): Ramp
   const rateLimitKeySecret = env.RATE_LIMIT_KEY_SECRET || undefined;
   if (rateLimitKeySecret !== undefined && rateLimitKeySecret.length < 16)
     p.add('RATE_LIMIT_KEY_SECRET must be at least 16 characters');
+  const redisDataSecret = env.REDIS_DATA_KEY || undefined;
+  if (redisDataSecret !== undefined && redisDataSecret.length < 32)
+    p.add('REDIS_DATA_KEY must be at least 32 characters');
   const trustedProxies = list(env, 'TRUSTED_PROXIES');
   for (const cidr of trustedProxies) {
     if (!isValidCidr(cidr)) p.add(`TRUSTED_PROXIES: "${cidr}" is not an IP address or CIDR`);
@@ -279,6 +282,7 @@ export function loadConfig(env: Env, shipped: Record<string, RoutePolicy>): Ramp
       sqlitePath: env.SEARCH_SQLITE_PATH || 'data/search.sqlite',
     },
     rateLimitKeySecret,
+    redisDataSecret,
     trustedProxies,
     corsOrigins,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, p, 1, 1_073_741_824),

@@ -73,6 +73,8 @@ export interface RequestState {
   claimHandoff?: ClaimHandoff;
   /** Why the cache shield answered this request itself (`bloom-absent`, `cache-hit`, …), when it did. */
   shieldAnswer?: string;
+  /** Set by a lock whose refusal is part of a normal client flow (a session key refreshed in its grace): not a risk signal. */
+  benignRefusal?: boolean;
   /** The stable `error` code of the problem+json answer, once one was sent (the problem filters set it). */
   problem?: string;
   /** Start of the request, from performance.now(). */

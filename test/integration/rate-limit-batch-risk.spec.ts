@@ -58,7 +58,9 @@ describe.skipIf(!redisUrl())('ratelimit_decide_batch with risk-scored requests',
         degradeFactor: degrade ? 0.5 : 1,
         degradedHint: false,
       };
-      if (records.length > 0) req.risk = { keys: records, params: PARAMS[rnd(2)]! };
+      // Some requests verified: their first records are verified subjects', the others unproven (an address).
+      const verified = Math.min(rnd(3), records.length);
+      if (records.length > 0) req.risk = { keys: records, params: PARAMS[rnd(2)]!, verified };
       else for (const b of buckets) delete b.risky;
       return req;
     });

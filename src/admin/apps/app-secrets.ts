@@ -29,7 +29,12 @@ export function definitionOf(app: ClientApp): AppDefinition {
   if (app.skewSeconds !== undefined) def.skewSeconds = app.skewSeconds;
   const sk = app.sessionKeys;
   if (sk)
-    def.sessionKeys = { maxTtl: sk.maxTtlSeconds, maxScope: [...sk.maxScope], epoch: sk.epoch };
+    def.sessionKeys = {
+      maxTtl: sk.maxTtlSeconds,
+      maxScope: [...sk.maxScope],
+      epoch: sk.epoch,
+      refreshGrace: sk.refreshGraceSeconds,
+    };
   return def;
 }
 

@@ -14,8 +14,13 @@ export interface AppDefinition {
   debug: boolean;
   skewSeconds?: number;
   secrets: AppSecretDefinition[];
-  /** Session key limits (`maxTtl` in seconds or a duration) and the revocation epoch (seconds). */
-  sessionKeys?: { maxTtl?: number | string; maxScope: string[]; epoch?: number };
+  /** Session key limits (`maxTtl`, `refreshGrace` in seconds or a duration) and the revocation epoch (seconds). */
+  sessionKeys?: {
+    maxTtl?: number | string;
+    maxScope: string[];
+    epoch?: number;
+    refreshGrace?: number | string;
+  };
 }
 
 export interface StoredApp {

@@ -173,6 +173,7 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
 
   private reject(f: SignatureFailure, ctx: LockContext): ProblemException {
     this.metrics.failure(f);
+    if (f.benign) ctx.state.benignRefusal = true;
     // At most one line per app per second (a flood of forged requests must not flood the log).
     if (f.code === 'bad_signature')
       this.badSignatures.record(f, ctx.policyName, ctx.state.requestId);

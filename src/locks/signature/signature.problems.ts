@@ -33,6 +33,11 @@ export interface SignatureFailure {
   /** App the failure is about, when it is a known app (logs only). */
   appId?: string;
   debug?: boolean;
+  /**
+   * A refusal a well-behaved client meets in normal use (a session key that expired within its app's
+   * `refreshGrace`): answered the same, but not a risk signal.
+   */
+  benign?: boolean;
 }
 
 export function fail(

@@ -1,4 +1,7 @@
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
+import { RAMPART_CONFIG } from '../../config/config.constants.js';
+import type { RampartConfig } from '../../config/config.types.js';
+import { IdCipher } from './id-cipher.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { RateLimitModule } from '../../locks/rate-limit/rate-limit.module.js';
 import { RedisService } from '../../redis/redis.service.js';
@@ -22,6 +25,15 @@ import { RedisOutboundQueueStore } from './queue/redis-outbound-queue.store.js';
 /** The key base `<env>:<service>` of the service's hash tags. */
 const base = (r: RedisService) => r.tag.slice(1, -1);
 
+/** How the sender keeps chat ids in Redis (docs/security.md#ids-in-redis); warns once without a secret. */
+function idCipher(c: RampartConfig): IdCipher {
+  if (IdCipher.unprotected(c.redisDataSecret, c.rateLimitKeySecret))
+    new Logger('Outbound').warn(
+      'REDIS_DATA_KEY is not set: chat ids in Redis are encoded with a built-in key, not protected',
+    );
+  return IdCipher.from(c.redisDataSecret, c.rateLimitKeySecret);
+}
+
 /** The stores, services and workers of the sender, without the HTTP route (the worker process uses this). */
 @Module({
   imports: [TelegramBotsModule],
@@ -30,19 +42,26 @@ const base = (r: RedisService) => r.tag.slice(1, -1);
     OutboundRedis,
     {
       provide: OUTBOUND_QUEUE_STORE,
-      inject: [RedisService, OutboundRedis, TelegramBots],
-      useFactory: (r: RedisService, o: OutboundRedis, b: TelegramBots) => {
+      inject: [RedisService, OutboundRedis, TelegramBots, RAMPART_CONFIG],
+      useFactory: (r: RedisService, o: OutboundRedis, b: TelegramBots, c: RampartConfig) => {
         const s = b.settings.outbound;
         return o.enabled
-          ? new RedisOutboundQueueStore(o, base(r), s.partitions, s.retentionMs)
+          ? new RedisOutboundQueueStore(o, base(r), s.partitions, s.retentionMs, idCipher(c))
           : new MemoryOutboundQueueStore(s.retentionMs);
       },
     },
     {
       provide: SEND_GATE_STORE,
-      inject: [RedisService, OutboundRedis, CLOCK],
-      useFactory: (r: RedisService, o: OutboundRedis, c: Clock) =>
-        o.enabled ? new RedisSendGateStore(o, base(r), c) : new MemorySendGateStore(c),
+      inject: [RedisService, OutboundRedis, CLOCK, RAMPART_CONFIG],
+      useFactory: (r: RedisService, o: OutboundRedis, c: Clock, cfg: RampartConfig) =>
+        o.enabled
+          ? new RedisSendGateStore(
+              o,
+              base(r),
+              c,
+              IdCipher.from(cfg.redisDataSecret, cfg.rateLimitKeySecret),
+            )
+          : new MemorySendGateStore(c),
     },
     OutboundWorkers,
     OutboundService,

@@ -71,7 +71,9 @@ export function decideBuckets(
   riskStates: readonly (RiskState | undefined)[] = [],
 ): Decision {
   const { buckets } = req;
-  const risk = req.risk ? requestRisk(riskStates, now, req.risk.params) : undefined;
+  const risk = req.risk
+    ? requestRisk(riskStates, now, req.risk.params, req.risk.verified)
+    : undefined;
   let degraded = req.degradedHint;
   if (req.degradeAt > 0) {
     for (let i = 0; i < buckets.length; i++)

@@ -68,10 +68,13 @@ export interface DecideRequest {
    */
   told?: string[];
   /**
-   * Risk records of the request's scored subjects (same slot): the worst score picks the multiplier of the
-   * `risky` buckets, in the same call (core/risk-math.ts). A record is created at first sight.
+   * Risk records of the request's scored subjects (same slot): their scores pick the multiplier of the
+   * `risky` buckets, in the same call (core/risk-math.ts requestRisk). A record is created at first sight.
+   * The first `verified` keys (0 or absent: none) are verified subjects' records, the rest unproven ones
+   * (the address): with a verified subject, an unproven record lowers the band by one at most, and only
+   * within `params.addressUs` of its last signal.
    */
-  risk?: { keys: string[]; params: RiskParams };
+  risk?: { keys: string[]; params: RiskParams; verified?: number };
 }
 
 export interface BucketOutcome {

@@ -16,27 +16,48 @@ export function riskScore(st: RiskState | undefined, now: number, p: RiskParams)
   return score;
 }
 
-/** The band multiplier of a score. */
-export function bandOf(score: number, bands: readonly RiskBand[]): number {
-  for (let i = 0; i < bands.length; i++)
-    if (i === bands.length - 1 || score < bands[i]!.below) return bands[i]!.multiplier;
-  return 1;
+/** The index of a score's band (0-based; the last band takes every higher score). */
+export function bandIndex(score: number, bands: readonly RiskBand[]): number {
+  for (let i = 0; i < bands.length - 1; i++) if (score < bands[i]!.below) return i;
+  return bands.length - 1;
 }
 
-/** The request's multiplier: the band of its worst subject's score less the tier bonus. */
+/** The band multiplier of a score. */
+export function bandOf(score: number, bands: readonly RiskBand[]): number {
+  return bands[bandIndex(score, bands)]?.multiplier ?? 1;
+}
+
+/** True when an unproven record (an address) had a signal within `addressUs` of `now`: it is misbehaving now. */
+export function recentlySignalled(st: RiskState | undefined, now: number, p: RiskParams): boolean {
+  return st?.r !== undefined && now - st.r < p.addressUs;
+}
+
+/**
+ * The request's multiplier (docs/quotas.md#verified-subjects-behind-a-shared-address). With no verified
+ * subject (`verified` = 0): the band of the worst score of all its records. With verified subjects (the
+ * first `verified` states): the band of their worst score, lowered by one band at most by the worst
+ * unproven record (the address) that had a signal within `addressUs`; an address quiet for longer, or
+ * only decaying, does not count. Scores less the tier bonus. `score` is the score the band is taken from.
+ */
 export function requestRisk(
   states: readonly (RiskState | undefined)[],
   now: number,
   p: RiskParams,
+  verified = 0,
 ): { score: number; multiplier: number } {
   if (states.length === 0) return { score: 0, multiplier: 1 };
   let worst = -Infinity;
-  for (const st of states) {
-    const sc = riskScore(st, now, p);
-    if (sc > worst) worst = sc;
+  let address = -Infinity;
+  for (let j = 0; j < states.length; j++) {
+    const st = states[j];
+    if (verified === 0 || j < verified) worst = Math.max(worst, riskScore(st, now, p));
+    else if (recentlySignalled(st, now, p)) address = Math.max(address, riskScore(st, now, p));
   }
   const score = worst - p.bonus;
-  return { score, multiplier: bandOf(score, p.bands) };
+  let band = bandIndex(score, p.bands);
+  if (address !== -Infinity)
+    band = Math.max(band, Math.min(bandIndex(address - p.bonus, p.bands), band + 1));
+  return { score, multiplier: p.bands[band]?.multiplier ?? 1 };
 }
 
 /** Adds `points` to a score TAT, never past `maxScore` points from now (as the observe script does). */

@@ -16,6 +16,7 @@ export function riskParams(s: RiskSettings, tier: string | undefined): RiskParam
     bonus: tier === undefined ? 0 : (s.tierBonus[tier] ?? 0),
     ttlMs: s.ttlMs,
     touchUs: TOUCH_US,
+    addressUs: s.addressWindowMs * 1000,
     bands: s.bands,
   };
 }

@@ -45,6 +45,12 @@ export interface RiskSettings {
   bands: RiskBand[];
   /** Milliseconds a subject's record lives without being seen (refreshed at most hourly). */
   ttlMs: number;
+  /**
+   * Milliseconds an address (an `ip` record, or a user named by an unsigned header) keeps counting against a
+   * verified subject after its last signal: within it, the address lowers that request's band by at most one;
+   * after it, its decay tail does not count (docs/quotas.md#verified-subjects-behind-a-shared-address).
+   */
+  addressWindowMs: number;
   /** The same payload hash from one subject within this window is a `repeated_payload`. */
   payloadWindowMs: number;
   /** A subject in more than `chats` distinct chats within `windowMs` is a `chat_spread`. */
@@ -59,6 +65,8 @@ export interface RiskState {
   f?: number;
   /** Last TTL refresh. */
   t?: number;
+  /** Last signal (any): an address counts against a verified subject only while this is recent. */
+  r?: number;
 }
 
 /** What the decision script needs to turn risk records into one multiplier (DecideRequest.risk). */
@@ -76,6 +84,8 @@ export interface RiskParams {
   ttlMs: number;
   /** µs between TTL refreshes of a record. */
   touchUs: number;
+  /** µs after its last signal that an unproven record still lowers a verified request (by one band at most). */
+  addressUs: number;
   bands: RiskBand[];
 }
 

@@ -8,6 +8,16 @@ import type { RiskParams, RiskSettings } from '../core/risk.types.js';
 const CACHE_MAX = 50_000;
 
 /**
+ * A subject the request proves (docs/quotas.md#verified-subjects-behind-a-shared-address): anything but an
+ * address, and for `user` only a user named by a verified app, session key or bot (a scoped one). An address
+ * (`ip`) and the user of an unsigned request's header are unproven: anyone can send from an address or a header.
+ */
+export function isVerified(dimension: Dimension, subject: ActiveRule['subject']): boolean {
+  if (dimension === 'ip') return false;
+  return dimension !== 'user' || subject.scope !== undefined;
+}
+
+/**
  * The risk part of one decision: the records of the request's scored subjects
  * (the subjects of its rules on `risk.dimensions`) and the parameters of its
  * tier; marks those rules' buckets `risky`. Keys are cached per hasher (floods
@@ -35,19 +45,22 @@ export class RiskPlanner {
     tier: string | undefined,
   ): DecideRequest['risk'] {
     if (!this.s.enabled) return undefined;
-    let keys: string[] | undefined;
+    // Verified subjects' records first, then the unproven ones (the address): requestRisk tells them apart.
+    const verified: string[] = [];
+    const unproven: string[] = [];
     for (let i = 0; i < active.length; i++) {
       const { rule, subject } = active[i]!;
       if (!this.dims.has(rule.dimension) || rule.risk === false) continue;
       buckets[i]!.risky = true;
       const k = this.key(tag, rule.dimension, subject, hasher);
-      if (!keys) keys = [k];
-      else if (!keys.includes(k)) keys.push(k);
+      const list = isVerified(rule.dimension, subject) ? verified : unproven;
+      if (!list.includes(k)) list.push(k);
     }
-    if (!keys) return undefined;
+    if (verified.length + unproven.length === 0) return undefined;
     let params = this.params.get(tier);
     if (!params) this.params.set(tier, (params = riskParams(this.s, tier)));
-    return { keys, params };
+    if (verified.length === 0) return { keys: unproven, params };
+    return { keys: [...verified, ...unproven], params, verified: verified.length };
   }
 
   /** The record key of a subject (as the admin lookup builds it from an id given in clear). */

@@ -34,6 +34,7 @@ export function defaultRiskSettings(): RiskSettings {
       { below: Infinity, multiplier: 0.2 },
     ],
     ttlMs: 30 * 86_400_000,
+    addressWindowMs: 60_000,
     payloadWindowMs: 60_000,
     chatSpread: { chats: 5, windowMs: 60_000 },
   };
@@ -50,6 +51,7 @@ const KEYS = new Set([
   'tierBonus',
   'bands',
   'ttl',
+  'addressWindow',
   'payloadWindow',
   'chatSpread',
 ]);
@@ -85,6 +87,7 @@ export function validateRisk(raw: unknown, at: string): { risk: RiskSettings; pr
   duration('newSubject', (ms) => (risk.newSubjectMs = ms));
   duration('ttl', (ms) => (risk.ttlMs = ms));
   duration('payloadWindow', (ms) => (risk.payloadWindowMs = ms));
+  duration('addressWindow', (ms) => (risk.addressWindowMs = ms));
   if (raw.maxScore !== undefined) {
     if (!num(raw.maxScore, 1, 1e6)) p.push(`${at}.maxScore: must be a number from 1 to 1000000`);
     else risk.maxScore = raw.maxScore;

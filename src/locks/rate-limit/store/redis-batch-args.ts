@@ -89,7 +89,8 @@ export function batchArgs(
 
 /**
  * The risk section: 'k', the distinct records (appended to KEYS), the parameter blocks (one per tier in the
- * batch), then per request its block (0 = not scored), its record count and their indexes. Returns the count.
+ * batch), then per request its block (0 = not scored), its record count, how many are verified and their indexes.
+ * Returns the count.
  */
 function pushRisk(list: readonly { req: DecideRequest }[], keys: string[], args: Argv): number {
   const records = new Map<string, number>();
@@ -107,7 +108,7 @@ function pushRisk(list: readonly { req: DecideRequest }[], keys: string[], args:
       blocks.set(r.params, (b = blocks.size + 1));
       pushRiskParams(blockArgs, r.params);
     }
-    per.push(b, r.keys.length);
+    per.push(b, r.keys.length, r.verified ?? 0);
     for (const key of r.keys) {
       let j = records.get(key);
       if (j === undefined) records.set(key, (j = records.size + 1));

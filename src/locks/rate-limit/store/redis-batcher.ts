@@ -83,8 +83,8 @@ export class SameTurnBatcher {
     const values = new Map<string, number | undefined>();
     for (let i = 0; i < nk; i++) values.set(keys[i]!, num(out[i]));
     const risk = new Map<string, RiskState>();
-    for (let j = 0; j < records; j++) risk.set(keys[nk + j]!, riskStateAt(out, nk + 3 * j));
-    const base = nk + 3 * records;
+    for (let j = 0; j < records; j++) risk.set(keys[nk + j]!, riskStateAt(out, nk + 4 * j));
+    const base = nk + 4 * records;
     const now = out[base + list.length] as number;
     for (let r = 0; r < list.length; r++) {
       const p = list[r]!;
@@ -130,9 +130,10 @@ type Reply = string | number | null | undefined;
 const num = (v: Reply): number | undefined =>
   v === null || v === undefined ? undefined : Number(v);
 
-/** The s, f, t of a risk record at `out[o..o+2]` of a script reply (both decision scripts). */
+/** The s, f, t, r of a risk record at `out[o..o+3]` of a script reply (both decision scripts). */
 export const riskStateAt = (out: readonly Reply[], o: number): RiskState => ({
   s: num(out[o]),
   f: num(out[o + 1]),
   t: num(out[o + 2]),
+  r: num(out[o + 3]),
 });

@@ -112,9 +112,9 @@ export class RedisRateLimitStore implements RateLimitStore {
       if (n === 0) continue;
       (state[i] ??= {}).value = kinds[i]!.fromReply(out.slice(o, (o += n)));
     }
-    // Risk records ('x' only): s, f, t per record.
+    // Risk records ('x' only): s, f, t, r per record.
     const risk: RiskState[] = [];
-    for (let j = 0; j < (fast ? 0 : (sub.risk?.keys.length ?? 0)); j++, o += 3)
+    for (let j = 0; j < (fast ? 0 : (sub.risk?.keys.length ?? 0)); j++, o += 4)
       risk.push(riskStateAt(out, o));
     const d = decideBuckets(sub, state, out[o] as number, undefined, risk);
     const blocker = sub.told && !d.allowed ? d.blocker : -1;

@@ -117,7 +117,7 @@ export function generalArgs(req: DecideRequest, clock: Argv): ScriptArgs & { pen
   return { keys, args, penalties: penalized.length };
 }
 
-/** The general path's risk block: the records (KEYS) and the score parameters and bands (ARGV). */
+/** The general path's risk block: the records (KEYS), how many are verified, the score parameters and bands (ARGV). */
 function pushRisk(req: DecideRequest, keys: string[], args: Argv): void {
   const r = req.risk;
   if (!r || r.keys.length === 0) {
@@ -125,14 +125,14 @@ function pushRisk(req: DecideRequest, keys: string[], args: Argv): void {
     return;
   }
   keys.push(...r.keys);
-  args.push(r.keys.length);
+  args.push(r.keys.length, r.verified ?? 0);
   pushRiskParams(args, r.params);
 }
 
 /** The score parameters and bands of a risk block (both decision scripts). */
 export function pushRiskParams(args: Argv, p: RiskParams): void {
   args.push(p.unitUs, p.newUs, p.newWeight, p.repPeriodUs, p.repPer, p.repMax);
-  args.push(p.bonus, p.ttlMs, p.touchUs, p.bands.length);
+  args.push(p.bonus, p.ttlMs, p.touchUs, p.addressUs, p.bands.length);
   // The last band's bound is never compared (it takes every higher score).
   for (const b of p.bands) args.push(Number.isFinite(b.below) ? b.below : 0, b.multiplier);
 }

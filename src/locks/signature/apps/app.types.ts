@@ -11,6 +11,11 @@ export interface AppSessionKeys {
   maxScope: string[];
   /** Keys issued at or before this time (seconds since the epoch) are revoked; 0 = none. Bumped by the admin API. */
   epoch: number;
+  /**
+   * Seconds after a key's expiry during which a request still signed with it is a normal refresh, not a risk
+   * signal (it is refused `key_expired` all the same); default 300, 0 = none.
+   */
+  refreshGraceSeconds: number;
 }
 
 /** One signing secret of an app. */
@@ -47,7 +52,7 @@ export interface ClientAppView {
   skewSeconds?: number;
   debug: boolean;
   secrets: { id: string; notAfter?: string; expired: boolean }[];
-  sessionKeys?: { maxTtl: number; maxScope: string[]; epoch: number };
+  sessionKeys?: { maxTtl: number; maxScope: string[]; epoch: number; refreshGrace: number };
 }
 
 /** Secrets of an app that still work at `now`. */
@@ -69,6 +74,12 @@ export function viewOf(app: ClientApp, now: number): ClientAppView {
   };
   if (app.skewSeconds !== undefined) view.skewSeconds = app.skewSeconds;
   const sk = app.sessionKeys;
-  if (sk) view.sessionKeys = { maxTtl: sk.maxTtlSeconds, maxScope: sk.maxScope, epoch: sk.epoch };
+  if (sk)
+    view.sessionKeys = {
+      maxTtl: sk.maxTtlSeconds,
+      maxScope: sk.maxScope,
+      epoch: sk.epoch,
+      refreshGrace: sk.refreshGraceSeconds,
+    };
   return view;
 }

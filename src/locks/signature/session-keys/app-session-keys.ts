@@ -5,6 +5,10 @@ import { MAX_SCOPE_POLICIES, POLICY_NAME } from './session-key-id.js';
 export type { AppSessionKeys };
 
 export const DEFAULT_MAX_TTL_SECONDS = 900;
+/** Default `refreshGrace`: a browser refreshes its key within minutes of the 401 that tells it to. */
+export const DEFAULT_REFRESH_GRACE_SECONDS = 300;
+/** Upper bound of `refreshGrace`: past an hour, an expired key is no longer a refresh. */
+export const LIMIT_REFRESH_GRACE_SECONDS = 3600;
 /** Upper bound of any app's `maxTtl`: session keys are short-lived by design. */
 export const LIMIT_MAX_TTL_SECONDS = 24 * 3600;
 /** Session keys may never call the policy that mints them. */
@@ -27,11 +31,11 @@ export function parseAppSessionKeys(
   path: string,
 ): { value?: AppSessionKeys; problems: string[] } {
   if (!isRecord(raw))
-    return { problems: [`${path}: must be an object {maxTtl?, maxScope, epoch?}`] };
+    return { problems: [`${path}: must be an object {maxTtl?, maxScope, epoch?, refreshGrace?}`] };
   const problems: string[] = [];
   for (const k of Object.keys(raw))
-    if (!['maxTtl', 'maxScope', 'epoch'].includes(k))
-      problems.push(`${path}.${k}: unknown field (known: maxTtl, maxScope, epoch)`);
+    if (!['maxTtl', 'maxScope', 'epoch', 'refreshGrace'].includes(k))
+      problems.push(`${path}.${k}: unknown field (known: maxTtl, maxScope, epoch, refreshGrace)`);
   const ttl = raw.maxTtl === undefined ? DEFAULT_MAX_TTL_SECONDS : parseTtl(raw.maxTtl);
   if (ttl === undefined || ttl > LIMIT_MAX_TTL_SECONDS)
     problems.push(
@@ -49,6 +53,16 @@ export function parseAppSessionKeys(
     );
   else if (scope.includes(MINT_POLICY))
     problems.push(`${path}.maxScope: "${MINT_POLICY}" cannot be in a session key's scope`);
+  const grace =
+    raw.refreshGrace === undefined
+      ? DEFAULT_REFRESH_GRACE_SECONDS
+      : raw.refreshGrace === 0
+        ? 0
+        : parseTtl(raw.refreshGrace);
+  if (grace === undefined || grace > LIMIT_REFRESH_GRACE_SECONDS)
+    problems.push(
+      `${path}.refreshGrace: must be 0 or a duration such as 300, '90s', '5m' (at most 1h)`,
+    );
   const epoch = raw.epoch ?? 0;
   if (!Number.isInteger(epoch) || (epoch as number) < 0)
     problems.push(`${path}.epoch: must be an integer ≥ 0 (seconds since the epoch)`);
@@ -58,6 +72,7 @@ export function parseAppSessionKeys(
       maxTtlSeconds: ttl!,
       maxScope: [...new Set(scope as string[])],
       epoch: epoch as number,
+      refreshGraceSeconds: grace!,
     },
     problems,
   };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { RedisService } from '../../../redis/redis.service.js';
 import { NonceStoreUnavailableError } from '../nonce/nonce-store.js';
 import type { RedisNonceStore } from '../nonce/redis-nonce.store.js';
@@ -6,7 +7,8 @@ import type { SessionClaim, SessionKeyStore } from './session-key-store.js';
 const CLAIMS: Record<number, SessionClaim> = { 0: 'replayed', 1: 'fresh', 2: 'revoked' };
 
 /**
- * The deny set in Redis, `skdeny:{<env>:<service>}:<key id>` with a TTL of
+ * The deny set in Redis, `skdeny:{<env>:<service>}:<SHA-256 of the key id>` (a key id carries its user id,
+ * which must not be readable in Redis; its random part makes the digest unguessable) with a TTL of
  * the key's remaining life; checked in the nonce claim's own script
  * (lua/signature_session_claim.lua), so it adds no round trip.
  */
@@ -19,7 +21,7 @@ export class RedisSessionKeyStore implements SessionKeyStore {
   ) {}
 
   key(keyId: string): string {
-    return `skdeny:${this.redis.tag}:${keyId}`;
+    return `skdeny:${this.redis.tag}:${createHash('sha256').update(keyId).digest('base64url')}`;
   }
 
   async claim(appId: string, nonce: string, ttlMs: number, keyId: string): Promise<SessionClaim> {

@@ -77,6 +77,8 @@ export function sessionKeyProblem(
     return fail('key_expired', scheme, 'the session key has expired; get a new key', {
       ...extra,
       serverTime: now,
+      // Just expired: the client is refreshing its key as it should (docs/quotas.md#signals).
+      ...(now < (c.expiresAt + limits.refreshGraceSeconds) * 1000 ? { benign: true } : {}),
     });
   if (c.issuedAt * 1000 > now + skewSeconds * 1000)
     return fail('key_expired', scheme, 'the session key is issued in the future', {

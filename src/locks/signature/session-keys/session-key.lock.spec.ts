@@ -53,7 +53,13 @@ function setUp() {
     });
   const call = async (
     key: SessionKey,
-    o: { policy?: string; appId?: string; rfc?: boolean; userHeader?: string } = {},
+    o: {
+      policy?: string;
+      appId?: string;
+      rfc?: boolean;
+      userHeader?: string;
+      state?: Record<string, unknown>;
+    } = {},
   ) => {
     const sign = o.rfc ? signRequestRfc9421 : signRequest;
     const headers: Record<string, string> = sign({
@@ -68,7 +74,7 @@ function setUp() {
     const ctx = {
       req: { headers, method: 'GET', url: '/v1/x' },
       reply: {},
-      state: {},
+      state: o.state ?? {},
       policyName: o.policy ?? 'inference',
       policy: { locks: {} },
       route: '/v1/x',
@@ -106,6 +112,19 @@ describe('SignatureLock with session keys', () => {
     clock.advance(1_000);
     expect(await call(key)).toEqual({ ok: false, error: 'key_expired' });
     expect(await call(key, { rfc: true })).toEqual({ ok: false, error: 'key_expired' });
+  });
+
+  it("should mark a key_expired within the app's refreshGrace (300 s) benign, not a risk signal, and not after it", async () => {
+    const { clock, mint, call } = setUp();
+    const key = mint({ ttl: 60 });
+    clock.advance(60_000 + 299_000);
+    const within: Record<string, unknown> = {};
+    expect(await call(key, { state: within })).toEqual({ ok: false, error: 'key_expired' });
+    expect(within.benignRefusal).toBe(true);
+    clock.advance(1_000);
+    const after: Record<string, unknown> = {};
+    expect(await call(key, { state: after })).toEqual({ ok: false, error: 'key_expired' });
+    expect(after.benignRefusal).toBeUndefined();
   });
 
   it("should refuse a key that lives longer than the app's maxTtl (minted offline)", async () => {

@@ -1,6 +1,7 @@
 import type { Clock } from '../../../common/clock.js';
 import type { RedisService } from '../../../redis/redis.service.js';
 import type { BotStatus } from '../outbound.types.js';
+import { IdCipher } from '../id-cipher.js';
 import type { SendBucket } from '../outbound.settings.js';
 import {
   ChargeRequest,
@@ -29,6 +30,8 @@ export class RedisSendGateStore implements SendGateStore {
     private readonly redis: Runner,
     private readonly base: string,
     private readonly clock: Clock,
+    /** Chat ids in keys as keyed pseudonyms (docs/security.md#ids-in-redis). */
+    private readonly ids: IdCipher = IdCipher.from(undefined, undefined),
   ) {}
 
   private key(bot: string, part: string): string {
@@ -40,11 +43,11 @@ export class RedisSendGateStore implements SendGateStore {
       'telegram_send_charge',
       [
         this.key(r.bot, 's'),
-        this.key(r.bot, `cc:${r.chatId}`),
-        this.key(r.bot, `u:${r.chatId}`),
+        this.key(r.bot, `cc:${this.ids.pseudonym(r.chatId)}`),
+        this.key(r.bot, `u:${this.ids.pseudonym(r.chatId)}`),
         this.key(r.bot, 'b'),
         this.key(r.bot, `m:${r.method}`),
-        this.key(r.bot, `c:${r.chatId}`),
+        this.key(r.bot, `c:${this.ids.pseudonym(r.chatId)}`),
         this.key(r.bot, 'f'),
       ],
       [
@@ -66,7 +69,8 @@ export class RedisSendGateStore implements SendGateStore {
   }
 
   async cooldown(bot: string, chatId: string | undefined, ms: number): Promise<number> {
-    const key = chatId === undefined ? this.key(bot, 's') : this.key(bot, `cc:${chatId}`);
+    const key =
+      chatId === undefined ? this.key(bot, 's') : this.key(bot, `cc:${this.ids.pseudonym(chatId)}`);
     const mode = chatId === undefined ? 'bot' : 'chat';
     return Number(
       await this.redis.script<number>('telegram_cooldown', [key], [mode, Math.ceil(ms)]),
@@ -103,7 +107,7 @@ export class RedisSendGateStore implements SendGateStore {
 
   async markUnreachable(bot: string, chatId: string, ttlMs: number): Promise<void> {
     await this.redis.run('telegram.unreachable', (c) =>
-      c.set(this.key(bot, `u:${chatId}`), '1', 'PX', ttlMs),
+      c.set(this.key(bot, `u:${this.ids.pseudonym(chatId)}`), '1', 'PX', ttlMs),
     );
   }
 

@@ -1,14 +1,15 @@
 import type { DeadReason, Job, JobState, NewJob, Priority } from '../outbound.types.js';
+import type { IdCipher } from '../id-cipher.js';
 
 const PRIO: Record<Priority, string> = { high: 'h', normal: 'n', low: 'l' };
 const FROM_PRIO: Record<string, Priority> = { h: 'high', n: 'normal', l: 'low' };
 
-/** The 11 enqueue fields of a job (lua/telegram_queue_enqueue.lua). */
-export function jobArgs(j: NewJob, lane: string): (string | number)[] {
+/** The 11 enqueue fields of a job (lua/telegram_queue_enqueue.lua); the chat id sealed (no raw id in Redis). */
+export function jobArgs(j: NewJob, lane: string, ids: IdCipher): (string | number)[] {
   return [
     j.id,
     lane,
-    j.chatId,
+    ids.seal(j.chatId),
     j.method,
     JSON.stringify(j.payload),
     j.scope,
@@ -29,7 +30,7 @@ function str(v: string | undefined): string | undefined {
 }
 
 /** A job from its hash (HGETALL as a flat list or an object). */
-export function decodeJob(raw: string[] | Record<string, string>): Job | undefined {
+export function decodeJob(raw: string[] | Record<string, string>, ids: IdCipher): Job | undefined {
   let h: Record<string, string>;
   if (Array.isArray(raw)) {
     h = {};
@@ -38,7 +39,7 @@ export function decodeJob(raw: string[] | Record<string, string>): Job | undefin
   if (h.id === undefined) return undefined;
   return {
     id: h.id,
-    chatId: h.chat!,
+    chatId: ids.open(h.chat!),
     method: h.method!,
     payload: JSON.parse(h.payload ?? '{}') as Record<string, unknown>,
     scope: h.scope!,

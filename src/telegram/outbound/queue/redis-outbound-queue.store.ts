@@ -10,6 +10,7 @@ import {
   partitionOf,
 } from './outbound-queue.store.js';
 import { decodeJob, jobArgs } from './redis-job-codec.js';
+import { IdCipher } from '../id-cipher.js';
 
 /** The calls a store needs (RedisService, or the sender's own connection OutboundRedis). */
 type Runner = Pick<RedisService, 'script' | 'run'>;
@@ -29,6 +30,8 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
     private readonly base: string,
     private readonly partitions: number,
     private readonly retentionMs: number,
+    /** Chat ids in Redis: lanes by pseudonym, the job's chat sealed (docs/security.md#ids-in-redis). */
+    private readonly ids: IdCipher = IdCipher.from(undefined, undefined),
   ) {}
 
   private prefix(k: number): string {
@@ -43,7 +46,8 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
     const out: EnqueueOutcome[] = [];
     // One job at a time, in order: a batch's jobs may share a lane, and ids must be claimed before queuing.
     for (const j of jobs) {
-      const lane = laneOf(j);
+      // The lane names the chat by its pseudonym: lane keys, the lanes hash and leases carry no raw id.
+      const lane = laneOf({ ...j, chatId: this.ids.pseudonym(j.chatId) });
       let k = partitionOf(lane, this.partitions);
       const ttl = Math.max(1, j.deadline - now) + this.retentionMs;
       const set = await this.redis.run('telegram.id', (c) =>
@@ -58,7 +62,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
       const r = await this.redis.script<number[]>(
         'telegram_queue_enqueue',
         [`${p}:lanes`],
-        [p, now, this.retentionMs, ...jobArgs(j, lane)],
+        [p, now, this.retentionMs, ...jobArgs(j, lane, this.ids)],
       );
       out.push(r[0] === 2 ? 'replaced' : r[0] === 1 ? 'queued' : 'duplicate');
     }
@@ -90,7 +94,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
           number,
           string[],
         ][])
-          leases.push({ lane, token, reclaimed: reclaimed === 1, job: decodeJob(hash)! });
+          leases.push({ lane, token, reclaimed: reclaimed === 1, job: decodeJob(hash, this.ids)! });
       }
     return { leases, nextAt };
   }
@@ -130,7 +134,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
     const h = await this.redis.run('telegram.job', (c) =>
       c.hgetall(`${this.prefix(Number(k))}:j:${id}`),
     );
-    return decodeJob(h);
+    return decodeJob(h, this.ids);
   }
 
   async dead(limit: number): Promise<Job[]> {
@@ -142,7 +146,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
       );
       for (let i = 0; i + 1 < ids.length; i += 2) {
         const h = await this.redis.run('telegram.job', (c) => c.hgetall(`${p}:j:${ids[i]}`));
-        const job = decodeJob(h);
+        const job = decodeJob(h, this.ids);
         if (job) all.push({ at: Number(ids[i + 1]), job });
       }
     }

@@ -1,11 +1,12 @@
 import { describe } from 'vitest';
 import { ManualClock } from '../../../../common/clock.js';
-import { runRiskScenarios } from '../../../../../test/support/risk-scenarios.js';
+import { runRiskScenarios, type RiskHarness } from '../../../../../test/support/risk-scenarios.js';
+import { runAddressScenarios } from '../../../../../test/support/risk-address-scenarios.js';
 import { MemoryRateLimitStore } from '../memory-rate-limit.store.js';
 import { MemoryRiskStore } from './memory-risk.store.js';
 
 describe(MemoryRiskStore.name, () => {
-  runRiskScenarios(() => {
+  const make = (): Promise<RiskHarness> => {
     const clock = new ManualClock();
     const store = new MemoryRateLimitStore(clock);
     return Promise.resolve({
@@ -14,5 +15,7 @@ describe(MemoryRiskStore.name, () => {
       clock,
       prefix: 'rl:{test:rampart}',
     });
-  });
+  };
+  runRiskScenarios(make);
+  describe('a verified subject behind a shared address', () => runAddressScenarios(make));
 });

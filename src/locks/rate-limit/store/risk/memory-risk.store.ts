@@ -22,6 +22,7 @@ export class MemoryRiskStore implements RiskStore {
       const now = nowMs * 1000;
       const r = this.records.upsert(key, nowMs, p.ttlMs);
       r.s = addPoints(r.s, now, points, p.unitUs, p.maxScore);
+      r.r = now;
       const c = r.signals[signal] ?? { count: 0, lastUs: now };
       r.signals[signal] = { count: c.count + count, lastUs: now };
       raised += 1;
