@@ -4,7 +4,12 @@ import { MemoryStoreBook, memoryStores } from './memory-stores.js';
 
 /** Values are expiry times: stale once `now` reaches them. */
 const map = (whenFull: 'evict-oldest' | 'refuse', max = 3, store = `t-${Math.random()}`) =>
-  new BoundedMap<string, number>({ store, maxEntries: max, whenFull, stale: (v, now) => v <= now });
+  new BoundedMap<string, number>({
+    store,
+    maxEntries: max,
+    whenFull,
+    expired: (v, now) => v <= now,
+  });
 
 describe(BoundedMap.name, () => {
   it('should never hold more than its cap, dropping the least recently written first', () => {
