@@ -51,5 +51,5 @@ describe('memory stores under a sweep of 1,000,000 subjects', () => {
     const bound =
       caps.entries * ENTRY_BYTES + caps.riskRecords * RECORD_BYTES + caps.denyCache * DENY_BYTES;
     expect(grown).toBeLessThan(bound + SLACK);
-  }, 60_000);
+  }, 120_000);
 });
