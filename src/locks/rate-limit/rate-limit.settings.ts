@@ -101,14 +101,14 @@ export function validateSettings(raw: unknown): {
   const mem = raw.memory;
   if (mem !== undefined) {
     const ok = (v: unknown): boolean =>
-      v === undefined || (posInt(v) && (v as number) >= 1_000 && (v as number) <= 50_000_000);
+      v === undefined || (posInt(v) && (v as number) >= 10 && (v as number) <= 50_000_000);
     if (
       !isRecord(mem) ||
       !ok(mem.entries) ||
       !ok(mem.riskRecords) ||
       Object.keys(mem).some((k) => k !== 'entries' && k !== 'riskRecords')
     )
-      p.push(`${at('memory')}: must be {entries?, riskRecords?}, integers from 1000 to 50000000`);
+      p.push(`${at('memory')}: must be {entries?, riskRecords?}, integers from 10 to 50000000`);
     else settings.memory = { ...settings.memory, ...(mem as Partial<RateLimitSettings['memory']>) };
   }
   num('heartbeat', 100, 60_000, (n) => (settings.heartbeatMs = n), true);
