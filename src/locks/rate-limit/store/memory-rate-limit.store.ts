@@ -34,7 +34,9 @@ const SWEEP_EVERY = 4_096;
  * drops those first. It never drops a live one (a bucket that has not refilled,
  * an unexpired claim): a decision that needs new keys when none is free throws
  * MemoryStoreFullError, before charging anything, and the limiter answers 503.
- * Subjects already held are decided as usual.
+ * Subjects already held are decided as usual. A new rule kind's keys (e.g.
+ * concurrency leases) are entries here too: counted by `newKeys` through its
+ * bucket key, capped with the rest, and never dropped while live.
  */
 export class MemoryRateLimitStore implements RateLimitStore {
   private readonly entries: BoundedMap<string, Entry>;
