@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { HotCounter } from './hot-counter.js';
+import { registerMemoryStoreMetrics } from './memory-store.metrics.js';
 
 /**
  * One Prometheus registry per app instance (tests run several in one
@@ -28,6 +29,7 @@ export class MetricsService {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'rampart_' });
+    registerMemoryStoreMetrics(this.registry);
   }
 
   counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {

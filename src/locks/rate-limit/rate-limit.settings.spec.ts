@@ -26,4 +26,19 @@ describe(validateSettings.name, () => {
     });
     expect(problems).toHaveLength(4);
   });
+
+  it('should read the memory caps, and refuse a cap out of range or an unknown one', () => {
+    expect(validateSettings({}).settings.memory).toEqual({
+      entries: 200_000,
+      riskRecords: 100_000,
+    });
+    expect(validateSettings({ memory: { entries: 5_000 } }).settings.memory).toEqual({
+      entries: 5_000,
+      riskRecords: 100_000,
+    });
+    for (const memory of [{ entries: 1 }, { riskRecords: 1.5 }, { buckets: 10_000 }, 7])
+      expect(validateSettings({ memory }).problems).toEqual([
+        'CONFIG_FILE rateLimit.memory: must be {entries?, riskRecords?}, integers from 10 to 50000000',
+      ]);
+  });
 });

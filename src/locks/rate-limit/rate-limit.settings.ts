@@ -7,6 +7,7 @@ import type { RateLimitSettings } from './rate-limit.types.js';
 import { posInt } from './rate-limit.validate-rule.js';
 import { defaultLoadSettings, validateLoad } from './settings/load.settings.js';
 import { defaultRiskSettings, validateRisk } from './settings/risk.settings.js';
+import { MEMORY_ENTRIES, RISK_RECORDS } from './core/memory-caps.js';
 
 export const RATE_LIMIT_SETTINGS = Symbol('RATE_LIMIT_SETTINGS');
 
@@ -26,6 +27,7 @@ const SETTINGS_KEYS = new Set([
   'clock',
   'fuse',
   'denyCacheSize',
+  'memory',
   'heartbeat',
   'closedRetryAfter',
   'probeAfter',
@@ -42,6 +44,7 @@ export function validateSettings(raw: unknown): {
     clock: 'redis',
     ipv6Prefix: 64,
     denyCacheSize: 100_000,
+    memory: { entries: MEMORY_ENTRIES, riskRecords: RISK_RECORDS },
     heartbeatMs: 2_000,
     closedRetryAfterS: 1,
     probeAfterMs: 250,
@@ -95,6 +98,19 @@ export function validateSettings(raw: unknown): {
     else set(Math.round(n));
   };
   num('denyCacheSize', 0, 10_000_000, (n) => (settings.denyCacheSize = n));
+  const mem = raw.memory;
+  if (mem !== undefined) {
+    const ok = (v: unknown): boolean =>
+      v === undefined || (posInt(v) && (v as number) >= 10 && (v as number) <= 50_000_000);
+    if (
+      !isRecord(mem) ||
+      !ok(mem.entries) ||
+      !ok(mem.riskRecords) ||
+      Object.keys(mem).some((k) => k !== 'entries' && k !== 'riskRecords')
+    )
+      p.push(`${at('memory')}: must be {entries?, riskRecords?}, integers from 10 to 50000000`);
+    else settings.memory = { ...settings.memory, ...(mem as Partial<RateLimitSettings['memory']>) };
+  }
   num('heartbeat', 100, 60_000, (n) => (settings.heartbeatMs = n), true);
   num('closedRetryAfter', 1, 3_600, (n) => (settings.closedRetryAfterS = n));
   num('probeAfter', 10, 60_000, (n) => (settings.probeAfterMs = n), true);

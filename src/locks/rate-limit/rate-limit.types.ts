@@ -139,6 +139,11 @@ export interface RateLimitSettings {
   fuse?: { limit: number; windowMs: number };
   /** Entries of the local deny cache (0 turns it off). */
   denyCacheSize: number;
+  /**
+   * Caps of the in-memory store (embedded mode, failMode `local`): `entries` keys (buckets, penalties,
+   * claims, told marks; about 200 bytes each), `riskRecords` risk records (about 170 bytes each).
+   */
+  memory: { entries: number; riskRecords: number };
   /** Milliseconds between instance heartbeats (live-instance count for failMode `local`). */
   heartbeatMs: number;
   /** Retry-After seconds of the 503 answered by failMode `closed`. */

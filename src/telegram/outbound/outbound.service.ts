@@ -1,3 +1,4 @@
+import { MemoryStoreFullError } from '../../common/bounded-map.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CLOCK, type Clock } from '../../common/clock.js';
@@ -61,13 +62,15 @@ export function jobView(j: Job): JobView {
   };
 }
 
-function unavailable(): ProblemException {
+function unavailable(
+  detail = 'Redis is unreachable; nothing was queued. Try again.',
+): ProblemException {
   return new ProblemException(
     503,
     'notifications_unavailable',
     'The notification queue is unavailable',
     {
-      detail: 'Redis is unreachable; nothing was queued. Try again.',
+      detail,
       headers: { 'Retry-After': '1' },
     },
   );
@@ -177,6 +180,8 @@ export class OutboundService {
       return out;
     } catch (e) {
       if (e instanceof RedisUnavailableError) throw unavailable();
+      if (e instanceof MemoryStoreFullError)
+        throw unavailable(`the in-memory queue holds ${e.maxEntries} jobs; nothing was queued`);
       throw e;
     }
   }

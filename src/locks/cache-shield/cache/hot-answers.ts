@@ -1,3 +1,5 @@
+import { BoundedMap } from '../../../common/bounded-map.js';
+
 /** What HotAnswers needs of a cached answer (AnswerCache's CachedAnswer). */
 interface Entry {
   /** Data generation the answer was read at. */
@@ -18,9 +20,16 @@ interface Entry {
  * (an entry lives at most its freshness, so a hot key is soon read again).
  */
 export class HotAnswers<E extends Entry = Entry> {
-  private readonly entries = new Map<string, E>();
+  private readonly entries: BoundedMap<string, E>;
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(private readonly maxEntries: number) {
+    this.entries = new BoundedMap({
+      store: 'shield_hot_answers',
+      maxEntries,
+      whenFull: 'evict-oldest',
+      expired: (e, now) => e.freshUntil <= now,
+    });
+  }
 
   get size(): number {
     return this.entries.size;
@@ -38,9 +47,7 @@ export class HotAnswers<E extends Entry = Entry> {
   /** Keeps an entry just read from the shared cache, if it is fresh at generation `gen`. */
   put(key: string, entry: E, gen: string, now: number): void {
     if (this.maxEntries <= 0 || entry.gen !== gen || entry.freshUntil <= now) return;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, entry, now);
   }
 
   clear(): void {

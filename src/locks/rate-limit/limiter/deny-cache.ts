@@ -1,3 +1,5 @@
+import { BoundedMap } from '../../../common/bounded-map.js';
+
 interface Entry {
   /** Epoch ms (app clock) until which the bucket refuses. */
   until: number;
@@ -20,12 +22,20 @@ const PROBE_MS = 1_000;
  * refills with time: a request costing at least as much as the refused one
  * cannot pass before `until`. When that time comes, ONE request probes Redis
  * (single flight) while the others keep being refused: at `until` exactly one
- * such request's worth has refilled. Bounded: oldest entries go first.
+ * such request's worth has refilled. Bounded: lapsed entries go first, then the
+ * oldest (a dropped entry only sends its next request to the store, which decides).
  */
 export class DenyCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: BoundedMap<string, Entry>;
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(private readonly maxEntries: number) {
+    this.entries = new BoundedMap({
+      store: 'deny_cache',
+      maxEntries,
+      whenFull: 'evict-oldest',
+      expired: (e, now) => !e.probing && e.hits === 0 && e.until + PROBE_MS <= now,
+    });
+  }
 
   /** The refusal in force for a request of `cost` on `key`, or undefined (ask the store). */
   refusing(key: string, cost: number, now: number): { retryMs: number; limit: number } | undefined {
@@ -45,11 +55,9 @@ export class DenyCache {
     return undefined;
   }
 
-  add(key: string, until: number, cost: number, limit: number): void {
+  add(key: string, until: number, cost: number, limit: number, now: number): void {
     if (this.maxEntries <= 0) return;
-    this.entries.delete(key);
-    this.entries.set(key, { until, cost, limit, probing: false, hits: 0 });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { until, cost, limit, probing: false, hits: 0 }, now);
   }
 
   /** Local refusals of `key` not yet reported to the store (and forgets them). */

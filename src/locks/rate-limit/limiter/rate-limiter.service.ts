@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { LockContext } from '../../../chain/lock.types.js';
+import { MemoryStoreFullError } from '../../../common/bounded-map.js';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import type { ClaimHandoff } from '../../../http/request-state.js';
 import { RedisUnavailableError } from '../../../redis/redis.errors.js';
@@ -141,6 +142,7 @@ export class RateLimiter {
         risk,
       });
     } catch (err) {
+      if (err instanceof MemoryStoreFullError) return this.memoryFull();
       if (!lane.remote) throw err;
       this.storeFailed(policy.policyName, err);
       if (handoff) return ((handoff.result = 'unknown'), ALLOWED);
@@ -156,6 +158,15 @@ export class RateLimiter {
     const lease = leaseOf(buckets, d);
     if (lease) this.leases.hold(ctx, policy.policyName, lane.store, lease);
     return this.verdicts.of(ctx, policy, buckets, meta, d, lane.remote);
+  }
+
+  /**
+   * The memory store is full of live state (buckets that have not refilled, unexpired claims) and
+   * this request needs new keys: refused with 503 rather than drop state that would hand out a
+   * fresh quota early or let a duplicate through (docs/rate-limit.md#memory-bounds).
+   */
+  private memoryFull(): Verdict {
+    return { kind: 'unavailable', retryAfterS: this.settings.closedRetryAfterS };
   }
 
   private storeFailed(policy: string, err: unknown): void {
@@ -179,9 +190,13 @@ export class RateLimiter {
       case 'open':
         // Nothing is limited, but a claim still dedups on this instance (the memory store's claims).
         return claim
-          ? this.claims
-              .takeLocally(claim)
-              .then((dup) => (dup ? this.verdicts.duplicate(policy) : ALLOWED))
+          ? this.claims.takeLocally(claim).then(
+              (dup) => (dup ? this.verdicts.duplicate(policy) : ALLOWED),
+              (err: unknown) => {
+                if (err instanceof MemoryStoreFullError) return this.memoryFull();
+                throw err;
+              },
+            )
           : ALLOWED;
       case 'closed':
         return { kind: 'unavailable', retryAfterS: this.settings.closedRetryAfterS };

@@ -147,9 +147,9 @@ export class Verdicts {
       if (b.shadow || isLeased(b)) return;
       if (!d.allowed) {
         if (!o.allowed && o.retryAfterMs > 0)
-          this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit);
+          this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit, now);
       } else if (o.retryAfterMs > 0 && edges)
-        this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit);
+        this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit, now);
       else if (this.denies.size > 0) this.denies.forget(b.key);
     });
   }

@@ -1,5 +1,6 @@
 import type { Stored } from '../core/rule-kind.types.js';
 import { BucketState, Write, decideBuckets } from '../core/bucket-math.js';
+import { BoundedMap, MemoryStoreFullError } from '../../../common/bounded-map.js';
 import { Clock, systemClock } from '../../../common/clock.js';
 import { MemoryRiskRecords } from './risk/memory-risk-records.js';
 import type { Lease, RateLimitStore } from './rate-limit.store.js';
@@ -11,11 +12,15 @@ import {
   duplicateDecision,
 } from '../core/decision.types.js';
 import { bucketTtlMs } from '../core/rule-kinds.js';
+import { MEMORY_ENTRIES } from '../core/memory-caps.js';
 
-interface Entry {
-  value: Stored;
-  /** Epoch ms when the entry expires (every entry has one). */
-  expiresAt: number;
+/** One key's value (a class: two in-object fields, the smallest shape V8 gives an entry). */
+class Entry {
+  constructor(
+    readonly value: Stored,
+    /** Epoch ms when the entry expires (every entry has one). */
+    readonly expiresAt: number,
+  ) {}
 }
 
 const SWEEP_EVERY = 4_096;
@@ -24,19 +29,40 @@ const SWEEP_EVERY = 4_096;
  * The rate-limit algorithm in process memory: the store of a service without
  * Redis, and the fallback of failMode `local`. Same decisions as the Lua
  * script; every entry expires like its Redis key would.
+ *
+ * Bounded (docs/rate-limit.md#memory-bounds): a key expires once its bucket is
+ * full again, so an expired key is one whose loss changes nothing; a full store
+ * drops those first. It never drops a live one (a bucket that has not refilled,
+ * an unexpired claim): a decision that needs new keys when none is free throws
+ * MemoryStoreFullError, before charging anything, and the limiter answers 503.
+ * Subjects already held are decided as usual. A new rule kind's keys (e.g.
+ * concurrency leases) are entries here too: counted by `newKeys` through its
+ * bucket key, capped with the rest, and never dropped while live.
  */
 export class MemoryRateLimitStore implements RateLimitStore {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: BoundedMap<string, Entry>;
   private writesSinceSweep = 0;
 
   constructor(
     private readonly clock: Clock = systemClock,
     /** The subjects' risk records (shared with the memory risk store, which records signals in them). */
     readonly risk: MemoryRiskRecords = new MemoryRiskRecords(),
-  ) {}
+    maxEntries = MEMORY_ENTRIES,
+  ) {
+    this.entries = new BoundedMap({
+      store: 'rate_limit',
+      maxEntries,
+      whenFull: 'refuse',
+      expired: (e, now) => e.expiresAt <= now,
+    });
+  }
 
   decide(req: DecideRequest): Promise<Decision> {
-    return Promise.resolve(this.decideSync(req));
+    try {
+      return Promise.resolve(this.decideSync(req));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
   /** Gives a request's leases back (concurrency): each key keeps its other live leases. */
@@ -68,10 +94,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
       return e.value;
     };
     // The claim first, as the script does: a duplicate decides and charges nothing.
-    if (req.claim) {
-      if (read(req.claim.key) !== undefined) return duplicateDecision(nowMs);
-      this.entries.set(req.claim.key, { value: 1, expiresAt: nowMs + req.claim.ttlMs });
-    }
+    if (req.claim && read(req.claim.key) !== undefined) return duplicateDecision(nowMs);
+    // Room for every key this call may create, or nothing is written (all or none, as the script).
+    if (!this.entries.room(this.newKeys(req, read), nowMs))
+      throw new MemoryStoreFullError('rate_limit', this.entries.maxEntries);
+    if (req.claim) this.set(req.claim.key, 1, nowMs + req.claim.ttlMs, nowMs);
     const state: BucketState[] = req.buckets.map((b) => ({
       value: read(b.key),
       penaltyTat: b.penaltyKey ? (read(b.penaltyKey) as number | undefined) : undefined,
@@ -80,18 +107,34 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const riskStates = req.risk ? req.risk.keys.map((k) => this.risk.get(k, nowMs)) : [];
     const decision = decideBuckets(req, state, nowMs * 1000, writes, riskStates);
     if (req.risk) this.risk.seen(req.risk.keys, riskStates, nowMs, req.risk.params);
-    for (const w of writes) this.entries.set(w.key, { value: w.value, expiresAt: nowMs + w.ttlMs });
+    for (const w of writes) this.set(w.key, w.value, nowMs + w.ttlMs, nowMs);
     if (!decision.allowed && req.told) {
       // Told once per window: the blocker's told key lives max(retry-after, its window), as in the scripts.
       const key = req.told[decision.blocker]!;
-      decision.notify = read(key) === undefined;
       const window = bucketTtlMs(req.buckets[decision.blocker]!) - TTL_MARGIN_MS;
       const ttl = Math.max(1, decision.buckets[decision.blocker]!.retryAfterMs, window);
-      if (decision.notify) this.entries.set(key, { value: 1, expiresAt: nowMs + ttl });
+      // A told mark that does not fit is not set, and the subject is not told (never told twice).
+      decision.notify =
+        read(key) === undefined && this.entries.set(key, new Entry(1, nowMs + ttl), nowMs);
     }
+    // A full sweep once the writes since the last one reach a quarter of the store: O(1) per write.
     this.writesSinceSweep += writes.length;
-    if (this.writesSinceSweep >= SWEEP_EVERY) this.sweep(nowMs);
+    if (this.writesSinceSweep >= Math.max(SWEEP_EVERY, this.entries.size >> 2)) this.sweep(nowMs);
     return decision;
+  }
+
+  /** Keys the call may create: the claim, and each bucket's and penalty's key that is absent. */
+  private newKeys(req: DecideRequest, read: (key: string) => Stored | undefined): number {
+    let n = req.claim ? 1 : 0;
+    for (const b of req.buckets) {
+      if (read(b.key) === undefined) n += 1;
+      if (b.penaltyKey !== undefined && read(b.penaltyKey) === undefined) n += 1;
+    }
+    return n;
+  }
+
+  private set(key: string, value: Stored, expiresAt: number, nowMs: number): void {
+    this.entries.set(key, new Entry(value, expiresAt), nowMs);
   }
 
   /** The live value of a key, without deciding (the load level reads the global buckets). */
@@ -115,7 +158,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   sweep(nowMs = this.clock.now()): void {
     this.writesSinceSweep = 0;
     this.risk.sweep(nowMs);
-    for (const [k, e] of this.entries) if (e.expiresAt <= nowMs) this.entries.delete(k);
+    this.entries.sweep(nowMs);
   }
 
   clear(): void {

@@ -7,14 +7,16 @@ import { RateLimitMetrics } from '../rate-limit.metrics.js';
 import { RATE_LIMIT_SETTINGS } from '../rate-limit.settings.js';
 import type { RateLimitSettings } from '../rate-limit.types.js';
 import { MemoryRateLimitStore } from './memory-rate-limit.store.js';
+import { MemoryRiskRecords } from './risk/memory-risk-records.js';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store.js';
 import { RedisRateLimitStore } from './redis-rate-limit.store.js';
 
 /** The in-process store: the service's store without Redis, and failMode `local`'s with it. */
 export const memoryStoreProvider: FactoryProvider<MemoryRateLimitStore> = {
   provide: MemoryRateLimitStore,
-  useFactory: (clock: Clock) => new MemoryRateLimitStore(clock),
-  inject: [CLOCK],
+  useFactory: (clock: Clock, s: RateLimitSettings) =>
+    new MemoryRateLimitStore(clock, new MemoryRiskRecords(s.memory.riskRecords), s.memory.entries),
+  inject: [CLOCK, RATE_LIMIT_SETTINGS],
 };
 
 /** RATE_LIMIT_STORE: Redis (one Lua call per slot) when it is configured, else the memory store. */

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../../common/bounded-map.js';
 import type { Clock } from '../../../common/clock.js';
 import { NonceStore, NonceStoreUnavailableError } from './nonce-store.js';
 
@@ -10,13 +11,14 @@ export interface MemoryNonceStoreOptions {
 
 /**
  * In-process nonce store for a single instance without Redis: a TTL map
- * with bounded memory. Expired entries count as absent, are swept from the
- * oldest end in the background, and fully when the map is full; when it is
- * still full the claim fails closed rather than forget a live nonce (which
- * would allow a replay).
+ * with bounded memory (about 150 bytes a nonce with its key). Expired entries
+ * count as absent, are swept from the oldest end in the background, and fully
+ * when the map is full (at most once a second); when it is still full the
+ * claim fails closed (503 `nonce_store_unavailable`) rather than forget a live
+ * nonce, which would allow a replay.
  */
 export class MemoryNonceStore implements NonceStore {
-  private readonly entries = new Map<string, number>();
+  private readonly entries: BoundedMap<string, number>;
   private readonly opts: MemoryNonceStoreOptions;
   private readonly timer: NodeJS.Timeout | undefined;
 
@@ -25,6 +27,12 @@ export class MemoryNonceStore implements NonceStore {
     opts: Partial<MemoryNonceStoreOptions> = {},
   ) {
     this.opts = { maxEntries: 500_000, sweepIntervalMs: 5_000, ...opts };
+    this.entries = new BoundedMap({
+      store: 'nonces',
+      maxEntries: this.opts.maxEntries,
+      whenFull: 'refuse',
+      expired: (until, now) => until <= now,
+    });
     if (this.opts.sweepIntervalMs > 0) {
       this.timer = setInterval(() => this.sweepOldest(this.clock.now()), this.opts.sweepIntervalMs);
       this.timer.unref();
@@ -42,31 +50,18 @@ export class MemoryNonceStore implements NonceStore {
     const expiresAt = this.entries.get(key);
     if (expiresAt !== undefined && expiresAt > now) return Promise.resolve(false);
     if (expiresAt !== undefined) this.entries.delete(key);
-    if (this.entries.size >= this.opts.maxEntries) {
-      this.sweepAll(now);
-      if (this.entries.size >= this.opts.maxEntries) {
-        return Promise.reject(
-          new NonceStoreUnavailableError(
-            `memory nonce store is full (${this.opts.maxEntries} live nonces)`,
-          ),
-        );
-      }
-    }
-    this.entries.set(key, now + ttlMs);
+    if (!this.entries.set(key, now + ttlMs, now))
+      return Promise.reject(
+        new NonceStoreUnavailableError(
+          `memory nonce store is full (${this.opts.maxEntries} live nonces)`,
+        ),
+      );
     return Promise.resolve(true);
   }
 
-  /** Drops expired entries from the oldest end, up to the first live one (cheap, runs in the background). */
+  /** Drops every expired nonce (on the timer; the oldest end is trimmed as nonces come too). */
   sweepOldest(now: number): void {
-    for (const [key, expiresAt] of this.entries) {
-      if (expiresAt > now) return;
-      this.entries.delete(key);
-    }
-  }
-
-  /** Drops every expired entry (when full: TTLs differ per app, so live entries can sit before expired ones). */
-  sweepAll(now: number): void {
-    for (const [key, expiresAt] of this.entries) if (expiresAt <= now) this.entries.delete(key);
+    this.entries.sweep(now);
   }
 
   close(): void {

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../../common/bounded-map.js';
 import type { Clock } from '../../../common/clock.js';
 import type { BotStatus } from '../outbound.types.js';
 import { gcra, nextFitMs } from './gcra.js';
@@ -9,12 +10,28 @@ import {
   effective,
 } from './send-gate.store.js';
 
-/** The send gate in this process's memory (the embedded default): the same rules as the Redis store. */
+/** Per-chat entries held at most in each map (TATs, chat cooldowns, unreachable marks). */
+const PER_CHAT = 100_000;
+
+/** A per-chat map: a time in the past has lapsed (a TAT behind `now` is a full bucket). */
+const perChat = (store: string): BoundedMap<string, number> =>
+  new BoundedMap({
+    store,
+    maxEntries: PER_CHAT,
+    whenFull: 'evict-oldest',
+    expired: (at, now) => at <= now,
+  });
+
+/**
+ * The send gate in this process's memory (the embedded default): the same rules as the Redis store.
+ * Per-chat state is bounded: lapsed entries go first, then the oldest. A dropped live one paces a chat
+ * less than Telegram asks, and Telegram's own 429 (a cooldown here) and 403 put it back.
+ */
 export class MemorySendGateStore implements SendGateStore {
   private readonly statuses = new Map<string, BotStatus>();
-  private readonly tats = new Map<string, number>();
-  private readonly chatCool = new Map<string, number>();
-  private readonly unreachable = new Map<string, number>();
+  private readonly tats = perChat('telegram_send_tats');
+  private readonly chatCool = perChat('telegram_chat_cooldowns');
+  private readonly unreachable = perChat('telegram_unreachable_chats');
   private readonly flights = new Map<string, Map<string, number>>();
 
   constructor(private readonly clock: Clock) {}
@@ -44,7 +61,7 @@ export class MemorySendGateStore implements SendGateStore {
       const bucket = (['bot', 'method', 'chat'] as const)[waits.indexOf(wait)];
       return Promise.resolve({ kind: 'wait', ms: wait, why: 'bucket', bucket });
     }
-    steps.forEach((x, i) => x?.tat !== undefined && this.tats.set(keys[i]!, x.tat));
+    steps.forEach((x, i) => x?.tat !== undefined && this.tats.set(keys[i]!, x.tat, now));
     let f = this.flights.get(r.bot);
     if (!f) this.flights.set(r.bot, (f = new Map()));
     f.set(r.sendId, now + r.inflightMs);
@@ -65,7 +82,7 @@ export class MemorySendGateStore implements SendGateStore {
     if (chatId !== undefined) {
       const k = `${bot}|${chatId}`;
       const until = Math.max(this.chatCool.get(k) ?? 0, now + ms);
-      this.chatCool.set(k, until);
+      this.chatCool.set(k, until, now);
       return Promise.resolve(until);
     }
     const s = this.raw(bot);
@@ -93,7 +110,8 @@ export class MemorySendGateStore implements SendGateStore {
   }
 
   markUnreachable(bot: string, chatId: string, ttlMs: number): Promise<void> {
-    this.unreachable.set(`${bot}|${chatId}`, this.clock.now() + ttlMs);
+    const now = this.clock.now();
+    this.unreachable.set(`${bot}|${chatId}`, now + ttlMs, now);
     return Promise.resolve();
   }
 

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { MemoryStoreFullError } from '../../../common/bounded-map.js';
+import { memoryStores } from '../../../common/memory-stores.js';
 import { type Job, type NewJob, PRIORITIES, type Priority, laneOf } from '../outbound.types.js';
 import type {
   Claimed,
@@ -17,7 +19,10 @@ interface Due {
 /**
  * The embedded queue: the same lanes, leases and collapse rules as the
  * Redis store, in this process's memory. Not durable: a restart loses every
- * queued job (documented); it serves one instance without Redis.
+ * queued job (documented); it serves one instance without Redis. Bounded: at
+ * most `maxJobs` jobs, queued or kept for their retention (a kept job is what
+ * makes a repeated `job_id` a duplicate, so none is dropped early); a batch
+ * that does not fit is refused whole (503 `notifications_unavailable`).
  */
 export class MemoryOutboundQueueStore implements OutboundQueueStore {
   private readonly jobs = new Map<string, Job>();
@@ -28,10 +33,23 @@ export class MemoryOutboundQueueStore implements OutboundQueueStore {
   private readonly deadAt = new Map<string, number>();
   private purgedAt = 0;
 
-  constructor(private readonly retentionMs: number) {}
+  constructor(
+    private readonly retentionMs: number,
+    private readonly maxJobs = 100_000,
+  ) {
+    memoryStores.track('outbound_jobs', this.jobs);
+  }
 
   enqueue(jobs: NewJob[], now: number): Promise<EnqueueOutcome[]> {
     this.purge(now);
+    const fresh = new Set(jobs.map((n) => n.id).filter((id) => !this.jobs.has(id))).size;
+    if (this.jobs.size + fresh > this.maxJobs) {
+      this.purge(now, true);
+      if (this.jobs.size + fresh > this.maxJobs) {
+        memoryStores.refused('outbound_jobs', 1);
+        return Promise.reject(new MemoryStoreFullError('outbound_jobs', this.maxJobs));
+      }
+    }
     return Promise.resolve(
       jobs.map((n): EnqueueOutcome => {
         if (this.jobs.has(n.id)) return 'duplicate';
@@ -168,9 +186,9 @@ export class MemoryOutboundQueueStore implements OutboundQueueStore {
     return Promise.resolve(n);
   }
 
-  /** Forgets finished jobs past their retention (at most once a second). */
-  private purge(now: number): void {
-    if (now - this.purgedAt < 1_000) return;
+  /** Forgets finished jobs past their retention (at most once a second unless `force`). */
+  private purge(now: number, force = false): void {
+    if (!force && now - this.purgedAt < 1_000) return;
     this.purgedAt = now;
     for (const [id, j] of this.jobs)
       if (j.finishedAt !== undefined && j.finishedAt + this.retentionMs < now) {

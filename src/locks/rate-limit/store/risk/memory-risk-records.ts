@@ -1,21 +1,55 @@
+import { BoundedMap } from '../../../../common/bounded-map.js';
+import { RISK_RECORDS } from '../../core/memory-caps.js';
 import { touched } from '../../core/risk-math.js';
 import type { RiskParams, RiskSignal, RiskState } from '../../core/risk.types.js';
 
-/** One subject's record in memory: the decision's fields plus the signal counts, as the Redis hash holds them. */
-export interface RiskRecord extends RiskState {
+type Signals = Partial<Record<RiskSignal, { count: number; lastUs: number }>>;
+
+/**
+ * One subject's record in memory: the decision's fields plus the signal counts, as the Redis hash
+ * holds them. A class with fixed fields, the signal counts made only at the first signal: most
+ * records never get one (about 205 bytes a record, its key apart).
+ */
+export class RiskRecord implements RiskState {
   /** Signals recorded since the record was created, and when each was last seen (epoch µs). */
-  signals: Partial<Record<RiskSignal, { count: number; lastUs: number }>>;
-  /** Epoch ms when the record expires. */
-  expiresAt: number;
+  signals: Signals | undefined = undefined;
+
+  constructor(
+    public s: number | undefined,
+    public f: number | undefined,
+    public t: number | undefined,
+    /** Epoch ms when the record expires. */
+    public expiresAt: number,
+  ) {}
 }
 
 /**
  * The risk records of a service without Redis (and of failMode `local`): read
  * and touched by the memory rate-limit store's decisions, raised by the memory
  * risk store's signals. Every record expires like its Redis hash would.
+ *
+ * Bounded (docs/quotas.md#memory-bounds). Full, a new record takes the place of an expired one,
+ * else of the least recently written record without a live score: its subject is judged as new
+ * again (a stricter quota, never a looser one). Full of scored records, a subject seen for the
+ * first time gets no record (it stays new: stricter), and a signal takes the place of the least
+ * recently written record (the newest misbehaviour is kept; the one forgiven is the quietest).
  */
 export class MemoryRiskRecords {
-  private readonly records = new Map<string, RiskRecord>();
+  private readonly records: BoundedMap<string, RiskRecord>;
+
+  constructor(maxRecords = RISK_RECORDS) {
+    this.records = new BoundedMap({
+      store: 'risk_records',
+      maxEntries: maxRecords,
+      whenFull: 'refuse',
+      expired: (r, now) => r.expiresAt <= now,
+      evictable: (r, now) => r.expiresAt <= now || r.s === undefined || r.s <= now * 1000,
+    });
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
 
   /** The live record of `key`, or undefined. */
   get(key: string, nowMs: number): RiskRecord | undefined {
@@ -39,19 +73,27 @@ export class MemoryRiskRecords {
     keys.forEach((key, i) => {
       const t = touched(states[i], now, p);
       if (t === undefined) return;
-      const r = this.get(key, nowMs) ?? { signals: {}, expiresAt: 0 };
-      this.records.set(key, { ...r, ...t, expiresAt: nowMs + p.ttlMs });
+      const r = this.get(key, nowMs);
+      if (r === undefined) {
+        this.records.set(key, new RiskRecord(t.s, t.f, t.t, nowMs + p.ttlMs), nowMs);
+        return;
+      }
+      r.f = t.f;
+      r.t = t.t;
+      r.expiresAt = nowMs + p.ttlMs;
+      this.records.set(key, r, nowMs);
     });
   }
 
-  /** The record to change (created when absent), living `ttlMs` from now. */
+  /** The record to change (created when absent, in the place of another when full), living `ttlMs` from now. */
   upsert(key: string, nowMs: number, ttlMs: number): RiskRecord {
     let r = this.get(key, nowMs);
     if (r === undefined) {
       const now = nowMs * 1000;
-      this.records.set(key, (r = { f: now, t: now, signals: {}, expiresAt: 0 }));
+      r = new RiskRecord(undefined, now, now, 0);
     }
     r.expiresAt = nowMs + ttlMs;
+    this.records.set(key, r, nowMs, 'evict-oldest');
     return r;
   }
 
@@ -61,6 +103,6 @@ export class MemoryRiskRecords {
 
   /** Drops every expired record. */
   sweep(nowMs: number): void {
-    for (const [k, r] of this.records) if (r.expiresAt <= nowMs) this.records.delete(k);
+    this.records.sweep(nowMs);
   }
 }

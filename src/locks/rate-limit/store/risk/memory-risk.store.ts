@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../../../common/bounded-map.js';
 import type { Clock } from '../../../../common/clock.js';
 import type { MemoryRiskRecords, RiskRecord } from './memory-risk-records.js';
 import { addPoints } from '../../core/risk-math.js';
@@ -5,10 +6,23 @@ import type { RiskRecordView, RiskStore } from './risk-store.js';
 import type { ObserveParams } from '../../core/risk.types.js';
 import type { RiskObservation, RiskSignal } from '../../core/risk.types.js';
 
+/** Payload markers and chat sets held at most (a lost one only misses a repeat or a spread). */
+const MARKERS = 100_000;
+const CHAT_SETS = 10_000;
+
 /** Risk observations in process memory, on the records the memory rate-limit store decides with. */
 export class MemoryRiskStore implements RiskStore {
-  private readonly markers = new Map<string, number>();
-  private readonly chats = new Map<string, Map<string, number>>();
+  private readonly markers = new BoundedMap<string, number>({
+    store: 'risk_markers',
+    maxEntries: MARKERS,
+    whenFull: 'evict-oldest',
+    expired: (until, now) => until <= now,
+  });
+  private readonly chats = new BoundedMap<string, Map<string, number>>({
+    store: 'risk_chats',
+    maxEntries: CHAT_SETS,
+    whenFull: 'evict-oldest',
+  });
 
   constructor(
     private readonly records: MemoryRiskRecords,
@@ -23,8 +37,9 @@ export class MemoryRiskStore implements RiskStore {
       const r = this.records.upsert(key, nowMs, p.ttlMs);
       r.s = addPoints(r.s, now, points, p.unitUs, p.maxScore);
       r.r = now;
-      const c = r.signals[signal] ?? { count: 0, lastUs: now };
-      r.signals[signal] = { count: c.count + count, lastUs: now };
+      const signals = (r.signals ??= {});
+      const c = signals[signal] ?? { count: 0, lastUs: now };
+      signals[signal] = { count: c.count + count, lastUs: now };
       raised += 1;
     };
     for (const o of batch) {
@@ -33,31 +48,30 @@ export class MemoryRiskStore implements RiskStore {
         const until = this.markers.get(o.marker);
         if (until !== undefined && until > nowMs)
           raise(o.key, 'repeated_payload', 1, p.payloadPoints);
-        else this.markers.set(o.marker, nowMs + p.payloadWindowMs);
+        else this.markers.set(o.marker, nowMs + p.payloadWindowMs, nowMs);
       } else {
         let set = this.chats.get(o.set);
-        if (!set) this.chats.set(o.set, (set = new Map()));
+        if (!set) this.chats.set(o.set, (set = new Map()), nowMs);
+        set.delete(o.member);
         set.set(o.member, nowMs);
-        for (const [m, at] of set) if (at < nowMs - p.chatWindowMs) set.delete(m);
+        // Oldest first: past the window, or past what the limit needs to be seen.
+        for (const [m, at] of set)
+          if (at < nowMs - p.chatWindowMs || set.size > p.chatLimit + 1) set.delete(m);
+          else break;
         if (set.size > p.chatLimit) raise(o.key, 'chat_spread', 1, p.chatPoints);
       }
     }
-    this.sweep(nowMs);
     return Promise.resolve(raised);
   }
 
   read(key: string): Promise<RiskRecordView | undefined> {
     const r: RiskRecord | undefined = this.records.get(key, this.clock.now());
-    return Promise.resolve(r && { s: r.s, f: r.f, t: r.t, signals: structuredClone(r.signals) });
+    return Promise.resolve(
+      r && { s: r.s, f: r.f, t: r.t, signals: structuredClone(r.signals ?? {}) },
+    );
   }
 
   reset(key: string): Promise<boolean> {
     return Promise.resolve(this.records.delete(key));
-  }
-
-  private sweep(nowMs: number): void {
-    if (this.markers.size > 10_000)
-      for (const [m, until] of this.markers) if (until <= nowMs) this.markers.delete(m);
-    if (this.chats.size > 10_000) this.chats.clear();
   }
 }

@@ -1,0 +1,11 @@
+/**
+ * Default caps of the in-memory stores (CONFIG_FILE `rateLimit.memory`), with what an entry
+ * costs as test/bench/memory.bench.mjs measures it (docs/rate-limit.md#memory-bounds):
+ * about 340 bytes of heap per entry, keys included, and about 1.6× that in RSS.
+ */
+
+/** Keys (buckets, penalties, claims, told marks): about 240 bytes each with its key; ~70 MB of heap full. */
+export const MEMORY_ENTRIES = 200_000;
+
+/** Risk records: about 290 bytes each with its key (420 with signal counts); ~30–40 MB of heap full. */
+export const RISK_RECORDS = 100_000;
