@@ -72,7 +72,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
       if (e === undefined) continue;
       const rest = withoutLease(e.value, lease.id);
       if (rest === undefined) this.entries.delete(key);
-      else e.value = rest;
+      else this.entries.set(key, new Entry(rest, e.expiresAt), this.clock.now());
     }
     return Promise.resolve();
   }

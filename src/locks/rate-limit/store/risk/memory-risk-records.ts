@@ -13,6 +13,8 @@ type Signals = Partial<Record<RiskSignal, { count: number; lastUs: number }>>;
 export class RiskRecord implements RiskState {
   /** Signals recorded since the record was created, and when each was last seen (epoch µs). */
   signals: Signals | undefined = undefined;
+  /** Epoch µs of the last signal (the address window of verified requests: docs/quotas.md). */
+  r: number | undefined = undefined;
 
   constructor(
     public s: number | undefined,
