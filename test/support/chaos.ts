@@ -156,11 +156,12 @@ export function chaosPolicies(c: RampartConfig): RampartConfig {
   const policies = structuredClone(c.policies);
   for (const name of ['search', 'search-item', 'inference']) {
     const rl = policies[name]!.locks.rateLimit as unknown as {
-      rules: { capacity: number; rate: string }[];
+      rules: { capacity: number; rate?: string; algorithm?: string }[];
     };
     for (const r of rl.rules) {
       r.capacity = 1_000_000;
-      r.rate = '100000/s';
+      // A concurrency rule has no rate (its capacity is requests in flight).
+      if (r.algorithm !== 'concurrency') r.rate = '100000/s';
     }
   }
   // Inference without signatures: these tests are about Redis and the upstream, not signing.
