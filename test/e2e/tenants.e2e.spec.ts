@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { ADAPTERS } from '../support/app.js';
 import { STORES, type Tenants, startTenants } from '../support/tenants/tenant-app.js';
 import { cacheCases } from '../support/tenants/tenant-cache.cases.js';
+import { rateCases } from '../support/tenants/tenant-rate.cases.js';
 
 describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }))))(
   'tenants ($adapter, $store store)',
@@ -20,5 +21,6 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
     const t = () => tenants;
 
     describe('caches', () => cacheCases(t));
+    describe('rate buckets and risk records', () => rateCases(t));
   },
 );

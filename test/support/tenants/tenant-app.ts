@@ -67,6 +67,10 @@ function withTenantPolicies(c: RampartConfig): RampartConfig {
         { name: 'per-user', dimension: 'user', capacity: PER_USER, rate: '1/h' },
       ]),
     },
+    't-bad': {
+      signature: SIGNED,
+      rateLimit: limited([{ name: 'per-user', dimension: 'user', capacity: 50, rate: '1/h' }]),
+    },
     't-app': {
       signature: SIGNED,
       rateLimit: limited([{ name: 'per-app', dimension: 'app', capacity: PER_APP, rate: '1/h' }]),

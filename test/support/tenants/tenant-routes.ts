@@ -4,7 +4,7 @@
  * answers client errors. The shield reaches the notes through its extension point (key source
  * `tenant-note`), as any product would.
  */
-import { Controller, Get, Module, Param, Query, Req } from '@nestjs/common';
+import { Controller, Get, Module, Param, Req } from '@nestjs/common';
 import { Protect } from '../../../src/chain/protect.decorator.js';
 import { ProblemException } from '../../../src/common/problem.exception.js';
 import { type AnyRequest, markBackendCall, requestState } from '../../../src/http/http-context.js';
@@ -69,13 +69,19 @@ class TenantController {
     return { name, text };
   }
 
-  /** The app and user the locks gave the request; `bad` answers 400 validation_failed (a risk signal). */
+  /** The app the locks gave the request, and the user of its session key (null with the user header). */
   @Get('who')
   @Protect('t-user')
-  who(@Req() req: AnyRequest, @Query('bad') bad?: string): { app: string; user: string | null } {
-    if (bad !== undefined) throw new ProblemException(400, 'validation_failed', 'Bad request');
+  who(@Req() req: AnyRequest): { app: string; user: string | null } {
     const s = requestState(req);
     return { app: s.appId ?? '-', user: s.userId ?? null };
+  }
+
+  /** Always 400 validation_failed: a risk signal against the app and user the request proves. */
+  @Get('bad')
+  @Protect('t-bad')
+  bad(): never {
+    throw new ProblemException(400, 'validation_failed', 'Bad request');
   }
 
   @Get('app')
