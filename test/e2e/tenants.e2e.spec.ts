@@ -6,9 +6,11 @@
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import { ADAPTERS } from '../support/app.js';
+import { breakerCases } from '../support/tenants/tenant-breaker.cases.js';
 import { STORES, type Tenants, startTenants } from '../support/tenants/tenant-app.js';
 import { cacheCases } from '../support/tenants/tenant-cache.cases.js';
 import { rateCases } from '../support/tenants/tenant-rate.cases.js';
+import { sessionKeyCases } from '../support/tenants/tenant-session-keys.cases.js';
 
 describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }))))(
   'tenants ($adapter, $store store)',
@@ -22,5 +24,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
 
     describe('caches', () => cacheCases(t));
     describe('rate buckets and risk records', () => rateCases(t));
+    describe('session keys', () => sessionKeyCases(t));
+    describe('breakers', () => breakerCases(t));
   },
 );
