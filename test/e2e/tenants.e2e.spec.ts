@@ -14,7 +14,7 @@ import { sessionKeyCases } from '../support/tenants/tenant-session-keys.cases.js
 
 describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }))))(
   'tenants ($adapter, $store store)',
-  ({ adapter, env }) => {
+  ({ adapter, store, env }) => {
     let tenants: Tenants;
     beforeAll(async () => {
       tenants = await startTenants(adapter, env());
@@ -22,7 +22,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
     afterAll(() => tenants?.app.close());
     const t = () => tenants;
 
-    describe('caches', () => cacheCases(t));
+    describe('caches', () => cacheCases(t, store));
     describe('rate buckets and risk records', () => rateCases(t));
     describe('session keys', () => sessionKeyCases(t));
     describe('breakers', () => breakerCases(t));

@@ -94,7 +94,7 @@ export interface CacheShieldSettings {
   driftFactor: number;
   /** Verdicts needed before the measured rate is trusted for the drift warning. Default 1000. */
   driftMinSamples: number;
-  /** Entries of the in-process result cache used without Redis. Default 10000. */
+  /** Entries of the in-process result cache used without Redis; when full, the app that filled the most loses its least recently used entry. Default 10000. */
   memoryCacheEntries: number;
   /** Fresh answers of the shared (Redis) result cache also kept in process, read without a round trip until they stop being fresh or the data generation changes. 0 = off. Default 1000. */
   hotCacheEntries: number;

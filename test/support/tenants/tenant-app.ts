@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { RampartConfig } from '../../../src/config/config.types.js';
 import type { HttpAdapterName } from '../../../src/http/http-adapters.js';
+import { BloomService } from '../../../src/locks/cache-shield/bloom/bloom.service.js';
 import { signRequest } from '../../../src/sdk/index.js';
 import { ADMIN_TOKEN, AdminClient } from '../admin-client.js';
 import { type RunningApp, startApp } from '../app.js';
@@ -20,6 +21,8 @@ export type AppId = (typeof APP_IDS)[number];
 /** Burst of the per-user rule (`t-user`) and of the per-app rule (`t-app`). */
 export const PER_USER = 2;
 export const PER_APP = 3;
+/** Entries of the in-process result cache (memory store). */
+export const CACHE_ENTRIES = 12;
 /** Calls in the breaker's window before it judges the error rate (`t-backend`). */
 export const BREAKER_VOLUME = 3;
 
@@ -90,7 +93,11 @@ function withTenantPolicies(c: RampartConfig): RampartConfig {
   };
   return {
     ...c,
-    sections: { ...c.sections, rateLimit: { userHeader: 'x-user-id' } },
+    sections: {
+      ...c.sections,
+      rateLimit: { userHeader: 'x-user-id' },
+      cacheShield: { memoryCacheEntries: CACHE_ENTRIES },
+    },
     policies: {
       ...c.policies,
       ...Object.fromEntries(Object.entries(policies).map(([n, locks]) => [n, { locks }])),
@@ -131,6 +138,8 @@ export async function startTenants(adapter: HttpAdapterName, env: Record<string,
     { HTTP_ADAPTER: adapter, APPS_FILE: file, ADMIN_TOKEN, ...env },
     { imports: [TenantRoutesModule], config: withTenantPolicies },
   );
+  // Every Bloom build changes the data generation, which makes cached answers stale: wait for the boot's.
+  await app.app.get(BloomService).ready;
   const get = async (appId: AppId, path: string, user?: string): Promise<Answer> => {
     const url = `${app.url}${path}`;
     const headers: Record<string, string> = {

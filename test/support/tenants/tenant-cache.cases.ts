@@ -1,13 +1,14 @@
 /**
  * Caches (docs/cache-shield.md#who-shares-a-cached-answer): on an app-scoped route (the default) an app never
  * reads another app's cached answer nor pre-fills another app's null cache; a shared route gives every app
- * the one answer, which is why only routes whose answer is the same for everyone are shared.
+ * the one answer, which is why only routes whose answer is the same for everyone are shared. In memory, a
+ * hostile app's flood of new keys pushes out its own entries, not another app's.
  */
 import { expect, it } from 'vitest';
-import type { Tenants } from './tenant-app.js';
+import { CACHE_ENTRIES, type Tenants } from './tenant-app.js';
 import { callsOf } from './tenant-routes.js';
 
-export function cacheCases(t: () => Tenants): void {
+export function cacheCases(t: () => Tenants, store: string): void {
   it("should not answer one app's cached note to another app asking for the same key", async () => {
     const { get } = t();
     expect(await get('ten-a', '/tenant-test/notes/plan')).toMatchObject({
@@ -52,4 +53,18 @@ export function cacheCases(t: () => Tenants): void {
     expect([other.shield, other.body]).toEqual(['cache-hit', first.body]);
     expect(callsOf('public:ten-a:docs') + callsOf('public:ten-x:docs')).toBe(1);
   });
+
+  // Redis keeps every entry until its TTL; the bounded memory store is the one that evicts.
+  it.runIf(store === 'memory')(
+    "should not let a hostile app's flood of new keys evict another app's cached answers",
+    async () => {
+      const { get } = t();
+      expect((await get('ten-b', '/tenant-test/notes/plan')).shield).toBe('cache-hit');
+      for (let i = 0; i < CACHE_ENTRIES * 3; i++)
+        expect((await get('ten-x', `/tenant-test/notes/junk-${i}`)).status).toBe(404);
+      const after = await get('ten-b', '/tenant-test/notes/plan');
+      expect([after.shield, after.body.text]).toEqual(['cache-hit', 'b: plan']);
+      expect((await get('ten-a', '/tenant-test/notes/launch')).shield).toBe('cache-hit');
+    },
+  );
 }

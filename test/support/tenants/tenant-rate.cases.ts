@@ -34,11 +34,9 @@ export function rateCases(t: () => Tenants): void {
 
   it('should leave another app its own per-app quota when a hostile app exhausts its own', async () => {
     const { get } = t();
-    expect(await statuses(PER_APP + 2, () => get('ten-x', '/tenant-test/app'))).toEqual([
-      ...Array<number>(PER_APP).fill(200),
-      429,
-      429,
-    ]);
+    // The hostile app's own quota may be lower than PER_APP: its own bad requests score it down.
+    const spent = await statuses(PER_APP + 2, () => get('ten-x', '/tenant-test/app'));
+    expect(spent.slice(-2)).toEqual([429, 429]);
     expect(await statuses(PER_APP, () => get('ten-a', '/tenant-test/app'))).toEqual(
       Array<number>(PER_APP).fill(200),
     );

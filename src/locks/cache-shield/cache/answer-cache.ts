@@ -109,7 +109,13 @@ export class AnswerCache {
     }
   }
 
-  async put(key: string, answer: Omit<CachedAnswer, 'freshUntil'>, ttl: CacheTtl): Promise<void> {
+  /** Stores an answer; `owner` is the app whose request filled it (see ResultCacheStore.set). */
+  async put(
+    key: string,
+    answer: Omit<CachedAnswer, 'freshUntil'>,
+    ttl: CacheTtl,
+    owner?: string,
+  ): Promise<void> {
     if (ttl.freshMs <= 0 || this.bypassed) return;
     const spread = 1 + ttl.jitter * (2 * this.opts.clock.random() - 1);
     const freshMs = Math.max(1, Math.round(ttl.freshMs * spread));
@@ -120,7 +126,7 @@ export class AnswerCache {
       b: answer.body,
     };
     try {
-      await this.store.set(key, JSON.stringify(wire), freshMs + ttl.staleMs);
+      await this.store.set(key, JSON.stringify(wire), freshMs + ttl.staleMs, owner);
     } catch (err) {
       this.fail('set', err);
     }
