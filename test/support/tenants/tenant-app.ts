@@ -76,7 +76,10 @@ function withTenantPolicies(c: RampartConfig): RampartConfig {
     },
     't-app': {
       signature: SIGNED,
-      rateLimit: limited([{ name: 'per-app', dimension: 'app', capacity: PER_APP, rate: '1/h' }]),
+      // An exact ceiling: the hostile app's own bad requests score it down, never the others.
+      rateLimit: limited([
+        { name: 'per-app', dimension: 'app', capacity: PER_APP, rate: '1/h', risk: false },
+      ]),
     },
     't-backend': {
       signature: SIGNED,
