@@ -4,7 +4,8 @@
  * requests, which the backend answers with client errors, never count against the backend.
  */
 import { expect, it } from 'vitest';
-import { BREAKER_VOLUME, type Tenants } from './tenant-app.js';
+import { BREAKER_VOLUME } from './tenant-policies.js';
+import { type Tenants } from './tenant-app.js';
 
 interface Breaker {
   name: string;

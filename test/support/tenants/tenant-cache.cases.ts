@@ -5,7 +5,8 @@
  * hostile app's flood of new keys pushes out its own entries, not another app's.
  */
 import { expect, it } from 'vitest';
-import { CACHE_ENTRIES, type Tenants } from './tenant-app.js';
+import { CACHE_ENTRIES } from './tenant-policies.js';
+import { type Tenants } from './tenant-app.js';
 import { callsOf } from './tenant-routes.js';
 
 export function cacheCases(t: () => Tenants, store: string): void {

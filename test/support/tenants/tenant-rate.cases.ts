@@ -3,7 +3,8 @@
  * sends bad requests naming another app's user ids, changes nothing another app's users get.
  */
 import { expect, it } from 'vitest';
-import { PER_APP, PER_USER, type Tenants } from './tenant-app.js';
+import { PER_APP, PER_USER } from './tenant-policies.js';
+import { type Tenants } from './tenant-app.js';
 
 interface SubjectView {
   scope: string | null;
