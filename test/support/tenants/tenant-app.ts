@@ -1,6 +1,7 @@
 /**
- * One Rampart boot for the multi-tenant suite: three apps (two victims, `ten-a` and `ten-b`, and a hostile
- * `ten-x`, all on the free tier with session keys), the test routes of tenant-routes.ts and the small limits of tenant-policies.ts.
+ * One Rampart boot for the multi-tenant suite: four apps (two victims, `ten-a` and `ten-b`, and the hostile
+ * `ten-x` and `ten-s`, all on the free tier with session keys), the test routes of tenant-routes.ts and the small limits of tenant-policies.ts,
+ * and the shipped inference policy in front of a fake OpenAI upstream.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -12,11 +13,13 @@ import { BloomService } from '../../../src/locks/cache-shield/bloom/bloom.servic
 import { signRequest } from '../../../src/sdk/index.js';
 import { ADMIN_TOKEN, AdminClient } from '../admin-client.js';
 import { type RunningApp, startApp } from '../app.js';
+import { type FakeOpenAI, startFakeOpenAI } from '../fake-openai.js';
 import { redisUrl, uniqueEnv } from '../redis-env.js';
 import { withTenantPolicies } from './tenant-policies.js';
 import { TenantRoutesModule, calls } from './tenant-routes.js';
 
-export const APP_IDS = ['ten-a', 'ten-b', 'ten-x'] as const;
+/** `ten-s`: a second hostile app, only for requests in flight (no other case scores its record down). */
+export const APP_IDS = ['ten-a', 'ten-b', 'ten-x', 'ten-s'] as const;
 export type AppId = (typeof APP_IDS)[number];
 
 /** The stores the suite runs on: memory always, Redis when the suite has one. */
@@ -36,13 +39,16 @@ export const STORES = [
     : []),
 ];
 
-/** The running app, an admin client and each app's secret. */
+/** The running app, its inference upstream, an admin client and each app's secret. */
 export interface Tenants {
   app: RunningApp;
+  upstream: FakeOpenAI;
   admin: AdminClient;
   secrets: Record<AppId, string>;
   /** A GET signed by `appId` (its secret), with `x-user-id` when `user` is given; status, body and shield header. */
   get(appId: AppId, path: string, user?: string): Promise<Answer>;
+  /** Closes the app, then the upstream. */
+  close(): Promise<void>;
 }
 
 export interface Answer {
@@ -65,8 +71,15 @@ export async function startTenants(adapter: HttpAdapterName, env: Record<string,
   }));
   writeFileSync(file, stringify({ apps }));
   calls.length = 0; // one boot at a time: the handler's record starts empty
+  const upstream = await startFakeOpenAI();
   const app = await startApp(
-    { HTTP_ADAPTER: adapter, APPS_FILE: file, ADMIN_TOKEN, ...env },
+    {
+      HTTP_ADAPTER: adapter,
+      APPS_FILE: file,
+      ADMIN_TOKEN,
+      INFERENCE_UPSTREAM_URL: upstream.url,
+      ...env,
+    },
     { imports: [TenantRoutesModule], config: withTenantPolicies },
   );
   // Every Bloom build changes the data generation, which makes cached answers stale: wait for the boot's.
@@ -85,5 +98,9 @@ export async function startTenants(adapter: HttpAdapterName, env: Record<string,
       shield: res.headers.get('rampart-shield'),
     };
   };
-  return { app, admin: new AdminClient(app), secrets, get } satisfies Tenants;
+  const close = async () => {
+    await app.close();
+    await upstream.close();
+  };
+  return { app, upstream, admin: new AdminClient(app), secrets, get, close } satisfies Tenants;
 }
