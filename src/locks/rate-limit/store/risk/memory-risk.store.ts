@@ -34,7 +34,7 @@ export class MemoryRiskStore implements RiskStore {
     let raised = 0;
     const raise = (key: string, signal: RiskSignal, count: number, points: number): void => {
       const now = nowMs * 1000;
-      const r = this.records.upsert(key, nowMs, p.ttlMs);
+      const r = this.records.upsert(key, nowMs, p);
       r.s = addPoints(r.s, now, points, p.unitUs, p.maxScore);
       r.r = now;
       const signals = (r.signals ??= {});
