@@ -23,7 +23,8 @@
 --   then [R0 = 8 + 6n + 6·penalties] nr (risk records, 0 = none); when nr > 0: nv (verified ones, 0 = none), point
 --     decay µs, new-subject window µs, new-subject weight, reputation period µs, points per period, reputation max,
 --     tier bonus, record TTL ms, touch µs, address window µs, number of bands nb, then nb pairs (below,
---     multiplier): the last band takes every higher score
+--     multiplier): the last band takes every higher score, then the quiet TTL ms (a record younger than one
+--     reputation period: lib/risk.lua risk_ttl)
 --   then ('x' only) [#ARGV-2] the request's lease id (leased kinds: concurrency; '' when it has none)
 --   Both paths end with: [#ARGV-1] claim TTL ms (0 = no claim) [#ARGV] told keys (0, or n for onLimit flag)
 -- Returns: { 'dup' } when the claim key was taken already (nothing read, decided or charged). Else the state read

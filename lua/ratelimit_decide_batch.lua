@@ -19,7 +19,7 @@
 --     (0 = none), claim TTL ms, index of its first told key (0 = none; its shape's nb told keys follow in order).
 --   then, only when some request is scored: 'k', NR, the number of parameter blocks P, P blocks of: point decay µs,
 --     new-subject window µs, new-subject weight, reputation period µs, points per period, reputation max, tier
---     bonus, record TTL ms, touch µs, address window µs, number of bands nb, nb pairs (below, multiplier) (as
+--     bonus, record TTL ms, touch µs, address window µs, number of bands nb, nb pairs (below, multiplier), quiet TTL ms (as
 --     ratelimit_decide.lua); then per request (decision order): its block (0 = not scored) and, when scored, its
 --     record count n, how many of them are verified subjects' (v, 0 = none; listed first) and the n indexes of its
 --     records among the NR (1-based).
@@ -79,7 +79,7 @@ if ARGV[q] == 'k' then
   local c = q + 3
   for b = 1, tonumber(ARGV[q + 2]) do
     PB[b] = c
-    c = c + 11 + 2 * tonumber(ARGV[c + 10])
+    c = c + 12 + 2 * tonumber(ARGV[c + 10])
   end
   k = c
 end

@@ -27,6 +27,7 @@
 import { once } from 'node:events';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type ListenerWatch, watchListeners } from './listener-watch.js';
 
 export const FAKE_MODEL = 'fake-gpt';
 const WORDS = ['This', ' is', ' a', ' fake', ' answer', ' from', ' the', ' upstream'];
@@ -41,6 +42,8 @@ export interface FakeRequest {
 export interface FakeOpenAI {
   /** Base URL to use as INFERENCE_UPSTREAM_URL, e.g. `http://127.0.0.1:43210/v1`. */
   readonly url: string;
+  /** The most close/error/drain listeners one of its responses held at once (test/support/listener-watch.ts). */
+  readonly listeners: ListenerWatch;
   /** Milliseconds to wait before answering (0 = none). */
   setLatency(ms: number): void;
   /** Fraction (0..1) of calls answered with 500. */
@@ -179,14 +182,13 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     send({ role: 'assistant', content: '' }, null);
     for (const big = 'x'.repeat(s.endlessChars); s.endlessChars > 0;) {
       if (res.destroyed) return;
-      if (!send({ content: big }, null))
-        await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!send({ content: big }, null)) await drainOrClose(res);
       if (!(await sleep(s.chunkDelayMs, res))) return;
     }
     for (let i = 0; i < words.length; i++) {
       if (res.destroyed) return;
       send({ content: words[i] }, null);
-      if (i === 0 && gate) await Promise.race([gate.promise, once(res, 'close')]);
+      if (i === 0 && gate) await untilOrClose(gate.promise, res);
       if (!(await sleep(s.chunkDelayMs, res))) return;
     }
     send({}, 'stop');
@@ -199,6 +201,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   }
 
   server.on('connection', () => counts.connections++);
+  const listeners = watchListeners(server);
 
   function resumeStreams(): void {
     gate?.open();
@@ -211,6 +214,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 
   return {
     url: `http://127.0.0.1:${port}/v1`,
+    listeners,
     setLatency: (ms) => void (s.latencyMs = ms),
     setErrorRate: (rate) => void (s.errorRate = rate),
     setHang: (on) => void (s.hang = on),
@@ -295,6 +299,35 @@ function parseJson(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Waits until the response drains or closes, then removes both listeners. (`Promise.race` of two `events.once`
+ * left the loser's close and error listeners on the response at every wait: Node's MaxListenersExceededWarning
+ * after ten waits of one long stream.)
+ */
+function drainOrClose(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** Waits for `p` or the response's close, whichever comes first, leaving no close listener behind. */
+function untilOrClose(p: Promise<void>, res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off('close', done);
+      resolve();
+    };
+    res.on('close', done);
+    void p.then(done);
+  });
 }
 
 /** Waits `ms`; resolves false (early) when the client went away meanwhile. */

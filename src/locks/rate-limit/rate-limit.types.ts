@@ -141,9 +141,10 @@ export interface RateLimitSettings {
   denyCacheSize: number;
   /**
    * Caps of the in-memory store (embedded mode, failMode `local`): `entries` keys (buckets, penalties,
-   * claims, told marks; about 200 bytes each), `riskRecords` risk records (about 170 bytes each).
+   * claims, told marks; about 200 bytes each), `riskRecords` risk records (about 170 bytes each),
+   * `riskMarkers` payload markers and `riskChatSets` chat sets of the risk signals (oldest dropped first).
    */
-  memory: { entries: number; riskRecords: number };
+  memory: { entries: number; riskRecords: number; riskMarkers: number; riskChatSets: number };
   /** Milliseconds between instance heartbeats (live-instance count for failMode `local`). */
   heartbeatMs: number;
   /** Retry-After seconds of the 503 answered by failMode `closed`. */
