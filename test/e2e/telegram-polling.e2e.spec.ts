@@ -104,3 +104,62 @@ describe.skipIf(!canStartRedis())('Telegram long polling, two instances on one R
     }
   });
 });
+
+describe('Telegram long polling, one instance on the memory store', () => {
+  let api: FakeBotUpdates;
+  let be: FakeBotBackend;
+  let app: RunningApp;
+
+  beforeAll(async () => {
+    api = await startFakeBotUpdates([BOT_TOKEN]);
+    be = await startFakeBotBackend();
+    app = await startApp(
+      {
+        HTTP_ADAPTER: 'express',
+        CONFIG_FILE: telegramConfigFile(
+          [{ id: 'poll', mode: 'forward', backendUrl: be.url, ingress: 'polling' }],
+          { apiRoot: api.url, telegram: { pollTimeoutS: 1, pollLeaseMs: 1_500 } },
+        ),
+      },
+      {
+        // The bot's breaker stays closed: the poller's own retries are under test here.
+        config: (c) => {
+          const cb = c.policies['telegram-poll']!.locks.circuitBreaker as Record<string, unknown>;
+          cb.volumeThreshold = 1_000;
+          return c;
+        },
+      },
+    );
+  });
+  afterAll(async () => {
+    await app?.close();
+    await be?.close();
+    await api?.close();
+  });
+
+  it('should poll alone and hand each update to the pipeline once', async () => {
+    await vi.waitFor(() => expect(polling(app)).toBe(true), { timeout: 10_000 });
+    const ids = pushUpdates(api, 5, 740_000);
+    await vi.waitFor(() => expect(ids.every((id) => be.updates.includes(id))).toBe(true), {
+      timeout: 10_000,
+    });
+    for (const id of ids) expect(counts(be).get(id)).toBe(1);
+  });
+
+  it('should not confirm an update the pipeline could not take (backend down), and deliver it once it can', async () => {
+    be.down = true;
+    const ids = pushUpdates(api, 3, 750_000);
+    // Fetched again and again while the backend refuses: never confirmed by an offset, never lost.
+    await vi.waitFor(
+      () => expect(api.served.filter((id) => id === ids[0]).length).toBeGreaterThanOrEqual(3),
+      { timeout: 15_000 },
+    );
+    expect(api.pending()).toBeGreaterThanOrEqual(3);
+    be.down = false;
+    await vi.waitFor(() => expect(ids.every((id) => be.updates.includes(id))).toBe(true), {
+      timeout: 15_000,
+    });
+    for (const id of ids) expect(counts(be).get(id)).toBe(1);
+    await vi.waitFor(() => expect(api.pending()).toBe(0), { timeout: 5_000 });
+  }, 40_000);
+});
