@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TelegramPolling } from '../../src/telegram/polling/telegram-polling.service.js';
+import type { PollStateStore } from '../../src/telegram/polling/poll-state.store.js';
 import { RunningApp, startApp } from '../support/app.js';
 import { FakeBotBackend, startFakeBotBackend } from '../support/fake-bot-backend.js';
 import { FakeBotUpdates, startFakeBotUpdates } from '../support/fake-bot-updates.js';
@@ -75,6 +76,31 @@ describe.skipIf(!canStartRedis())('Telegram long polling, two instances on one R
     // Telegram never saw two pollers at once, and every update was confirmed by a later offset.
     expect(api.conflicts).toBe(0);
     await vi.waitFor(() => expect(api.pending()).toBe(0), { timeout: 5_000 });
+  });
+
+  it('should have the other instance take over a poller that hangs after handling a batch (as if it died), repeating nothing', async () => {
+    const [holder, other] = polling(a) ? [a, b] : [b, a];
+    // The holder stops talking to Redis (no renewal, no commit) once it has handled a batch: its lease
+    // ends by itself and its offset never moved, as when a process dies between handling and committing.
+    const store = (holder.app.get(TelegramPolling) as unknown as { store: PollStateStore }).store;
+    const { lease, commit } = store;
+    let wake!: () => void;
+    const dead = new Promise<void>((r) => (wake = r));
+    store.lease = () => dead.then(() => ({ held: false as const, retryMs: 1_000 }));
+    store.commit = () => dead.then(() => undefined);
+    try {
+      const ids = pushUpdates(api, 10, 715_000);
+      await vi.waitFor(() => expect(polling(other)).toBe(true), { timeout: 10_000 });
+      await vi.waitFor(() => expect(api.pending()).toBe(0), { timeout: 15_000 });
+      // Every update reached the backend once, although the new poller fetched the batch again.
+      for (const id of ids) expect(counts(be).get(id)).toBe(1);
+      expect(ids.every((id) => api.served.filter((s) => s === id).length >= 2)).toBe(true);
+      expect(api.conflicts).toBe(0);
+    } finally {
+      store.lease = lease;
+      store.commit = commit;
+      wake();
+    }
   });
 
   it('should have the other instance take over when the poller closes, losing and repeating nothing', async () => {
