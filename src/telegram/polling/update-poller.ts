@@ -127,6 +127,8 @@ export class UpdatePoller {
         }
         failures = failed ? failures + 1 : 0;
         if (failed) await pause(this.d.backoffMs(undefined, failures), both);
+        // Short polling (timeout 0) answers at once: a second between empty answers, not a busy loop.
+        else if (updates.length === 0 && this.d.timeoutS === 0) await pause(1_000, both);
       }
     } finally {
       clearInterval(renew);
