@@ -23,6 +23,8 @@ export interface StoreHarness {
   ttl(key: string): Promise<number>;
   /** Key prefix unique to this run, with its hash tag, e.g. `rl:{t123:rampart}`. */
   prefix: string;
+  /** Gives a live claim back with its charge kept, as RateLimitClaims.release(…, { charged: true }) does. */
+  keepCharge(claimKey: string): Promise<void>;
 }
 
 type RuleOpts = Partial<Omit<CompiledRule, 'penalty'>> & {
@@ -78,6 +80,8 @@ interface Expect {
   limit?: Record<string, number>;
   /** The claim was taken already (nothing decided). Checked as false when the step has a claim and this is unset. */
   duplicate?: boolean;
+  /** The claim kept an earlier copy's charge: taken again, allowed, nothing decided. Checked as false when unset. */
+  reentered?: boolean;
   /** First refusal in the window (told keys). */
   notify?: boolean;
 }
@@ -93,6 +97,8 @@ interface Step {
   wait?: number;
   /** Before the request: give back this lease id in the step's concurrency buckets (`RateLimitStore.release`). */
   release?: string;
+  /** Before the request: give this claim id back with its charge kept (`StoreHarness.keepCharge`). */
+  keep?: string;
 }
 
 interface Scenario {
@@ -588,6 +594,52 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'claims: given back with its charge kept, the next copy re-enters once, uncharged',
+    steps: [
+      {
+        req: { rules: [A], claim: { id: 'r1', ttlMs: 5000 } },
+        expect: { allowed: true, remaining: { a: 2 } },
+      },
+      // Given back with the charge kept: the next copy takes the claim again, nothing charged.
+      {
+        keep: 'r1',
+        req: { rules: [A], claim: { id: 'r1', ttlMs: 5000 } },
+        expect: { allowed: true, reentered: true },
+      },
+      // Taken again: a further copy is a duplicate.
+      {
+        req: { rules: [A], claim: { id: 'r1', ttlMs: 5000 } },
+        expect: { allowed: true, duplicate: true },
+      },
+      {
+        keep: 'r1',
+        req: { rules: [A], claim: { id: 'r1', ttlMs: 5000 } },
+        expect: { allowed: true, reentered: true },
+      },
+      // The re-entries charged nothing: a new id finds the bucket as the first request left it.
+      {
+        req: { rules: [A], claim: { id: 'r2', ttlMs: 5000 } },
+        expect: { allowed: true, remaining: { a: 1 } },
+      },
+      // A claim never taken is not brought to life by a kept charge: the request is decided and charged.
+      {
+        keep: 'r3',
+        req: { rules: [A], claim: { id: 'r3', ttlMs: 5000 } },
+        expect: { allowed: true, remaining: { a: 0 } },
+      },
+      // The limit holds for every new id; a kept charge still re-enters at the limit.
+      {
+        req: { rules: [A], claim: { id: 'r4', ttlMs: 5000 } },
+        expect: { allowed: false, blocker: 'a' },
+      },
+      {
+        keep: 'r2',
+        req: { rules: [A], claim: { id: 'r2', ttlMs: 5000 } },
+        expect: { allowed: true, reentered: true },
+      },
+    ],
+  },
+  {
     name: 'claims: set even when the request is limited; a claim without rules',
     steps: [
       {
@@ -750,7 +802,8 @@ function check(d: Decision, names: string[], e: Expect, where: string): void {
   if (e.allowed) expect(d.blocker, `${where} blocker`).toBe(-1);
   if (e.degraded !== undefined) expect(d.degraded, `${where} degraded`).toBe(e.degraded);
   expect(d.duplicate === true, `${where} duplicate`).toBe(e.duplicate === true);
-  if (e.duplicate) return;
+  expect(d.reentered === true, `${where} reentered`).toBe(e.reentered === true);
+  if (e.duplicate || e.reentered) return expect(d.buckets, `${where} nothing decided`).toEqual([]);
   if (e.notify !== undefined) expect(d.notify, `${where} notify`).toBe(e.notify);
   for (const [n, v] of Object.entries(e.remaining ?? {}))
     expect(d.buckets[at(n)]!.remaining, `${where} remaining ${n}`).toBe(v);
@@ -772,6 +825,7 @@ export function runStoreScenarios(make: () => Promise<StoreHarness>): void {
         stepNo += 1;
         if (step.advance) h.clock.advance(step.advance);
         if (step.wait) await new Promise((r) => setTimeout(r, step.wait));
+        if (step.keep) await h.keepCharge(`${h.prefix}:claim:t:${step.keep}`);
         if (step.release) {
           const leased = build(h, step.req).buckets.filter((b) => b.kind === 'c');
           await h.store.release({ id: step.release, keys: leased });
@@ -796,7 +850,10 @@ export function runStoreScenarios(make: () => Promise<StoreHarness>): void {
           for (const [i, key] of (told ?? []).entries()) {
             const ttl = await h.ttl(key);
             const window = bucketTtlMs(buckets[i]!) - TTL_MARGIN_MS;
-            const most = d.duplicate ? Infinity : Math.max(1, d.buckets[i]!.retryAfterMs, window);
+            const most =
+              d.duplicate || d.reentered
+                ? Infinity
+                : Math.max(1, d.buckets[i]!.retryAfterMs, window);
             expect(ttl === -2 || (ttl > 0 && ttl <= most), `${key} TTL (got ${ttl})`).toBe(true);
           }
           // Every key the decision may have written lives with a TTL (never -1).

@@ -102,6 +102,11 @@ export class Verdicts {
   ): Verdict {
     const name = policy.policyName;
     if (d.duplicate) return this.duplicate(policy);
+    if (d.reentered) {
+      // An earlier copy was charged and not finished (its claim kept the charge): allowed, not charged again.
+      this.m.decision(name, policy.claim?.name ?? 'claim', 'reentered');
+      return ALLOWED;
+    }
     d.buckets.forEach((o, i) => {
       const outcome = o.allowed ? 'allowed' : buckets[i]!.shadow ? 'shadow_rejected' : 'rejected';
       this.m.decision(name, meta[i]!.rule, outcome);

@@ -5,7 +5,12 @@ import { gcra as GCRA } from '../core/kinds/gcra.js';
 import { ruleKind } from '../core/rule-kinds.js';
 import { CrossSlotDecider, claimGroup, groupBy } from './cross-slot.js';
 import type { Lease, RateLimitStore } from './rate-limit.store.js';
-import { Decision, DecideRequest, duplicateDecision } from '../core/decision.types.js';
+import {
+  Decision,
+  DecideRequest,
+  duplicateDecision,
+  reenteredDecision,
+} from '../core/decision.types.js';
 import { SameTurnBatcher, riskStateAt } from './redis-batcher.js';
 import { clockArgs, fastArgs, generalArgs } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
@@ -95,6 +100,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     const { keys, args, penalties } = fast ? fastArgs(sub, clock) : generalArgs(sub, clock);
     const out = await this.redis.script<(string | number | null)[]>('ratelimit_decide', keys, args);
     if (out[0] === 'dup') return duplicateDecision(this.appClock.now());
+    if (out[0] === 'again') return reenteredDecision(this.appClock.now());
     // Reply: the string kinds' values (bucket order), penalty strike TATs, then the hash kinds' fields.
     const state: BucketState[] = new Array<BucketState>(buckets.length);
     const kinds = buckets.map((b) => ruleKind(b.kind));
