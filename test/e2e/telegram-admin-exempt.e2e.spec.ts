@@ -12,7 +12,8 @@ const ADMIN = 515151;
  * the test can spend it: removing the exemption from the shipped rule makes this fail.
  */
 function shippedRulesWithASmallGlobal(): unknown[] {
-  const rules = (RATE_LIMIT_DEFAULTS.telegram as { rules: Record<string, unknown>[] }).rules;
+  const rules = (RATE_LIMIT_DEFAULTS.telegram as unknown as { rules: Record<string, unknown>[] })
+    .rules;
   return rules.map((r) => (r.name === 'global' ? { ...r, capacity: 3, rate: '1/h' } : r));
 }
 

@@ -10,7 +10,7 @@ import { deliver, telegramConfigFile, textUpdate } from '../support/telegram.js'
  * of each, small enough to spend (costs: /search 2, /help 1).
  */
 function rules(): unknown[] {
-  const shipped = (RATE_LIMIT_DEFAULTS.telegram as { rules: unknown[] }).rules;
+  const shipped = (RATE_LIMIT_DEFAULTS.telegram as unknown as { rules: unknown[] }).rules;
   return [
     ...shipped,
     { name: 'per-command', dimension: 'command', capacity: 4, rate: '1/h' },
