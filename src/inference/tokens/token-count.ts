@@ -75,7 +75,7 @@ export class TokenCounter {
       return Buffer.byteLength(text, 'utf8');
     }
     this.budget -= text.length;
-    if (text.length < MAX_RUN) return this.t.countTokens(text);
+    if (!hasLongRun(text)) return this.t.countTokens(text);
     const parts = text.split(LONG_RUN);
     let n = 0;
     for (let i = 0; i < parts.length; i++) {
@@ -88,6 +88,19 @@ export class TokenCounter {
     }
     return n;
   }
+}
+
+/** True when `text` has a run of MAX_RUN or more characters without whitespace (a scan, cheaper than the regex). */
+function hasLongRun(text: string): boolean {
+  if (text.length < MAX_RUN) return false;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // Whitespace as \s sees it in the common cases: space, tab, CR, LF, VT, FF, NBSP.
+    if (c === 32 || (c >= 9 && c <= 13) || c === 160) run = 0;
+    else if (++run >= MAX_RUN) return true;
+  }
+  return false;
 }
 
 /** Tokens OpenAI adds per chat message (its role and separators) and to prime the reply. */

@@ -123,9 +123,11 @@ export class Verdicts {
     if (cache) this.learn(buckets, d, !policy.flag);
     if (!d.allowed) {
       const o = d.buckets[d.blocker]!;
+      // A token budget may have tokens left, only not this request's reservation: they are shown.
+      const left = isReconciled(buckets[d.blocker]!) ? o.remaining : 0;
       return {
         kind: 'limited',
-        quota: quotaOf(meta[d.blocker]!, { ...o, remaining: 0, resetMs: o.retryAfterMs }),
+        quota: quotaOf(meta[d.blocker]!, { ...o, remaining: left, resetMs: o.retryAfterMs }),
         retryAfterMs: o.retryAfterMs,
         concurrency: isLeased(buckets[d.blocker]!),
         tokens: isReconciled(buckets[d.blocker]!),
