@@ -7,6 +7,7 @@ import { CacheShieldModule } from '../locks/cache-shield/cache-shield.module.js'
 import { RateLimitModule } from '../locks/rate-limit/rate-limit.module.js';
 import { inferenceCost } from './inference-cost.js';
 import { inferenceTokens, setTokenSafety } from './tokens/token-ask.js';
+import { warmTokenizer } from './tokens/token-count.js';
 import { InferenceController } from './inference.controller.js';
 import { INFERENCE_BACKEND, InferenceBackend } from './inference-backend.js';
 import { InferenceService } from './inference.service.js';
@@ -58,6 +59,7 @@ export class InferenceModule implements OnModuleInit, OnApplicationShutdown {
     @Inject(RAMPART_CONFIG) config: RampartConfig,
   ) {
     setTokenSafety(config.inference.tokenSafetyPercent);
+    warmTokenizer();
   }
 
   onModuleInit(): void {

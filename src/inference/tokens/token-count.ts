@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
  * Token counts with a real tokenizer (gpt-tokenizer: pure JS, its encodings ship in the package, nothing is
  * downloaded): o200k_base for gpt-4o, gpt-4.1, gpt-5 and the o-series, cl100k_base for gpt-4, gpt-3.5 and the
  * embeddings; any other model gets o200k_base (the newest, closest to today's BPE vocabularies) and the caller
- * multiplies by a safety factor (docs/inference.md#token-budgets). Encodings are loaded on first use only.
+ * multiplies by a safety factor (docs/inference.md#token-budgets). o200k_base is loaded at boot (warmTokenizer),
+ * cl100k_base on first use.
  */
 export type Encoding = 'o200k_base' | 'cl100k_base';
 
@@ -34,6 +35,15 @@ function tokenizer(encoding: Encoding): Tokenizer {
     loaded.set(encoding, t);
   }
   return t;
+}
+
+/**
+ * Loads o200k_base now (the encoding of today's models and of unknown ones): about 1–2 s of one core that the
+ * first request would otherwise pay on the event loop, stalling every stream's timers (boot, InferenceModule).
+ * cl100k_base stays on first use.
+ */
+export function warmTokenizer(): void {
+  tokenizer('o200k_base');
 }
 
 /** True once an encoding is loaded (tests, the first-use cost). */

@@ -2,8 +2,13 @@ import type { TokenUse } from '../../http/request-state.js';
 import type { SseSink } from '../inference-backend.js';
 import { TokenCounter, encodingOf } from './token-count.js';
 
-/** Characters of streamed answer text tokenized at most (past it, UTF-8 bytes: an upper bound). */
-const MAX_STREAMED_CHARS = 1 << 20;
+/**
+ * Characters of one stream's answer text tokenized at most (past it, UTF-8 bytes: an upper bound). An answer of
+ * 8 192 tokens is about 32 KB of text; this bounds the CPU a stream's metering costs on the event loop.
+ */
+const MAX_STREAMED_CHARS = 65_536;
+/** Longest event relayed whole; a larger one is passed on as it comes and charged its bytes (an upper bound). */
+const MAX_EVENT_CHARS = 262_144;
 
 /** A usage object as the upstream reports it, when it has both counts as numbers ≥ 0 (explicit zeros too). */
 export function usageOf(v: unknown): TokenUse | undefined {
@@ -38,6 +43,11 @@ export class UsageMeter {
     return this.metered?.opened === true;
   }
 
+  /** Text relayed unparsed (an oversized event): its UTF-8 bytes, an upper bound of its tokens. */
+  bytes(s: string): void {
+    this.completion += Buffer.byteLength(s, 'utf8');
+  }
+
   text(s: string): void {
     if (s.length === 0) return;
     this.counter ??= new TokenCounter(encodingOf(this.model).encoding, MAX_STREAMED_CHARS);
@@ -65,7 +75,13 @@ export class UsageMeter {
   }
 }
 
-const EVENT_END = /\r?\n\r?\n/;
+/** The first event end (`\n\n` or `\r\n\r\n`) from `from`: its index and length, or undefined. */
+function eventEnd(buf: string, from: number): [number, number] | undefined {
+  const lf = buf.indexOf('\n\n', from);
+  const crlf = buf.indexOf('\r\n\r\n', from);
+  if (crlf >= 0 && (lf < 0 || crlf < lf)) return [crlf, 4];
+  return lf >= 0 ? [lf, 2] : undefined;
+}
 
 /**
  * A stream sink that meters what passes: whole server-sent events are relayed (a partial one waits for its end),
@@ -91,12 +107,20 @@ export class MeteredSink implements SseSink {
   }
 
   write(data: string | Uint8Array): Promise<void> {
+    // Only the new text (and the 3 characters before it) can hold an event end not seen yet.
+    let from = Math.max(0, this.buf.length - 3);
     this.buf += typeof data === 'string' ? data : this.decoder.decode(data, { stream: true });
     let out = '';
-    for (let m = EVENT_END.exec(this.buf); m; m = EVENT_END.exec(this.buf)) {
-      const event = this.buf.slice(0, m.index);
-      this.buf = this.buf.slice(m.index + m[0].length);
+    for (let e = eventEnd(this.buf, from); e; e = eventEnd(this.buf, from)) {
+      const event = this.buf.slice(0, e[0]);
+      this.buf = this.buf.slice(e[0] + e[1]);
+      from = 0;
       if (this.keep(event)) out += `${event}\n\n`;
+    }
+    if (this.buf.length > MAX_EVENT_CHARS) {
+      this.meter.bytes(this.buf);
+      out += this.buf;
+      this.buf = '';
     }
     return out.length > 0 ? this.inner.write(out) : Promise.resolve();
   }
@@ -107,7 +131,10 @@ export class MeteredSink implements SseSink {
   }
 
   async end(): Promise<void> {
-    if (this.buf.length > 0 && this.inner.opened) await this.inner.write(this.buf);
+    if (this.buf.length > 0 && this.inner.opened) {
+      this.meter.bytes(this.buf);
+      await this.inner.write(this.buf);
+    }
     this.buf = '';
     return this.inner.end();
   }
@@ -124,6 +151,8 @@ export class MeteredSink implements SseSink {
     try {
       o = JSON.parse(data);
     } catch {
+      // Not JSON (the rest of an oversized event, or a broken one): relayed, charged its bytes.
+      this.meter.bytes(data);
       return true;
     }
     this.meter.see(o);
