@@ -162,6 +162,21 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'tokens in shadow mode: counted past its limit, never blocks, reserves nothing past it',
+    steps: [
+      {
+        req: { rules: [{ ...TOK, shadow: true }], cost: 60 },
+        expect: { allowed: true, ok: { tok: true } },
+      },
+      {
+        req: { rules: [{ ...TOK, shadow: true }], cost: 60 },
+        expect: { allowed: true, ok: { tok: false }, retry: { tok: 10_000 } },
+      },
+      // Only the first reservation was taken.
+      { req: { rules: [TOK], cost: 40 }, expect: { allowed: true, remaining: { tok: 0 } } },
+    ],
+  },
+  {
     name: 'tokens: all-or-nothing with the other rules, tiers scale the budget',
     steps: [
       {
