@@ -8,6 +8,7 @@
  *   fake.setErrorRate(0.5);    // half of the calls answer 500
  *   fake.setHang(true);        // accept calls and never answer
  *   fake.setStatus(429);       // answer every call with 429 (+ OpenAI error body)
+ *   fake.setUsage('omit');     // answers without `usage` (JSON) and streams without the usage chunk
  *   fake.requests, fake.inFlight, fake.aborted   // what reached it
  *
  * Endpoints:
@@ -64,6 +65,12 @@ export interface FakeOpenAI {
   /** Streams stop after their first content chunk until resumeStreams() (to observe relaying). */
   pauseStreams(): void;
   resumeStreams(): void;
+  /**
+   * What answers report as `usage`: `'omit'` none at all (JSON without `usage`, streams without the usage chunk
+   * even when asked), or these counts (`completion: 'max_tokens'` = the request's max_tokens); undefined = the
+   * default, 5 prompt tokens and one completion token per word sent.
+   */
+  setUsage(u: UsageSetting): void;
   /** Back to normal answers; counters are kept. */
   reset(): void;
   /** Chat-completion calls received. */
@@ -81,6 +88,9 @@ export interface FakeOpenAI {
   close(): Promise<void>;
 }
 
+export type UsageSetting =
+  'omit' | { prompt?: number; completion?: number | 'max_tokens' } | undefined;
+
 interface Settings {
   latencyMs: number;
   errorRate: number;
@@ -90,6 +100,7 @@ interface Settings {
   badJson: boolean;
   /** Endless streams of chunks this many characters long (0 = normal answers). */
   endlessChars: number;
+  usage: UsageSetting;
 }
 const DEFAULTS: Settings = {
   latencyMs: 0,
@@ -99,6 +110,7 @@ const DEFAULTS: Settings = {
   chunkDelayMs: 5,
   badJson: false,
   endlessChars: 0,
+  usage: undefined,
 };
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
@@ -145,7 +157,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     const body = lastRequest?.body ?? {};
     const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16;
     const words = WORDS.slice(0, Math.max(1, Math.min(maxTokens, WORDS.length)));
-    if (body.stream === true) return stream(res, words, includeUsage(body));
+    const usage = usageFor(s.usage, maxTokens, words.length);
+    if (body.stream === true) return stream(res, words, includeUsage(body) ? usage : undefined);
     json(res, 200, {
       id: 'chatcmpl-fake',
       object: 'chat.completion',
@@ -159,11 +172,15 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
           logprobs: null,
         },
       ],
-      usage: { prompt_tokens: 5, completion_tokens: words.length, total_tokens: 5 + words.length },
+      ...(usage ? { usage } : {}),
     });
   }
 
-  async function stream(res: ServerResponse, words: string[], usage: boolean): Promise<void> {
+  async function stream(
+    res: ServerResponse,
+    words: string[],
+    usage: ReturnType<typeof usageFor>,
+  ): Promise<void> {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -192,11 +209,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       if (!(await sleep(s.chunkDelayMs, res))) return;
     }
     send({}, 'stop');
-    if (usage) {
-      const counts = { prompt_tokens: 5, completion_tokens: words.length };
-      const total = { ...counts, total_tokens: 5 + words.length };
-      res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: total })}\n\n`);
-    }
+    if (usage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
     res.end('data: [DONE]\n\n');
   }
 
@@ -222,6 +235,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     setChunkDelay: (ms) => void (s.chunkDelayMs = ms),
     setBadJson: (on) => void (s.badJson = on),
     setEndlessStreams: (chars) => void (s.endlessChars = chars),
+    setUsage: (u) => void (s.usage = u),
     pauseStreams() {
       if (gate) return;
       let open!: () => void;
@@ -257,6 +271,23 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       server.close();
       await once(server, 'close');
     },
+  };
+}
+
+/** The usage an answer reports (undefined: none). */
+function usageFor(
+  u: UsageSetting,
+  maxTokens: number,
+  words: number,
+): { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined {
+  if (u === 'omit') return undefined;
+  const prompt = u?.prompt ?? 5;
+  const c = u?.completion;
+  const completion = c === 'max_tokens' ? maxTokens : (c ?? words);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
   };
 }
 

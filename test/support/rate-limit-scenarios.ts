@@ -99,6 +99,8 @@ interface Step {
   release?: string;
   /** Before the request: give this claim id back with its charge kept (`StoreHarness.keepCharge`). */
   keep?: string;
+  /** Before the request: settle the token reservations of step `step` (its first request) to `used` tokens. */
+  settle?: { step: number; used: number };
 }
 
 interface Scenario {
@@ -114,8 +116,91 @@ const BIG = rule('big', 5, 1);
 const WIN = rule('win', 4, 4);
 /** Two requests in flight at most; a lease lives 10 s if never given back (rate = capacity ÷ lease). */
 const CONC = rule('conc', 2, 0.2, { kind: 'c', leaseUs: 10_000_000 });
+/** 100 tokens per 10 s window (aligned to the epoch: the manual clock starts on a window's first µs). */
+const TOK = rule('tok', 100, 10, {
+  kind: 'k',
+  windowUs: 10_000_000,
+  tokens: { count: 'total', perModel: false },
+});
 
 export const SCENARIOS: Scenario[] = [
+  {
+    name: 'tokens: reservations up to the budget, settled to what was used, in their own window only',
+    steps: [
+      {
+        req: { rules: [TOK], cost: 60 },
+        expect: { allowed: true, remaining: { tok: 40 }, limit: { tok: 100 }, retry: { tok: 0 } },
+      },
+      // A reservation that does not fit waits for the window's end.
+      {
+        req: { rules: [TOK], cost: 60 },
+        expect: { allowed: false, blocker: 'tok', retry: { tok: 10_000 }, remaining: { tok: 40 } },
+      },
+      // Step 1 used 10 of its 60: 50 come back, and the same reservation fits now.
+      {
+        settle: { step: 1, used: 10 },
+        req: { rules: [TOK], cost: 60 },
+        expect: { allowed: true, remaining: { tok: 30 } },
+      },
+      {
+        advance: 9000,
+        req: { rules: [TOK], cost: 60 },
+        expect: { allowed: false, retry: { tok: 1000 } },
+      },
+      // A new window: the budget is whole again.
+      {
+        advance: 1000,
+        req: { rules: [TOK], cost: 60 },
+        expect: { allowed: true, remaining: { tok: 40 } },
+      },
+      // A settlement of the last window's reservation changes nothing in this one.
+      {
+        settle: { step: 3, used: 0 },
+        req: { rules: [TOK], cost: 40 },
+        expect: { allowed: true, remaining: { tok: 0 } },
+      },
+      // Settled above the reservation: charged what was used (the window runs over, never refunds below 0).
+      {
+        settle: { step: 5, used: 70 },
+        req: { rules: [TOK], cost: 1 },
+        expect: { allowed: false, remaining: { tok: 0 } },
+      },
+    ],
+  },
+  {
+    name: 'tokens in shadow mode: counted past its limit, never blocks, reserves nothing past it',
+    steps: [
+      {
+        req: { rules: [{ ...TOK, shadow: true }], cost: 60 },
+        expect: { allowed: true, ok: { tok: true } },
+      },
+      {
+        req: { rules: [{ ...TOK, shadow: true }], cost: 60 },
+        expect: { allowed: true, ok: { tok: false }, retry: { tok: 10_000 } },
+      },
+      // Only the first reservation was taken.
+      { req: { rules: [TOK], cost: 40 }, expect: { allowed: true, remaining: { tok: 0 } } },
+    ],
+  },
+  {
+    name: 'tokens: all-or-nothing with the other rules, tiers scale the budget',
+    steps: [
+      {
+        req: { rules: [TOK, rule('one', 1, 0.1, { cost: 1 })], cost: 30 },
+        expect: { allowed: true },
+      },
+      // The rate rule refuses: nothing is reserved.
+      {
+        req: { rules: [TOK, rule('one', 1, 0.1, { cost: 1 })], cost: 30 },
+        expect: { allowed: false, blocker: 'one', ok: { tok: true } },
+      },
+      { req: { rules: [TOK], cost: 70 }, expect: { allowed: true, remaining: { tok: 0 } } },
+      {
+        req: { rules: [TOK], cost: 50, tier: 2 },
+        expect: { allowed: true, limit: { tok: 200 }, remaining: { tok: 50 } },
+      },
+    ],
+  },
   {
     name: 'concurrency: leases up to capacity, a slot back on release, expired leases pruned',
     steps: [
@@ -821,8 +906,28 @@ export function runStoreScenarios(make: () => Promise<StoreHarness>): void {
     it(`should pass "${s.name}"`, async () => {
       const h = await make();
       let stepNo = 0;
+      const made = new Map<number, { buckets: BucketSpec[]; d: Decision }>();
       for (const step of s.steps) {
         stepNo += 1;
+        if (step.settle) {
+          const was = made.get(step.settle.step)!;
+          await h.store.settle(
+            was.buckets.flatMap((b, i) => {
+              const o = was.d.buckets[i]!;
+              return b.kind === 'k' && o.charged > 0
+                ? [
+                    {
+                      key: b.key,
+                      group: b.group,
+                      reserved: o.charged,
+                      used: step.settle!.used,
+                      untilUs: o.untilUs!,
+                    },
+                  ]
+                : [];
+            }),
+          );
+        }
         if (step.advance) h.clock.advance(step.advance);
         if (step.wait) await new Promise((r) => setTimeout(r, step.wait));
         if (step.keep) await h.keepCharge(`${h.prefix}:claim:t:${step.keep}`);
@@ -842,6 +947,7 @@ export function runStoreScenarios(make: () => Promise<StoreHarness>): void {
             told,
           });
           check(d, names, step.expect, `step ${stepNo}#${t + 1}`);
+          if (t === 0) made.set(stepNo, { buckets, d });
           // A claim lives at most its TTL; a told key at most max(retry-after, window) of its bucket's refusal.
           if (claim) {
             const ttl = await h.ttl(claim.key);

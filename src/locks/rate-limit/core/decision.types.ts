@@ -5,7 +5,7 @@ import type { RiskParams } from './risk.types.js';
  * records) and what it answers, as every store and bucket-math.ts see it.
  */
 
-/** The code of a rule kind (core/rule-kinds.ts): `g` GCRA, `t` token bucket, `f` fixed window (the fuse), `c` concurrency. */
+/** The code of a rule kind (core/rule-kinds.ts): `g` GCRA, `t` token bucket, `f` fixed window (the fuse), `c` concurrency, `k` tokens. */
 export type BucketKind = string;
 
 /** One bucket to decide, with every multiplier the app knows already applied. */
@@ -17,9 +17,9 @@ export interface BucketSpec {
   kind: BucketKind;
   /** Burst in tokens (> 0, may be fractional after multipliers); the limit per window for `f`. */
   capacity: number;
-  /** Microseconds per token (`g`, `t`: 1e6 / tokens per second); the window length for `f`; the lease for `c`. */
+  /** Microseconds per token (`g`, `t`: 1e6 / tokens per second); the window length for `f` and `k`; the lease for `c`. */
   intervalUs: number;
-  /** Tokens this request takes from this bucket (integer ≥ 1). */
+  /** Tokens this request takes from this bucket (integer ≥ 1; for `k`, the tokens it reserves). */
   cost: number;
   /** Decided and reported but never blocks. */
   shadow: boolean;
@@ -92,8 +92,10 @@ export interface BucketOutcome {
   resetMs: number;
   /** Capacity in force for this request (after degrade and penalty), whole tokens. */
   limit: number;
-  /** What was charged, to refund it (µs of TAT for `g`, tokens for `t` and `f`); 0 when nothing was. */
+  /** What was charged, to refund it (µs of TAT for `g`, tokens for `t`, `f` and `k`); 0 when nothing was. */
   charged: number;
+  /** Reconciled kinds (token budgets), charged: the end of the window the reservation went to, epoch µs. */
+  untilUs?: number;
 }
 
 export interface Decision {

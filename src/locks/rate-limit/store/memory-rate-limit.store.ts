@@ -3,8 +3,9 @@ import { BucketState, Write, decideBuckets } from '../core/bucket-math.js';
 import { BoundedMap, MemoryStoreFullError } from '../../../common/bounded-map.js';
 import { Clock, systemClock } from '../../../common/clock.js';
 import { MemoryRiskRecords } from './risk/memory-risk-records.js';
-import type { Lease, RateLimitStore } from './rate-limit.store.js';
+import type { Lease, RateLimitStore, Settlement } from './rate-limit.store.js';
 import { withoutLease } from '../core/kinds/concurrency.js';
+import { settledWindow } from '../core/kinds/tokens.js';
 import {
   Decision,
   DecideRequest,
@@ -78,6 +79,18 @@ export class MemoryRateLimitStore implements RateLimitStore {
       const rest = withoutLease(e.value, lease.id);
       if (rest === undefined) this.entries.delete(key);
       else this.entries.set(key, new Entry(rest, e.expiresAt), this.clock.now());
+    }
+    return Promise.resolve();
+  }
+
+  /** Settles token reservations: the window they went to keeps its expiry; an ended window is left alone. */
+  settle(items: readonly Settlement[]): Promise<void> {
+    const nowMs = this.clock.now();
+    for (const it of items) {
+      const e = this.entries.get(it.key);
+      if (e === undefined || e.expiresAt <= nowMs) continue;
+      const w = settledWindow(e.value, it.untilUs, it.reserved, it.used);
+      if (w) this.entries.set(it.key, new Entry(w, e.expiresAt), nowMs);
     }
     return Promise.resolve();
   }

@@ -4,7 +4,7 @@ import { BucketState, decideBuckets } from '../core/bucket-math.js';
 import { gcra as GCRA } from '../core/kinds/gcra.js';
 import { ruleKind } from '../core/rule-kinds.js';
 import { CrossSlotDecider, claimGroup, groupBy } from './cross-slot.js';
-import type { Lease, RateLimitStore } from './rate-limit.store.js';
+import type { Lease, RateLimitStore, Settlement } from './rate-limit.store.js';
 import {
   Decision,
   DecideRequest,
@@ -73,6 +73,22 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
     await Promise.all(
       [...slots.values()].map((keys) => this.redis.script('ratelimit_release', keys, [lease.id])),
+    );
+  }
+
+  /** One `ratelimit_settle` call per hash slot of the settlements (one slot unless `scope: subject`). */
+  async settle(items: readonly Settlement[]): Promise<void> {
+    const slots = new Map<string, { keys: string[]; args: (string | number)[] }>();
+    for (const it of items) {
+      let s = slots.get(it.group);
+      if (!s) slots.set(it.group, (s = { keys: [], args: [] }));
+      s.keys.push(it.key);
+      s.args.push(it.reserved, it.used, it.untilUs);
+    }
+    await Promise.all(
+      [...slots.values()].map((s) =>
+        this.redis.script('ratelimit_settle', s.keys, s.args.map(String)),
+      ),
     );
   }
 
