@@ -95,6 +95,29 @@ export class RecoveryGate {
     }
   }
 
+  /**
+   * The refusal admit() would give now, without moving the phase or taking a probe: for a call that was
+   * admitted and then waited for a slot while the circuit stopped letting calls in. Undefined: still admitting.
+   */
+  refusing(): Admission<Refusal> | undefined {
+    switch (this.current) {
+      case 'open':
+        return {
+          admit: false,
+          reason: 'open',
+          retryAfterMs: Math.max(PROBE_RETRY_MS, this.nextProbeAt - this.clock.now()),
+        };
+      case 'half_open':
+        return { admit: false, reason: 'half_open', retryAfterMs: PROBE_RETRY_MS };
+      case 'forced_open':
+        return { admit: false, reason: 'forced_open', retryAfterMs: this.timing.resetTimeoutMs };
+      case 'closed':
+      case 'forced_closed':
+      case 'recovering':
+        return undefined;
+    }
+  }
+
   /** Result of a probe admitted by admit(); ignored when the phase changed meanwhile. `why`: of a failure. */
   probeDone(epoch: number, outcome: ProbeOutcome, why: TripReason = 'probe_failed'): void {
     if (epoch !== this.epoch || this.current !== 'half_open') return;
