@@ -3,6 +3,7 @@
  * a real OpenAI-compatible upstream (test/support/fake-openai.ts) that slows down:
  * - the adaptive limit falls when the backend's latency grows, and the calls above it get 503 `backend_busy`
  *   at once instead of piling up at the backend;
+ * - with `maxWaitMs`, calls above a full bulkhead wait in order for a slot instead of 503, within `maxWaiting`;
  * - slow successes over `slowCallRatio` open the circuit, and its state names `slow_calls`.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -77,6 +78,12 @@ async function load(app: RunningApp, workers: number, each: number): Promise<num
     }),
   );
   return statuses;
+}
+
+async function metricValue(app: RunningApp, name: string): Promise<number> {
+  const text = await (await fetch(`${app.url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{backend="inference"} `));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : NaN;
 }
 
 describe.each(ADAPTERS)('breaker overload control (%s)', (adapter) => {
@@ -166,6 +173,30 @@ describe.each(ADAPTERS)('breaker overload control (%s)', (adapter) => {
       expect(metrics).toMatch(/rampart_breaker_sample_rtt_seconds\{backend="inference"\} [\d.e-]+/);
     },
   );
+
+  it('should let calls above a full bulkhead wait for a slot with maxWaitMs, and refuse past maxWaiting', async () => {
+    const { app } = await start({
+      ...BREAKER,
+      adaptive: false,
+      capacity: 1,
+      maxWaitMs: 30_000,
+      maxWaiting: 2,
+    });
+    fake.setLatency(3_000); // long enough that nothing ends before the queue is full, on a busy machine
+    // One call holds the only slot; two wait for it; the fourth finds the queue full.
+    const first = infer(app);
+    await expect.poll(() => fake.inFlight, { timeout: 10_000 }).toBe(1);
+    const waiting = [infer(app), infer(app)];
+    await expect
+      .poll(async () => metricValue(app, 'rampart_breaker_waiting'), { timeout: 2_500 })
+      .toBe(2);
+    const refused = await infer(app);
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ error: 'backend_busy' });
+    const all = await Promise.all([first, ...waiting]);
+    expect(all.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(fake.requests).toBe(3);
+  });
 
   it(
     'should open the circuit on slow successes and name slow_calls as the reason',
