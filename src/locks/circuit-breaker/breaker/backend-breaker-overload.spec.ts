@@ -34,12 +34,15 @@ const OPTS: GuardOptions = {
 };
 
 const breakers: BackendBreaker[] = [];
-function breaker(slice: Partial<CircuitBreakerSlice> = {}): BackendBreaker {
+function breaker(
+  slice: Partial<CircuitBreakerSlice> = {},
+  clock = new ManualClock(),
+): BackendBreaker {
   const policies: Record<string, RoutePolicy> = {
     p: { locks: { circuitBreaker: { ...BASE, ...slice } } },
   };
   const plan = resolveBackends(policies).plans.get('b')!;
-  const b = new BackendBreaker(plan, new BreakerMetrics(new MetricsService()), new ManualClock());
+  const b = new BackendBreaker(plan, new BreakerMetrics(new MetricsService()), clock);
   breakers.push(b);
   return b;
 }
@@ -143,5 +146,22 @@ describe(`${BackendBreaker.name} under overload`, () => {
         await b.guard(a, () => Promise.reject(fail), OPTS).verdict.catch(() => undefined);
     }
     expect(b.status()).toMatchObject({ phase: 'open', reason: 'errors' });
+  });
+
+  it('should count a slow probe as a failed one: the circuit opens again, reason slow_calls', async () => {
+    const clock = new ManualClock();
+    const b = breaker({ slowCallMs: 30, slowCallRatio: 0.5, minimumVolume: 4 }, clock);
+    for (let i = 0; i < 4; i++) await hold(b, b.admit(), undefined, 60).verdict;
+    await tick();
+    expect(b.status()).toMatchObject({ phase: 'open', reason: 'slow_calls' });
+    clock.advance(5_000);
+    const probe = b.admit();
+    expect(probe).toMatchObject({ admit: true, probe: {} });
+    expect(await hold(b, probe, undefined, 60).verdict).toBe('done');
+    expect(b.status()).toMatchObject({ phase: 'open', reason: 'slow_calls' });
+    clock.advance(5_000);
+    await hold(b, b.admit(), undefined, 0).verdict; // a fast probe closes it (halfOpenProbes 1, no ramp)
+    expect(b.phase).toBe('closed');
+    expect(b.status().reason).toBeUndefined();
   });
 });
