@@ -658,22 +658,23 @@ export const SCENARIOS: Scenario[] = [
     name: 'claims: a duplicate charges nothing, the claim lives its TTL',
     steps: [
       {
-        req: { rules: [A], claim: { id: 'u1', ttlMs: 40 } },
+        req: { rules: [A], claim: { id: 'u1', ttlMs: 400 } },
         expect: { allowed: true, remaining: { a: 2 } },
       },
       {
-        req: { rules: [A], claim: { id: 'u1', ttlMs: 40 } },
+        req: { rules: [A], claim: { id: 'u1', ttlMs: 400 } },
         expect: { allowed: true, duplicate: true },
         times: 2,
       },
       {
-        req: { rules: [A], claim: { id: 'u2', ttlMs: 40 } },
+        req: { rules: [A], claim: { id: 'u2', ttlMs: 400 } },
         expect: { allowed: true, remaining: { a: 1 } },
       },
       {
-        advance: 50,
-        wait: 60,
-        req: { rules: [A], claim: { id: 'u1', ttlMs: 40 } },
+        // Long enough that a loaded machine still reads the TTL before it runs out.
+        advance: 450,
+        wait: 460,
+        req: { rules: [A], claim: { id: 'u1', ttlMs: 400 } },
         expect: { allowed: true, remaining: { a: 0 } },
       },
     ],
