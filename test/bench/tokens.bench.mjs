@@ -50,7 +50,7 @@ function rate(fn) {
 }
 
 // Warm-up (JIT, the tokenizer's merge cache on other text): a second of mixed prompts.
-for (const t0 = performance.now(); performance.now() - t0 < 1000; )
+for (const t0 = performance.now(); performance.now() - t0 < 1000;)
   promptTokens('gpt-4o', [{ role: 'user', content: words.repeat(5) + Math.random() }], 1);
 
 const rows = [];
