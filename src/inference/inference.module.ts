@@ -1,10 +1,14 @@
 import { Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { ProblemStyles } from '../common/problem-styles.js';
 import { RAMPART_CONFIG } from '../config/config.constants.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { HealthRegistry } from '../health/health-registry.service.js';
 import { CacheShieldModule } from '../locks/cache-shield/cache-shield.module.js';
+import { BreakerRegistry } from '../locks/circuit-breaker/breaker/breaker-registry.service.js';
 import { RateLimitModule } from '../locks/rate-limit/rate-limit.module.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { inferenceCost } from './inference-cost.js';
 import { InferenceController } from './inference.controller.js';
 import { INFERENCE_BACKEND, InferenceBackend } from './inference-backend.js';
@@ -13,14 +17,46 @@ import { LocalModelBackend } from './local/local-model.backend.js';
 import { MODELS_KEY_SOURCE, modelsKeySource } from './models/models-key-source.js';
 import { ModelsController } from './models/models.controller.js';
 import { OPENAI_PATHS, OPENAI_PROBLEM_STYLE } from './openai-problem-style.js';
+import { ModelRouterBackend } from './routing/model-router.backend.js';
+import { modelRoutes } from './routing/model-routes.settings.js';
 import { UpstreamBackend } from './upstream/upstream.backend.js';
 
-/** The upstream proxy when INFERENCE_UPSTREAM_URL is set, else the built-in demo model. */
-export function createInferenceBackend(config: RampartConfig): InferenceBackend {
+/**
+ * The upstream proxy when INFERENCE_UPSTREAM_URL is set, else the built-in demo model; with
+ * model aliases in CONFIG_FILE (`inference.models`), the model router in front of it.
+ */
+export function createInferenceBackend(
+  config: RampartConfig,
+  modules?: ModuleRef,
+  metrics?: MetricsService,
+  clock?: Clock,
+): InferenceBackend {
   const { upstreamUrl } = config.inference;
-  return upstreamUrl
+  const base = upstreamUrl
     ? new UpstreamBackend({ ...config.inference, upstreamUrl })
     : new LocalModelBackend();
+  const routes = modelRoutes(config);
+  if (routes.size === 0 || !metrics || !clock) return base;
+  let registry: BreakerRegistry | null | undefined = null;
+  const breakers = (): BreakerRegistry | undefined => {
+    // Lock 4 is found where it is installed, never imported as a module; absent = attempts unguarded.
+    if (registry === null) registry = findBreakers(modules);
+    return registry;
+  };
+  const fallbacks = metrics.counter(
+    'rampart_inference_fallbacks_total',
+    'Upstreams of a model alias passed over by a call, by alias, upstream and reason (rate_limited, cooling_down, circuit_open, busy, failed, timeout)',
+    ['model', 'upstream', 'reason'],
+  );
+  return new ModelRouterBackend(routes, base, { clock, breakers, fallbacks });
+}
+
+function findBreakers(modules?: ModuleRef): BreakerRegistry | undefined {
+  try {
+    return modules?.get(BreakerRegistry, { strict: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -41,7 +77,11 @@ export function createInferenceBackend(config: RampartConfig): InferenceBackend 
   ],
   controllers: [InferenceController, ModelsController],
   providers: [
-    { provide: INFERENCE_BACKEND, inject: [RAMPART_CONFIG], useFactory: createInferenceBackend },
+    {
+      provide: INFERENCE_BACKEND,
+      inject: [RAMPART_CONFIG, ModuleRef, MetricsService, CLOCK],
+      useFactory: createInferenceBackend,
+    },
     InferenceService,
   ],
   exports: [INFERENCE_BACKEND],
