@@ -111,6 +111,18 @@ async function fallbacks(
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
+/** Streamed calls finished (the service's duration histogram, every outcome): the router is done with them. */
+async function streamsDone(app: RunningApp): Promise<number> {
+  const text = await (await fetch(`${app.url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter(
+      (l) =>
+        l.startsWith('rampart_inference_duration_seconds_count{') && l.includes('mode="stream"'),
+    )
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
+
 describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
   let A: FakeOpenAI;
   let B: FakeOpenAI;
@@ -190,8 +202,13 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
 
   it('should never run a stream twice once its first byte was relayed', async () => {
     A.setFailAfterFirstChunk(true);
-    const [a0, b0] = [A.requests, B.requests];
+    const [a0, b0, done] = [A.requests, B.requests, await streamsDone(app)];
     const s = await streamed(app, 'fb-stream');
+    // The client has its answer; wait until the call is over on our side too (a retry would happen before).
+    await eventually(
+      () => streamsDone(app),
+      (n) => n === done + 1,
+    );
     expect(s.status).toBe(200);
     expect(s.events.some((e) => e.includes('"content":"This"'))).toBe(true);
     expect(s.events.some((e) => e.includes('"error"'))).toBe(true);
