@@ -8,6 +8,7 @@ import type { ChatCompletion, ModelList } from '../openai.types.js';
 import { UpstreamBackend } from '../upstream/upstream.backend.js';
 import { attemptOrder } from './attempt-order.js';
 import { Exhausted } from './exhausted.js';
+import { routesHealth } from './routes-health.js';
 import { AttemptSink, guardedAttempt } from './guarded-attempt.js';
 import type { FallbackReason, ModelRoutes, UpstreamRoute } from './model-routes.types.js';
 import { retryAfterMs, UpstreamCooldowns } from './upstream-cooldowns.js';
@@ -83,25 +84,8 @@ export class ModelRouterBackend implements InferenceBackend {
   }
 
   /** Each alias needs one upstream that answers its `GET /models`. */
-  async health(signal: AbortSignal): Promise<Record<string, unknown>> {
-    const up = new Map<string, boolean>();
-    await Promise.all(
-      [...this.backends].map(([name, b]) =>
-        b.health(signal).then(
-          () => up.set(name, true),
-          () => up.set(name, false),
-        ),
-      ),
-    );
-    const models: Record<string, string> = {};
-    const down: string[] = [];
-    for (const [alias, ups] of this.routes) {
-      const ok = ups.filter((u) => up.get(u.name)).length;
-      models[alias] = `${ok}/${ups.length} upstreams answer`;
-      if (ok === 0) down.push(alias);
-    }
-    if (down.length > 0) throw new Error(`no upstream answers for ${down.join(', ')}`);
-    return { backend: this.kind, models };
+  health(signal: AbortSignal): Promise<Record<string, unknown>> {
+    return routesHealth(this.routes, this.backends, signal);
   }
 
   async close(): Promise<void> {

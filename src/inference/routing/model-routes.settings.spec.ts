@@ -7,7 +7,7 @@ import { withUpstreamPolicies } from './upstream-policies.js';
 const config = (inference: unknown): RampartConfig =>
   ({ sections: inference === undefined ? {} : { inference } }) as unknown as RampartConfig;
 
-const problems = (section: unknown, env = {}): string[] => {
+const problems = (section: unknown, env = {}): readonly string[] => {
   try {
     modelRoutes(config(section), env);
     return [];
