@@ -47,6 +47,7 @@ function configFile(a: string, b: string): string {
     'fb-stream': pair('s', a, b),
     'fb-hang': pair('h', a, b, { timeoutMs: 300 }),
     'fb-open': pair('o', a, b),
+    'fb-busy': pair('k', a, b, { capacity: 1 }),
     'all-429': {
       upstreams: [
         { name: 'xa', url: a, model: 'model-a' },
@@ -246,6 +247,29 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
     expect([A.requests - a0, B.requests - b0]).toEqual([0, 1]);
   });
 
+  it("should move on from an upstream whose bulkhead is full (the upstream's own capacity)", async () => {
+    A.pauseStreams();
+    const [a0, b0] = [A.requests, B.requests];
+    const first = await fetch(`${app.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'fb-busy',
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+    });
+    expect(first.status).toBe(200); // holding A's one slot, paused after its first word
+    const second = await chat(app, 'fb-busy');
+    expect(second.status).toBe(200);
+    expect([A.requests - a0, B.requests - b0]).toEqual([1, 1]);
+    expect(await fallbacks(app, 'fb-busy', 'ka', 'busy')).toBe(1);
+    A.resumeStreams();
+    const events: string[] = [];
+    for await (const e of sseData(first)) events.push(e);
+    expect(events.at(-1)).toBe('[DONE]');
+  });
+
   it('should share the calls out by weight', async () => {
     const [a0, b0] = [A.requests, B.requests];
     for (let i = 0; i < 12; i++)
@@ -262,7 +286,16 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
     const list = (await res.json()) as { object: string; data: { id: string; object: string }[] };
     expect(list.object).toBe('list');
     expect(list.data.map((m) => m.id).sort()).toEqual(
-      ['all-429', 'fb-429', 'fb-5xx', 'fb-hang', 'fb-open', 'fb-stream', 'weighted'].sort(),
+      [
+        'all-429',
+        'fb-429',
+        'fb-5xx',
+        'fb-busy',
+        'fb-hang',
+        'fb-open',
+        'fb-stream',
+        'weighted',
+      ].sort(),
     );
     expect(JSON.stringify(list)).not.toMatch(/model-a|model-b|upstream|127\.0\.0\.1/);
     const [a0, b0] = [A.requests, B.requests];
