@@ -6,7 +6,6 @@ import { RAMPART_CONFIG } from '../config/config.constants.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { HealthRegistry } from '../health/health-registry.service.js';
 import { CacheShieldModule } from '../locks/cache-shield/cache-shield.module.js';
-import { BreakerRegistry } from '../locks/circuit-breaker/breaker/breaker-registry.service.js';
 import { RateLimitModule } from '../locks/rate-limit/rate-limit.module.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { inferenceCost } from './inference-cost.js';
@@ -17,7 +16,7 @@ import { LocalModelBackend } from './local/local-model.backend.js';
 import { MODELS_KEY_SOURCE, modelsKeySource } from './models/models-key-source.js';
 import { ModelsController } from './models/models.controller.js';
 import { OPENAI_PATHS, OPENAI_PROBLEM_STYLE } from './openai-problem-style.js';
-import { ModelRouterBackend } from './routing/model-router.backend.js';
+import { createModelRouter } from './routing/model-router.factory.js';
 import { modelRoutes } from './routing/model-routes.settings.js';
 import { UpstreamBackend } from './upstream/upstream.backend.js';
 
@@ -36,27 +35,8 @@ export function createInferenceBackend(
     ? new UpstreamBackend({ ...config.inference, upstreamUrl })
     : new LocalModelBackend();
   const routes = modelRoutes(config);
-  if (routes.size === 0 || !metrics || !clock) return base;
-  let registry: BreakerRegistry | null | undefined = null;
-  const breakers = (): BreakerRegistry | undefined => {
-    // Lock 4 is found where it is installed, never imported as a module; absent = attempts unguarded.
-    if (registry === null) registry = findBreakers(modules);
-    return registry;
-  };
-  const fallbacks = metrics.counter(
-    'rampart_inference_fallbacks_total',
-    'Upstreams of a model alias passed over by a call, by alias, upstream and reason (rate_limited, cooling_down, circuit_open, busy, failed, timeout)',
-    ['model', 'upstream', 'reason'],
-  );
-  return new ModelRouterBackend(routes, base, { clock, breakers, fallbacks });
-}
-
-function findBreakers(modules?: ModuleRef): BreakerRegistry | undefined {
-  try {
-    return modules?.get(BreakerRegistry, { strict: false });
-  } catch {
-    return undefined;
-  }
+  if (routes.size === 0 || !modules || !metrics || !clock) return base;
+  return createModelRouter(routes, base, modules, metrics, clock);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Counter } from 'prom-client';
 import type { Clock } from '../../common/clock.js';
+import type { LockMode } from '../../config/policy.types.js';
 import type { BreakerRegistry } from '../../locks/circuit-breaker/breaker/breaker-registry.service.js';
 import type { ChatCompletionRequestDto } from '../dto/chat-completion-request.dto.js';
 import { InferenceError } from '../inference.errors.js';
@@ -17,6 +18,8 @@ import { retryAfterMs, UpstreamCooldowns } from './upstream-cooldowns.js';
 export interface RouterDeps {
   clock: Clock;
   breakers: () => BreakerRegistry | undefined;
+  /** The mode of the breaker slice of an upstream's policy (`off`: unguarded; `shadow`: never refused). */
+  mode: (backend: string) => LockMode;
   fallbacks: Counter<'model' | 'upstream' | 'reason'>;
 }
 
@@ -112,9 +115,10 @@ export class ModelRouterBackend implements InferenceBackend {
         fell(u, 'cooling_down');
         continue;
       }
-      const breaker = registry?.get(u.backend);
+      const mode = this.deps.mode(u.backend);
+      const breaker = mode === 'off' ? undefined : registry?.get(u.backend);
       const ticket = breaker?.admit(call.tenant);
-      if (ticket && !ticket.admit) {
+      if (ticket && !ticket.admit && mode === 'enforce') {
         seen.refused(ticket.reason, ticket.retryAfterMs);
         fell(u, ticket.reason === 'busy' ? 'busy' : 'circuit_open');
         continue;
@@ -124,7 +128,7 @@ export class ModelRouterBackend implements InferenceBackend {
       const backend = this.backends.get(u.name)!;
       const go = (c: InferenceCall): Promise<T> => run(backend, upstreamBody, c, attemptSink);
       try {
-        return await (breaker && ticket
+        return await (breaker && ticket?.admit
           ? guardedAttempt(breaker, ticket, call, attemptSink, go)
           : go(call));
       } catch (err) {
