@@ -9,6 +9,7 @@ import type { ChatCompletion, ModelList } from '../openai.types.js';
 import { UpstreamBackend } from '../upstream/upstream.backend.js';
 import { attemptOrder } from './attempt-order.js';
 import { Exhausted } from './exhausted.js';
+import { fallbackReason, refusedByOpossum } from './fallback-reason.js';
 import { routesHealth } from './routes-health.js';
 import { AttemptSink, guardedAttempt } from './guarded-attempt.js';
 import type { FallbackReason, ModelRoutes, UpstreamRoute } from './model-routes.types.js';
@@ -133,7 +134,14 @@ export class ModelRouterBackend implements InferenceBackend {
           : go(call));
       } catch (err) {
         // After the first byte, on a caller gone or the route's own breaker timeout: no other upstream.
-        if (sink?.opened || call.signal.aborted || !(err instanceof InferenceError)) throw err;
+        if (sink?.opened || call.signal.aborted) throw err;
+        if (refusedByOpossum(err)) {
+          // The breaker's window refused after admission (opening meanwhile): nothing was called.
+          seen.refused('open', u.timeoutMs);
+          fell(u, 'circuit_open');
+          continue;
+        }
+        if (!(err instanceof InferenceError)) throw err;
         const reason = fallbackReason(err);
         if (reason === undefined) throw err; // a 4xx: the request's own fault, the same everywhere
         if (reason === 'rate_limited') {
@@ -147,12 +155,4 @@ export class ModelRouterBackend implements InferenceBackend {
     if (seen.onlyRefused) call.noBackendCalled?.();
     throw seen.error();
   }
-}
-
-/** Why a failed attempt falls over to the next upstream; undefined = it does not. */
-function fallbackReason(err: InferenceError): FallbackReason | undefined {
-  if (err.kind === 'failed') return 'failed';
-  if (err.kind === 'timeout') return 'timeout';
-  if (err.kind === 'rejected' && err.getStatus() === 429) return 'rate_limited';
-  return undefined;
 }
