@@ -23,10 +23,13 @@
 --   then [R0 = 8 + 6n + 6·penalties] nr (risk records, 0 = none); when nr > 0: nv (verified ones, 0 = none), point
 --     decay µs, new-subject window µs, new-subject weight, reputation period µs, points per period, reputation max,
 --     tier bonus, record TTL ms, touch µs, address window µs, number of bands nb, then nb pairs (below,
---     multiplier): the last band takes every higher score
+--     multiplier): the last band takes every higher score, then the quiet TTL ms (a record younger than one
+--     reputation period: lib/risk.lua risk_ttl)
 --   then ('x' only) [#ARGV-2] the request's lease id (leased kinds: concurrency; '' when it has none)
 --   Both paths end with: [#ARGV-1] claim TTL ms (0 = no claim) [#ARGV] told keys (0, or n for onLimit flag)
--- Returns: { 'dup' } when the claim key was taken already (nothing read, decided or charged). Else the state read
+-- Returns: { 'dup' } when the claim key was taken already (nothing read, decided or charged); { 'again' } when it
+--   held 'c' (given back with its charge kept: RateLimitClaims.release) and is now taken again: allowed, nothing
+--   decided or charged a second time. Else the state read
 --   before the decision, as stored (nil = absent), then 5 integers:
 --   { TAT of each GCRA bucket (bucket order), strike TAT of each penalty key (KEYS order),
 --     tokens, ts | count, window end | live leases, first expiry of each token bucket | fixed window | concurrency
@@ -44,7 +47,12 @@
 local tonumber = tonumber
 local CT, NT = tonumber(ARGV[#ARGV - 1]), tonumber(ARGV[#ARGV])
 local NX = NT + (CT > 0 and 1 or 0)
-if CT > 0 and not redis.call('SET', KEYS[#KEYS - NT], '1', 'NX', 'PX', CT) then return { 'dup' } end
+if CT > 0 and not redis.call('SET', KEYS[#KEYS - NT], '1', 'NX', 'PX', CT) then
+  -- Given back with its charge kept ('c'): taken again ('1', same expiry), nothing decided or charged again.
+  if redis.call('GET', KEYS[#KEYS - NT]) ~= 'c' then return { 'dup' } end
+  redis.call('SET', KEYS[#KEYS - NT], '1', 'XX', 'KEEPTTL')
+  return { 'again' }
+end
 -- told(blocker 1-based, retry ms, key TTL ms): the refusal's told key SET NX for max(retry-after, window); 1 when
 -- set now. The window is the blocker's key TTL less its 1 s margin (full refill time; the window for 'f').
 local function told(bl, ms, ttl)

@@ -19,13 +19,14 @@
 --     (0 = none), claim TTL ms, index of its first told key (0 = none; its shape's nb told keys follow in order).
 --   then, only when some request is scored: 'k', NR, the number of parameter blocks P, P blocks of: point decay µs,
 --     new-subject window µs, new-subject weight, reputation period µs, points per period, reputation max, tier
---     bonus, record TTL ms, touch µs, address window µs, number of bands nb, nb pairs (below, multiplier) (as
+--     bonus, record TTL ms, touch µs, address window µs, number of bands nb, nb pairs (below, multiplier), quiet TTL ms (as
 --     ratelimit_decide.lua); then per request (decision order): its block (0 = not scored) and, when scored, its
 --     record count n, how many of them are verified subjects' (v, 0 = none; listed first) and the n indexes of its
 --     records among the NR (1-based).
 -- Returns: the values read (one per key before the risk records, as stored; nil = absent), then s, f, t, r of each
 --   risk record as read, then per request in ARGV order -1 when its claim was taken already (a duplicate: nothing
---   decided, touched or charged), else allowed + 2 × degraded + 4 × notify + 8 × (blocker + 1) (blocker 0-based
+--   decided, touched or charged), -2 when the claim held 'c' (given back with its charge kept) and is taken again
+--   (allowed, nothing decided, touched or charged again), else allowed + 2 × degraded + 4 × notify + 8 × (blocker + 1) (blocker 0-based
 --   among its buckets, only for a refusal with told keys; else 0), then now µs.
 -- Claim: SET NX PX before the request is decided (set whatever the decision). Told: a refused request's blocker
 --   (enforced, longest retry-after, first on ties: as bucket-math.ts) gets its told key SET NX PX max(retry-after,
@@ -79,7 +80,7 @@ if ARGV[q] == 'k' then
   local c = q + 3
   for b = 1, tonumber(ARGV[q + 2]) do
     PB[b] = c
-    c = c + 11 + 2 * tonumber(ARGV[c + 10])
+    c = c + 12 + 2 * tonumber(ARGV[c + 10])
   end
   k = c
 end
@@ -133,10 +134,17 @@ for r = 1, R do
   end
   if e then
     ci, tb = tonumber(ARGV[e + r * 3 - 3]), tonumber(ARGV[e + r * 3 - 1])
-    if ci > 0 and not redis.call('SET', KEYS[ci], '1', 'NX', 'PX', ARGV[e + r * 3 - 2]) then nb = -1 end
+    if ci > 0 and not redis.call('SET', KEYS[ci], '1', 'NX', 'PX', ARGV[e + r * 3 - 2]) then
+      nb = -1
+      -- Given back with its charge kept ('c'): taken again, nothing decided or charged again (-2).
+      if redis.call('GET', KEYS[ci]) == 'c' then
+        redis.call('SET', KEYS[ci], '1', 'XX', 'KEEPTTL')
+        nb = -2
+      end
+    end
   end
   if nb < 0 then
-    out[base + r] = -1
+    out[base + r] = nb
   else
     local degraded = HH[h]
     if at > 0 and not degraded then

@@ -6,20 +6,22 @@
 --   All under the rate-limit hash tag.
 -- ARGV: [1] app clock, epoch µs (used when [2] is 'a' or Redis refuses TIME) [2] clock 'r' (Redis TIME) | 'a' (app)
 --   [3] point decay µs [4] max score [5] record TTL ms [6] payload window ms [7] chat limit [8] chat window ms
---   [9] points of a repeated_payload [10] points of a chat_spread
+--   [9] points of a repeated_payload [10] points of a chat_spread [11] quiet TTL ms (a record younger than one
+--   reputation period lives this long, an older one [5]: lib/risk.lua risk_ttl) [12] reputation period µs
 --   then per observation: kind 's' (signal name, count, points, times: the same signal observed `times` times
 --   in the batch, applied one after the other as separate observations would be) | 'p' (nothing more) |
 --   'c' (chat member).
 -- Returns: the number of signals raised (a signal observed `times` times counts `times`).
 -- Includes: lib/clock.lua
-local unit, maxS, ttl = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local unit, maxS, ttl, quiet, period = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[11], tonumber(ARGV[12])
 local fmt = string.format
 local nows = fmt('%d', now)
 
 -- `times` observations of one signal: each adds its points in turn (the same float operations as `times`
 -- separate calls; writing the score as %.17g and reading it back is exact), one count of count × times.
 local function raise(rk, name, count, points, times)
-  local s = tonumber(redis.call('HGET', rk, 's'))
+  local h = redis.call('HMGET', rk, 's', 'f')
+  local s, f = tonumber(h[1]), tonumber(h[2])
   for _ = 1, times do
     local base = now
     if s and s > now then base = s end
@@ -28,10 +30,10 @@ local function raise(rk, name, count, points, times)
   redis.call('HSET', rk, 's', fmt('%.17g', s), 'r', nows, 'l:' .. name, nows)
   redis.call('HINCRBY', rk, 'n:' .. name, count * times)
   if redis.call('HSETNX', rk, 'f', nows) == 1 then redis.call('HSET', rk, 't', nows) end
-  redis.call('PEXPIRE', rk, ttl)
+  if f and now - f >= period then redis.call('PEXPIRE', rk, ttl) else redis.call('PEXPIRE', rk, quiet) end
 end
 
-local raised, k, a = 0, 1, 11
+local raised, k, a = 0, 1, 13
 while a <= #ARGV do
   local kind, rk = ARGV[a], KEYS[k]
   if kind == 's' then

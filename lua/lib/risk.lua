@@ -1,7 +1,8 @@
 -- Defines the risk score arithmetic of src/locks/rate-limit/core/risk-math.ts (same operations, same order) for
 -- a parameter block at ARGV[c..]: point decay µs, new-subject window µs, new-subject weight, reputation period µs,
 -- points per period, reputation max, tier bonus, record TTL ms, touch µs, address window µs, number of bands nb,
--- then nb pairs (below, multiplier), the last band taking every higher score. Needs `now` (lib/clock.lua).
+-- then nb pairs (below, multiplier), the last band taking every higher score, then the quiet TTL ms (of a record
+-- younger than one reputation period). Needs `now` (lib/clock.lua).
 local r_num, r_max, r_min, r_floor, r_fmt = tonumber, math.max, math.min, math.floor, string.format
 -- The parameter block at ARGV[c..] read once per script call: decay, new window, new weight, period, points, max
 local RISK_P = {}
@@ -23,16 +24,22 @@ local function risk_score(s, f, c)
   if f then sc = sc - r_min(p[6], r_floor((now - f) / p[4]) * p[5]) end
   return sc
 end
+-- risk_ttl(f, c): the TTL ms of a record first seen at f (nil: new), risk-math.ts recordTtlMs: the record TTL once
+-- it is one reputation period old, else the quiet TTL (a made-up subject seen once goes in hours, not days)
+local function risk_ttl(f, c)
+  if f and now - f >= r_num(ARGV[c + 3]) then return ARGV[c + 7] end
+  return ARGV[c + 11 + 2 * r_num(ARGV[c + 10])]
+end
 -- risk_touch(key, f, t, c): creates the record at first sight, refreshes its TTL at most every touch µs;
 -- returns its first-seen and last-refresh times after.
 local function risk_touch(key, f, t, c)
   if not f then
     redis.call('HSET', key, 'f', r_fmt('%d', now), 't', r_fmt('%d', now))
-    redis.call('PEXPIRE', key, ARGV[c + 7])
+    redis.call('PEXPIRE', key, risk_ttl(nil, c))
     return now, now
   elseif now - (t or 0) >= r_num(ARGV[c + 8]) then
     redis.call('HSET', key, 't', r_fmt('%d', now))
-    redis.call('PEXPIRE', key, ARGV[c + 7])
+    redis.call('PEXPIRE', key, risk_ttl(f, c))
     return f, now
   end
   return f, t

@@ -47,6 +47,11 @@ export interface InferenceConfig {
   upstreamApiKey?: string;
   /** Milliseconds before an upstream call is abandoned (502/504 mapping happens in the inference module). */
   upstreamTimeoutMs: number;
+  /**
+   * INFERENCE_TOKEN_SAFETY_PERCENT: prompt token counts of models whose tokenizer is a guess (not OpenAI's) are
+   * reserved at this percent (default 110), docs/inference.md#token-budgets.
+   */
+  tokenSafetyPercent: number;
   /** Streamed answers (docs/inference.md#stream-limits): the longest a stream may last and how long a client may not read. */
   stream: {
     /** INFERENCE_STREAM_MAX_DURATION_MS: milliseconds from the first byte after which a stream is ended (default 300000). */

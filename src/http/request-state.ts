@@ -12,6 +12,26 @@ export interface ClaimHandoff {
 }
 
 /** What the locks learn about a request, shared along the chain. */
+/** Tokens of one answer: its prompt's and what was generated. */
+export interface TokenUse {
+  prompt: number;
+  completion: number;
+}
+
+/**
+ * Set by the rate limiter when a request reserved tokens for its policy's tokens rules
+ * (docs/rate-limit.md#token-rules). The product calls `hold()` before it calls its backend (from then on it
+ * settles), and `settle(used)` once the answer is over, with what the upstream reported; the first settlement
+ * counts. A reservation nobody holds (the request was refused later, or failed validation) is given back whole
+ * when the response closes.
+ */
+export interface TokenReservation {
+  /** What the request reserved: its prompt's token count (an upper bound) and its most generated tokens. */
+  readonly reserved: TokenUse;
+  hold(): void;
+  settle(used: TokenUse): void;
+}
+
 export interface RequestState {
   /** Request id (from X-Request-Id when well formed, else generated). */
   requestId?: string;
@@ -31,6 +51,8 @@ export interface RequestState {
   clientIp?: string;
   /** Request cost in tokens for the rate limiter (≥ 1), when a route computes it. */
   cost?: number;
+  /** The request's token reservation (rate limiter, tokens rules), settled by the product. */
+  tokens?: TokenReservation;
   /** Aborted when the circuit breaker gives up on the call (timeout). */
   signal?: AbortSignal;
   /** Set by the rate limiter when the global soft threshold is exceeded: serve cached answers, shed expensive work. */

@@ -9,6 +9,8 @@ import { CacheShieldModule } from '../locks/cache-shield/cache-shield.module.js'
 import { RateLimitModule } from '../locks/rate-limit/rate-limit.module.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { inferenceCost } from './inference-cost.js';
+import { inferenceTokens, setTokenSafety } from './tokens/token-ask.js';
+import { warmTokenizer } from './tokens/token-count.js';
 import { InferenceController } from './inference.controller.js';
 import { INFERENCE_BACKEND, InferenceBackend } from './inference-backend.js';
 import { InferenceService } from './inference.service.js';
@@ -43,7 +45,7 @@ export function createInferenceBackend(
  * `POST /v1/chat/completions` (alias `POST /v1/inference`) behind
  * `@Protect('inference')` and `GET /v1/models` behind `@Protect('models')`,
  * their backend, the rate-limit cost function (`cost: inference`: by
- * `max_tokens` bands), the cache shield's `models` key source (the model list
+ * `max_tokens` bands) and token counter (`tokens: inference`: prompt tokens + `max_tokens`), the cache shield's `models` key source (the model list
  * is cached by the shield), OpenAI-style problem bodies on the paths the
  * official SDKs call, and the readiness check. An upstream that fails its
  * check makes the service `degraded`, not unready: every instance shares the
@@ -52,7 +54,10 @@ export function createInferenceBackend(
  */
 @Module({
   imports: [
-    RateLimitModule.forFeature({ costs: { inference: (req) => inferenceCost(req.body) } }),
+    RateLimitModule.forFeature({
+      costs: { inference: (req) => inferenceCost(req.body) },
+      tokens: { inference: inferenceTokens },
+    }),
     CacheShieldModule.forFeature({ keySources: { [MODELS_KEY_SOURCE]: modelsKeySource } }),
   ],
   controllers: [InferenceController, ModelsController],
@@ -71,7 +76,11 @@ export class InferenceModule implements OnModuleInit, OnApplicationShutdown {
     @Inject(INFERENCE_BACKEND) private readonly backend: InferenceBackend,
     private readonly health: HealthRegistry,
     private readonly problemStyles: ProblemStyles,
-  ) {}
+    @Inject(RAMPART_CONFIG) config: RampartConfig,
+  ) {
+    setTokenSafety(config.inference.tokenSafetyPercent);
+    warmTokenizer();
+  }
 
   onModuleInit(): void {
     this.health.register('inference', (signal) => this.backend.health(signal), {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Counter, Histogram } from 'prom-client';
 import { RAMPART_CONFIG } from '../config/config.constants.js';
 import type { InferenceConfig, RampartConfig } from '../config/config.types.js';
-import { AnyReply, AnyRequest } from '../http/http-context.js';
+import { AnyReply, AnyRequest, requestState } from '../http/http-context.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { ChatCompletionRequestDto } from './dto/chat-completion-request.dto.js';
 import { InferenceError } from './inference.errors.js';
@@ -10,6 +10,8 @@ import { INFERENCE_BACKEND, InferenceBackend, InferenceCall } from './inference-
 import { openInferenceCall } from './inference-call.js';
 import type { ChatCompletion, ModelList } from './openai.types.js';
 import { SseResponse, type StreamCut } from './sse-response.js';
+import { usedTokens } from './tokens/settle-usage.js';
+import { UsageMeter } from './tokens/usage-meter.js';
 
 type Mode = 'json' | 'stream' | 'models';
 
@@ -49,8 +51,37 @@ export class InferenceService {
     req: AnyRequest,
     reply: AnyReply,
   ): Promise<ChatCompletion | undefined> {
+    // A token reservation (tokens rules) is settled here, to what the answer used, however the call ends.
+    const tokens = requestState(req).tokens;
+    if (!tokens) return this.answer(body, req, reply);
+    tokens.hold();
+    const meter = new UsageMeter(body.model);
+    let answered = false;
+    let failure: unknown;
+    try {
+      const answer = await this.answer(body, req, reply, meter);
+      answered = answer !== undefined || meter.opened;
+      return answer;
+    } catch (err) {
+      failure = err;
+      throw err;
+    } finally {
+      tokens.settle(usedTokens(tokens, meter, answered, failure));
+    }
+  }
+
+  private async answer(
+    body: ChatCompletionRequestDto,
+    req: AnyRequest,
+    reply: AnyReply,
+    meter?: UsageMeter,
+  ): Promise<ChatCompletion | undefined> {
     if (!body.stream)
-      return this.run(req, reply, 'json', (call) => this.backend.complete(body, call));
+      return this.run(req, reply, 'json', async (call) => {
+        const answer = await this.backend.complete(body, call);
+        meter?.see(answer);
+        return answer;
+      });
     // A stream past its limits is cut: its call ends as if the client had gone away.
     const cut = new AbortController();
     const onCut = (reason: StreamCut): void => {
@@ -61,12 +92,14 @@ export class InferenceService {
       req,
       reply,
       'stream',
-      (call) =>
-        this.backend.stream(
-          body,
-          call,
-          new SseResponse(reply, call.clientGone, { ...this.limits, onCut }),
-        ),
+      (call) => {
+        const sse = new SseResponse(reply, call.clientGone, { ...this.limits, onCut });
+        if (!meter) return this.backend.stream(body, call, sse);
+        // Metered: the backend is always asked for usage; the meter drops it unless the client asked too.
+        const wants = body.stream_options?.include_usage === true;
+        const asked = { ...body, stream_options: { ...body.stream_options, include_usage: true } };
+        return this.backend.stream(asked, call, meter.sink(sse, wants));
+      },
       cut.signal,
     );
     return undefined;

@@ -19,6 +19,9 @@ import { UPDATE_CLAIM, updateClaimId } from './telegram-lock-features.js';
  * its dedup claim is given back first — else the redelivery would be dropped
  * as a duplicate. Wraps the lock chain's interceptors (breaker refusals
  * included); guard refusals come before any claim.
+ *
+ * An allowed update was charged: its claim keeps that charge, so the
+ * redelivery re-enters without being charged again (docs/telegram.md#no-loss).
  */
 @Injectable()
 export class ClaimReleaseInterceptor implements NestInterceptor, OnModuleInit {
@@ -45,11 +48,13 @@ export class ClaimReleaseInterceptor implements NestInterceptor, OnModuleInit {
         const status = err instanceof HttpException ? err.getStatus() : 500;
         const bot = this.bots.bot(req);
         const u = this.bots.update(req);
-        if (status < 500 || !bot || !u || !this.claims || requestState(req).duplicate)
+        const state = requestState(req);
+        if (status < 500 || !bot || !u || !this.claims || state.duplicate)
           return throwError(() => err);
-        return from(this.claims.release(UPDATE_CLAIM, updateClaimId(bot.id, u.updateId))).pipe(
-          mergeMap(() => throwError(() => err)),
-        );
+        const charged = state.limited === undefined;
+        return from(
+          this.claims.release(UPDATE_CLAIM, updateClaimId(bot.id, u.updateId), { charged }),
+        ).pipe(mergeMap(() => throwError(() => err)));
       }),
     );
   }

@@ -53,6 +53,11 @@ export async function runSetWebhookCli(argv: string[], io: CliIo): Promise<numbe
     );
     return 2;
   }
+  if (bot.ingress === 'polling') {
+    // Telegram refuses getUpdates while a webhook is set: the poller would stop getting updates.
+    io.err(`bot "${botId}" has ingress: polling; a webhook would stop its getUpdates`);
+    return 2;
+  }
   const hook = `${base.replace(/\/+$/, '')}/telegram/${bot.id}`;
   const api = new Api(bot.token, { apiRoot: settings.apiRoot });
   try {

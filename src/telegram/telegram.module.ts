@@ -10,6 +10,7 @@ import { TelegramTeller } from './telegram-teller.js';
 import { TelegramController } from './telegram.controller.js';
 import { TelegramMetrics } from './telegram.metrics.js';
 import { WebhookInfoService } from './webhook-info.service.js';
+import { TelegramPolling } from './polling/telegram-polling.service.js';
 
 /**
  * Telegram webhook ingress: `POST /telegram/<botId>/<path secret>` behind the
@@ -29,6 +30,7 @@ import { WebhookInfoService } from './webhook-info.service.js';
     TelegramBuiltin,
     ClaimReleaseInterceptor,
     WebhookInfoService,
+    TelegramPolling,
   ],
   exports: [OutboundModule],
 })

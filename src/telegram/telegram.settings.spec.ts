@@ -96,4 +96,32 @@ describe(telegramSettings.name, () => {
       'CONFIG_FILE: telegram.bots[0]: the bot token is not of the form <digits>:<secret>',
     ]);
   });
+
+  it('should take a polling bot without secrets (random per process) and check the polling options', () => {
+    const s = telegramSettings(
+      config({
+        pollTimeoutS: 1,
+        pollLeaseMs: 1500,
+        bots: [bot({ ingress: 'polling', secretTokens: undefined, pathSecret: undefined })],
+      }),
+    );
+    const b = s.bots[0]!;
+    expect(b.ingress).toBe('polling');
+    expect(b.pathSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(b.secretTokens[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(b.secretTokens[0]).not.toBe(b.pathSecret);
+    expect([s.pollTimeoutS, s.pollLeaseMs]).toEqual([1, 1500]);
+    expect(telegramSettings(config({ bots: [bot()] })).bots[0]!.ingress).toBe('webhook');
+    // A webhook bot still needs both secrets.
+    expect(problems({ bots: [bot({ pathSecret: undefined })] })).toEqual([
+      'CONFIG_FILE: telegram.bots[0].pathSecret must be 16–128 of A-Z a-z 0-9 _ -',
+    ]);
+    expect(
+      problems({ pollTimeoutS: 51, pollLeaseMs: 999, bots: [bot({ ingress: 'pull' })] }),
+    ).toEqual([
+      'CONFIG_FILE: telegram.pollTimeoutS must be an integer number of seconds from 0 to 50',
+      'CONFIG_FILE: telegram.pollLeaseMs must be an integer number of milliseconds ≥ 1000',
+      'CONFIG_FILE: telegram.bots[0].ingress must be one of webhook, polling',
+    ]);
+  });
 });

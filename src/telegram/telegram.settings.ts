@@ -4,8 +4,11 @@ import { ConfigError } from '../config/config.error.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { readSecretEnv } from '../config/secret-env.js';
 import { outboundSettings } from './outbound/outbound.settings.js';
+import { randomBytes } from 'node:crypto';
 import {
+  BOT_INGRESS,
   BOT_MODES,
+  BotIngress,
   BotConfig,
   BotMode,
   DEFAULT_COMMAND_COSTS,
@@ -33,6 +36,7 @@ const BOT_KEYS = [
   'secretTokens',
   'pathSecret',
   'mode',
+  'ingress',
   'backendUrl',
   'commandCosts',
   'adminUserIds',
@@ -58,6 +62,8 @@ export function telegramSettings(
     apiRoot: 'https://api.telegram.org',
     webhookInfoPollMs: 60_000,
     forwardTimeoutMs: 10_000,
+    pollTimeoutS: 25,
+    pollLeaseMs: 30_000,
     bots: [],
     outbound: outboundSettings(undefined, p),
   };
@@ -72,6 +78,19 @@ export function telegramSettings(
       if (Number.isInteger(v) && (v as number) >= (k === 'webhookInfoPollMs' ? 0 : 100))
         out[k] = v as number;
       else p.push(`CONFIG_FILE: telegram.${k} must be an integer number of milliseconds`);
+    } else if (k === 'pollTimeoutS') {
+      if (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 50)
+        out.pollTimeoutS = v as number;
+      else
+        p.push(
+          'CONFIG_FILE: telegram.pollTimeoutS must be an integer number of seconds from 0 to 50',
+        );
+    } else if (k === 'pollLeaseMs') {
+      if (Number.isInteger(v) && (v as number) >= 1000) out.pollLeaseMs = v as number;
+      else
+        p.push(
+          'CONFIG_FILE: telegram.pollLeaseMs must be an integer number of milliseconds ≥ 1000',
+        );
     } else if (k === 'bots') {
       if (!Array.isArray(v)) p.push('CONFIG_FILE: telegram.bots must be a list');
       else
@@ -85,7 +104,7 @@ export function telegramSettings(
       out.outbound = outboundSettings(v, p);
     } else
       p.push(
-        `CONFIG_FILE: telegram.${k} is not a known option (apiRoot, webhookInfoPollMs, forwardTimeoutMs, bots, outbound)`,
+        `CONFIG_FILE: telegram.${k} is not a known option (apiRoot, webhookInfoPollMs, forwardTimeoutMs, pollTimeoutS, pollLeaseMs, bots, outbound)`,
       );
   }
   if (p.length > 0) throw new ConfigError(p);
@@ -110,7 +129,13 @@ function parseBot(
   if (o.username !== undefined && (typeof o.username !== 'string' || !USERNAME.test(o.username)))
     p.push(`${at}.username must be a bot username without "@"`);
   const token = readToken(o, at, p, env);
-  const secrets = o.secretTokens;
+  const ingress = (o.ingress ?? 'webhook') as BotIngress;
+  if (!BOT_INGRESS.includes(ingress))
+    p.push(`${at}.ingress must be one of ${BOT_INGRESS.join(', ')}`);
+  // A polling bot's webhook route is only called by its own poller: unset secrets are random per process.
+  const polling = ingress === 'polling';
+  const secrets = polling && o.secretTokens === undefined ? [randomSecret()] : o.secretTokens;
+  const pathSecret = polling && o.pathSecret === undefined ? randomSecret() : o.pathSecret;
   if (
     !Array.isArray(secrets) ||
     secrets.length < 1 ||
@@ -118,7 +143,7 @@ function parseBot(
     !secrets.every((s) => typeof s === 'string' && SECRET.test(s))
   )
     p.push(`${at}.secretTokens must be [current, previous?], each 1–256 of A-Z a-z 0-9 _ -`);
-  if (typeof o.pathSecret !== 'string' || !PATH_SECRET.test(o.pathSecret))
+  if (typeof pathSecret !== 'string' || !PATH_SECRET.test(pathSecret))
     p.push(`${at}.pathSecret must be 16–128 of A-Z a-z 0-9 _ -`);
   if (!BOT_MODES.includes(o.mode as BotMode))
     p.push(`${at}.mode must be one of ${BOT_MODES.join(', ')}`);
@@ -170,8 +195,9 @@ function parseBot(
     token,
     fingerprint: tokenFingerprint(token),
     secretTokens: secrets as [string, string?],
-    pathSecret: o.pathSecret as string,
+    pathSecret: pathSecret as string,
     mode: o.mode as BotMode,
+    ingress,
     backendUrl: o.backendUrl as string | undefined,
     commandCosts: costs,
     adminUserIds: (admins as unknown[]).map(String),
@@ -182,6 +208,11 @@ function parseBot(
     tokenSource:
       typeof o.tokenFile === 'string' ? { file: o.tokenFile } : { env: o.tokenEnv as string },
   };
+}
+
+/** 32 random bytes, base64url: a secret token and path secret nobody configured (polling bots). */
+function randomSecret(): string {
+  return randomBytes(32).toString('base64url');
 }
 
 function readToken(

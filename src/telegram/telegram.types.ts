@@ -4,6 +4,10 @@ import type { OutboundSettings } from './outbound/outbound.settings.js';
 export const BOT_MODES = ['forward', 'builtin'] as const;
 export type BotMode = (typeof BOT_MODES)[number];
 
+/** How a bot's updates arrive: Telegram POSTs them (webhook), or Rampart fetches them (`getUpdates`). */
+export const BOT_INGRESS = ['webhook', 'polling'] as const;
+export type BotIngress = (typeof BOT_INGRESS)[number];
+
 /** One bot from CONFIG_FILE `telegram.bots[]`, validated, with its token read. */
 export interface BotConfig {
   /** `[a-z0-9-]{1,32}`: in the webhook path, the policy name `telegram-<id>` and metric labels. */
@@ -19,6 +23,12 @@ export interface BotConfig {
   /** Unguessable last path segment of the webhook URL (16–128 of A-Z a-z 0-9 _ -). */
   pathSecret: string;
   mode: BotMode;
+  /**
+   * `webhook` (default) or `polling`: one instance at a time fetches the bot's updates with
+   * `getUpdates` and hands each to the same webhook route. A polling bot's secret token and path
+   * secret, when not configured, are random per process (the route is only called by itself).
+   */
+  ingress: BotIngress;
   /** Forward mode: where allowed updates are POSTed (http or https URL). */
   backendUrl?: string;
   /** Tokens each command costs the limits, e.g. `{ "/ask": 5 }`; unknown commands cost 1. */
@@ -51,6 +61,13 @@ export interface TelegramSettings {
   webhookInfoPollMs: number;
   /** Milliseconds a forward to a bot backend may take before it counts as failed. */
   forwardTimeoutMs: number;
+  /** Polling bots: seconds one `getUpdates` long poll waits for an update (0–50, Telegram's `timeout`). */
+  pollTimeoutS: number;
+  /**
+   * Polling bots: milliseconds the poller's lease lives in Redis (≥ 1000). The holder renews it every
+   * third of that; when an instance dies, another takes the bot over within this time.
+   */
+  pollLeaseMs: number;
   bots: BotConfig[];
   /** The outbound sender (`telegram.outbound`). */
   outbound: OutboundSettings;

@@ -22,7 +22,9 @@ const rules = (...dims) => dims.map((d) => ({ name: `bench-${d}`, dimension: d, 
  * known-blocked route (per address, 1 per hour: after the first request every answer is a
  * local 429). "off": every lock of every policy off.
  */
-export const onConfig = writeConfig({
+const ON = {
+  // A signed app may name its user (the inference pair below does): the user dimension and its risk record.
+  rateLimit: { userHeader: 'x-user-id' },
   policies: {
     search: { locks: { rateLimit: { rules: rules('ip', 'global') } } },
     whoami: {
@@ -38,7 +40,39 @@ export const onConfig = writeConfig({
     },
     'bench-off': allOff,
   },
-});
+};
+export const onConfig = writeConfig(ON);
+/**
+ * "conc": app "on" with the shipped inference policy's two concurrency rules (`app-concurrent`,
+ * `user-concurrent`) added to its inference rules, their capacities raised so that nothing is refused: the
+ * cost of taking a lease with the decision and giving it back when the answer ends (docs/rate-limit.md#concurrency).
+ */
+const CONCURRENT = [
+  {
+    name: 'app-concurrent',
+    dimension: 'app',
+    algorithm: 'concurrency',
+    capacity: 1_000_000,
+    lease: '10m',
+  },
+  {
+    name: 'user-concurrent',
+    dimension: 'user',
+    algorithm: 'concurrency',
+    capacity: 1_000_000,
+    lease: '10m',
+  },
+];
+export const concConfig = writeConfig(
+  {
+    ...ON,
+    policies: {
+      ...ON.policies,
+      inference: { locks: { rateLimit: { rules: [...rules('app', 'global'), ...CONCURRENT] } } },
+    },
+  },
+  'rampart-conc.json',
+);
 export const offConfig = writeConfig({
   policies: Object.fromEntries(
     ['search', 'search-item', 'inference', 'whoami', 'models', 'bench-off'].map((p) => [p, allOff]),
@@ -59,14 +93,14 @@ const CHAT = JSON.stringify({
  * empty pool signs on the spot. Each header set is used once (fresh nonce).
  */
 const pools = new WeakMap();
-const signed = (method, path, body, secret = APP.secret) => {
+const signed = (method, path, body, secret = APP.secret, extra = {}) => {
   const sign = () => signRequest({ appId: APP.id, secret, method, url: path, body });
   const pool = [];
   const req = {
     method,
     path,
     body,
-    headers: body ? { 'content-type': 'application/json' } : {},
+    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...extra },
     setupRequest: (r) => ({ ...r, headers: { ...r.headers, ...(pool.pop() ?? sign()) } }),
   };
   pools.set(req, { pool, sign });
@@ -84,7 +118,12 @@ export function presign(requests, n) {
 }
 const get = (path) => [{ method: 'GET', path }];
 
-/** [name, app ("on" | "off"), autocannon requests, expected status, ratio base]. */
+/** The concurrency pair: the same signed inference of one user, on app "on" and on app "conc". */
+export const WITHOUT_CONCURRENCY = 'signed inference + user, rate rules only';
+export const WITH_CONCURRENCY = 'signed inference + user, + 2 concurrency rules';
+const USER = { 'x-user-id': 'bench-user' };
+
+/** [name, app ("on" | "off" | "conc"), autocannon requests, expected status, ratio base]. */
 export const VARIANTS = [
   ['bare GET /v1/time', 'on', get('/v1/time'), 200],
   ['empty guard + interceptor (floor)', 'on', get('/bench/floor'), 200],
@@ -95,6 +134,8 @@ export const VARIANTS = [
   ['signed GET /v1/whoami', 'on', signed('GET', '/v1/whoami'), 200],
   ['signed inference, demo model', 'on', signed('POST', '/v1/inference', CHAT), 200],
   ['inference, every lock off', 'off', signed('POST', '/v1/inference', CHAT), 200],
+  [WITHOUT_CONCURRENCY, 'on', signed('POST', '/v1/inference', CHAT, APP.secret, USER), 200],
+  [WITH_CONCURRENCY, 'conc', signed('POST', '/v1/inference', CHAT, APP.secret, USER), 200],
   ['401 from a bare guard (reject floor)', 'on', get('/bench/reject'), 401],
   ['401 forged signature', 'on', signed('GET', '/v1/whoami', undefined, 'forged'.repeat(8)), 401],
   ['429 known-blocked', 'on', get('/v1/search/items/2988507'), 429],

@@ -17,7 +17,16 @@ import {
   startRedis,
   waitReady,
 } from './lib.mjs';
-import { VARIANTS, appsFile, offConfig, onConfig, presign } from './chain-cases.mjs';
+import {
+  VARIANTS,
+  WITHOUT_CONCURRENCY,
+  WITH_CONCURRENCY,
+  appsFile,
+  concConfig,
+  offConfig,
+  onConfig,
+  presign,
+} from './chain-cases.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const RUN_SECONDS = Math.max(2, Math.round(SECONDS / 2));
@@ -37,6 +46,8 @@ const BASES = [
   ['401 from a bare guard (reject floor)', '÷ reject floor', /^(401 forged|429)/],
   // The same demo model with every lock off.
   ['inference, every lock off', '÷ locks off', /^signed inference/],
+  // The same signed inference of one user without the two concurrency rules (app "on"): their cost.
+  [WITHOUT_CONCURRENCY, '÷ without concurrency', /concurrency rules$/],
 ];
 const picked = ([n], i) => !ONLY || i < 2 || ONLY.some((o) => n.includes(o));
 const needed = new Set(
@@ -60,10 +71,10 @@ const start = async (adapter, kind) => {
     HTTP_ADAPTER: adapter,
     APPS_FILE: appsFile,
     SEARCH_SQLITE_PATH: process.env.BENCH_SQLITE ?? join(dir, 'search.sqlite'),
-    CONFIG_FILE: kind === 'on' ? onConfig : offConfig,
+    CONFIG_FILE: { on: onConfig, conc: concConfig, off: offConfig }[kind],
     // A loaded 2-core machine can stall a Redis reply past the 50 ms default: that is not an outage.
     REDIS_COMMAND_TIMEOUT_MS: '1000',
-    ...(kind === 'on' ? { REDIS_URL: redis.url, RAMPART_ENV: `bench${adapter}` } : {}),
+    ...(kind === 'off' ? {} : { REDIS_URL: redis.url, RAMPART_ENV: `bench${kind}${adapter}` }),
   };
   const nodeArgs = PROF ? ['--cpu-prof', `--cpu-prof-dir=${PROF}/${adapter}-${kind}`] : [];
   const app = await startApp(env, { entry: 'test/bench/chain-app.mjs', nodeArgs });
@@ -118,11 +129,13 @@ async function roundTrips(app, requests, amount = 400) {
 }
 
 const rows = [];
+const pairs = [];
 try {
   for (const adapter of ADAPTERS) {
     const on = await start(adapter, 'on');
     const off = variants.some(([, kind]) => kind === 'off') ? await start(adapter, 'off') : on;
-    const appOf = (kind) => (kind === 'on' ? on : off);
+    const conc = variants.some(([, kind]) => kind === 'conc') ? await start(adapter, 'conc') : on;
+    const appOf = (kind) => ({ on, off, conc })[kind];
     for (const [, kind, requests] of variants)
       await cannon({ url: appOf(kind).url, requests, duration: Math.min(2, RUN_SECONDS) });
     const results = new Map(variants.map(([n]) => [n, []]));
@@ -158,6 +171,20 @@ try {
         'redis µs/req': +med(name, 'rcpu').toFixed(1),
       });
     }
+    if (results.has(WITH_CONCURRENCY) && results.has(WITHOUT_CONCURRENCY)) {
+      const [w, wo] = [WITH_CONCURRENCY, WITHOUT_CONCURRENCY];
+      pairs.push({
+        adapter,
+        'req/s without': Math.round(med(wo, 'rps')),
+        'req/s with': Math.round(med(w, 'rps')),
+        'req/s ÷': ratio(w, wo),
+        'cmd/req without': +med(wo, 'cmds').toFixed(2),
+        'cmd/req with': +med(w, 'cmds').toFixed(2),
+        'cmd/req ÷': +(med(w, 'cmds') / med(wo, 'cmds')).toFixed(2),
+        'calls/req without': +trips.get(wo).toFixed(2),
+        'calls/req with': +trips.get(w).toFixed(2),
+      });
+    }
     for (const a of apps.splice(0)) await a.stop();
   }
 } finally {
@@ -166,3 +193,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 console.table(rows);
+if (pairs.length) {
+  console.log('two concurrency rules (app + user), side by side: with ÷ without');
+  console.table(pairs);
+}

@@ -196,6 +196,33 @@ describe.skipIf(!redisUrl())('admin API with the real locks on two instances (on
     );
   });
 
+  it('should judge a tokens rule edit like any rule: its window and the slice token counter checked, a valid one taken', async (ctx) => {
+    if (!installed.includes('rateLimit'))
+      ctx.skip('the rate-limit lock is not installed (LOCK_MODULES)');
+    const before = await adminA.version();
+    const path = '/admin/policies/inference/locks/rateLimit/options';
+    const tokensRule = { name: 'app-tok', dimension: 'app', algorithm: 'tokens', capacity: 1000 };
+    const bad = await adminA.call<{ problems: string[] }>('PATCH', path, {
+      options: { tokens: 'words', rules: [{ ...tokensRule, window: '1500ms', rate: '1/s' }] },
+    });
+    expect(bad.status).toBe(400);
+    const problems = bad.body.problems.join('\n');
+    for (const field of ['rules\\[0\\]\\.window', 'rules\\[0\\]\\.rate', 'tokens'])
+      expect(problems).toMatch(new RegExp(`policies\\.inference\\.locks\\.rateLimit\\.${field}`));
+    expect(await adminA.version()).toBe(before);
+    const good = await adminA.call<{ problems?: string[] }>('PATCH', path, {
+      options: {
+        tokens: 'inference',
+        rules: [
+          { ...tokensRule, window: '1m', count: 'prompt' },
+          { name: 'global', dimension: 'global', capacity: 1000, rate: '200/s' },
+        ],
+      },
+    });
+    expect(good.body.problems).toBeUndefined();
+    expect(good.status).toBe(200);
+  });
+
   it('should force a breaker open on one instance and have the other refuse at once, then release it', async (ctx) => {
     if (!installed.includes('circuitBreaker'))
       ctx.skip('the circuit-breaker lock is not installed (LOCK_MODULES)');

@@ -56,9 +56,13 @@ describe.skipIf(!canStartRedis())(
         const key = (a: string) => a.startsWith(`rl:{${env}:`);
         const loadLevel = args.includes(`rl:{${env}:rampart}:load`);
         const timerKey = (a: string) =>
-          a === `rl:{${env}:rampart}:instances` || /^rl:\{[^}]+\}:riskc?:/.test(a);
+          a === `rl:{${env}:rampart}:instances` ||
+          a === `rl:{${env}:rampart}:keysecret` ||
+          /^rl:\{[^}]+\}:riskc?:/.test(a);
         const ours = !loadLevel && args.some((a) => key(a) && !timerKey(a));
-        if (source !== 'lua' && ours) seen.push(args);
+        // The admin sampler of Redis-side figures SCANs the keyspace now and then: not a decision.
+        const sampler = args[0]?.toLowerCase() === 'scan';
+        if (source !== 'lua' && ours && !sampler) seen.push(args);
       });
     });
     afterAll(async () => {

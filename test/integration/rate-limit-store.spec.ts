@@ -6,6 +6,8 @@ import { RedisRateLimitStore } from '../../src/locks/rate-limit/store/redis-rate
 import type { BucketSpec, DecideRequest } from '../../src/locks/rate-limit/core/decision.types.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
+import { RateLimitClaims } from '../../src/locks/rate-limit/limiter/rate-limit-claims.js';
+import type { StoreLanes } from '../../src/locks/rate-limit/store/lanes/store-lanes.js';
 import { runStoreScenarios } from '../support/rate-limit-scenarios.js';
 import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
 import { connectRedisService } from '../support/redis-service.js';
@@ -15,8 +17,12 @@ import { RedisProcess, startRedis } from '../support/redis-server.js';
 describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
   let redis: RedisService;
 
+  let claims: RateLimitClaims;
+
   beforeAll(async () => {
     redis = await connectRedisService();
+    // The real release path (its memory side is another store's: only the Redis SET matters here).
+    claims = new RateLimitClaims({} as StoreLanes, new MemoryRateLimitStore(), redis);
   });
   afterAll(() => redis?.onApplicationShutdown());
 
@@ -33,6 +39,7 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
         clock,
         ttl: (k) => redis.run('pttl', (c) => c.pttl(k)),
         prefix: `rl:{${uniqueEnv()}:rampart}`,
+        keepCharge: (k) => claims.releaseKey(k, { charged: true }),
       };
     });
   });
@@ -51,6 +58,7 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
         clock,
         ttl: (k) => redis.run('pttl', (c) => c.pttl(k)),
         prefix: `rl:{${uniqueEnv()}:rampart}`,
+        keepCharge: (k) => claims.releaseKey(k, { charged: true }),
       };
     });
   });
@@ -69,6 +77,7 @@ describe.skipIf(!redisUrl())(RedisRateLimitStore.name, () => {
         clock,
         ttl: (k) => redis.run('pttl', (c) => c.pttl(k)),
         prefix: `rl:{${uniqueEnv()}:rampart}`,
+        keepCharge: (k) => claims.releaseKey(k, { charged: true }),
       };
     });
   });

@@ -160,8 +160,8 @@ export function chaosPolicies(c: RampartConfig): RampartConfig {
     };
     for (const r of rl.rules) {
       r.capacity = 1_000_000;
-      // A concurrency rule has no rate (its capacity is requests in flight).
-      if (r.algorithm !== 'concurrency') r.rate = '100000/s';
+      // A concurrency rule has no rate (its capacity is requests in flight), a tokens rule a window instead.
+      if (r.algorithm !== 'concurrency' && r.algorithm !== 'tokens') r.rate = '100000/s';
     }
   }
   // Inference without signatures: these tests are about Redis and the upstream, not signing.

@@ -10,6 +10,7 @@
  *   fake.setStatus(429);       // answer every call with 429 (+ OpenAI error body)
  *   fake.setRetryAfter('30');  // the Retry-After of those 429s (default '1'; undefined = none)
  *   fake.setFailAfterFirstChunk(true);  // streams drop the connection after their first word
+ *   fake.setUsage('omit');     // answers without `usage` (JSON) and streams without the usage chunk
  *   fake.requests, fake.inFlight, fake.aborted   // what reached it
  *
  * Endpoints:
@@ -29,6 +30,7 @@
 import { once } from 'node:events';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type ListenerWatch, watchListeners } from './listener-watch.js';
 
 export const FAKE_MODEL = 'fake-gpt';
 const WORDS = ['This', ' is', ' a', ' fake', ' answer', ' from', ' the', ' upstream'];
@@ -43,6 +45,8 @@ export interface FakeRequest {
 export interface FakeOpenAI {
   /** Base URL to use as INFERENCE_UPSTREAM_URL, e.g. `http://127.0.0.1:43210/v1`. */
   readonly url: string;
+  /** The most close/error/drain listeners one of its responses held at once (test/support/listener-watch.ts). */
+  readonly listeners: ListenerWatch;
   /** Milliseconds to wait before answering (0 = none). */
   setLatency(ms: number): void;
   /** Fraction (0..1) of calls answered with 500. */
@@ -67,6 +71,12 @@ export interface FakeOpenAI {
   /** Streams stop after their first content chunk until resumeStreams() (to observe relaying). */
   pauseStreams(): void;
   resumeStreams(): void;
+  /**
+   * What answers report as `usage`: `'omit'` none at all (JSON without `usage`, streams without the usage chunk
+   * even when asked), or these counts (`completion: 'max_tokens'` = the request's max_tokens); undefined = the
+   * default, 5 prompt tokens and one completion token per word sent.
+   */
+  setUsage(u: UsageSetting): void;
   /** Back to normal answers; counters are kept. */
   reset(): void;
   /** Chat-completion calls received. */
@@ -84,6 +94,9 @@ export interface FakeOpenAI {
   close(): Promise<void>;
 }
 
+export type UsageSetting =
+  'omit' | { prompt?: number; completion?: number | 'max_tokens' } | undefined;
+
 interface Settings {
   latencyMs: number;
   errorRate: number;
@@ -95,6 +108,7 @@ interface Settings {
   endlessChars: number;
   retryAfter: string | undefined;
   failAfterFirstChunk: boolean;
+  usage: UsageSetting;
 }
 const DEFAULTS: Settings = {
   latencyMs: 0,
@@ -106,6 +120,7 @@ const DEFAULTS: Settings = {
   endlessChars: 0,
   retryAfter: '1',
   failAfterFirstChunk: false,
+  usage: undefined,
 };
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
@@ -152,7 +167,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     const body = lastRequest?.body ?? {};
     const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16;
     const words = WORDS.slice(0, Math.max(1, Math.min(maxTokens, WORDS.length)));
-    if (body.stream === true) return stream(res, words, includeUsage(body));
+    const usage = usageFor(s.usage, maxTokens, words.length);
+    if (body.stream === true) return stream(res, words, includeUsage(body) ? usage : undefined);
     json(res, 200, {
       id: 'chatcmpl-fake',
       object: 'chat.completion',
@@ -166,11 +182,15 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
           logprobs: null,
         },
       ],
-      usage: { prompt_tokens: 5, completion_tokens: words.length, total_tokens: 5 + words.length },
+      ...(usage ? { usage } : {}),
     });
   }
 
-  async function stream(res: ServerResponse, words: string[], usage: boolean): Promise<void> {
+  async function stream(
+    res: ServerResponse,
+    words: string[],
+    usage: ReturnType<typeof usageFor>,
+  ): Promise<void> {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -189,8 +209,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     send({ role: 'assistant', content: '' }, null);
     for (const big = 'x'.repeat(s.endlessChars); s.endlessChars > 0;) {
       if (res.destroyed) return;
-      if (!send({ content: big }, null))
-        await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!send({ content: big }, null)) await drainOrClose(res);
       if (!(await sleep(s.chunkDelayMs, res))) return;
     }
     for (let i = 0; i < words.length; i++) {
@@ -201,19 +220,16 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         await sleep(s.chunkDelayMs, res);
         return void res.destroy();
       }
-      if (i === 0 && gate) await Promise.race([gate.promise, once(res, 'close')]);
+      if (i === 0 && gate) await untilOrClose(gate.promise, res);
       if (!(await sleep(s.chunkDelayMs, res))) return;
     }
     send({}, 'stop');
-    if (usage) {
-      const counts = { prompt_tokens: 5, completion_tokens: words.length };
-      const total = { ...counts, total_tokens: 5 + words.length };
-      res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: total })}\n\n`);
-    }
+    if (usage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
     res.end('data: [DONE]\n\n');
   }
 
   server.on('connection', () => counts.connections++);
+  const listeners = watchListeners(server);
 
   function resumeStreams(): void {
     gate?.open();
@@ -226,6 +242,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 
   return {
     url: `http://127.0.0.1:${port}/v1`,
+    listeners,
     setLatency: (ms) => void (s.latencyMs = ms),
     setErrorRate: (rate) => void (s.errorRate = rate),
     setHang: (on) => void (s.hang = on),
@@ -235,6 +252,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     setChunkDelay: (ms) => void (s.chunkDelayMs = ms),
     setBadJson: (on) => void (s.badJson = on),
     setEndlessStreams: (chars) => void (s.endlessChars = chars),
+    setUsage: (u) => void (s.usage = u),
     pauseStreams() {
       if (gate) return;
       let open!: () => void;
@@ -270,6 +288,23 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       server.close();
       await once(server, 'close');
     },
+  };
+}
+
+/** The usage an answer reports (undefined: none). */
+function usageFor(
+  u: UsageSetting,
+  maxTokens: number,
+  words: number,
+): { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined {
+  if (u === 'omit') return undefined;
+  const prompt = u?.prompt ?? 5;
+  const c = u?.completion;
+  const completion = c === 'max_tokens' ? maxTokens : (c ?? words);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
   };
 }
 
@@ -312,6 +347,35 @@ function parseJson(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Waits until the response drains or closes, then removes both listeners. (`Promise.race` of two `events.once`
+ * left the loser's close and error listeners on the response at every wait: Node's MaxListenersExceededWarning
+ * after ten waits of one long stream.)
+ */
+function drainOrClose(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** Waits for `p` or the response's close, whichever comes first, leaving no close listener behind. */
+function untilOrClose(p: Promise<void>, res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off('close', done);
+      resolve();
+    };
+    res.on('close', done);
+    void p.then(done);
+  });
 }
 
 /** Waits `ms`; resolves false (early) when the client went away meanwhile. */

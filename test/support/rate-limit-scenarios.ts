@@ -23,6 +23,8 @@ export interface StoreHarness {
   ttl(key: string): Promise<number>;
   /** Key prefix unique to this run, with its hash tag, e.g. `rl:{t123:rampart}`. */
   prefix: string;
+  /** Gives a live claim back with its charge kept, as RateLimitClaims.release(…, { charged: true }) does. */
+  keepCharge(claimKey: string): Promise<void>;
 }
 
 type RuleOpts = Partial<Omit<CompiledRule, 'penalty'>> & {
@@ -78,6 +80,8 @@ interface Expect {
   limit?: Record<string, number>;
   /** The claim was taken already (nothing decided). Checked as false when the step has a claim and this is unset. */
   duplicate?: boolean;
+  /** The claim kept an earlier copy's charge: taken again, allowed, nothing decided. Checked as false when unset. */
+  reentered?: boolean;
   /** First refusal in the window (told keys). */
   notify?: boolean;
 }
@@ -93,6 +97,10 @@ interface Step {
   wait?: number;
   /** Before the request: give back this lease id in the step's concurrency buckets (`RateLimitStore.release`). */
   release?: string;
+  /** Before the request: give this claim id back with its charge kept (`StoreHarness.keepCharge`). */
+  keep?: string;
+  /** Before the request: settle the token reservations of step `step` (its first request) to `used` tokens. */
+  settle?: { step: number; used: number };
 }
 
 interface Scenario {
@@ -108,8 +116,91 @@ const BIG = rule('big', 5, 1);
 const WIN = rule('win', 4, 4);
 /** Two requests in flight at most; a lease lives 10 s if never given back (rate = capacity ÷ lease). */
 const CONC = rule('conc', 2, 0.2, { kind: 'c', leaseUs: 10_000_000 });
+/** 100 tokens per 10 s window (aligned to the epoch: the manual clock starts on a window's first µs). */
+const TOK = rule('tok', 100, 10, {
+  kind: 'k',
+  windowUs: 10_000_000,
+  tokens: { count: 'total', perModel: false },
+});
 
 export const SCENARIOS: Scenario[] = [
+  {
+    name: 'tokens: reservations up to the budget, settled to what was used, in their own window only',
+    steps: [
+      {
+        req: { rules: [TOK], cost: 60 },
+        expect: { allowed: true, remaining: { tok: 40 }, limit: { tok: 100 }, retry: { tok: 0 } },
+      },
+      // A reservation that does not fit waits for the window's end.
+      {
+        req: { rules: [TOK], cost: 60 },
+        expect: { allowed: false, blocker: 'tok', retry: { tok: 10_000 }, remaining: { tok: 40 } },
+      },
+      // Step 1 used 10 of its 60: 50 come back, and the same reservation fits now.
+      {
+        settle: { step: 1, used: 10 },
+        req: { rules: [TOK], cost: 60 },
+        expect: { allowed: true, remaining: { tok: 30 } },
+      },
+      {
+        advance: 9000,
+        req: { rules: [TOK], cost: 60 },
+        expect: { allowed: false, retry: { tok: 1000 } },
+      },
+      // A new window: the budget is whole again.
+      {
+        advance: 1000,
+        req: { rules: [TOK], cost: 60 },
+        expect: { allowed: true, remaining: { tok: 40 } },
+      },
+      // A settlement of the last window's reservation changes nothing in this one.
+      {
+        settle: { step: 3, used: 0 },
+        req: { rules: [TOK], cost: 40 },
+        expect: { allowed: true, remaining: { tok: 0 } },
+      },
+      // Settled above the reservation: charged what was used (the window runs over, never refunds below 0).
+      {
+        settle: { step: 5, used: 70 },
+        req: { rules: [TOK], cost: 1 },
+        expect: { allowed: false, remaining: { tok: 0 } },
+      },
+    ],
+  },
+  {
+    name: 'tokens in shadow mode: counted past its limit, never blocks, reserves nothing past it',
+    steps: [
+      {
+        req: { rules: [{ ...TOK, shadow: true }], cost: 60 },
+        expect: { allowed: true, ok: { tok: true } },
+      },
+      {
+        req: { rules: [{ ...TOK, shadow: true }], cost: 60 },
+        expect: { allowed: true, ok: { tok: false }, retry: { tok: 10_000 } },
+      },
+      // Only the first reservation was taken.
+      { req: { rules: [TOK], cost: 40 }, expect: { allowed: true, remaining: { tok: 0 } } },
+    ],
+  },
+  {
+    name: 'tokens: all-or-nothing with the other rules, tiers scale the budget',
+    steps: [
+      {
+        req: { rules: [TOK, rule('one', 1, 0.1, { cost: 1 })], cost: 30 },
+        expect: { allowed: true },
+      },
+      // The rate rule refuses: nothing is reserved.
+      {
+        req: { rules: [TOK, rule('one', 1, 0.1, { cost: 1 })], cost: 30 },
+        expect: { allowed: false, blocker: 'one', ok: { tok: true } },
+      },
+      { req: { rules: [TOK], cost: 70 }, expect: { allowed: true, remaining: { tok: 0 } } },
+      {
+        req: { rules: [TOK], cost: 50, tier: 2 },
+        expect: { allowed: true, limit: { tok: 200 }, remaining: { tok: 50 } },
+      },
+    ],
+  },
   {
     name: 'concurrency: leases up to capacity, a slot back on release, expired leases pruned',
     steps: [
@@ -567,23 +658,70 @@ export const SCENARIOS: Scenario[] = [
     name: 'claims: a duplicate charges nothing, the claim lives its TTL',
     steps: [
       {
-        req: { rules: [A], claim: { id: 'u1', ttlMs: 40 } },
+        req: { rules: [A], claim: { id: 'u1', ttlMs: 400 } },
         expect: { allowed: true, remaining: { a: 2 } },
       },
       {
-        req: { rules: [A], claim: { id: 'u1', ttlMs: 40 } },
+        req: { rules: [A], claim: { id: 'u1', ttlMs: 400 } },
         expect: { allowed: true, duplicate: true },
         times: 2,
       },
       {
-        req: { rules: [A], claim: { id: 'u2', ttlMs: 40 } },
+        req: { rules: [A], claim: { id: 'u2', ttlMs: 400 } },
         expect: { allowed: true, remaining: { a: 1 } },
       },
       {
-        advance: 50,
-        wait: 60,
-        req: { rules: [A], claim: { id: 'u1', ttlMs: 40 } },
+        // Long enough that a loaded machine still reads the TTL before it runs out.
+        advance: 450,
+        wait: 460,
+        req: { rules: [A], claim: { id: 'u1', ttlMs: 400 } },
         expect: { allowed: true, remaining: { a: 0 } },
+      },
+    ],
+  },
+  {
+    name: 'claims: given back with its charge kept, the next copy re-enters once, uncharged',
+    steps: [
+      {
+        req: { rules: [A], claim: { id: 'r1', ttlMs: 5000 } },
+        expect: { allowed: true, remaining: { a: 2 } },
+      },
+      // Given back with the charge kept: the next copy takes the claim again, nothing charged.
+      {
+        keep: 'r1',
+        req: { rules: [A], claim: { id: 'r1', ttlMs: 5000 } },
+        expect: { allowed: true, reentered: true },
+      },
+      // Taken again: a further copy is a duplicate.
+      {
+        req: { rules: [A], claim: { id: 'r1', ttlMs: 5000 } },
+        expect: { allowed: true, duplicate: true },
+      },
+      {
+        keep: 'r1',
+        req: { rules: [A], claim: { id: 'r1', ttlMs: 5000 } },
+        expect: { allowed: true, reentered: true },
+      },
+      // The re-entries charged nothing: a new id finds the bucket as the first request left it.
+      {
+        req: { rules: [A], claim: { id: 'r2', ttlMs: 5000 } },
+        expect: { allowed: true, remaining: { a: 1 } },
+      },
+      // A claim never taken is not brought to life by a kept charge: the request is decided and charged.
+      {
+        keep: 'r3',
+        req: { rules: [A], claim: { id: 'r3', ttlMs: 5000 } },
+        expect: { allowed: true, remaining: { a: 0 } },
+      },
+      // The limit holds for every new id; a kept charge still re-enters at the limit.
+      {
+        req: { rules: [A], claim: { id: 'r4', ttlMs: 5000 } },
+        expect: { allowed: false, blocker: 'a' },
+      },
+      {
+        keep: 'r2',
+        req: { rules: [A], claim: { id: 'r2', ttlMs: 5000 } },
+        expect: { allowed: true, reentered: true },
       },
     ],
   },
@@ -750,7 +888,8 @@ function check(d: Decision, names: string[], e: Expect, where: string): void {
   if (e.allowed) expect(d.blocker, `${where} blocker`).toBe(-1);
   if (e.degraded !== undefined) expect(d.degraded, `${where} degraded`).toBe(e.degraded);
   expect(d.duplicate === true, `${where} duplicate`).toBe(e.duplicate === true);
-  if (e.duplicate) return;
+  expect(d.reentered === true, `${where} reentered`).toBe(e.reentered === true);
+  if (e.duplicate || e.reentered) return expect(d.buckets, `${where} nothing decided`).toEqual([]);
   if (e.notify !== undefined) expect(d.notify, `${where} notify`).toBe(e.notify);
   for (const [n, v] of Object.entries(e.remaining ?? {}))
     expect(d.buckets[at(n)]!.remaining, `${where} remaining ${n}`).toBe(v);
@@ -768,10 +907,31 @@ export function runStoreScenarios(make: () => Promise<StoreHarness>): void {
     it(`should pass "${s.name}"`, async () => {
       const h = await make();
       let stepNo = 0;
+      const made = new Map<number, { buckets: BucketSpec[]; d: Decision }>();
       for (const step of s.steps) {
         stepNo += 1;
+        if (step.settle) {
+          const was = made.get(step.settle.step)!;
+          await h.store.settle(
+            was.buckets.flatMap((b, i) => {
+              const o = was.d.buckets[i]!;
+              return b.kind === 'k' && o.charged > 0
+                ? [
+                    {
+                      key: b.key,
+                      group: b.group,
+                      reserved: o.charged,
+                      used: step.settle!.used,
+                      untilUs: o.untilUs!,
+                    },
+                  ]
+                : [];
+            }),
+          );
+        }
         if (step.advance) h.clock.advance(step.advance);
         if (step.wait) await new Promise((r) => setTimeout(r, step.wait));
+        if (step.keep) await h.keepCharge(`${h.prefix}:claim:t:${step.keep}`);
         if (step.release) {
           const leased = build(h, step.req).buckets.filter((b) => b.kind === 'c');
           await h.store.release({ id: step.release, keys: leased });
@@ -788,6 +948,7 @@ export function runStoreScenarios(make: () => Promise<StoreHarness>): void {
             told,
           });
           check(d, names, step.expect, `step ${stepNo}#${t + 1}`);
+          if (t === 0) made.set(stepNo, { buckets, d });
           // A claim lives at most its TTL; a told key at most max(retry-after, window) of its bucket's refusal.
           if (claim) {
             const ttl = await h.ttl(claim.key);
@@ -796,7 +957,10 @@ export function runStoreScenarios(make: () => Promise<StoreHarness>): void {
           for (const [i, key] of (told ?? []).entries()) {
             const ttl = await h.ttl(key);
             const window = bucketTtlMs(buckets[i]!) - TTL_MARGIN_MS;
-            const most = d.duplicate ? Infinity : Math.max(1, d.buckets[i]!.retryAfterMs, window);
+            const most =
+              d.duplicate || d.reentered
+                ? Infinity
+                : Math.max(1, d.buckets[i]!.retryAfterMs, window);
             expect(ttl === -2 || (ttl > 0 && ttl <= most), `${key} TTL (got ${ttl})`).toBe(true);
           }
           // Every key the decision may have written lives with a TTL (never -1).

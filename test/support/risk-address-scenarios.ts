@@ -8,7 +8,7 @@ import { expect, it } from 'vitest';
 import { observeParams, riskParams } from '../../src/locks/rate-limit/core/risk-params.js';
 import { defaultRiskSettings } from '../../src/locks/rate-limit/settings/risk.settings.js';
 import type { RiskSignal } from '../../src/locks/rate-limit/core/risk.types.js';
-import type { RiskHarness } from './risk-scenarios.js';
+import { advanceSeen, type RiskHarness } from './risk-scenarios.js';
 
 /** One point decays in 1 s; the address window is the shipped 1 min. */
 const SETTINGS = { ...defaultRiskSettings(), pointDecayMs: 1_000 };
@@ -102,7 +102,8 @@ export function runAddressScenarios(make: () => Promise<RiskHarness>): void {
         });
       await decide(1); // first sight of both records
       for (const s of row.steps) {
-        if ('advance' in s) h.clock.advance(s.advance);
+        // Days of stable use: both subjects are seen every hour (a quiet young record lapses after two hours).
+        if ('advance' in s) await advanceSeen(h, s.advance, () => decide(1, 'visit'));
         else {
           const points = s.count * SETTINGS.weights[s.signal];
           const key = s.on === 'user' ? uk : ak;

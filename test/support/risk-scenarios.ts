@@ -21,6 +21,7 @@ export interface RiskHarness {
 
 const SETTINGS = { ...defaultRiskSettings(), pointDecayMs: 1_000 };
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 
 type Step =
   | { signal: RiskSignal; count: number }
@@ -122,6 +123,19 @@ export const RISK_ROWS: Row[] = [
   },
 ];
 
+/** Advances the clock by `ms`, the subject seen (`visit`) every hour on the way. */
+export async function advanceSeen(
+  h: Pick<RiskHarness, 'clock'>,
+  ms: number,
+  visit: () => Promise<unknown>,
+): Promise<void> {
+  for (; ms > HOUR; ms -= HOUR) {
+    h.clock.advance(HOUR);
+    await visit();
+  }
+  h.clock.advance(ms);
+}
+
 export function runRiskScenarios(make: () => Promise<RiskHarness>): void {
   for (const row of RISK_ROWS) {
     it(`should give ${row.name}: score ${row.score}, ×${row.multiplier}, capacity ${row.limit}`, async () => {
@@ -151,7 +165,8 @@ export function runRiskScenarios(make: () => Promise<RiskHarness>): void {
       await decide(); // first sight: the record starts here
       for (const s of row.steps) {
         let o: RiskObservation | undefined;
-        if ('advance' in s) h.clock.advance(s.advance);
+        // Days of stable use: the subject is seen every hour (a quiet young record lapses after two hours).
+        if ('advance' in s) await advanceSeen(h, s.advance, decide);
         else if ('signal' in s)
           o = {
             kind: 'signal',

@@ -19,12 +19,19 @@ export interface TestBot {
   backendUrl?: string;
   failMode?: 'open' | 'closed' | 'local';
   adminUserIds?: number[];
+  ingress?: 'webhook' | 'polling';
 }
 
 /** Writes a CONFIG_FILE with these bots (and any extra top-level sections); returns its path. */
 export function telegramConfigFile(
   bots: TestBot[],
-  opts: { apiRoot?: string; extra?: Record<string, unknown>; poll?: number } = {},
+  opts: {
+    apiRoot?: string;
+    extra?: Record<string, unknown>;
+    poll?: number;
+    /** More options of the `telegram:` section (e.g. pollTimeoutS, pollLeaseMs). */
+    telegram?: Record<string, unknown>;
+  } = {},
 ): string {
   const dir = mkdtempSync(join(tmpdir(), 'rampart-tg-'));
   const tokenFile = join(dir, 'token');
@@ -39,6 +46,7 @@ export function telegramConfigFile(
       apiRoot: opts.apiRoot ?? 'http://127.0.0.1:9',
       webhookInfoPollMs: opts.poll ?? 0,
       forwardTimeoutMs: 2_000,
+      ...opts.telegram,
       bots: bots.map((b) => ({
         username: 'rampart_demo_bot',
         tokenFile,

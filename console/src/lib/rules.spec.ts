@@ -24,6 +24,19 @@ describe(toDraft.name, () => {
     expect(fromDraft(toDraft(rule))).toEqual(rule);
   });
 
+  it('should round-trip a tokens rule: no rate, its window, count and perModel kept', () => {
+    const rule = {
+      name: 'user-tokens',
+      dimension: 'user',
+      algorithm: 'tokens',
+      capacity: 40000,
+      window: '1m',
+      count: 'total',
+      perModel: true,
+    };
+    expect(fromDraft(toDraft(rule))).toEqual(rule);
+  });
+
   it('should send numbers as numbers and anything else as typed (the service explains)', () => {
     const d = {
       ...toDraft({ name: 'x', dimension: 'ip' }),

@@ -60,7 +60,7 @@ const numberOrText = (s: string): number | string =>
 export function fromDraft(d: RuleDraft): Record<string, unknown> {
   const out: Record<string, unknown> = { ...d.rest, name: d.name.trim(), dimension: d.dimension };
   out.capacity = numberOrText(d.capacity);
-  // A concurrency rule has no rate (a rate rule without one is refused by the service, which says so).
+  // A concurrency or tokens rule has no rate (a rate rule without one is refused by the service, which says so).
   if (d.rate.trim()) out.rate = numberOrText(d.rate);
   if (d.mode) out.mode = d.mode;
   if (d.algorithm) out.algorithm = d.algorithm;

@@ -109,6 +109,16 @@ export interface BreakerStatus {
   since?: string;
   stats: Record<string, number>;
   latency?: LatencySummary | null;
+  /** Why the circuit last opened, while it is not closed. */
+  reason?: 'errors' | 'slow_calls' | 'probe_failed';
+  /** The adaptive concurrency limit, when the backend opted in (RTTs in ms). */
+  adaptive?: {
+    limit: number;
+    minLimit: number;
+    maxLimit: number;
+    minRttMs?: number;
+    sampleRttMs?: number;
+  };
 }
 
 export interface ClientAppView {

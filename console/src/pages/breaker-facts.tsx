@@ -1,6 +1,12 @@
 import { fmtInt, fmtMs, fmtRelative, fmtTime } from '../lib/format.js';
 import type { BreakerStatus } from '../lib/types.js';
 
+const REASONS = {
+  errors: 'errors or timeouts over the threshold',
+  slow_calls: 'slow calls over the threshold',
+  probe_failed: 'a failed probe',
+} as const;
+
 /** What a breaker did lately: its policies, since when, its window, in-flight calls and latency. */
 export function BreakerFacts({ b, now }: { b: BreakerStatus; now: number }) {
   const st = b.stats;
@@ -15,10 +21,27 @@ export function BreakerFacts({ b, now }: { b: BreakerStatus; now: number }) {
         {fmtInt(st.failures)} failures · {fmtInt(st.timeouts ?? 0)} timeouts ·{' '}
         {fmtInt(st.successes)} successes · {fmtInt(st.rejects ?? 0)} refused
       </dd>
+      {b.reason ? (
+        <>
+          <dt>Opened on</dt>
+          <dd>{REASONS[b.reason]}</dd>
+        </>
+      ) : null}
       <dt>In flight</dt>
       <dd>
-        {fmtInt(st.inFlight)} of {fmtInt(st.capacity)} · admitting {st.admittedPercent ?? 100} %
+        {fmtInt(st.inFlight)} of {fmtInt(b.adaptive ? b.adaptive.limit : st.capacity)}
+        {b.adaptive ? ` (adaptive, ${b.adaptive.minLimit}–${b.adaptive.maxLimit})` : ''} · admitting{' '}
+        {st.admittedPercent ?? 100} %{st.waiting ? ` · ${fmtInt(st.waiting)} waiting` : ''}
       </dd>
+      {b.adaptive?.minRttMs !== undefined ? (
+        <>
+          <dt>Backend latency</dt>
+          <dd>
+            unloaded {fmtMs(b.adaptive.minRttMs)} · last window{' '}
+            {fmtMs(b.adaptive.sampleRttMs ?? null)}
+          </dd>
+        </>
+      ) : null}
       <dt>Latency</dt>
       <dd>
         {b.latency

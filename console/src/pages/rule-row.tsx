@@ -72,7 +72,7 @@ export function RuleRow({ id, index, rule, dims, problems, onChange, onRemove }:
       {text('capacity', 7)}
       {text('rate', 8, '10/s')}
       {select('mode', ['enforce', 'shadow'], '(enforce)')}
-      {select('algorithm', ['gcra', 'token-bucket', 'concurrency'], '(gcra)')}
+      {select('algorithm', ['gcra', 'token-bucket', 'concurrency', 'tokens'], '(gcra)')}
       {text('cost', 4, '—')}
       <td>
         {extra.length > 0 ? <small class="muted">also: {extra.join(', ')} </small> : null}

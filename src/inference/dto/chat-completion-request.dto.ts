@@ -18,6 +18,9 @@ import {
 import { ChatMessageDto } from './chat-message.dto.js';
 import { HasUserMessage, IsStopSequences } from './chat-validators.js';
 
+/** `max_tokens` when a request sets none: sent upstream, and what a token budget reserves for the answer. */
+export const DEFAULT_MAX_TOKENS = 256;
+
 export class StreamOptionsDto {
   @ApiPropertyOptional({ description: 'Send a last chunk with token usage before [DONE].' })
   @IsOptional()
@@ -50,12 +53,12 @@ export class ChatCompletionRequestDto {
     description: 'Most tokens to generate.',
     minimum: 1,
     maximum: 8192,
-    default: 256,
+    default: DEFAULT_MAX_TOKENS,
   })
   @IsInt()
   @Min(1)
   @Max(8192)
-  max_tokens: number = 256;
+  max_tokens: number = DEFAULT_MAX_TOKENS;
 
   @ApiPropertyOptional({
     description: 'Answer as server-sent events of chat.completion.chunk objects.',

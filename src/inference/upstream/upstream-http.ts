@@ -31,7 +31,11 @@ export class UpstreamHttp {
   readonly base: string;
   private readonly agent: Agent;
 
-  constructor(private readonly config: Omit<InferenceConfig, 'stream'> & { upstreamUrl: string }) {
+  constructor(
+    private readonly config: Omit<InferenceConfig, 'stream' | 'tokenSafetyPercent'> & {
+      upstreamUrl: string;
+    },
+  ) {
     this.base = config.upstreamUrl.replace(/\/+$/, '');
     const backstop = config.upstreamTimeoutMs * 2;
     this.agent = new Agent({

@@ -28,7 +28,11 @@ export class UpstreamBackend implements InferenceBackend {
   readonly kind = 'upstream';
   private readonly http: UpstreamHttp;
 
-  constructor(private readonly config: Omit<InferenceConfig, 'stream'> & { upstreamUrl: string }) {
+  constructor(
+    private readonly config: Omit<InferenceConfig, 'stream' | 'tokenSafetyPercent'> & {
+      upstreamUrl: string;
+    },
+  ) {
     this.http = new UpstreamHttp(config);
   }
 

@@ -1,5 +1,16 @@
 import type { LockSlice } from '../../config/policy.types.js';
+import type { AdaptiveOptions } from './adaptive/gradient-limit.js';
 import type { BreakerOptions, CircuitBreakerSlice } from './circuit-breaker.types.js';
+
+/** Overload options, off until a policy opts in: fixed bulkhead, no waiting, no slow-call rule. */
+const OVERLOAD_OFF = {
+  adaptive: false,
+  maxWaitMs: 0,
+  maxWaiting: 100,
+  slowCallMs: 0,
+  slowCallRatio: 0.5,
+  minimumVolume: 20,
+} as const satisfies Partial<BreakerOptions>;
 
 /**
  * Shipped circuitBreaker slices per route policy (CONFIG_FILE and the admin
@@ -72,4 +83,16 @@ export const GENERIC_BREAKER_OPTIONS: Readonly<BreakerOptions> = Object.freeze({
   halfOpenProbes: 3,
   rampPercents: [10, 50],
   rampMs: 30_000,
+  ...OVERLOAD_OFF,
+});
+
+/** Adaptive options a policy leaves out (maxLimit: the breaker's `capacity`). */
+export const ADAPTIVE_DEFAULTS: Readonly<Omit<AdaptiveOptions, 'maxLimit'>> = Object.freeze({
+  minLimit: 1,
+  initialLimit: 10,
+  windowMs: 1_000,
+  windowSamples: 10,
+  minRttWindowMs: 60_000,
+  tolerance: 0.25,
+  smoothing: 0.2,
 });

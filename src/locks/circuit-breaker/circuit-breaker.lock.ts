@@ -1,7 +1,8 @@
 import { HttpException, Injectable, Logger } from '@nestjs/common';
 import type { InterceptorLock, LockContext, Next } from '../../chain/lock.types.js';
 import type { LockSlice, RoutePolicy } from '../../config/policy.types.js';
-import { setReplyHeader } from '../../http/http-context.js';
+import { rawResponse, setReplyHeader } from '../../http/http-context.js';
+import type { BackendBreaker, Tenant } from './breaker/backend-breaker.js';
 import { BreakerRegistry } from './breaker/breaker-registry.service.js';
 import { BeforeBackendError } from './breaker/call-outcome.js';
 import { abortableCall } from './breaker/guarded-call.js';
@@ -44,7 +45,7 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
     if (!breaker) return next();
     const shadow = ctx.mode === 'shadow';
     const tenant = { id: ctx.state.appId ?? '-', tier: ctx.state.tier };
-    const ticket = breaker.admit(tenant);
+    const ticket = await admission(ctx, breaker, tenant);
     if (!ticket.admit) {
       this.metrics.rejected(breaker.backend, ctx.policyName, ticket.reason, ctx.mode);
       return shadow ? next('shadow_rejected') : this.refuse(ctx, slice, breaker.backend, ticket);
@@ -90,6 +91,24 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
       }
     }
     throw refusalProblem(backend, ticket.reason, ticket.retryAfterMs);
+  }
+}
+
+/** The breaker's admission; with `maxWaitMs`, a call may wait for a slot until its client goes away. */
+async function admission(
+  ctx: LockContext,
+  breaker: BackendBreaker,
+  tenant: Tenant,
+): Promise<Admission> {
+  if (breaker.options.maxWaitMs <= 0) return breaker.admit(tenant);
+  const res = rawResponse(ctx.reply);
+  const gone = new AbortController();
+  const onClose = (): void => gone.abort();
+  res.once('close', onClose);
+  try {
+    return await breaker.admitWaiting(tenant, gone.signal);
+  } finally {
+    res.off('close', onClose);
   }
 }
 

@@ -6,7 +6,9 @@ import {
   type BreakerPhase,
   type BreakerRefusal,
   type CallOutcome,
+  type TripReason,
 } from './circuit-breaker.types.js';
+import type { LimitSnapshot } from './adaptive/gradient-limit.js';
 
 /** Prometheus series of the breakers. Labels: backend, policy, state, reason, outcome — never request data. */
 @Injectable()
@@ -20,6 +22,11 @@ export class BreakerMetrics {
   private readonly stale: Counter<'backend' | 'policy'>;
   private readonly timeouts: Counter<'backend'>;
   private readonly latency: Histogram<'backend' | 'outcome' | 'probe'>;
+  private readonly limitGauge: Gauge<'backend'>;
+  private readonly minRtt: Gauge<'backend'>;
+  private readonly sampleRtt: Gauge<'backend'>;
+  private readonly waitingGauge: Gauge<'backend'>;
+  private readonly trips: Counter<'backend' | 'reason'>;
 
   constructor(metrics: MetricsService) {
     this.state = metrics.gauge(
@@ -63,6 +70,45 @@ export class BreakerMetrics {
       ['backend', 'outcome', 'probe'],
       [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     );
+    this.limitGauge = metrics.gauge(
+      'rampart_breaker_concurrency_limit',
+      'Adaptive concurrency limit per backend: calls it may have in flight now (absent when fixed)',
+      ['backend'],
+    );
+    this.minRtt = metrics.gauge(
+      'rampart_breaker_min_rtt_seconds',
+      'Unloaded latency of the backend the adaptive limit compares against (lowest window average)',
+      ['backend'],
+    );
+    this.sampleRtt = metrics.gauge(
+      'rampart_breaker_sample_rtt_seconds',
+      'Average latency of the last window the adaptive limit judged',
+      ['backend'],
+    );
+    this.waitingGauge = metrics.gauge(
+      'rampart_breaker_waiting',
+      'Calls waiting (maxWaitMs) for a slot of a full bulkhead',
+      ['backend'],
+    );
+    this.trips = metrics.counter(
+      'rampart_breaker_trips_total',
+      'Circuits opened, by reason (errors, slow_calls, probe_failed)',
+      ['backend', 'reason'],
+    );
+  }
+
+  limit(backend: string, s: LimitSnapshot): void {
+    this.limitGauge.set({ backend }, s.limit);
+    if (s.minRttMs !== undefined) this.minRtt.set({ backend }, s.minRttMs / 1000);
+    if (s.sampleRttMs !== undefined) this.sampleRtt.set({ backend }, s.sampleRttMs / 1000);
+  }
+
+  waiting(backend: string, n: number): void {
+    this.waitingGauge.set({ backend }, n);
+  }
+
+  tripped(backend: string, reason: TripReason): void {
+    this.trips.inc({ backend, reason });
   }
 
   phase(backend: string, phase: BreakerPhase, admitted: number): void {
@@ -74,14 +120,14 @@ export class BreakerMetrics {
     this.admitted.set({ backend }, share);
   }
 
-  transition(backend: string, from: BreakerPhase, to: BreakerPhase): void {
+  transition(backend: string, from: BreakerPhase, to: BreakerPhase, why?: TripReason): void {
     this.transitions.inc({ backend, from, to });
     this.logger.warn({
       msg: `circuit breaker ${backend}: ${from} → ${to}`,
       backend,
       from,
       to,
-      reason: transitionReason(from, to),
+      reason: transitionReason(from, to, why),
     });
   }
 
@@ -109,9 +155,11 @@ export class BreakerMetrics {
 }
 
 /** Why a breaker moved, for the warning an operator reads. */
-export function transitionReason(from: BreakerPhase, to: BreakerPhase): string {
+export function transitionReason(from: BreakerPhase, to: BreakerPhase, why?: TripReason): string {
   if (to === 'forced_open' || to === 'forced_closed') return 'forced by an admin';
   if (from === 'forced_open' || from === 'forced_closed') return 'admin force lifted';
+  if (to === 'open' && why === 'slow_calls')
+    return from === 'half_open' ? 'a probe was slow' : 'slow calls over the threshold';
   if (to === 'open') {
     if (from === 'closed') return 'error rate or timeouts over the threshold';
     if (from === 'half_open') return 'a probe failed';

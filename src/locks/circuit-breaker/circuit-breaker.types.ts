@@ -1,4 +1,5 @@
 import type { LockSlice } from '../../config/policy.types.js';
+import type { AdaptiveOptions } from './adaptive/gradient-limit.js';
 
 /**
  * Options of one backend's breaker. They live in the circuitBreaker slice of
@@ -38,6 +39,22 @@ export interface BreakerOptions {
   rampPercents: number[];
   /** Milliseconds the whole ramp lasts (split evenly between its steps); then 100 %. */
   rampMs: number;
+  /**
+   * Adaptive concurrency: the limit on calls in flight follows the backend's latency against its unloaded
+   * minimum (GradientLimit), always within `capacity`. `false` (default): the fixed bulkhead only. Options left
+   * out take ADAPTIVE_DEFAULTS (maxLimit: `capacity`).
+   */
+  adaptive: false | Partial<AdaptiveOptions>;
+  /** Milliseconds a call may wait, in order, for a slot when the limit is reached; 0 (default) = 503 at once. */
+  maxWaitMs: number;
+  /** Calls at most waiting for a slot at once; past it, 503 `backend_busy` at once. */
+  maxWaiting: number;
+  /** A call slower than this (milliseconds; timeouts too) is slow; 0 (default) = no slow-call rule. */
+  slowCallMs: number;
+  /** Share of slow calls (0–1] in the rolling window at or above which the circuit opens (reason `slow_calls`). */
+  slowCallRatio: number;
+  /** Finished calls in the rolling window before the slow-call share is judged at all. */
+  minimumVolume: number;
 }
 
 export const BREAKER_OPTION_KEYS = [
@@ -54,6 +71,12 @@ export const BREAKER_OPTION_KEYS = [
   'halfOpenProbes',
   'rampPercents',
   'rampMs',
+  'adaptive',
+  'maxWaitMs',
+  'maxWaiting',
+  'slowCallMs',
+  'slowCallRatio',
+  'minimumVolume',
 ] as const satisfies readonly (keyof BreakerOptions)[];
 
 /** Admin controls (see BreakerSliceControls in circuit-breaker.admin.ts); they act on the backend's breaker. */
@@ -98,6 +121,12 @@ export const BREAKER_PHASES: readonly BreakerPhase[] = [
   'forced_closed',
 ];
 
+/**
+ * Why a circuit opened: the error rate or timeouts (opossum's window), the slow-call share (or a slow probe),
+ * a probe that failed.
+ */
+export type TripReason = 'errors' | 'slow_calls' | 'probe_failed';
+
 /** Why the recovery gate refuses a call. */
 export type Refusal = 'open' | 'half_open' | 'recovering' | 'forced_open';
 
@@ -106,7 +135,12 @@ export type BreakerRefusal = Refusal | 'busy';
 
 /** The answer to "may this call go on?": yes (maybe as a probe of a half-open circuit), or why not and for how long. */
 export type Admission<R extends BreakerRefusal = BreakerRefusal> =
-  { admit: true; probe?: { epoch: number } } | { admit: false; reason: R; retryAfterMs: number };
+  | {
+      admit: true;
+      probe?: { epoch: number };
+      /** It waited and was handed a freed slot. */ waited?: true;
+    }
+  | { admit: false; reason: R; retryAfterMs: number };
 
 /** What a probe proved about the backend: it answered, it failed, or nothing (the caller went away). */
 export type ProbeOutcome = 'success' | 'failure' | 'neutral';

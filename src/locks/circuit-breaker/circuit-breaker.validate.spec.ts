@@ -19,6 +19,45 @@ describe(validateBreakerSlice.name, () => {
     expect(validateBreakerPolicies(SHIPPED_POLICIES)).toEqual([]);
   });
 
+  it('should check the overload options: adaptive limit, bounded wait, slow-call rule', () => {
+    const ok = {
+      mode: 'enforce' as const,
+      backend: 'inference',
+      adaptive: { minLimit: 2, maxLimit: 64, windowMs: 500, tolerance: 0.5 },
+      maxWaitMs: 250,
+      maxWaiting: 50,
+      slowCallMs: 2_000,
+      slowCallRatio: 0.5,
+      minimumVolume: 20,
+    };
+    expect(validateBreakerSlice(ok, P)).toEqual([]);
+    expect(validateBreakerSlice({ ...ok, adaptive: false }, P)).toEqual([]);
+    expect(validateBreakerSlice({ ...ok, adaptive: {} }, P)).toEqual([]);
+    expect(
+      validateBreakerSlice(
+        {
+          ...ok,
+          adaptive: { minLimit: 8, maxLimit: 4, burst: 1 },
+          maxWaitMs: -1,
+          slowCallRatio: 0,
+          minimumVolume: 0,
+        },
+        P,
+      ),
+    ).toEqual([
+      `${P}.adaptive: burst: unknown option (known: minLimit, maxLimit, initialLimit, windowMs, windowSamples, minRttWindowMs, tolerance, smoothing)`,
+      `${P}.maxWaitMs: must be a whole number from 0 to 60000 (milliseconds)`,
+      `${P}.slowCallRatio: must be a fraction above 0, at most 1 (share of slow calls)`,
+      `${P}.minimumVolume: must be a whole number from 1 to 1000000`,
+    ]);
+    expect(validateBreakerSlice({ ...ok, adaptive: { minLimit: 8, maxLimit: 4 } }, P)).toEqual([
+      `${P}.adaptive: maxLimit: must be at least minLimit`,
+    ]);
+    expect(validateBreakerSlice({ ...ok, adaptive: true }, P)).toEqual([
+      `${P}.adaptive: must be false or an object of adaptive limit options, e.g. { minLimit: 2, maxLimit: 64 }`,
+    ]);
+  });
+
   it('should require a backend unless the slice is off', () => {
     expect(validateBreakerSlice({ mode: 'off' }, P)).toEqual([]);
     expect(validateBreakerSlice({ mode: 'shadow' }, P)).toEqual([

@@ -1,5 +1,7 @@
 import type { LockSlice, RoutePolicy } from '../../config/policy.types.js';
+import { int, type Check } from './adaptive/adaptive-options.js';
 import { resolveBackends } from './breaker/backend-plans.js';
+import { checkAdaptive } from './adaptive/adaptive-options.js';
 import { BREAKER_OPTION_KEYS } from './circuit-breaker.types.js';
 
 export const BACKEND_NAME = /^[a-z][a-z0-9-]{0,62}$/;
@@ -13,15 +15,6 @@ const KNOWN = new Set<string>([
   ...BREAKER_OPTION_KEYS,
   ...CONTROL_KEYS,
 ]);
-
-type Check = (v: unknown) => string | undefined;
-
-const int =
-  (min: number, max: number, unit = ''): Check =>
-  (v) =>
-    Number.isInteger(v) && (v as number) >= min && (v as number) <= max
-      ? undefined
-      : `must be a whole number from ${min} to ${max}${unit}`;
 
 const OPTION_CHECKS: Record<(typeof BREAKER_OPTION_KEYS)[number], Check> = {
   timeoutMs: int(1, 600_000, ' (milliseconds)'),
@@ -59,6 +52,15 @@ const OPTION_CHECKS: Record<(typeof BREAKER_OPTION_KEYS)[number], Check> = {
     return undefined;
   },
   rampMs: int(0, 3_600_000, ' (milliseconds)'),
+  adaptive: checkAdaptive,
+  maxWaitMs: int(0, 60_000, ' (milliseconds)'),
+  maxWaiting: int(0, 100_000),
+  slowCallMs: int(0, 600_000, ' (milliseconds)'),
+  slowCallRatio: (v) =>
+    typeof v === 'number' && v > 0 && v <= 1
+      ? undefined
+      : 'must be a fraction above 0, at most 1 (share of slow calls)',
+  minimumVolume: int(1, 1_000_000),
 };
 
 /**

@@ -32,8 +32,9 @@ export const QUOTA_PROVIDERS: Provider[] = [
   },
   {
     provide: MemoryRiskStore,
-    useFactory: (m: MemoryRateLimitStore, clock: Clock) => new MemoryRiskStore(m.risk, clock),
-    inject: [MemoryRateLimitStore, CLOCK],
+    useFactory: (m: MemoryRateLimitStore, clock: Clock, s: RateLimitSettings) =>
+      new MemoryRiskStore(m.risk, clock, s.memory),
+    inject: [MemoryRateLimitStore, CLOCK, RATE_LIMIT_SETTINGS],
   },
   {
     provide: RISK_STORE,

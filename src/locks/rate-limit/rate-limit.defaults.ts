@@ -34,6 +34,8 @@ const SLICES: Record<string, RateLimitSlice> = {
     mode: 'enforce',
     failMode: 'local',
     cost: 'inference',
+    // Token budgets size a request by its prompt's tokens + max_tokens (the inference module's token counter).
+    tokens: 'inference',
     tiers: { free: 1, pro: 5 },
     rules: [
       { name: 'per-app', dimension: 'app', capacity: 120, rate: '20/s' },
@@ -61,6 +63,22 @@ const SLICES: Record<string, RateLimitSlice> = {
         algorithm: 'concurrency',
         capacity: 4,
         lease: '10m',
+      },
+      // Token budgets (docs/rate-limit.md#token-rules): each request reserves its prompt's tokens + max_tokens at
+      // admission, and is settled to the upstream's usage when its answer ends; never overshot under concurrency.
+      {
+        name: 'user-tokens',
+        dimension: 'user',
+        algorithm: 'tokens',
+        capacity: 40_000,
+        window: '1m',
+      },
+      {
+        name: 'app-tokens-day',
+        dimension: 'app',
+        algorithm: 'tokens',
+        capacity: 5_000_000,
+        window: '1d',
       },
     ],
     degrade: { at: 0.8, factor: 0.5 },

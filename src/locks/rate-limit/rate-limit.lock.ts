@@ -3,7 +3,7 @@ import type { GuardLock, LockContext } from '../../chain/lock.types.js';
 import type { LockSlice } from '../../config/policy.types.js';
 import { setReplyHeader } from '../../http/http-context.js';
 import { RateLimitExtensions } from './extensions/rate-limit-extensions.js';
-import { rateLimitField, rateLimitPolicyField } from './core/rate-limit-headers.js';
+import { rateLimitField, rateLimitPolicyField, tokenHeaders } from './core/rate-limit-headers.js';
 import { RateLimiter } from './limiter/rate-limiter.service.js';
 import { rateLimitProblem } from './rate-limit.problems.js';
 import type { RateLimitSlice } from './rate-limit.types.js';
@@ -25,6 +25,7 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
     return validateSlice(slice, path, this.extensions.costNames(), {
       attributes: this.extensions.attributeNames(),
       claims: this.extensions.claimNames(),
+      tokens: this.extensions.tokenNames(),
     });
   }
 
@@ -44,6 +45,9 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
           setReplyHeader(ctx.reply, 'RateLimit-Policy', rateLimitPolicyField(v.quota));
           setReplyHeader(ctx.reply, 'RateLimit', rateLimitField(v.quota));
         }
+        if (v.tokens)
+          for (const [name, value] of Object.entries(tokenHeaders(v.tokens)))
+            setReplyHeader(ctx.reply, name, value);
         return;
       case 'duplicate':
         ctx.state.duplicate = true;

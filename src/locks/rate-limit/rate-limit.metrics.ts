@@ -3,7 +3,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { HotCounter } from '../../metrics/hot-counter.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 
-type Outcome = 'allowed' | 'rejected' | 'shadow_rejected' | 'duplicate';
+type Outcome = 'allowed' | 'rejected' | 'shadow_rejected' | 'duplicate' | 'reentered';
 
 /** The rate limiter's Prometheus series. Labels: policy, rule, dimension, kinds — never a subject. */
 @Injectable()
@@ -35,7 +35,7 @@ export class RateLimitMetrics {
   constructor(m: MetricsService) {
     this.decisions = m.hotCounter(
       'rampart_ratelimit_decisions_total',
-      'Rate-limit rule outcomes: allowed, rejected, shadow_rejected (would have blocked); duplicate (rule = the claim)',
+      'Rate-limit rule outcomes: allowed, rejected, shadow_rejected (would have blocked); duplicate, reentered (rule = the claim)',
       ['policy', 'rule', 'outcome'],
     );
     this.clockSkew = new Gauge({

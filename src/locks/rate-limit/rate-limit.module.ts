@@ -14,6 +14,7 @@ import { CompiledPolicies } from './limiter/compiled-policies.js';
 import { DenyCache } from './limiter/deny-cache.js';
 import { RateLimitClaims } from './limiter/rate-limit-claims.js';
 import { RateLimitLeases } from './limiter/rate-limit-leases.js';
+import { TokenReservations } from './limiter/token-reservations.js';
 import { RateLimitPeers } from './store/lanes/rate-limit-peers.service.js';
 import { RateLimiter } from './limiter/rate-limiter.service.js';
 import { StoreLanes } from './store/lanes/store-lanes.js';
@@ -60,6 +61,7 @@ import { LoadMonitor } from './load/load-monitor.service.js';
     RateLimitLock,
     RateLimitClaims,
     RateLimitLeases,
+    TokenReservations,
     ...QUOTA_PROVIDERS,
   ],
   exports: [RateLimitLock, RATE_LIMIT_SETTINGS, RateLimitClaims, RISK_SINK, RATE_LIMIT_ADMIN],

@@ -5,12 +5,16 @@ import {
   rateLimitField,
   rateLimitPolicyField,
   retryAfterSeconds,
+  tokenHeaders,
 } from './core/rate-limit-headers.js';
+
+/** Longest Retry-After the official OpenAI SDKs wait for (Node); past it a token refusal says not to retry. */
+const SDK_MAX_RETRY_S = 60;
 
 /** Why the rate-limit lock refused a request: the stable `error` code of the answer. */
 export type RateLimitErrorCode = Extract<
   ProblemCode,
-  'rate_limited' | 'concurrency_limit' | 'rate_limit_unavailable' | 'load_shed'
+  'rate_limited' | 'concurrency_limit' | 'token_limit' | 'rate_limit_unavailable' | 'load_shed'
 >;
 
 /** A verdict that refuses. */
@@ -26,6 +30,7 @@ export type Refusal = Exclude<Verdict, { kind: 'allowed' } | { kind: 'duplicate'
 export function rateLimitProblem(v: Refusal): ProblemException {
   switch (v.kind) {
     case 'limited': {
+      if (v.tokens) return tokenProblem(v);
       const tooMany: RateLimitErrorCode = 'concurrency_limit';
       const code: RateLimitErrorCode = v.concurrency ? tooMany : 'rate_limited';
       const retryAfter = retryAfterSeconds(v.retryAfterMs);
@@ -61,4 +66,27 @@ export function rateLimitProblem(v: Refusal): ProblemException {
       });
     }
   }
+}
+
+/**
+ * 429 `token_limit`: a token budget cannot hold this request's reservation. Retry-After is the end of the window;
+ * past the SDKs' longest wait (60 s) `x-should-retry: false` stops their automatic retries.
+ */
+function tokenProblem(v: Extract<Refusal, { kind: 'limited' }>): ProblemException {
+  const code: RateLimitErrorCode = 'token_limit';
+  const retryAfter = retryAfterSeconds(v.retryAfterMs);
+  const quota = { ...v.quota, resetS: retryAfter };
+  return ProblemException.fast(429, code, 'Token budget exceeded', {
+    detail: `Token budget "${quota.name}" cannot hold this request (${quota.remaining} tokens left of ${quota.limit}); retry in ${retryAfter} s.`,
+    headers: {
+      'Retry-After': String(retryAfter),
+      'RateLimit-Policy': rateLimitPolicyField(quota),
+      RateLimit: rateLimitField(quota),
+      ...tokenHeaders(quota),
+      ...(retryAfter > SDK_MAX_RETRY_S ? { 'x-should-retry': 'false' } : {}),
+    },
+    retry_after: retryAfter,
+    policy: quota.name,
+    'violated-policies': [quota.name],
+  });
 }

@@ -28,17 +28,27 @@ describe(validateSettings.name, () => {
   });
 
   it('should read the memory caps, and refuse a cap out of range or an unknown one', () => {
-    expect(validateSettings({}).settings.memory).toEqual({
+    const defaults = {
       entries: 200_000,
       riskRecords: 100_000,
-    });
-    expect(validateSettings({ memory: { entries: 5_000 } }).settings.memory).toEqual({
-      entries: 5_000,
-      riskRecords: 100_000,
-    });
-    for (const memory of [{ entries: 1 }, { riskRecords: 1.5 }, { buckets: 10_000 }, 7])
+      riskMarkers: 100_000,
+      riskChatSets: 10_000,
+    };
+    expect(validateSettings({}).settings.memory).toEqual(defaults);
+    expect(
+      validateSettings({ memory: { entries: 5_000, riskMarkers: 50, riskChatSets: 20 } }).settings
+        .memory,
+    ).toEqual({ ...defaults, entries: 5_000, riskMarkers: 50, riskChatSets: 20 });
+    for (const memory of [
+      { entries: 1 },
+      { riskRecords: 1.5 },
+      { riskMarkers: 0 },
+      { riskChatSets: 'many' },
+      { buckets: 10_000 },
+      7,
+    ])
       expect(validateSettings({ memory }).problems).toEqual([
-        'CONFIG_FILE rateLimit.memory: must be {entries?, riskRecords?}, integers from 10 to 50000000',
+        'CONFIG_FILE rateLimit.memory: must be {entries?, riskRecords?, riskMarkers?, riskChatSets?}, integers from 10 to 50000000',
       ]);
   });
 });

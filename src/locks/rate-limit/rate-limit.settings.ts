@@ -7,7 +7,7 @@ import type { RateLimitSettings } from './rate-limit.types.js';
 import { posInt } from './rate-limit.validate-rule.js';
 import { defaultLoadSettings, validateLoad } from './settings/load.settings.js';
 import { defaultRiskSettings, validateRisk } from './settings/risk.settings.js';
-import { MEMORY_ENTRIES, RISK_RECORDS } from './core/memory-caps.js';
+import { MEMORY_ENTRIES, RISK_CHAT_SETS, RISK_MARKERS, RISK_RECORDS } from './core/memory-caps.js';
 
 export const RATE_LIMIT_SETTINGS = Symbol('RATE_LIMIT_SETTINGS');
 
@@ -44,7 +44,12 @@ export function validateSettings(raw: unknown): {
     clock: 'redis',
     ipv6Prefix: 64,
     denyCacheSize: 100_000,
-    memory: { entries: MEMORY_ENTRIES, riskRecords: RISK_RECORDS },
+    memory: {
+      entries: MEMORY_ENTRIES,
+      riskRecords: RISK_RECORDS,
+      riskMarkers: RISK_MARKERS,
+      riskChatSets: RISK_CHAT_SETS,
+    },
     heartbeatMs: 2_000,
     closedRetryAfterS: 1,
     probeAfterMs: 250,
@@ -102,13 +107,15 @@ export function validateSettings(raw: unknown): {
   if (mem !== undefined) {
     const ok = (v: unknown): boolean =>
       v === undefined || (posInt(v) && (v as number) >= 10 && (v as number) <= 50_000_000);
+    const keys = ['entries', 'riskRecords', 'riskMarkers', 'riskChatSets'];
     if (
       !isRecord(mem) ||
-      !ok(mem.entries) ||
-      !ok(mem.riskRecords) ||
-      Object.keys(mem).some((k) => k !== 'entries' && k !== 'riskRecords')
+      keys.some((k) => !ok(mem[k])) ||
+      Object.keys(mem).some((k) => !keys.includes(k))
     )
-      p.push(`${at('memory')}: must be {entries?, riskRecords?}, integers from 10 to 50000000`);
+      p.push(
+        `${at('memory')}: must be {entries?, riskRecords?, riskMarkers?, riskChatSets?}, integers from 10 to 50000000`,
+      );
     else settings.memory = { ...settings.memory, ...(mem as Partial<RateLimitSettings['memory']>) };
   }
   num('heartbeat', 100, 60_000, (n) => (settings.heartbeatMs = n), true);

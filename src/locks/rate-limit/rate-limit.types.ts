@@ -61,6 +61,15 @@ export interface RuleConfig {
    * milliseconds or a duration (`10m`), from 1 s to 1 d; default 10 min. Keep it above the longest answer.
    */
   lease?: number | string;
+  /**
+   * `algorithm: tokens` only (docs/rate-limit.md#token-rules): the budget's window, whole seconds from 1 s to 31 d
+   * (`1m`, `1d`), aligned to the epoch; `capacity` is the tokens per window.
+   */
+  window?: number | string;
+  /** `algorithm: tokens` only: which tokens count, `prompt`, `completion` or `total` (default). */
+  count?: 'prompt' | 'completion' | 'total';
+  /** `algorithm: tokens` only: one budget per model name within the dimension (model, app × model, …). */
+  perModel?: boolean;
   /** `shadow` rules are decided and counted ("would have blocked") but never block. Default `enforce`. */
   mode?: 'enforce' | 'shadow';
   /** Fixed cost this rule charges per request, overriding the request's cost (integer ≥ 1). */
@@ -112,6 +121,11 @@ export interface RateLimitSlice {
   degrade?: DegradeConfig;
   /** Send `RateLimit` / `RateLimit-Policy` on allowed responses (default true). */
   headers?: boolean;
+  /**
+   * Name of a token counter a product registered (`inference`): what a request reserves for the slice's
+   * `algorithm: tokens` rules, and the product settles when the answer ends. Required by tokens rules.
+   */
+  tokens?: string;
   /** Name of a claim a product registered: a request whose claim id was already taken is a duplicate (not charged). */
   claim?: string;
   /** `reject` (default): 429. `flag`: never 429; `state.limited` says retry-after, rule and whether to tell the user. */
@@ -141,9 +155,10 @@ export interface RateLimitSettings {
   denyCacheSize: number;
   /**
    * Caps of the in-memory store (embedded mode, failMode `local`): `entries` keys (buckets, penalties,
-   * claims, told marks; about 200 bytes each), `riskRecords` risk records (about 170 bytes each).
+   * claims, told marks; about 200 bytes each), `riskRecords` risk records (about 170 bytes each),
+   * `riskMarkers` payload markers and `riskChatSets` chat sets of the risk signals (oldest dropped first).
    */
-  memory: { entries: number; riskRecords: number };
+  memory: { entries: number; riskRecords: number; riskMarkers: number; riskChatSets: number };
   /** Milliseconds between instance heartbeats (live-instance count for failMode `local`). */
   heartbeatMs: number;
   /** Retry-After seconds of the 503 answered by failMode `closed`. */

@@ -6,9 +6,11 @@ export interface RegisteredNames {
   costs: readonly string[];
   attributes: readonly string[];
   claims: readonly string[];
+  /** Token counters a slice's `tokens` may name (needed by `algorithm: tokens` rules). */
+  tokens?: readonly string[];
 }
 
-export const NO_NAMES: RegisteredNames = { costs: [], attributes: [], claims: [] };
+export const NO_NAMES: RegisteredNames = { costs: [], attributes: [], claims: [], tokens: [] };
 
 const MAX_VALUES = 64;
 
@@ -47,13 +49,28 @@ export function validateConditions(
   return p;
 }
 
-/** Problems with a slice's `claim` and `onLimit` (empty = valid). */
+/** Problems with a slice's `claim`, `onLimit` and `tokens` (empty = valid). */
 export function validateSliceExtras(
   slice: Record<string, unknown>,
   path: string,
   claims: readonly string[],
+  tokens: readonly string[] = [],
 ): string[] {
   const p: string[] = [];
+  if (
+    slice.tokens !== undefined &&
+    !(typeof slice.tokens === 'string' && tokens.includes(slice.tokens))
+  )
+    p.push(
+      tokens.length > 0
+        ? `${path}.tokens: must be one of ${tokens.join(', ')}`
+        : `${path}.tokens: unknown token counter (none is registered)`,
+    );
+  const rules = Array.isArray(slice.rules) ? (slice.rules as unknown[]) : [];
+  if (slice.tokens === undefined && rules.some((r) => isRecord(r) && r.algorithm === 'tokens'))
+    p.push(
+      `${path}.tokens: a slice with tokens rules must name the token counter that sizes a request (e.g. inference)`,
+    );
   if (
     slice.claim !== undefined &&
     !(typeof slice.claim === 'string' && claims.includes(slice.claim))

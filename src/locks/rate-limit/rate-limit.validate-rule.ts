@@ -58,7 +58,8 @@ export function validateRule(rule: unknown, path: string, attributes: readonly s
   if (!posInt(rule.capacity) || (rule.capacity as number) > MAX_CAPACITY)
     p.push(`${path}.capacity: must be an integer from 1 to ${MAX_CAPACITY} (burst, in tokens)`);
   const rate = parseRate(rule.rate);
-  const leased = kindOfAlgorithm(rule.algorithm as string | undefined).leased === true;
+  const kind = kindOfAlgorithm(rule.algorithm as string | undefined);
+  const leased = kind.leased === true;
   if (leased) {
     if (rule.rate !== undefined)
       p.push(
@@ -66,6 +67,8 @@ export function validateRule(rule: unknown, path: string, attributes: readonly s
       );
     if (rule.penalty !== undefined)
       p.push(`${path}.penalty: a ${String(rule.algorithm)} rule has no penalty`);
+  } else if (kind.reconciled === true) {
+    // A reconciled kind (tokens) has a window instead of a rate: its own validate checked it.
   } else if (rate === undefined)
     p.push(`${path}.rate: must be tokens per second > 0 or "<n>/<s|min|h|d>" such as "6/min"`);
   else if (rate > MAX_RATE || rate < MIN_RATE)

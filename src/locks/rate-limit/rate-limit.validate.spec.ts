@@ -10,6 +10,7 @@ const SHIPPED_COSTS = ['inference', 'telegram', 'notifications'];
 const SHIPPED_NAMES = {
   attributes: ['verified', 'chatType', 'command', 'kind', 'role'],
   claims: ['update'],
+  tokens: ['inference'],
 };
 
 describe(parseRate.name, () => {
@@ -152,5 +153,48 @@ describe('concurrency rules', () => {
     expect(validateRule({ ...base, algorithm: 'gcra', rate: 1, lease: '1m' }, 'r', [])[0]).toMatch(
       /^r\.lease: unknown option/,
     );
+  });
+});
+
+describe('tokens rules', () => {
+  it('should validate a tokens rule: a window of whole seconds, a count, no rate, cost or penalty', () => {
+    const base = {
+      name: 't',
+      dimension: 'user',
+      algorithm: 'tokens',
+      capacity: 1000,
+      window: '1m',
+    };
+    expect(validateRule(base, 'r', [])).toEqual([]);
+    expect(
+      validateRule({ ...base, window: '1d', count: 'prompt', perModel: true }, 'r', []),
+    ).toEqual([]);
+    expect(validateRule({ ...base, window: undefined }, 'r', [])[0]).toMatch(/^r\.window: must be/);
+    expect(validateRule({ ...base, window: '1500ms' }, 'r', [])[0]).toMatch(/^r\.window: must be/);
+    expect(validateRule({ ...base, count: 'all' }, 'r', [])[0]).toMatch(
+      /^r\.count: must be one of/,
+    );
+    expect(validateRule({ ...base, rate: '1/s' }, 'r', [])).toContain(
+      'r.rate: a tokens rule has no rate (capacity per window)',
+    );
+    expect(validateRule({ ...base, cost: 2 }, 'r', [])[0]).toMatch(/^r\.cost: a tokens rule/);
+    // `window` belongs to the tokens kind only.
+    expect(validateRule({ ...base, algorithm: 'gcra', rate: 1 }, 'r', [])[0]).toMatch(
+      /^r\.window: unknown option/,
+    );
+  });
+
+  it('should need the slice to name a registered token counter', () => {
+    const slice = {
+      mode: 'enforce',
+      rules: [{ name: 't', dimension: 'app', algorithm: 'tokens', capacity: 10, window: '1m' }],
+    };
+    expect(validateSlice(slice, 'p', [], SHIPPED_NAMES)).toEqual([
+      'p.tokens: a slice with tokens rules must name the token counter that sizes a request (e.g. inference)',
+    ]);
+    expect(validateSlice({ ...slice, tokens: 'inference' }, 'p', [], SHIPPED_NAMES)).toEqual([]);
+    expect(validateSlice({ ...slice, tokens: 'words' }, 'p', [], SHIPPED_NAMES)).toEqual([
+      'p.tokens: must be one of inference',
+    ]);
   });
 });

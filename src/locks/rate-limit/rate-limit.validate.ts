@@ -19,6 +19,7 @@ const SLICE_KEYS = new Set([
   'degrade',
   'headers',
   'claim',
+  'tokens',
   'onLimit',
   'degradeRank',
   'criticalWhen',
@@ -89,7 +90,7 @@ export function validateSlice(
   }
   if (slice.headers !== undefined && typeof slice.headers !== 'boolean')
     p.push(`${path}.headers: must be true or false`);
-  p.push(...validateSliceExtras(slice, path, names.claims));
+  p.push(...validateSliceExtras(slice, path, names.claims, names.tokens));
   p.push(...validateLoadOptions(slice, path, names.attributes));
   return p;
 }

@@ -41,7 +41,7 @@ import type { SignatureSettings } from './signature.types.js';
     {
       provide: SESSION_KEY_STORE,
       useFactory: createSessionKeyStore,
-      inject: [RedisService, NonceStore, CLOCK],
+      inject: [RedisService, NonceStore, CLOCK, SIGNATURE_SETTINGS],
     },
     SignatureMetrics,
     SignatureLock,

@@ -12,6 +12,7 @@ export const InjectSignatureSettings = (): ParameterDecorator => Inject(SIGNATUR
 export const SIGNATURE_SETTINGS_DEFAULTS: SignatureSettings = {
   skewSeconds: 180,
   memoryNonceMaxEntries: 500_000,
+  memorySessionKeyDenials: 100_000,
 };
 
 /** Reads and validates `config.sections.signature`; throws ConfigError listing every problem. */
@@ -36,9 +37,16 @@ export function signatureSettings(config: RampartConfig): SignatureSettings {
           problems.push('CONFIG_FILE: signature.memoryNonceMaxEntries must be an integer ≥ 1000');
         else out.memoryNonceMaxEntries = v as number;
         break;
+      case 'memorySessionKeyDenials':
+        if (!Number.isInteger(v) || (v as number) < 100 || (v as number) > 50_000_000)
+          problems.push(
+            'CONFIG_FILE: signature.memorySessionKeyDenials must be an integer from 100 to 50000000',
+          );
+        else out.memorySessionKeyDenials = v as number;
+        break;
       default:
         problems.push(
-          `CONFIG_FILE: signature.${k} is not a known option (skewSeconds, memoryNonceMaxEntries)`,
+          `CONFIG_FILE: signature.${k} is not a known option (skewSeconds, memoryNonceMaxEntries, memorySessionKeyDenials)`,
         );
     }
   }

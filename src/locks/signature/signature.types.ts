@@ -22,6 +22,11 @@ export interface SignatureSettings {
   skewSeconds: number;
   /** Most nonces the in-process store holds when no Redis is configured (default 500000, ~150 bytes each). */
   memoryNonceMaxEntries: number;
+  /**
+   * Most session keys denied at once in memory (revoked keys, until they expire) when no Redis is configured
+   * (default 100000, ~200 bytes each); full of live denials, a new revocation answers 503 rather than forget one.
+   */
+  memorySessionKeyDenials: number;
 }
 
 /** Largest allowed clock difference in seconds (the service default and each app's `skewSeconds`). */

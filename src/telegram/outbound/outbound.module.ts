@@ -47,13 +47,19 @@ function idCipher(c: RampartConfig): IdCipher {
         const s = b.settings.outbound;
         return o.enabled
           ? new RedisOutboundQueueStore(o, base(r), s.partitions, s.retentionMs, idCipher(c))
-          : new MemoryOutboundQueueStore(s.retentionMs);
+          : new MemoryOutboundQueueStore(s.retentionMs, s.memoryMaxJobs);
       },
     },
     {
       provide: SEND_GATE_STORE,
-      inject: [RedisService, OutboundRedis, CLOCK, RAMPART_CONFIG],
-      useFactory: (r: RedisService, o: OutboundRedis, c: Clock, cfg: RampartConfig) =>
+      inject: [RedisService, OutboundRedis, CLOCK, RAMPART_CONFIG, TelegramBots],
+      useFactory: (
+        r: RedisService,
+        o: OutboundRedis,
+        c: Clock,
+        cfg: RampartConfig,
+        b: TelegramBots,
+      ) =>
         o.enabled
           ? new RedisSendGateStore(
               o,
@@ -61,7 +67,7 @@ function idCipher(c: RampartConfig): IdCipher {
               c,
               IdCipher.from(cfg.redisDataSecret, cfg.rateLimitKeySecret),
             )
-          : new MemorySendGateStore(c),
+          : new MemorySendGateStore(c, b.settings.outbound.memoryChatEntries),
     },
     OutboundWorkers,
     OutboundService,

@@ -48,6 +48,16 @@ export interface OutboundSettings {
   partitions: number;
   /** Milliseconds registry states are cached by a worker before being read again. */
   registryRefreshMs: number;
+  /**
+   * Without Redis: most jobs the in-memory queue holds, queued or kept for their retention (default 100000); a
+   * batch that does not fit is refused whole (503 `notifications_unavailable`).
+   */
+  memoryMaxJobs: number;
+  /**
+   * Without Redis: most per-chat entries in each map of the in-memory send gate (pacing times, chat cooldowns,
+   * unreachable chats; default 100000 each); lapsed entries go first, then the oldest.
+   */
+  memoryChatEntries: number;
 }
 
 export const OUTBOUND_DEFAULTS: OutboundSettings = {
@@ -73,6 +83,8 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = {
   retentionMs: 7 * 24 * 3600_000,
   partitions: 8,
   registryRefreshMs: 1_000,
+  memoryMaxJobs: 100_000,
+  memoryChatEntries: 100_000,
 };
 
 const MS_KEYS = [
@@ -120,6 +132,10 @@ export function outboundSettings(raw: unknown, p: string[]): OutboundSettings {
     } else if (k === 'concurrency' || k === 'maxAttempts' || k === 'partitions') {
       if (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1024) out[k] = v as number;
       else p.push(`${at}.${k} must be an integer 1–1024`);
+    } else if (k === 'memoryMaxJobs' || k === 'memoryChatEntries') {
+      if (Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 50_000_000)
+        out[k] = v as number;
+      else p.push(`${at}.${k} must be an integer 100–50000000`);
     } else if (k === 'ambiguous') {
       if (v === 'dead' || v === 'retry') out.ambiguous = v;
       else p.push(`${at}.ambiguous must be dead or retry`);

@@ -5,13 +5,21 @@ import { classifyError, isFailure } from './call-outcome.js';
 /** opossum's own reset timer must never fire: recovery is the RecoveryGate's (setTimeout's largest delay). */
 const NEVER_MS = 2_147_483_647;
 
-/** The options opossum itself reads; a change to any of them needs a new opossum instance. */
-const OPOSSUM_KEYS = [
-  'errorThresholdPercentage',
-  'volumeThreshold',
-  'rollingCountTimeoutMs',
-  'rollingCountBuckets',
-] as const;
+/** The thresholds an opossum instance judges its window by. */
+export interface WindowThresholds {
+  /** opossum opens when failures ÷ calls × 100 is strictly above this. */
+  errorThresholdPercentage: number;
+  volumeThreshold: number;
+}
+
+/** The error rule: failures over the error threshold (the breaker's own options). */
+export const ERROR_RULE = (o: BreakerOptions): WindowThresholds => ({
+  errorThresholdPercentage: o.errorThresholdPercentage,
+  volumeThreshold: o.volumeThreshold,
+});
+
+/** The window options opossum reads besides the thresholds; a change needs a new opossum instance. */
+const WINDOW_KEYS = ['rollingCountTimeoutMs', 'rollingCountBuckets'] as const;
 
 type Run = () => Promise<unknown>;
 type Opossum = CircuitBreaker<[Run], unknown>;
@@ -35,6 +43,8 @@ export class OpossumWindow {
     private options: BreakerOptions,
     /** The error rate went over the threshold. */
     private readonly onOpen: () => void,
+    /** What opossum's thresholds are made of (the slow-call window feeds slow calls as failures). */
+    private readonly rule: (o: BreakerOptions) => WindowThresholds = ERROR_RULE,
   ) {
     this.cb = this.create();
   }
@@ -51,7 +61,12 @@ export class OpossumWindow {
   retune(options: BreakerOptions): void {
     const old = this.options;
     this.options = options;
-    if (OPOSSUM_KEYS.some((k) => old[k] !== options[k])) this.replace(true);
+    const [a, b] = [this.rule(old), this.rule(options)];
+    const changed =
+      WINDOW_KEYS.some((k) => old[k] !== options[k]) ||
+      a.errorThresholdPercentage !== b.errorThresholdPercentage ||
+      a.volumeThreshold !== b.volumeThreshold;
+    if (changed) this.replace(true);
   }
 
   /** Starts from a clean window (an admin reset), so failures from before cannot open the circuit again. */
@@ -90,8 +105,7 @@ export class OpossumWindow {
       name: this.name,
       timeout: false, // ours: per call, aborts the call, ignores committed streams
       resetTimeout: NEVER_MS,
-      errorThresholdPercentage: o.errorThresholdPercentage,
-      volumeThreshold: o.volumeThreshold,
+      ...this.rule(o),
       errorFilter: (err: unknown) => !isFailure(classifyError(err)),
       ...window,
       ...(stats ? { status: CircuitBreaker.newStatus({ ...window, stats }) } : {}),

@@ -5,6 +5,7 @@ import type {
   BreakerPhase,
   ProbeOutcome,
   Refusal,
+  TripReason,
 } from '../circuit-breaker.types.js';
 import { RecoveryRamp } from './recovery-ramp.js';
 
@@ -27,6 +28,7 @@ export class RecoveryGate {
   private forcedUntil: number | undefined;
   private probeInFlight = false;
   private probeSuccesses = 0;
+  private why: TripReason | undefined;
   /** Bumped on every phase change, so the result of a probe from an earlier phase is ignored. */
   private epoch = 0;
   private readonly ramp = new RecoveryRamp();
@@ -41,6 +43,11 @@ export class RecoveryGate {
 
   get phase(): BreakerPhase {
     return this.current;
+  }
+
+  /** Why the circuit last opened; kept until it is closed again (undefined while closed or forced). */
+  get reason(): TripReason | undefined {
+    return this.why;
   }
 
   /** Epoch ms of the last phase change. */
@@ -88,11 +95,34 @@ export class RecoveryGate {
     }
   }
 
-  /** Result of a probe admitted by admit(); ignored when the phase changed meanwhile. */
-  probeDone(epoch: number, outcome: ProbeOutcome): void {
+  /**
+   * The refusal admit() would give now, without moving the phase or taking a probe: for a call that was
+   * admitted and then waited for a slot while the circuit stopped letting calls in. Undefined: still admitting.
+   */
+  refusing(): Admission<Refusal> | undefined {
+    switch (this.current) {
+      case 'open':
+        return {
+          admit: false,
+          reason: 'open',
+          retryAfterMs: Math.max(PROBE_RETRY_MS, this.nextProbeAt - this.clock.now()),
+        };
+      case 'half_open':
+        return { admit: false, reason: 'half_open', retryAfterMs: PROBE_RETRY_MS };
+      case 'forced_open':
+        return { admit: false, reason: 'forced_open', retryAfterMs: this.timing.resetTimeoutMs };
+      case 'closed':
+      case 'forced_closed':
+      case 'recovering':
+        return undefined;
+    }
+  }
+
+  /** Result of a probe admitted by admit(); ignored when the phase changed meanwhile. `why`: of a failure. */
+  probeDone(epoch: number, outcome: ProbeOutcome, why: TripReason = 'probe_failed'): void {
     if (epoch !== this.epoch || this.current !== 'half_open') return;
     this.probeInFlight = false;
-    if (outcome === 'failure') return this.trip();
+    if (outcome === 'failure') return this.trip(why);
     if (outcome === 'neutral') return;
     this.probeSuccesses++;
     if (this.probeSuccesses < this.timing.halfOpenProbes) return;
@@ -102,9 +132,9 @@ export class RecoveryGate {
     this.move('recovering');
   }
 
-  /** The circuit opens (opossum tripped while closed or recovering). Ignored in other phases. */
-  tripped(): void {
-    if (this.current === 'closed' || this.current === 'recovering') this.trip();
+  /** The circuit opens (a window tripped while closed or recovering). Ignored in other phases. */
+  tripped(why: TripReason = 'errors'): void {
+    if (this.current === 'closed' || this.current === 'recovering') this.trip(why);
   }
 
   /** Applies an admin force (undefined = none). Idempotent. */
@@ -147,7 +177,8 @@ export class RecoveryGate {
     return this.current === 'open' ? Math.max(0, this.nextProbeAt - this.clock.now()) : 0;
   }
 
-  private trip(): void {
+  private trip(why: TripReason): void {
+    this.why = why;
     const { resetTimeoutMs, resetJitter } = this.timing;
     const factor = 1 + resetJitter * (2 * this.clock.random() - 1);
     this.nextProbeAt = this.clock.now() + Math.max(1, Math.round(resetTimeoutMs * factor));
@@ -162,6 +193,7 @@ export class RecoveryGate {
     this.probeInFlight = false;
     this.probeSuccesses = 0;
     if (to !== 'forced_open') this.forcedUntil = undefined;
+    if (to === 'closed' || to === 'forced_open' || to === 'forced_closed') this.why = undefined;
     if (from !== to) this.onChange(from, to);
   }
 }

@@ -5,7 +5,7 @@ import type { RiskParams } from './risk.types.js';
  * records) and what it answers, as every store and bucket-math.ts see it.
  */
 
-/** The code of a rule kind (core/rule-kinds.ts): `g` GCRA, `t` token bucket, `f` fixed window (the fuse), `c` concurrency. */
+/** The code of a rule kind (core/rule-kinds.ts): `g` GCRA, `t` token bucket, `f` fixed window (the fuse), `c` concurrency, `k` tokens. */
 export type BucketKind = string;
 
 /** One bucket to decide, with every multiplier the app knows already applied. */
@@ -17,9 +17,9 @@ export interface BucketSpec {
   kind: BucketKind;
   /** Burst in tokens (> 0, may be fractional after multipliers); the limit per window for `f`. */
   capacity: number;
-  /** Microseconds per token (`g`, `t`: 1e6 / tokens per second); the window length for `f`; the lease for `c`. */
+  /** Microseconds per token (`g`, `t`: 1e6 / tokens per second); the window length for `f` and `k`; the lease for `c`. */
   intervalUs: number;
-  /** Tokens this request takes from this bucket (integer ≥ 1). */
+  /** Tokens this request takes from this bucket (integer ≥ 1; for `k`, the tokens it reserves). */
   cost: number;
   /** Decided and reported but never blocks. */
   shadow: boolean;
@@ -59,6 +59,8 @@ export interface DecideRequest {
   /**
    * A once-only id claimed in the same call (`SET NX PX`, same hash slot as the service's buckets). Taken
    * already: the request is a duplicate and no bucket is charged. Else it is set whatever the decision.
+   * A claim given back with its charge kept (`RateLimitClaims.release(…, { charged: true })`) is taken
+   * again by the next copy of the request, which is then `reentered`: allowed, nothing decided or charged.
    */
   claim?: { key: string; ttlMs: number };
   /**
@@ -90,8 +92,10 @@ export interface BucketOutcome {
   resetMs: number;
   /** Capacity in force for this request (after degrade and penalty), whole tokens. */
   limit: number;
-  /** What was charged, to refund it (µs of TAT for `g`, tokens for `t` and `f`); 0 when nothing was. */
+  /** What was charged, to refund it (µs of TAT for `g`, tokens for `t`, `f` and `k`); 0 when nothing was. */
   charged: number;
+  /** Reconciled kinds (token budgets), charged: the end of the window the reservation went to, epoch µs. */
+  untilUs?: number;
 }
 
 export interface Decision {
@@ -105,6 +109,11 @@ export interface Decision {
   buckets: BucketOutcome[];
   /** The claim was taken already: nothing was decided or charged (`buckets` is empty). */
   duplicate?: boolean;
+  /**
+   * The claim had been given back with its charge kept (an earlier copy of this request was charged and
+   * not finished): taken again, allowed, nothing decided or charged a second time (`buckets` is empty).
+   */
+  reentered?: boolean;
   /** Refused with `told` keys: true when the blocker's told key was set by this call (first refusal in its window). */
   notify?: boolean;
   /** With `risk`: the request's score (worst subject less bonus) and the multiplier it gave. */
@@ -115,6 +124,19 @@ export interface Decision {
 export function duplicateDecision(nowMs: number): Decision {
   return { allowed: true, blocker: -1, degraded: false, nowMs, buckets: [], duplicate: true };
 }
+
+/** The decision of a request whose claim kept an earlier copy's charge: allowed, nothing charged again. */
+export function reenteredDecision(nowMs: number): Decision {
+  return { allowed: true, blocker: -1, degraded: false, nowMs, buckets: [], reentered: true };
+}
+
+/** Nothing was decided: a duplicate, or a re-entry on a kept charge (`buckets` is empty). */
+export function undecided(d: Decision): boolean {
+  return d.duplicate === true || d.reentered === true;
+}
+
+/** The value of a claim key given back with its charge kept (`'1'`: taken). Same in both stores. */
+export const CLAIM_CHARGED = 'c';
 
 /**
  * Told key of a bucket key: `rl:{<env>:<service>}:told:<rest>` for a service-tagged key,

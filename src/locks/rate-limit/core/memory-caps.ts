@@ -9,3 +9,9 @@ export const MEMORY_ENTRIES = 200_000;
 
 /** Risk records: about 290 bytes each with its key (420 with signal counts); ~30–40 MB of heap full. */
 export const RISK_RECORDS = 100_000;
+
+/** Payload markers (a repeat within the window is a repeated_payload): a lost one misses one repeat. */
+export const RISK_MARKERS = 100_000;
+
+/** Chat sets (distinct chats of a subject within the window): a lost one misses a spread. */
+export const RISK_CHAT_SETS = 10_000;

@@ -30,3 +30,28 @@ export function rateLimitField(q: QuotaState): string {
 export function retryAfterSeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
+
+/**
+ * A duration as OpenAI writes its `x-ratelimit-reset-*` headers: `250ms`, `1s`, `6m0s`, `1h2m3.5s` (what the
+ * official SDKs and their users parse).
+ */
+export function openAiDuration(seconds: number): string {
+  const ms = Math.max(0, Math.ceil(seconds * 1000));
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = Number(((ms % 60_000) / 1000).toFixed(3));
+  return `${h > 0 ? `${h}h` : ''}${h > 0 || m > 0 ? `${m}m` : ''}${s}s`;
+}
+
+/**
+ * OpenAI's token headers for the tightest token budget (docs/rate-limit.md#token-rules):
+ * `x-ratelimit-limit-tokens`, `x-ratelimit-remaining-tokens`, `x-ratelimit-reset-tokens`.
+ */
+export function tokenHeaders(q: QuotaState): Record<string, string> {
+  return {
+    'x-ratelimit-limit-tokens': String(Math.max(0, Math.floor(q.limit))),
+    'x-ratelimit-remaining-tokens': String(Math.max(0, Math.floor(q.remaining))),
+    'x-ratelimit-reset-tokens': openAiDuration(q.resetS),
+  };
+}

@@ -71,6 +71,18 @@ export function addPoints(
   return Math.min(Math.max(s ?? now, now) + points * unitUs, now + maxScore * unitUs);
 }
 
+/**
+ * Milliseconds a record lives from now (as lib/risk.lua `risk_ttl` and the observe script): `ttlMs` once it is
+ * one reputation period old (first seen `f` µs), else `quietTtlMs`; a new record (`f` undefined) is young.
+ */
+export function recordTtlMs(
+  f: number | undefined,
+  now: number,
+  p: Pick<RiskParams, 'ttlMs' | 'quietTtlMs' | 'repPeriodUs'>,
+): number {
+  return f !== undefined && now - f >= p.repPeriodUs ? p.ttlMs : p.quietTtlMs;
+}
+
 /** The record to write after a decision saw it (first sight, or a due TTL refresh), or undefined. */
 export function touched(
   st: RiskState | undefined,

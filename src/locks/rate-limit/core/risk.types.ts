@@ -81,7 +81,10 @@ export interface RiskParams {
   repMax: number;
   /** Points off the worst score (tier bonus). */
   bonus: number;
+  /** Milliseconds a record at least one reputation period old lives without being seen (`ttl`, 30 days). */
   ttlMs: number;
+  /** Milliseconds a younger record lives without being seen (risk-params.ts `quietTtlMs`: hours, not days). */
+  quietTtlMs: number;
   /** µs between TTL refreshes of a record. */
   touchUs: number;
   /** µs after its last signal that an unproven record still lowers a verified request (by one band at most). */
@@ -102,6 +105,9 @@ export interface ObserveParams {
   unitUs: number;
   maxScore: number;
   ttlMs: number;
+  /** As RiskParams: the TTL of a record younger than one reputation period (`repPeriodUs`). */
+  quietTtlMs: number;
+  repPeriodUs: number;
   payloadWindowMs: number;
   chatLimit: number;
   chatWindowMs: number;

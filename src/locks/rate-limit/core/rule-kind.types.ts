@@ -44,6 +44,12 @@ export interface RuleKind {
    * the RateLimit fields of allowed answers leave it out (a slot can come back at any moment).
    */
   readonly leased?: boolean;
+  /**
+   * A kind of reservations settled when the answer ends (token budgets): a request reserves its worst case, and the
+   * lock later gives back what it did not use (`RateLimitStore.settle`). Like leases, never answered from the local
+   * deny cache and left out of the RateLimit fields of allowed answers (it has its own token headers).
+   */
+  readonly reconciled?: boolean;
   /** The stored state from its reply values (one per field, or the string), undefined when absent. */
   fromReply(values: readonly Reply[]): Stored | undefined;
   /** One bucket at a multiplier: its outcome and the value to store when charged (µs). */

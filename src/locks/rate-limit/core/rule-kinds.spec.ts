@@ -28,7 +28,7 @@ describe('RULE_KINDS', () => {
   });
 
   it('should name the policy algorithms, GCRA first and the default', () => {
-    expect(ALGORITHMS).toEqual(['gcra', 'token-bucket', 'concurrency']);
+    expect(ALGORITHMS).toEqual(['gcra', 'token-bucket', 'concurrency', 'tokens']);
     expect(kindOfAlgorithm(undefined).code).toBe('g');
     expect(kindOfAlgorithm('token-bucket').code).toBe('t');
   });

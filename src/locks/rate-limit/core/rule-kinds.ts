@@ -8,9 +8,10 @@ import { concurrency } from './kinds/concurrency.js';
 import { fixedWindow } from './kinds/fixed-window.js';
 import { gcra } from './kinds/gcra.js';
 import { tokenBucket } from './kinds/token-bucket.js';
+import { tokens } from './kinds/tokens.js';
 import { EPS, type OneOutcome, type RuleKind, type Stored } from './rule-kind.types.js';
 
-export const RULE_KINDS = [gcra, tokenBucket, fixedWindow, concurrency] as const;
+export const RULE_KINDS = [gcra, tokenBucket, fixedWindow, concurrency, tokens] as const;
 
 /** The kinds a policy may name as a rule's `algorithm` (the first is the default). */
 export const ALGORITHMS = RULE_KINDS.flatMap((k) => ('algorithm' in k ? [k.algorithm] : []));
@@ -53,6 +54,17 @@ export function decideOne(
 /** True for a kind of leases (concurrency), which the lock gives back when the answer ends. */
 export function isLeased(b: Pick<BucketSpec, 'kind'>): boolean {
   return ruleKind(b.kind).leased === true;
+}
+
+/** True for a kind of reservations settled when the answer ends (token budgets). */
+export function isReconciled(b: Pick<BucketSpec, 'kind'>): boolean {
+  return ruleKind(b.kind).reconciled === true;
+}
+
+/** Never in the local deny cache nor in the RateLimit fields of allowed answers: leases and reservations. */
+export function isSettledLater(b: Pick<BucketSpec, 'kind'>): boolean {
+  const k = ruleKind(b.kind);
+  return k.leased === true || k.reconciled === true;
 }
 
 /** Fill fraction (0 = empty bucket … 1 = full use) before this request. */

@@ -25,6 +25,15 @@ export type SubjectExtractor = (ctx: SubjectContext) => Subject | undefined;
 /** Tokens one request costs (rounded up; below 1 counts as 1). A route's `state.cost` wins over it. */
 export type CostFunction = (req: AnyRequest) => number;
 
+/**
+ * What one request reserves for a slice's tokens rules (docs/rate-limit.md#token-rules): its prompt's token count
+ * (an upper bound) and the most tokens it may generate, and the model it names (`perModel` rules); undefined = the
+ * request has no size (its tokens rules are skipped, as a rule without subject).
+ */
+export type TokenFunction = (
+  req: AnyRequest,
+) => { prompt: number; completion: number; model?: string } | undefined;
+
 /** A named value of the request that rule conditions (`when`, `unless`) test; undefined = no value. */
 export type AttributeFunction = (ctx: SubjectContext) => string | undefined;
 
@@ -45,6 +54,8 @@ export interface RateLimitFeature {
   attributes?: Record<string, AttributeFunction>;
   /** Named claims, usable as a slice's `claim: <name>` (dedup decided in the same call as the rules). */
   claims?: Record<string, ClaimFunction>;
+  /** Named token counters, usable as a slice's `tokens: <name>` (what its tokens rules reserve). */
+  tokens?: Record<string, TokenFunction>;
 }
 
 const COST_NAME = /^[a-z][a-z0-9-]{0,39}$/;
@@ -62,6 +73,7 @@ export class RateLimitExtensions {
   private readonly subjects = new Map<Dimension, SubjectExtractor>();
   private readonly attributes = new Map<string, AttributeFunction>();
   private readonly claims = new Map<string, ClaimFunction>();
+  private readonly tokenFns = new Map<string, TokenFunction>();
 
   /** Adds a product's cost functions and extractors; a name or dimension registered twice stops the boot. */
   register(feature: RateLimitFeature): void {
@@ -84,6 +96,16 @@ export class RateLimitExtensions {
     }
     named('attribute', feature.attributes, this.attributes, ATTRIBUTE_NAME, '[a-z][a-zA-Z0-9]*');
     named('claim', feature.claims, this.claims, COST_NAME, '[a-z][a-z0-9-]*');
+    named('token counter', feature.tokens, this.tokenFns, COST_NAME, '[a-z][a-z0-9-]*');
+  }
+
+  /** Names a slice may use as `tokens`, in registration order. */
+  tokenNames(): string[] {
+    return [...this.tokenFns.keys()];
+  }
+
+  tokens(name: string): TokenFunction | undefined {
+    return this.tokenFns.get(name);
   }
 
   /** Attribute names rule conditions may test, in registration order. */

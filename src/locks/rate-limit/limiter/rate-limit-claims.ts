@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { RedisService } from '../../../redis/redis.service.js';
 import { MemoryRateLimitStore } from '../store/memory-rate-limit.store.js';
 import { StoreLanes } from '../store/lanes/store-lanes.js';
+import { CLAIM_CHARGED } from '../core/decision.types.js';
 
 /**
  * Gives a claim back (`claim: <name>` on a slice), so that a later copy of
@@ -9,6 +10,13 @@ import { StoreLanes } from '../store/lanes/store-lanes.js';
  * that could not finish a claimed request and asks its sender to retry (e.g.
  * a webhook answered non-2xx so that it is redelivered). Best effort: with
  * Redis down, only this instance's memory claim is dropped.
+ *
+ * `charged`: the request was allowed, so its buckets were charged. Then the
+ * claim is not dropped but marked (`c`, same expiry): the next copy takes it
+ * again in its own decision call and is allowed without a second charge
+ * (`reentered`), however often the sender retries. Without it a sender's
+ * retries would each be charged and the request dropped as limited once it
+ * could finally be served.
  */
 @Injectable()
 export class RateLimitClaims {
@@ -32,12 +40,20 @@ export class RateLimitClaims {
     return d.duplicate === true;
   }
 
-  async release(name: string, id: string): Promise<void> {
-    const key = `rl:${this.lanes.tag}:claim:${name}:${id}`;
-    this.memory.forget(key);
+  release(name: string, id: string, opts: { charged?: boolean } = {}): Promise<void> {
+    return this.releaseKey(`rl:${this.lanes.tag}:claim:${name}:${id}`, opts);
+  }
+
+  /** `release` by the claim's full key (the store tables give keys of their own). */
+  async releaseKey(key: string, opts: { charged?: boolean } = {}): Promise<void> {
+    if (opts.charged) this.memory.keepCharge(key);
+    else this.memory.forget(key);
     if (!this.redis.enabled || !this.redis.ready || !this.redis.client) return;
-    await this.redis.client.del(key).catch((err: unknown) => {
-      this.logger.warn({ msg: 'claim release failed', claim: name, err: (err as Error).message });
+    const c = this.redis.client;
+    // XX: a claim that expired meanwhile is not brought back; KEEPTTL: the claim's first expiry holds.
+    const done = opts.charged ? c.set(key, CLAIM_CHARGED, 'KEEPTTL', 'XX') : c.del(key);
+    await done.catch((err: unknown) => {
+      this.logger.warn({ msg: 'claim release failed', err: (err as Error).message });
     });
   }
 }

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { LockContext } from '../../../chain/lock.types.js';
 import { onReplyClosed } from '../../../http/http-context.js';
-import type { BucketSpec, Decision } from '../core/decision.types.js';
+import { type BucketSpec, type Decision, undecided } from '../core/decision.types.js';
 import { isLeased } from '../core/rule-kinds.js';
 import { RateLimitMetrics } from '../rate-limit.metrics.js';
 import type { Lease, RateLimitStore } from '../store/rate-limit.store.js';
@@ -16,7 +16,7 @@ export function leaseBuckets(buckets: BucketSpec[]): void {
 
 /** The leases an allowed decision took (the leased buckets it charged, shadow ones too), or undefined. */
 export function leaseOf(buckets: readonly BucketSpec[], d: Decision): Lease | undefined {
-  if (!d.allowed || d.duplicate) return undefined;
+  if (!d.allowed || undecided(d)) return undefined;
   const keys = buckets.filter((b, i) => b.leaseId !== undefined && d.buckets[i]!.charged > 0);
   return keys.length === 0 ? undefined : { id: keys[0]!.leaseId!, keys };
 }

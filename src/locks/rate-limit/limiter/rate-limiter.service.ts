@@ -16,6 +16,8 @@ import { Lane, StoreLanes } from '../store/lanes/store-lanes.js';
 import { CompiledPolicies } from './compiled-policies.js';
 import { RateLimitClaims } from './rate-limit-claims.js';
 import { RateLimitLeases, leaseBuckets, leaseOf } from './rate-limit-leases.js';
+import { TokenReservations, reservationsOf } from './token-reservations.js';
+import type { TokenAsk } from '../rules/request-buckets.js';
 import { LoadGate, loadGate } from '../load/load-gate.js';
 import { LoadMonitor } from '../load/load-monitor.service.js';
 import { QuotaMetrics } from '../quota.metrics.js';
@@ -50,6 +52,7 @@ export class RateLimiter {
     private readonly loadLevel: LoadMonitor,
     private readonly qm: QuotaMetrics,
     private readonly leases: RateLimitLeases,
+    private readonly reservations: TokenReservations,
   ) {}
 
   /** A rule without a subject in this request: counted (one function for all, no closure per request). */
@@ -83,7 +86,10 @@ export class RateLimiter {
       this.qm.shed.inc({ policy: policy.policyName });
       return { kind: 'shed', retryAfterS: this.settings.load.retryAfterS };
     }
-    const active = activeRules(policy, ctx, this.subjects, this.onSkip);
+    const ask = policy.tokens?.(ctx.req);
+    let active = activeRules(policy, ctx, this.subjects, this.onSkip);
+    // A request without a size (no token counter answer) has no tokens rules: skipped, as without a subject.
+    if (!ask && active.some((a) => a.rule.tokens)) active = this.withoutTokens(active, policy);
     const handoff = this.takesHandoff(ctx, slice) ? ctx.state.claimHandoff : undefined;
     const claim = policy.claim ? this.policies.claimOf(policy.claim, ctx) : handoff;
     if (active.length === 0 && !claim && (!this.settings.fuse || ctx.policy.critical === true))
@@ -93,10 +99,17 @@ export class RateLimiter {
     // Another lock's claim in this script: when the store call fails the claim is unknown, so its
     // owner fails closed and nothing is decided locally (as when the owner's own claim had failed).
     if (handoff && lane)
-      return this.decideOn(lane, ctx, policy, active, cost, handoff, gate.load, handoff);
+      return this.decideOn(lane, ctx, policy, active, cost, handoff, gate.load, handoff, ask);
     return lane
-      ? this.decideOn(lane, ctx, policy, active, cost, claim, gate.load)
-      : this.storeDown(ctx, policy, active, cost, claim, gate.load);
+      ? this.decideOn(lane, ctx, policy, active, cost, claim, gate.load, undefined, ask)
+      : this.storeDown(ctx, policy, active, cost, claim, gate.load, ask);
+  }
+
+  private withoutTokens(active: ActiveRule[], policy: CompiledPolicy): ActiveRule[] {
+    return active.filter((a) => {
+      if (a.rule.tokens) this.onSkip(a.rule, policy.policyName);
+      return !a.rule.tokens;
+    });
   }
 
   private async decideOn(
@@ -108,6 +121,7 @@ export class RateLimiter {
     claim: Claim | undefined,
     load?: Load,
     handoff?: ClaimHandoff,
+    ask?: TokenAsk,
   ): Promise<Verdict> {
     const critical = ctx.policy.critical === true;
     const { buckets, meta } = buildBuckets(policy, active, {
@@ -119,6 +133,7 @@ export class RateLimiter {
       fuse: this.settings.fuse,
       critical,
       load,
+      tokens: ask,
     });
     leaseBuckets(buckets);
     const risk = critical
@@ -146,7 +161,7 @@ export class RateLimiter {
       if (!lane.remote) throw err;
       this.storeFailed(policy.policyName, err);
       if (handoff) return ((handoff.result = 'unknown'), ALLOWED);
-      return this.storeDown(ctx, policy, active, cost, claim, load);
+      return this.storeDown(ctx, policy, active, cost, claim, load, ask);
     }
     if (d.risk) this.qm.riskBands.inc({ policy: policy.policyName, multiplier: d.risk.multiplier });
     if (lane.remote && this.settings.clock === 'redis') this.m.skew(d.nowMs - now);
@@ -157,6 +172,11 @@ export class RateLimiter {
     }
     const lease = leaseOf(buckets, d);
     if (lease) this.leases.hold(ctx, policy.policyName, lane.store, lease);
+    if (ask) {
+      const reserved = reservationsOf(buckets, active, d);
+      if (reserved.length > 0)
+        this.reservations.hold(ctx, policy.policyName, lane.store, ask, reserved);
+    }
     return this.verdicts.of(ctx, policy, buckets, meta, d, lane.remote);
   }
 
@@ -184,6 +204,7 @@ export class RateLimiter {
     cost: number,
     claim: Claim | undefined,
     load: Load | undefined,
+    ask?: TokenAsk,
   ): Verdict | Promise<Verdict> {
     this.m.fallbacks.inc({ policy: policy.policyName, mode: policy.failMode });
     switch (policy.failMode) {
@@ -201,7 +222,17 @@ export class RateLimiter {
       case 'closed':
         return { kind: 'unavailable', retryAfterS: this.settings.closedRetryAfterS };
       case 'local':
-        return this.decideOn(this.lanes.local(), ctx, policy, active, cost, claim, load);
+        return this.decideOn(
+          this.lanes.local(),
+          ctx,
+          policy,
+          active,
+          cost,
+          claim,
+          load,
+          undefined,
+          ask,
+        );
     }
   }
 }

@@ -6,12 +6,18 @@ import { BucketMeta, FUSE_RULE, quotaOf } from '../rules/request-buckets.js';
 import { RateLimitMetrics } from '../rate-limit.metrics.js';
 import type { BucketSpec, Decision } from '../core/decision.types.js';
 import { DenyCache } from './deny-cache.js';
-import { isLeased } from '../core/rule-kinds.js';
+import { isLeased, isReconciled, isSettledLater } from '../core/rule-kinds.js';
 import type { QuotaState } from '../core/rate-limit-headers.js';
 
 /** What the lock answers: headers of the tightest rule, a 429 with the blocking rule's quota, or a 503. */
 export type Verdict =
-  | { kind: 'allowed'; quota?: QuotaState; degraded: boolean }
+  | {
+      kind: 'allowed';
+      quota?: QuotaState;
+      degraded: boolean;
+      /** The tightest token budget after this request's reservation (token headers). */
+      tokens?: QuotaState;
+    }
   | { kind: 'duplicate' }
   | {
       kind: 'limited';
@@ -19,6 +25,8 @@ export type Verdict =
       retryAfterMs: number;
       /** The blocking rule is a concurrency rule (429 `concurrency_limit`). */
       concurrency?: boolean;
+      /** The blocking rule is a token budget (429 `token_limit`). */
+      tokens?: boolean;
       /** First refusal of this subject and rule in its window (only decided for `onLimit: flag`). */
       notify: boolean;
     }
@@ -55,7 +63,8 @@ export class Verdicts {
   ): Verdict | undefined {
     for (let i = 0; i < buckets.length && this.denies.size > 0; i++) {
       const b = buckets[i]!;
-      const hit = b.shadow || b.leaseId ? undefined : this.denies.refusing(b.key, b.cost, now);
+      const hit =
+        b.shadow || isSettledLater(b) ? undefined : this.denies.refusing(b.key, b.cost, now);
       if (hit) {
         this.m.denyCacheHits.inc({ policy: name });
         this.m.decision(name, meta[i]!.rule, 'rejected');
@@ -102,6 +111,11 @@ export class Verdicts {
   ): Verdict {
     const name = policy.policyName;
     if (d.duplicate) return this.duplicate(policy);
+    if (d.reentered) {
+      // An earlier copy was charged and not finished (its claim kept the charge): allowed, not charged again.
+      this.m.decision(name, policy.claim?.name ?? 'claim', 'reentered');
+      return ALLOWED;
+    }
     d.buckets.forEach((o, i) => {
       const outcome = o.allowed ? 'allowed' : buckets[i]!.shadow ? 'shadow_rejected' : 'rejected';
       this.m.decision(name, meta[i]!.rule, outcome);
@@ -114,27 +128,30 @@ export class Verdicts {
     if (cache) this.learn(buckets, d, !policy.flag);
     if (!d.allowed) {
       const o = d.buckets[d.blocker]!;
+      // A token budget may have tokens left, only not this request's reservation: they are shown.
+      const left = isReconciled(buckets[d.blocker]!) ? o.remaining : 0;
       return {
         kind: 'limited',
-        quota: quotaOf(meta[d.blocker]!, { ...o, remaining: 0, resetMs: o.retryAfterMs }),
+        quota: quotaOf(meta[d.blocker]!, { ...o, remaining: left, resetMs: o.retryAfterMs }),
         retryAfterMs: o.retryAfterMs,
         concurrency: isLeased(buckets[d.blocker]!),
+        tokens: isReconciled(buckets[d.blocker]!),
         notify: d.notify === true,
       };
     }
     if (!policy.headers) return { kind: 'allowed', degraded: d.degraded };
-    let tight = -1;
-    d.buckets.forEach((o, i) => {
-      // Leases are no quota over time (a slot comes back whenever an answer ends): not in the fields.
-      if (buckets[i]!.shadow || meta[i]!.rule === FUSE_RULE || isLeased(buckets[i]!)) return;
-      const t = tight < 0 ? undefined : d.buckets[tight]!;
-      if (!t || o.remaining < t.remaining || (o.remaining === t.remaining && o.resetMs > t.resetMs))
-        tight = i;
-    });
+    // Leases are no quota over time (a slot comes back whenever an answer ends), token budgets have headers of
+    // their own: neither is in the RateLimit fields.
+    const tight = tightest(
+      d,
+      (i) => !(buckets[i]!.shadow || meta[i]!.rule === FUSE_RULE || isSettledLater(buckets[i]!)),
+    );
+    const tokens = tightest(d, (i) => isReconciled(buckets[i]!) && !buckets[i]!.shadow);
     return {
       kind: 'allowed',
       degraded: d.degraded,
       quota: tight < 0 ? undefined : quotaOf(meta[tight]!, d.buckets[tight]!),
+      tokens: tokens < 0 ? undefined : quotaOf(meta[tokens]!, d.buckets[tokens]!),
     };
   }
 
@@ -143,8 +160,8 @@ export class Verdicts {
     const now = this.clock.now();
     d.buckets.forEach((o, i) => {
       const b = buckets[i]!;
-      // A refused lease may come back at any moment: never answered from the deny cache.
-      if (b.shadow || isLeased(b)) return;
+      // A refused lease or reservation may come back at any moment: never answered from the deny cache.
+      if (b.shadow || isSettledLater(b)) return;
       if (!d.allowed) {
         if (!o.allowed && o.retryAfterMs > 0)
           this.denies.add(b.key, now + o.retryAfterMs, b.cost, o.limit, now);
@@ -153,4 +170,16 @@ export class Verdicts {
       else if (this.denies.size > 0) this.denies.forget(b.key);
     });
   }
+}
+
+/** The enforced bucket with the fewest tokens left (the longest reset on ties) among those `pick` keeps; -1: none. */
+function tightest(d: Decision, pick: (i: number) => boolean): number {
+  let tight = -1;
+  d.buckets.forEach((o, i) => {
+    if (!pick(i)) return;
+    const t = tight < 0 ? undefined : d.buckets[tight]!;
+    if (!t || o.remaining < t.remaining || (o.remaining === t.remaining && o.resetMs > t.resetMs))
+      tight = i;
+  });
+  return tight;
 }

@@ -19,7 +19,8 @@ export function bucketFor(
     kind: rule.kind,
     capacity: rule.capacity * multiplier,
     // A lease lives its own time: multipliers scale the count of a leased kind, never its lease.
-    intervalUs: rule.leaseUs ?? 1e6 / (rule.rate * multiplier),
+    // A token budget's window is its own too (aligned to the epoch): multipliers scale its count only.
+    intervalUs: rule.leaseUs ?? rule.windowUs ?? 1e6 / (rule.rate * multiplier),
     cost: rule.cost ?? cost,
     shadow: rule.shadow,
     soft: degrade && rule.dimension === 'global',

@@ -3,6 +3,7 @@ import type {
   CostFunction,
   RateLimitExtensions,
   SubjectExtractor,
+  TokenFunction,
 } from '../extensions/rate-limit-extensions.js';
 import { Conditions, compileConditions } from './conditions.js';
 import type {
@@ -13,6 +14,7 @@ import type {
   RuleConfig,
 } from '../rate-limit.types.js';
 import { DEFAULT_LEASE_MS } from '../core/kinds/concurrency.js';
+import type { TokenCount } from '../core/kinds/tokens.js';
 import type { BucketKind, BucketSpec } from '../core/decision.types.js';
 import { parseDuration, parseRate } from '../core/rate-parse.js';
 import { kindOfAlgorithm } from '../core/rule-kinds.js';
@@ -29,6 +31,9 @@ export interface CompiledRule {
   rate: number;
   /** Leased kinds (concurrency): how long a lease lives if never given back, µs. */
   leaseUs?: number;
+  /** Reconciled kinds (tokens): the window, µs, and which tokens count, one budget per model or not. */
+  windowUs?: number;
+  tokens?: { count: TokenCount; perModel: boolean };
   shadow: boolean;
   /** Fixed cost of this rule, overriding the request's. */
   cost?: number;
@@ -64,6 +69,8 @@ export interface CompiledPolicy {
   rank: number;
   /** `criticalWhen`: requests it matches are exempt from load shedding. */
   critical?: Conditions;
+  /** The slice's token counter (`tokens: <name>`): what a request reserves for its tokens rules. */
+  tokens?: TokenFunction;
 }
 
 /**
@@ -73,7 +80,8 @@ export interface CompiledPolicy {
 export function compileSlice(
   slice: RateLimitSlice,
   policyName: string,
-  extensions: Pick<RateLimitExtensions, 'cost' | 'subject' | 'attribute' | 'claim'>,
+  extensions: Pick<RateLimitExtensions, 'cost' | 'subject' | 'attribute' | 'claim'> &
+    Partial<Pick<RateLimitExtensions, 'tokens'>>,
 ): CompiledPolicy {
   const claim = slice.claim === undefined ? undefined : extensions.claim(slice.claim);
   return {
@@ -88,6 +96,7 @@ export function compileSlice(
     flag: slice.onLimit === 'flag',
     rank: slice.degradeRank ?? 0,
     critical: slice.criticalWhen && compileConditions({ when: slice.criticalWhen }, extensions),
+    tokens: slice.tokens === undefined ? undefined : extensions.tokens?.(slice.tokens),
     rules: (slice.rules ?? []).map((r) => ({
       name: r.name,
       id: `${policyName}.${r.name}`,
@@ -116,9 +125,21 @@ export function compileSlice(
   };
 }
 
-/** A rule's refill, or for a leased kind its lease (default DEFAULT_LEASE_MS) and the rate that spans it. */
-function rateOf(r: RuleConfig): { rate: number; leaseUs?: number } {
-  if (kindOfAlgorithm(r.algorithm).leased !== true) return { rate: parseRate(r.rate)! };
+/**
+ * A rule's refill, or for a leased kind its lease (default DEFAULT_LEASE_MS) and the rate that spans it, or for a
+ * reconciled kind (tokens) its window, count and the rate that spans the window.
+ */
+function rateOf(r: RuleConfig): Pick<CompiledRule, 'rate' | 'leaseUs' | 'windowUs' | 'tokens'> {
+  const kind = kindOfAlgorithm(r.algorithm);
+  if (kind.reconciled === true) {
+    const windowUs = parseDuration(r.window)! * 1000;
+    return {
+      rate: (r.capacity * 1e6) / windowUs,
+      windowUs,
+      tokens: { count: r.count ?? 'total', perModel: r.perModel === true },
+    };
+  }
+  if (kind.leased !== true) return { rate: parseRate(r.rate)! };
   const leaseUs = (parseDuration(r.lease) ?? DEFAULT_LEASE_MS) * 1000;
   return { rate: (r.capacity * 1e6) / leaseUs, leaseUs };
 }

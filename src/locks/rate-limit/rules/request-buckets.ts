@@ -8,6 +8,32 @@ import type { BucketSpec } from '../core/decision.types.js';
 import type { QuotaState } from '../core/rate-limit-headers.js';
 import type { RateLimitSettings } from '../rate-limit.types.js';
 import type { KeyHasher } from '../subjects/key-hasher.js';
+import { createHash } from 'node:crypto';
+import type { TokenCount } from '../core/kinds/tokens.js';
+
+/** What a request reserves for its tokens rules (the slice's token counter). */
+export interface TokenAsk {
+  prompt: number;
+  completion: number;
+  model?: string;
+}
+
+/** Tokens a rule counting `count` reserves (or is charged) for prompt and completion: an integer ≥ 1. */
+export function tokensFor(count: TokenCount, t: { prompt: number; completion: number }): number {
+  const n =
+    count === 'prompt' ? t.prompt : count === 'completion' ? t.completion : t.prompt + t.completion;
+  return Number.isFinite(n) && n >= 1 ? Math.ceil(n) : 1;
+}
+
+const SAFE_MODEL = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** A model name as a key part: as is when short and plain, else a 96-bit hash (it comes from the client). */
+export function modelPart(model: string | undefined): string {
+  if (model === undefined) return '-';
+  return SAFE_MODEL.test(model)
+    ? model
+    : `#${createHash('sha256').update(model).digest('base64url').slice(0, 16)}`;
+}
 import type { SubjectResolver } from '../subjects/subject-resolver.js';
 
 /** A rule that applies to this request, with its subject. */
@@ -72,6 +98,8 @@ export function buildBuckets(
     critical: boolean;
     /** Load level soft: rules ranked `from` and up (not global) × `factor`. */
     load?: { factor: number; from: number };
+    /** What the request reserves for its tokens rules (none: the caller left them out). */
+    tokens?: TokenAsk;
   },
 ): { buckets: BucketSpec[]; meta: BucketMeta[] } {
   const tierMult = opts.tier !== undefined ? (policy.tiers[opts.tier] ?? 1) : 1;
@@ -80,8 +108,8 @@ export function buildBuckets(
   const buckets = active.map((a) =>
     bucketFor(
       a.rule,
-      bucketKey(opts.tag, a.rule, a.subject, opts.hasher),
-      opts.cost,
+      tokensKey(a, opts),
+      a.rule.tokens && opts.tokens ? tokensFor(a.rule.tokens.count, opts.tokens) : opts.cost,
       opts.scale *
         (a.rule.tiered ? tierMult : 1) *
         (load && a.rule.rank >= load.from && a.rule.dimension !== 'global' ? load.factor : 1),
@@ -100,6 +128,17 @@ export function buildBuckets(
     meta.push({ id: FUSE_RULE, rule: FUSE_RULE, windowS: opts.fuse.windowMs / 1000 });
   }
   return { buckets, meta };
+}
+
+/** A rule's bucket key; a `perModel` tokens rule's ends in the model (same hash slot: after the tag). */
+function tokensKey(
+  a: ActiveRule,
+  opts: { tag: string; hasher: KeyHasher; tokens?: TokenAsk },
+): { key: string; group: string } {
+  const at = bucketKey(opts.tag, a.rule, a.subject, opts.hasher);
+  return a.rule.tokens?.perModel
+    ? { key: `${at.key}:${modelPart(opts.tokens?.model)}`, group: at.group }
+    : at;
 }
 
 const metas = new WeakMap<CompiledRule, BucketMeta>();

@@ -1,5 +1,11 @@
 import { replyDeadline } from '../../../redis/reply-deadline.js';
-import type { BucketOutcome, BucketSpec, Decision, DecideRequest } from '../core/decision.types.js';
+import {
+  type BucketOutcome,
+  type BucketSpec,
+  type Decision,
+  type DecideRequest,
+  undecided,
+} from '../core/decision.types.js';
 import { refundArgs } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
 
@@ -40,7 +46,8 @@ export class CrossSlotDecider {
 
   /**
    * With a claim, the claim's slot (the service tag) is decided first, carrying the claim (an empty group when no
-   * bucket lives there): a duplicate ends the request before any other slot is charged.
+   * bucket lives there): a duplicate (or a re-entry on a kept charge) ends the request before any other slot is
+   * charged.
    */
   async decide(req: DecideRequest, groups: number[][]): Promise<Decision> {
     const work = this.decideSlots(req, groups);
@@ -67,7 +74,7 @@ export class CrossSlotDecider {
       soft = groups.findIndex((g) => g.some((i) => req.buckets[i]!.soft));
     }
     const first = soft >= 0 ? await Promise.allSettled([this.call(req, groups[soft]!, true)]) : [];
-    if (first[0]?.status === 'fulfilled' && first[0].value.duplicate) return first[0].value;
+    if (first[0]?.status === 'fulfilled' && undecided(first[0].value)) return first[0].value;
     const hint =
       first[0]?.status === 'fulfilled' ? { ...req, degradedHint: first[0].value.degraded } : req;
     const rest = await Promise.allSettled(

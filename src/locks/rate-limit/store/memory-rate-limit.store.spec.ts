@@ -8,7 +8,14 @@ describe(MemoryRateLimitStore.name, () => {
   runStoreScenarios(async () => {
     const clock = new ManualClock();
     const store = new MemoryRateLimitStore(clock);
-    return { store, clock, ttl: async (k) => store.ttl(k), prefix: `rl:{m${++n}:rampart}` };
+    return {
+      store,
+      clock,
+      ttl: async (k) => store.ttl(k),
+      prefix: `rl:{m${++n}:rampart}`,
+      // What RateLimitClaims.release(…, { charged: true }) does to the memory store.
+      keepCharge: async (k) => store.keepCharge(k),
+    };
   });
 
   it('should drop expired entries when it sweeps, so memory is bounded by live buckets', async () => {

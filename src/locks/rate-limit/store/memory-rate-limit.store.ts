@@ -3,13 +3,15 @@ import { BucketState, Write, decideBuckets } from '../core/bucket-math.js';
 import { BoundedMap, MemoryStoreFullError } from '../../../common/bounded-map.js';
 import { Clock, systemClock } from '../../../common/clock.js';
 import { MemoryRiskRecords } from './risk/memory-risk-records.js';
-import type { Lease, RateLimitStore } from './rate-limit.store.js';
+import type { Lease, RateLimitStore, Settlement } from './rate-limit.store.js';
 import { withoutLease } from '../core/kinds/concurrency.js';
+import { settledWindow } from '../core/kinds/tokens.js';
 import {
   Decision,
   DecideRequest,
   TTL_MARGIN_MS,
   duplicateDecision,
+  reenteredDecision,
 } from '../core/decision.types.js';
 import { bucketTtlMs } from '../core/rule-kinds.js';
 import { MEMORY_ENTRIES } from '../core/memory-caps.js';
@@ -24,6 +26,10 @@ class Entry {
 }
 
 const SWEEP_EVERY = 4_096;
+
+/** A claim's value: taken (1), or given back with its charge kept (2: the Redis value 'c'). */
+const TAKEN = 1;
+const CHARGED = 2;
 
 /**
  * The rate-limit algorithm in process memory: the store of a service without
@@ -77,9 +83,28 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return Promise.resolve();
   }
 
+  /** Settles token reservations: the window they went to keeps its expiry; an ended window is left alone. */
+  settle(items: readonly Settlement[]): Promise<void> {
+    const nowMs = this.clock.now();
+    for (const it of items) {
+      const e = this.entries.get(it.key);
+      if (e === undefined || e.expiresAt <= nowMs) continue;
+      const w = settledWindow(e.value, it.untilUs, it.reserved, it.used);
+      if (w) this.entries.set(it.key, new Entry(w, e.expiresAt), nowMs);
+    }
+    return Promise.resolve();
+  }
+
   /** Drops one key (a claim given back: see RateLimitClaims.release). */
   forget(key: string): void {
     this.entries.delete(key);
+  }
+
+  /** A live claim given back with its charge kept: its next copy re-enters uncharged (as the script's 'c'). */
+  keepCharge(key: string): void {
+    const e = this.entries.get(key);
+    if (e === undefined || e.expiresAt <= this.clock.now()) return;
+    this.entries.set(key, new Entry(CHARGED, e.expiresAt), this.clock.now());
   }
 
   decideSync(req: DecideRequest): Decision {
@@ -93,12 +118,19 @@ export class MemoryRateLimitStore implements RateLimitStore {
       }
       return e.value;
     };
-    // The claim first, as the script does: a duplicate decides and charges nothing.
-    if (req.claim && read(req.claim.key) !== undefined) return duplicateDecision(nowMs);
+    // The claim first, as the script does: a duplicate decides and charges nothing, nor does a
+    // re-entry on a kept charge (the claim is taken again, same expiry).
+    const held = req.claim ? read(req.claim.key) : undefined;
+    if (held === CHARGED) {
+      const e = this.entries.get(req.claim!.key)!;
+      this.set(req.claim!.key, TAKEN, e.expiresAt, nowMs);
+      return reenteredDecision(nowMs);
+    }
+    if (held !== undefined) return duplicateDecision(nowMs);
     // Room for every key this call may create, or nothing is written (all or none, as the script).
     if (!this.entries.room(this.newKeys(req, read), nowMs))
       throw new MemoryStoreFullError('rate_limit', this.entries.maxEntries);
-    if (req.claim) this.set(req.claim.key, 1, nowMs + req.claim.ttlMs, nowMs);
+    if (req.claim) this.set(req.claim.key, TAKEN, nowMs + req.claim.ttlMs, nowMs);
     const state: BucketState[] = req.buckets.map((b) => ({
       value: read(b.key),
       penaltyTat: b.penaltyKey ? (read(b.penaltyKey) as number | undefined) : undefined,

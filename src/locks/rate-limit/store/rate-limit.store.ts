@@ -13,6 +13,20 @@ export interface RateLimitStore {
    * A lease that expired already is no longer there; a failed release is healed by the lease's expiry.
    */
   release(lease: Lease): Promise<void>;
+  /**
+   * Settles token reservations (reconciled kinds: tokens) when answers have ended: each gives back what it
+   * reserved and charges what was used, in the window it reserved in only; one call per hash slot.
+   */
+  settle(items: readonly Settlement[]): Promise<void>;
+}
+
+/** One token reservation to settle: its bucket, what it reserved and used, and its window's end (epoch µs). */
+export interface Settlement {
+  key: string;
+  group: string;
+  reserved: number;
+  used: number;
+  untilUs: number;
 }
 
 /** The concurrency leases of one allowed request: the keys it took a slot in, and its random lease id. */

@@ -1,6 +1,11 @@
 import { RedisScriptError } from '../../../redis/redis.errors.js';
 import { BucketState, Write, decideBuckets } from '../core/bucket-math.js';
-import { Decision, DecideRequest, duplicateDecision } from '../core/decision.types.js';
+import {
+  Decision,
+  DecideRequest,
+  duplicateDecision,
+  reenteredDecision,
+} from '../core/decision.types.js';
 import { batchArgs } from './redis-batch-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
 import { touched } from '../core/risk-math.js';
@@ -89,8 +94,10 @@ export class SameTurnBatcher {
     for (let r = 0; r < list.length; r++) {
       const p = list[r]!;
       const code = out[base + r] as number;
-      if (code === -1) {
-        p.resolve(duplicateDecision(Math.floor(now / 1000)));
+      if (code < 0) {
+        // -1 a duplicate, -2 a re-entry on a kept charge: nothing decided, charged or touched.
+        const ms = Math.floor(now / 1000);
+        p.resolve(code === -1 ? duplicateDecision(ms) : reenteredDecision(ms));
         continue;
       }
       const writes: Write[] = [];

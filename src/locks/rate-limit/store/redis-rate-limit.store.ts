@@ -4,8 +4,13 @@ import { BucketState, decideBuckets } from '../core/bucket-math.js';
 import { gcra as GCRA } from '../core/kinds/gcra.js';
 import { ruleKind } from '../core/rule-kinds.js';
 import { CrossSlotDecider, claimGroup, groupBy } from './cross-slot.js';
-import type { Lease, RateLimitStore } from './rate-limit.store.js';
-import { Decision, DecideRequest, duplicateDecision } from '../core/decision.types.js';
+import type { Lease, RateLimitStore, Settlement } from './rate-limit.store.js';
+import {
+  Decision,
+  DecideRequest,
+  duplicateDecision,
+  reenteredDecision,
+} from '../core/decision.types.js';
 import { SameTurnBatcher, riskStateAt } from './redis-batcher.js';
 import { clockArgs, fastArgs, generalArgs } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
@@ -71,6 +76,22 @@ export class RedisRateLimitStore implements RateLimitStore {
     );
   }
 
+  /** One `ratelimit_settle` call per hash slot of the settlements (one slot unless `scope: subject`). */
+  async settle(items: readonly Settlement[]): Promise<void> {
+    const slots = new Map<string, { keys: string[]; args: (string | number)[] }>();
+    for (const it of items) {
+      let s = slots.get(it.group);
+      if (!s) slots.set(it.group, (s = { keys: [], args: [] }));
+      s.keys.push(it.key);
+      s.args.push(it.reserved, it.used, it.untilUs);
+    }
+    await Promise.all(
+      [...slots.values()].map((s) =>
+        this.redis.script('ratelimit_settle', s.keys, s.args.map(String)),
+      ),
+    );
+  }
+
   /**
    * Buckets of one hash slot: batched when they are all GCRA without penalty (risk-scored or not), else their
    * own call (the fast path of `ratelimit_decide` when unscored too).
@@ -95,6 +116,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     const { keys, args, penalties } = fast ? fastArgs(sub, clock) : generalArgs(sub, clock);
     const out = await this.redis.script<(string | number | null)[]>('ratelimit_decide', keys, args);
     if (out[0] === 'dup') return duplicateDecision(this.appClock.now());
+    if (out[0] === 'again') return reenteredDecision(this.appClock.now());
     // Reply: the string kinds' values (bucket order), penalty strike TATs, then the hash kinds' fields.
     const state: BucketState[] = new Array<BucketState>(buckets.length);
     const kinds = buckets.map((b) => ruleKind(b.kind));

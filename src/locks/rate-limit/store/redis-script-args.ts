@@ -135,6 +135,7 @@ export function pushRiskParams(args: Argv, p: RiskParams): void {
   args.push(p.bonus, p.ttlMs, p.touchUs, p.addressUs, p.bands.length);
   // The last band's bound is never compared (it takes every higher score).
   for (const b of p.bands) args.push(Number.isFinite(b.below) ? b.below : 0, b.multiplier);
+  args.push(p.quietTtlMs);
 }
 
 /** KEYS and ARGV of a `ratelimit_refund` call: each charged bucket's kind, charge and capacity. */

@@ -4,7 +4,7 @@ import { ProblemException } from '../../../common/problem.exception.js';
 import type { NonceStore } from '../nonce/nonce-store.js';
 import type { SessionClaim, SessionKeyStore } from './session-key-store.js';
 
-/** Most keys denied at once in memory (about 200 bytes each). */
+/** Most keys denied at once in memory by default (about 200 bytes each): `signature.memorySessionKeyDenials`. */
 const MAX_DENIED = 100_000;
 
 /**

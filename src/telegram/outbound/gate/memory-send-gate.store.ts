@@ -10,14 +10,14 @@ import {
   effective,
 } from './send-gate.store.js';
 
-/** Per-chat entries held at most in each map (TATs, chat cooldowns, unreachable marks). */
+/** Per-chat entries held at most in each map by default (`telegram.outbound.memoryChatEntries`). */
 const PER_CHAT = 100_000;
 
 /** A per-chat map: a time in the past has lapsed (a TAT behind `now` is a full bucket). */
-const perChat = (store: string): BoundedMap<string, number> =>
+const perChat = (store: string, maxEntries: number): BoundedMap<string, number> =>
   new BoundedMap({
     store,
-    maxEntries: PER_CHAT,
+    maxEntries,
     whenFull: 'evict-oldest',
     expired: (at, now) => at <= now,
   });
@@ -29,12 +29,19 @@ const perChat = (store: string): BoundedMap<string, number> =>
  */
 export class MemorySendGateStore implements SendGateStore {
   private readonly statuses = new Map<string, BotStatus>();
-  private readonly tats = perChat('telegram_send_tats');
-  private readonly chatCool = perChat('telegram_chat_cooldowns');
-  private readonly unreachable = perChat('telegram_unreachable_chats');
+  private readonly tats: BoundedMap<string, number>;
+  private readonly chatCool: BoundedMap<string, number>;
+  private readonly unreachable: BoundedMap<string, number>;
   private readonly flights = new Map<string, Map<string, number>>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    maxChats = PER_CHAT,
+  ) {
+    this.tats = perChat('telegram_send_tats', maxChats);
+    this.chatCool = perChat('telegram_chat_cooldowns', maxChats);
+    this.unreachable = perChat('telegram_unreachable_chats', maxChats);
+  }
 
   charge(r: ChargeRequest): Promise<ChargeResult> {
     const now = this.clock.now();

@@ -1,6 +1,6 @@
 import { BoundedMap } from '../../../../common/bounded-map.js';
 import { RISK_RECORDS } from '../../core/memory-caps.js';
-import { touched } from '../../core/risk-math.js';
+import { recordTtlMs, touched } from '../../core/risk-math.js';
 import type { RiskParams, RiskSignal, RiskState } from '../../core/risk.types.js';
 
 type Signals = Partial<Record<RiskSignal, { count: number; lastUs: number }>>;
@@ -77,24 +77,26 @@ export class MemoryRiskRecords {
       if (t === undefined) return;
       const r = this.get(key, nowMs);
       if (r === undefined) {
-        this.records.set(key, new RiskRecord(t.s, t.f, t.t, nowMs + p.ttlMs), nowMs);
+        const expiresAt = nowMs + recordTtlMs(t.f, now, p);
+        this.records.set(key, new RiskRecord(t.s, t.f, t.t, expiresAt), nowMs);
         return;
       }
       r.f = t.f;
       r.t = t.t;
-      r.expiresAt = nowMs + p.ttlMs;
+      r.expiresAt = nowMs + recordTtlMs(t.f, now, p);
       this.records.set(key, r, nowMs);
     });
   }
 
-  /** The record to change (created when absent, in the place of another when full), living `ttlMs` from now. */
-  upsert(key: string, nowMs: number, ttlMs: number): RiskRecord {
+  /**
+   * The record to change (created when absent, in the place of another when full), living from now its TTL by
+   * age (risk-math.ts `recordTtlMs`: hours while young, `ttlMs` once a reputation period old).
+   */
+  upsert(key: string, nowMs: number, p: Parameters<typeof recordTtlMs>[2]): RiskRecord {
+    const now = nowMs * 1000;
     let r = this.get(key, nowMs);
-    if (r === undefined) {
-      const now = nowMs * 1000;
-      r = new RiskRecord(undefined, now, now, 0);
-    }
-    r.expiresAt = nowMs + ttlMs;
+    if (r === undefined) r = new RiskRecord(undefined, now, now, 0);
+    r.expiresAt = nowMs + recordTtlMs(r.f, now, p);
     this.records.set(key, r, nowMs, 'evict-oldest');
     return r;
   }

@@ -6,35 +6,41 @@ import type { RiskRecordView, RiskStore } from './risk-store.js';
 import type { ObserveParams } from '../../core/risk.types.js';
 import type { RiskObservation, RiskSignal } from '../../core/risk.types.js';
 
-/** Payload markers and chat sets held at most (a lost one only misses a repeat or a spread). */
-const MARKERS = 100_000;
-const CHAT_SETS = 10_000;
+import { RISK_CHAT_SETS, RISK_MARKERS } from '../../core/memory-caps.js';
 
 /** Risk observations in process memory, on the records the memory rate-limit store decides with. */
 export class MemoryRiskStore implements RiskStore {
-  private readonly markers = new BoundedMap<string, number>({
-    store: 'risk_markers',
-    maxEntries: MARKERS,
-    whenFull: 'evict-oldest',
-    expired: (until, now) => until <= now,
-  });
-  private readonly chats = new BoundedMap<string, Map<string, number>>({
-    store: 'risk_chats',
-    maxEntries: CHAT_SETS,
-    whenFull: 'evict-oldest',
-  });
+  private readonly markers: BoundedMap<string, number>;
+  private readonly chats: BoundedMap<string, Map<string, number>>;
 
   constructor(
     private readonly records: MemoryRiskRecords,
     private readonly clock: Clock,
-  ) {}
+    /** Payload markers and chat sets held at most (`rateLimit.memory`; a lost one misses a repeat or a spread). */
+    caps: { riskMarkers: number; riskChatSets: number } = {
+      riskMarkers: RISK_MARKERS,
+      riskChatSets: RISK_CHAT_SETS,
+    },
+  ) {
+    this.markers = new BoundedMap<string, number>({
+      store: 'risk_markers',
+      maxEntries: caps.riskMarkers,
+      whenFull: 'evict-oldest',
+      expired: (until, now) => until <= now,
+    });
+    this.chats = new BoundedMap<string, Map<string, number>>({
+      store: 'risk_chats',
+      maxEntries: caps.riskChatSets,
+      whenFull: 'evict-oldest',
+    });
+  }
 
   observe(batch: readonly RiskObservation[], p: ObserveParams): Promise<number> {
     const nowMs = this.clock.now();
     let raised = 0;
     const raise = (key: string, signal: RiskSignal, count: number, points: number): void => {
       const now = nowMs * 1000;
-      const r = this.records.upsert(key, nowMs, p.ttlMs);
+      const r = this.records.upsert(key, nowMs, p);
       r.s = addPoints(r.s, now, points, p.unitUs, p.maxScore);
       r.r = now;
       const signals = (r.signals ??= {});

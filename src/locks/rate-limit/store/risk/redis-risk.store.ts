@@ -25,6 +25,7 @@ export class RedisRiskStore implements RiskStore {
     const keys: string[] = [];
     const args: Argv = [...clockArgs(this.clock, this.mode), p.unitUs, p.maxScore, p.ttlMs];
     args.push(p.payloadWindowMs, p.chatLimit, p.chatWindowMs, p.payloadPoints, p.chatPoints);
+    args.push(p.quietTtlMs, p.repPeriodUs);
     for (const { o, times } of observationRuns(batch)) {
       keys.push(o.key);
       if (o.kind === 'signal') args.push('s', o.signal, o.count, o.points, times);

@@ -1,0 +1,131 @@
+import { RttFloor } from './rtt-floor.js';
+
+/** Options of a backend's adaptive concurrency limit (slice option `adaptive`); times in milliseconds. */
+export interface AdaptiveOptions {
+  /** Lowest limit, calls in flight (1–2 for a GPU backend that saturates at a few calls). */
+  minLimit: number;
+  /** Highest limit, calls in flight; never above the breaker's `capacity` (the fixed bulkhead). */
+  maxLimit: number;
+  /** Limit before the first window is judged. */
+  initialLimit: number;
+  /** Milliseconds a sample window lasts at least; it is judged once it also holds `windowSamples` calls. */
+  windowMs: number;
+  /** Calls a window needs before it is judged (fewer would make the average noise). */
+  windowSamples: number;
+  /** Milliseconds the unloaded minimum RTT is remembered: a backend that got slower for good is re-based after it. */
+  minRttWindowMs: number;
+  /** Fraction by which the sample RTT may exceed the minimum before the limit falls (Envoy's buffer, 0.25). */
+  tolerance: number;
+  /** Weight of each new limit against the old one (Netflix Gradient2's 0.2): 1 = no smoothing. */
+  smoothing: number;
+}
+
+/** What the limit knows, for metrics and the admin view; RTTs in milliseconds (undefined before a window closed). */
+export interface LimitSnapshot {
+  limit: number;
+  minRttMs?: number;
+  sampleRttMs?: number;
+  gradient?: number;
+}
+
+/** Multiplied into the limit when a window saw a drop (a timeout, an overload answer): AIMD's backoff. */
+export const DROP_BACKOFF = 0.9;
+
+/**
+ * A gradient concurrency limit in the style of Netflix's Gradient2 and
+ * Envoy's adaptive concurrency filter, with what the research note adds
+ * (docs/circuit-breaker.md#adaptive-concurrency):
+ *
+ *   gradient = clamp(minRtt × (1 + tolerance) ÷ sampleRtt, 0.5, 2)
+ *   target   = gradient × L + √(gradient × L)            (Envoy's headroom)
+ *   L'       = (1 − smoothing) × L + smoothing × target, within [minLimit, maxLimit]
+ *
+ * sampleRtt is the average RTT of one window (≥ windowMs and ≥ windowSamples
+ * calls), minRtt the lowest window average of the last minRttWindowMs. A
+ * window with a drop cuts L by DROP_BACKOFF instead; a window that never used
+ * half the limit does not raise it (app-limited), but may lower it.
+ * Pure: no timers, no clock; every call passes its time.
+ */
+export class GradientLimit {
+  private value: number;
+  private readonly floor = new RttFloor();
+  private windowStart: number | undefined;
+  private count = 0;
+  private sum = 0;
+  private maxInFlight = 0;
+  private dropped = false;
+  private last: Omit<LimitSnapshot, 'limit'> = {};
+
+  constructor(private options: AdaptiveOptions) {
+    this.value = clamp(options.initialLimit, options.minLimit, options.maxLimit);
+  }
+
+  /** The limit in force: whole calls in flight. */
+  get limit(): number {
+    return Math.floor(this.value);
+  }
+
+  snapshot(now: number): LimitSnapshot {
+    const minRttMs = this.floor.min(now - this.options.minRttWindowMs);
+    return { ...this.last, limit: this.limit, ...(minRttMs !== undefined ? { minRttMs } : {}) };
+  }
+
+  /** New options: the limit is kept, within the new bounds. */
+  retune(options: AdaptiveOptions): void {
+    this.options = options;
+    this.value = clamp(this.value, options.minLimit, options.maxLimit);
+  }
+
+  /**
+   * One finished call: `rttMs` from dispatch to the end, `inFlight` the calls in flight when it started,
+   * `now` epoch ms. Returns true when it closed a window (the limit may have moved).
+   */
+  sample(rttMs: number, inFlight: number, now: number): boolean {
+    this.windowStart ??= now;
+    this.count++;
+    this.sum += rttMs;
+    this.maxInFlight = Math.max(this.maxInFlight, inFlight);
+    return this.judge(now);
+  }
+
+  /** One call that was dropped (timed out, or refused by the backend as overloaded): the window backs off. */
+  drop(inFlight: number, now: number): boolean {
+    this.windowStart ??= now;
+    this.dropped = true;
+    this.maxInFlight = Math.max(this.maxInFlight, inFlight);
+    return this.judge(now);
+  }
+
+  private judge(now: number): boolean {
+    const o = this.options;
+    const samples = this.count;
+    if (now - this.windowStart! < o.windowMs || (samples < o.windowSamples && !this.dropped))
+      return false;
+    const L = this.value;
+    let next = L;
+    if (samples > 0) {
+      const sampleRtt = this.sum / samples;
+      this.floor.add(now, sampleRtt);
+      const minRtt = this.floor.min(now - o.minRttWindowMs) ?? sampleRtt;
+      const gradient = clamp((minRtt * (1 + o.tolerance)) / Math.max(sampleRtt, 1e-3), 0.5, 2);
+      this.last = { sampleRttMs: sampleRtt, gradient };
+      const appLimited = this.maxInFlight * 2 < L;
+      if (!(appLimited && gradient >= 1)) {
+        const target = gradient * L + Math.sqrt(gradient * L);
+        next = (1 - o.smoothing) * L + o.smoothing * target;
+      }
+    }
+    if (this.dropped) next = Math.min(next, L * DROP_BACKOFF);
+    this.value = clamp(next, o.minLimit, o.maxLimit);
+    this.windowStart = undefined;
+    this.count = 0;
+    this.sum = 0;
+    this.maxInFlight = 0;
+    this.dropped = false;
+    return true;
+  }
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, v));
+}

@@ -1,0 +1,101 @@
+import type { Clock } from '../../../common/clock.js';
+import { ConcurrencyLimit, type LimitSignal } from '../adaptive/concurrency-limit.js';
+import type { BreakerOptions } from '../circuit-breaker.types.js';
+import { Bulkhead } from './bulkhead.js';
+import { SlotQueue } from './slot-queue.js';
+
+/** Who asks for a slot, with the weight of its tier in the fair share. */
+export interface Holder {
+  id: string;
+  weight: number;
+}
+
+/**
+ * The slots of one backend: a Bulkhead whose size is the ConcurrencyLimit
+ * (`capacity`, or the adaptive limit within it), fair between tenants, and a
+ * SlotQueue where calls that find it full may wait in order. A freed slot (or
+ * a higher limit) goes to the waiting calls first.
+ */
+export class SlotDesk {
+  private readonly bulkhead: Bulkhead;
+  private readonly queue: SlotQueue;
+  readonly limit: ConcurrencyLimit;
+
+  constructor(
+    private options: BreakerOptions,
+    private readonly clock: Clock,
+    onSlots: (inFlight: number) => void,
+    onWaiting: (waiting: number) => void,
+  ) {
+    this.limit = new ConcurrencyLimit(options, clock);
+    this.queue = new SlotQueue(onWaiting);
+    this.bulkhead = new Bulkhead((n) => {
+      onSlots(n);
+      this.passOn();
+    });
+  }
+
+  get inFlight(): number {
+    return this.bulkhead.inFlight;
+  }
+
+  get waiting(): number {
+    return this.queue.waiting;
+  }
+
+  retune(options: BreakerOptions): void {
+    this.options = options;
+    this.limit.retune(options);
+    this.passOn();
+  }
+
+  /**
+   * Whether `h` may take a slot now: below the limit, within its fair share, and — unless the queue handed
+   * the slot to it — behind nobody waiting. A refusal marks the tenant waiting (fair share).
+   */
+  free(h: Holder, handedOff: boolean): boolean {
+    const now = this.clock.now();
+    if (!handedOff && this.queue.busy) {
+      this.bulkhead.shares.refused(h.id, h.weight, now);
+      return false;
+    }
+    const o = { capacity: this.limit.limit, fair: this.options.fairShare };
+    return this.bulkhead.admits(h.id, h.weight, o, now);
+  }
+
+  /** Whether `h` is within its fair share of the limit (so it may wait for a slot rather than be refused). */
+  fair(h: Holder): boolean {
+    return this.bulkhead.shares.fair(h.id, h.weight, this.limit.limit, this.clock.now());
+  }
+
+  /** Waits (maxWaitMs, maxWaiting) for a freed slot; true when one was handed over: take it with hold(). */
+  wait(signal?: AbortSignal): Promise<boolean> {
+    return this.queue.wait(this.options.maxWaitMs, this.options.maxWaiting, signal);
+  }
+
+  /** A call handed a slot will not take it: the slot goes on to the next waiting call. */
+  declined(): void {
+    this.queue.took();
+    this.passOn();
+  }
+
+  /** Starts the work holding a slot until it settled; `handedOff`: the slot came from the queue. */
+  hold<T>(start: () => Promise<T>, h: Holder, handedOff: boolean): Promise<T> {
+    const work = this.bulkhead.hold(start, { ...h, now: () => this.clock.now() });
+    if (handedOff) this.declined(); // taken: newcomers may take free slots again
+    return work;
+  }
+
+  /** Feeds the limit one finished call; true when the limit may have moved (then waiting calls may go). */
+  record(signal: LimitSignal, rttMs: number, inFlight: number): boolean {
+    const moved = this.limit.record(signal, rttMs, inFlight);
+    if (moved) this.passOn();
+    return moved;
+  }
+
+  /** Hands free slots to waiting calls, in order. */
+  private passOn(): void {
+    while (this.queue.waiting > 0 && this.bulkhead.inFlight + this.queue.pending < this.limit.limit)
+      this.queue.handOff();
+  }
+}

@@ -1,0 +1,113 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { LockContext } from '../../../chain/lock.types.js';
+import { onReplyClosed } from '../../../http/http-context.js';
+import type { TokenReservation, TokenUse } from '../../../http/request-state.js';
+import type { BucketSpec, Decision } from '../core/decision.types.js';
+import type { TokenCount } from '../core/kinds/tokens.js';
+import { RateLimitMetrics } from '../rate-limit.metrics.js';
+import type { ActiveRule, TokenAsk } from '../rules/request-buckets.js';
+import type { RateLimitStore, Settlement } from '../store/rate-limit.store.js';
+
+/** One reservation of an allowed request: its bucket, what it counts, and the window it went to. */
+interface Reserved {
+  key: string;
+  group: string;
+  count: TokenCount;
+  reserved: number;
+  untilUs: number;
+}
+
+/** Tokens a rule counting `count` is charged for what was used (0 allowed: an upstream that reported 0). */
+export function usedBy(count: TokenCount, u: TokenUse): number {
+  const n =
+    count === 'prompt' ? u.prompt : count === 'completion' ? u.completion : u.prompt + u.completion;
+  return Number.isFinite(n) && n > 0 ? Math.ceil(n) : 0;
+}
+
+/** The reservations an allowed decision made (its charged tokens buckets, shadow ones too); empty when none. */
+export function reservationsOf(
+  buckets: readonly BucketSpec[],
+  active: readonly ActiveRule[],
+  d: Decision,
+): Reserved[] {
+  if (!d.allowed || d.duplicate) return [];
+  const out: Reserved[] = [];
+  for (let i = 0; i < active.length; i++) {
+    const t = active[i]!.rule.tokens;
+    const o = d.buckets[i];
+    if (!t || !o || o.charged <= 0 || o.untilUs === undefined) continue;
+    const b = buckets[i]!;
+    out.push({
+      key: b.key,
+      group: b.group,
+      count: t.count,
+      reserved: o.charged,
+      untilUs: o.untilUs,
+    });
+  }
+  return out;
+}
+
+/** One request's reservation: settled once, by the product or (not held) whole when the response closes. */
+class Reservation implements TokenReservation {
+  private held = false;
+  private done = false;
+
+  constructor(
+    readonly reserved: TokenUse,
+    private readonly items: Reserved[],
+    private readonly commit: (s: Settlement[]) => void,
+  ) {}
+
+  hold(): void {
+    this.held = true;
+  }
+
+  settle(used: TokenUse): void {
+    if (this.done) return;
+    this.done = true;
+    this.commit(
+      this.items.map((r) => ({
+        key: r.key,
+        group: r.group,
+        reserved: r.reserved,
+        used: usedBy(r.count, used),
+        untilUs: r.untilUs,
+      })),
+    );
+  }
+
+  /** The response closed: a reservation nobody held is given back whole (nothing reached a backend). */
+  closed(): void {
+    if (!this.held) this.settle({ prompt: 0, completion: 0 });
+  }
+}
+
+/**
+ * Holds a request's token reservations until its answer is over (docs/rate-limit.md#token-rules): the product
+ * settles them to what the upstream used (`state.tokens`), in one store call per hash slot, to the store that
+ * decided. A failed settlement (Redis down) is counted; the reservation then stays until its window ends.
+ */
+@Injectable()
+export class TokenReservations {
+  private readonly logger = new Logger('TokenReservations');
+
+  constructor(private readonly m: RateLimitMetrics) {}
+
+  hold(
+    ctx: LockContext,
+    policy: string,
+    store: RateLimitStore,
+    ask: TokenAsk,
+    items: Reserved[],
+  ): void {
+    const r = new Reservation({ prompt: ask.prompt, completion: ask.completion }, items, (s) => {
+      store.settle(s).catch((err: unknown) => {
+        this.m.storeErrors.inc({ policy, kind: 'settle' });
+        this.logger.warn({ msg: 'token settlement failed', policy, err: (err as Error).message });
+      });
+    });
+    ctx.state.tokens = r;
+    onReplyClosed(ctx.reply, () => r.closed());
+  }
+}

@@ -1,0 +1,143 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Api, GrammyError } from 'grammy';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { RedisService } from '../../redis/redis.service.js';
+import { BotApiClients } from '../bot-api-clients.js';
+import { TelegramBots } from '../telegram-bots.js';
+import { relayOf } from '../telegram-forward.js';
+import { TELEGRAM_SETTINGS } from '../telegram.settings.js';
+import type { BotConfig, TelegramSettings } from '../telegram.types.js';
+import { dispatchLocally, ownBaseUrl } from './local-dispatch.js';
+import { MemoryPollStateStore } from './memory-poll-state.store.js';
+import type { PollStateStore } from './poll-state.store.js';
+import { RedisPollStateStore } from './redis-poll-state.store.js';
+import { type PolledUpdate, UpdatePoller } from './update-poller.js';
+
+/** What getUpdates asks for: the updates the webhook is set up for (set-webhook-cli.ts). */
+const ALLOWED_UPDATES = [
+  'message',
+  'edited_message',
+  'callback_query',
+  'inline_query',
+  'my_chat_member',
+  'channel_post',
+] as const;
+/** Methods a backend's answer may not have Rampart call on a polling bot: they would end the polling. */
+const NOT_RELAYED = new Set(['getUpdates', 'setWebhook', 'deleteWebhook', 'logOut', 'close']);
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * Long polling (`ingress: polling`): one UpdatePoller per polling bot. Every
+ * instance runs one; the lease in the poll state store lets exactly one of
+ * them poll a bot at a time. Polled updates go through this process's own
+ * webhook route (local-dispatch.ts): limited and deduplicated like any other.
+ */
+@Injectable()
+export class TelegramPolling implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('TelegramPolling');
+  private readonly poller = randomBytes(9).toString('base64url');
+  private readonly pollers = new Map<string, UpdatePoller>();
+  private readonly store: PollStateStore;
+
+  constructor(
+    private readonly bots: TelegramBots,
+    @Inject(TELEGRAM_SETTINGS) private readonly settings: TelegramSettings,
+    private readonly clients: BotApiClients,
+    private readonly host: HttpAdapterHost,
+    redis: RedisService,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    this.store = redis.enabled ? new RedisPollStateStore(redis) : new MemoryPollStateStore(clock);
+  }
+
+  /** True when this instance polls the bot now (it holds the lease). */
+  polling(botId: string): boolean {
+    return this.pollers.get(botId)?.active === true;
+  }
+
+  onApplicationBootstrap(): void {
+    for (const bot of this.bots.all()) {
+      if (bot.ingress !== 'polling') continue;
+      const p = this.pollerOf(bot);
+      this.pollers.set(bot.id, p);
+      p.start();
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([...this.pollers.values()].map((p) => p.close()));
+    this.pollers.clear();
+  }
+
+  private base(): string | undefined {
+    const server = this.host.httpAdapter?.getHttpServer() as Server | undefined;
+    return server?.listening ? ownBaseUrl(server.address()) : undefined;
+  }
+
+  private pollerOf(bot: BotConfig): UpdatePoller {
+    const s = this.settings;
+    return new UpdatePoller({
+      bot: bot.id,
+      poller: this.poller,
+      store: this.store,
+      clock: this.clock,
+      leaseMs: s.pollLeaseMs,
+      timeoutS: s.pollTimeoutS,
+      fetch: (offset, timeoutS, signal) =>
+        this.clients.api(bot).getUpdates(
+          {
+            ...(offset > 0 ? { offset } : {}),
+            timeout: timeoutS,
+            limit: 100,
+            allowed_updates: [...ALLOWED_UPDATES],
+          },
+          // grammY types its signal as the abort-controller shim's; the platform one is what it uses.
+          signal as unknown as Parameters<Api['getUpdates']>[1],
+        ) as unknown as Promise<PolledUpdate[]>,
+      dispatch: (u) => this.dispatch(bot, u),
+      // Only an instance that serves HTTP polls (a worker process never takes the lease).
+      ready: async (signal) => {
+        while (!signal.aborted && this.base() === undefined)
+          await sleep(100, undefined, { signal }).catch(() => undefined);
+      },
+      backoffMs: (err, failures) => {
+        const retryAfter = err instanceof GrammyError ? err.parameters.retry_after : undefined;
+        if (retryAfter !== undefined) return retryAfter * 1000;
+        return Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(failures, 8));
+      },
+      onError: (what, err) =>
+        this.logger.warn({
+          msg: `polling ${what} failed`,
+          bot: bot.id,
+          token: bot.fingerprint,
+          err: err instanceof Error ? err.message.replaceAll(bot.token, '<token>') : String(err),
+        }),
+    });
+  }
+
+  /** One update through the webhook route; a Bot API call in the answer is made here (no webhook answer to carry it). */
+  private async dispatch(bot: BotConfig, u: PolledUpdate): Promise<boolean> {
+    const base = this.base();
+    if (!base) return false;
+    const res = await dispatchLocally(base, bot, u, this.settings.forwardTimeoutMs + 5_000);
+    if (res.status < 200 || res.status > 299) return false;
+    const relay = relayOf(res.body);
+    if (relay && !NOT_RELAYED.has(relay.method)) {
+      const { method, ...params } = relay;
+      this.clients.background(bot, `relayed ${method}`, (api) =>
+        (api.raw as unknown as Record<string, (p: unknown) => Promise<unknown>>)[method]!(params),
+      );
+    }
+    return true;
+  }
+}

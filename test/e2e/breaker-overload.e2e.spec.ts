@@ -1,0 +1,238 @@
+/**
+ * Overload control of lock 4 (docs/circuit-breaker.md#overload-control), over HTTP on both adapters, against
+ * a real OpenAI-compatible upstream (test/support/fake-openai.ts) that slows down:
+ * - the adaptive limit falls when the backend's latency grows, and the calls above it get 503 `backend_busy`
+ *   at once instead of piling up at the backend;
+ * - with `maxWaitMs`, calls above a full bulkhead wait in order for a slot instead of 503, within `maxWaiting`;
+ * - slow successes over `slowCallRatio` open the circuit, and its state names `slow_calls`.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RampartConfig } from '../../src/config/config.types.js';
+import type { CircuitBreakerSlice } from '../../src/locks/circuit-breaker/circuit-breaker.types.js';
+import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
+import { ADMIN_TOKEN, AdminClient } from '../support/admin-client.js';
+import { FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
+
+const BREAKER: CircuitBreakerSlice = {
+  mode: 'enforce',
+  backend: 'inference',
+  timeoutMs: 10_000,
+  errorThresholdPercentage: 50,
+  volumeThreshold: 1_000,
+  rollingCountTimeoutMs: 60_000,
+  rollingCountBuckets: 6,
+  resetTimeoutMs: 60_000,
+  resetJitter: 0,
+  capacity: 64,
+  fairShare: false,
+  adaptive: { minLimit: 2, initialLimit: 20, windowMs: 100, windowSamples: 5, smoothing: 0.5 },
+  slowCallMs: 0,
+};
+
+function withBreaker(slice: CircuitBreakerSlice) {
+  return (c: RampartConfig): RampartConfig => {
+    const off = { mode: 'off' as const };
+    return {
+      ...c,
+      policies: {
+        ...c.policies,
+        inference: {
+          ...c.policies.inference!,
+          locks: { signature: off, rateLimit: off, cacheShield: off, circuitBreaker: slice },
+        },
+      },
+    };
+  };
+}
+
+interface BreakerView {
+  name: string;
+  phase: string;
+  reason?: string;
+  adaptive?: { limit: number; minRttMs?: number; sampleRttMs?: number; inFlight: number };
+}
+
+const CHAT = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+
+async function infer(
+  app: RunningApp,
+): Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | null }> {
+  const res = await fetch(`${app.url}/v1/inference`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: CHAT,
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    retryAfter: res.headers.get('retry-after'),
+  };
+}
+
+/** `workers` callers in a loop, each sending `each` calls one after the other. */
+async function load(app: RunningApp, workers: number, each: number): Promise<number[]> {
+  const statuses: number[] = [];
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      for (let i = 0; i < each; i++) statuses.push((await infer(app)).status);
+    }),
+  );
+  return statuses;
+}
+
+async function metricValue(app: RunningApp, name: string): Promise<number> {
+  const text = await (await fetch(`${app.url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{backend="inference"} `));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : NaN;
+}
+
+describe.each(ADAPTERS)('breaker overload control (%s)', (adapter) => {
+  let fake: FakeOpenAI;
+  const apps: RunningApp[] = [];
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+  });
+  beforeEach(() => fake.reset());
+  afterAll(async () => {
+    for (const a of apps) await a.close();
+    await fake?.close();
+  });
+
+  async function start(
+    slice: CircuitBreakerSlice,
+  ): Promise<{ app: RunningApp; view: () => Promise<BreakerView> }> {
+    const app = await startApp(
+      { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, ADMIN_TOKEN },
+      { config: withBreaker(slice) },
+    );
+    apps.push(app);
+    const admin = new AdminClient(app);
+    const view = async () =>
+      (await admin.get<{ breakers: BreakerView[] }>('/admin/breakers')).body.breakers.find(
+        (b) => b.name === 'inference',
+      )!;
+    return { app, view };
+  }
+
+  it(
+    'should lower the adaptive limit when the backend slows down, and refuse the excess at once with 503 backend_busy',
+    { timeout: 90_000 },
+    async () => {
+      const { app, view } = await start(BREAKER);
+      fake.setLatency(10);
+      expect(await load(app, 8, 15)).toEqual(Array(120).fill(200));
+      const fast = (await view()).adaptive!;
+      expect(fast.minRttMs).toBeGreaterThan(0);
+      expect(fast.limit).toBeGreaterThanOrEqual(10);
+
+      // The backend gets 100× slower: the limit follows its latency down, whatever the callers do.
+      fake.setLatency(1_000);
+      const callers = { stop: false };
+      const background = Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (!callers.stop) await infer(app);
+        }),
+      );
+      await expect
+        .poll(async () => (await view()).adaptive!.limit, { timeout: 45_000, interval: 200 })
+        .toBeLessThanOrEqual(4);
+      callers.stop = true;
+      await background;
+      const slow = (await view()).adaptive!;
+      expect(slow.sampleRttMs!).toBeGreaterThan(fast.minRttMs! * 2);
+
+      // A burst far above the limit: the excess is refused before any admitted call is back, never queued.
+      const order: number[] = [];
+      let peak = 0;
+      const burst = await Promise.all(
+        Array.from({ length: 30 }, async () => {
+          const a = await infer(app);
+          peak = Math.max(peak, fake.inFlight);
+          order.push(a.status);
+          return a;
+        }),
+      );
+      const busy = burst.filter((a) => a.status === 503);
+      expect(burst.filter((a) => a.status === 200).length).toBeLessThanOrEqual(slow.limit);
+      expect(busy.length).toBeGreaterThanOrEqual(30 - slow.limit);
+      for (const a of busy) {
+        expect(a.body).toMatchObject({
+          error: 'backend_busy',
+          backend: 'inference',
+          state: 'busy',
+        });
+        expect(Number(a.retryAfter)).toBeGreaterThanOrEqual(1);
+      }
+      expect(order.slice(0, busy.length)).toEqual(Array(busy.length).fill(503));
+      expect(peak).toBeLessThanOrEqual(slow.limit);
+
+      const metrics = await (await fetch(`${app.url}/metrics`)).text();
+      expect(metrics).toMatch(/rampart_breaker_concurrency_limit\{backend="inference"\} \d+/);
+      expect(metrics).toMatch(/rampart_breaker_min_rtt_seconds\{backend="inference"\} [\d.e-]+/);
+      expect(metrics).toMatch(/rampart_breaker_sample_rtt_seconds\{backend="inference"\} [\d.e-]+/);
+    },
+  );
+
+  it('should let calls above a full bulkhead wait for a slot with maxWaitMs, and refuse past maxWaiting', async () => {
+    const { app } = await start({
+      ...BREAKER,
+      adaptive: false,
+      capacity: 1,
+      maxWaitMs: 30_000,
+      maxWaiting: 2,
+    });
+    fake.setLatency(3_000); // long enough that nothing ends before the queue is full, on a busy machine
+    const before = fake.requests;
+    // One call holds the only slot; two wait for it; the fourth finds the queue full.
+    const first = infer(app);
+    await expect.poll(() => fake.inFlight, { timeout: 10_000 }).toBe(1);
+    const waiting = [infer(app), infer(app)];
+    await expect
+      .poll(async () => metricValue(app, 'rampart_breaker_waiting'), { timeout: 2_500 })
+      .toBe(2);
+    const refused = await infer(app);
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ error: 'backend_busy' });
+    const all = await Promise.all([first, ...waiting]);
+    expect(all.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(fake.requests - before).toBe(3);
+  });
+
+  it(
+    'should open the circuit on slow successes and name slow_calls as the reason',
+    { timeout: 60_000 },
+    async () => {
+      const { app, view } = await start({
+        ...BREAKER,
+        adaptive: false,
+        slowCallMs: 1_000,
+        slowCallRatio: 0.5,
+        minimumVolume: 4,
+      });
+      fake.setLatency(5);
+      expect(await load(app, 1, 6)).toEqual(Array(6).fill(200));
+      expect((await view()).phase).toBe('closed');
+      // The backend still answers, only slowly: every answer is a 200 until the slow share reaches 50 %
+      // (at most 6 slow calls after 6 fast ones; fewer when the machine made some of those slow too).
+      fake.setLatency(1_500);
+      let slowCalls = 0;
+      while ((await view()).phase === 'closed' && slowCalls < 10) {
+        expect((await infer(app)).status).toBe(200);
+        slowCalls++;
+      }
+      expect(slowCalls).toBeGreaterThanOrEqual(1);
+      expect(slowCalls).toBeLessThanOrEqual(6);
+      expect(await view()).toMatchObject({ phase: 'open', reason: 'slow_calls' });
+      const before = fake.requests;
+      const refused = await infer(app);
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ error: 'circuit_open', state: 'open' });
+      expect(fake.requests).toBe(before);
+      const metrics = await (await fetch(`${app.url}/metrics`)).text();
+      expect(metrics).toContain(
+        'rampart_breaker_trips_total{backend="inference",reason="slow_calls"} 1',
+      );
+    },
+  );
+});
