@@ -74,6 +74,7 @@ export const PROBLEM_CODES = {
   upstream_rejected: '4xx',
   upstream_error: 502,
   upstream_timeout: 504,
+  upstream_rate_limited: 429,
   client_closed: 499,
   // Session keys (docs/session-keys.md)
   app_signature_required: 403,

@@ -12,6 +12,13 @@ export interface InferenceCall {
   readonly clientGone: AbortSignal;
   /** Request id, passed on to an upstream as X-Request-Id. */
   readonly requestId?: string;
+  /** Who calls (the app and its tier), for the fair share of an upstream's bulkhead; absent = anonymous. */
+  readonly tenant?: { id: string; tier?: string };
+  /**
+   * Tells the breaker around the route that no backend was called after all (every upstream
+   * of a model was refused by its own breaker): its refusal is answered as is, not counted.
+   */
+  readonly noBackendCalled?: () => void;
 }
 
 /** Where a streamed answer goes: a server-sent events response. */

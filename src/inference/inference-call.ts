@@ -29,6 +29,8 @@ export function openInferenceCall(
     signal: state.signal ? AbortSignal.any([clientGone, state.signal]) : clientGone,
     clientGone,
     requestId: state.requestId,
+    tenant: { id: state.appId ?? '-', tier: state.tier },
+    noBackendCalled: () => void (state.backendCalled = false),
     dispose: () => res.off('close', onClose),
   };
 }

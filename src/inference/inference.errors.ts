@@ -38,6 +38,26 @@ export function upstreamRejected(
   );
 }
 
+/**
+ * Every upstream of a model answered 429 or is still skipped after one
+ * (docs/inference.md#upstreams-per-model): 429 with Retry-After, the
+ * seconds until the first of them may be called again.
+ */
+export function upstreamRateLimited(retryAfterMs: number): InferenceError {
+  const retryAfter = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new InferenceError(
+    'rejected',
+    429,
+    'upstream_rate_limited',
+    'Every upstream of the model is rate limited',
+    {
+      detail: `Every upstream of this model asked to be left alone for now. Retry in ${retryAfter} s.`,
+      headers: { 'Retry-After': String(retryAfter) },
+      retry_after: retryAfter,
+    },
+  );
+}
+
 /** Upstream 5xx, unreachable, reset, or an unusable answer: 502. */
 export function upstreamFailed(detail: string, upstreamStatus?: number): InferenceError {
   const extra =

@@ -1,10 +1,13 @@
 import { Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { ProblemStyles } from '../common/problem-styles.js';
 import { RAMPART_CONFIG } from '../config/config.constants.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { HealthRegistry } from '../health/health-registry.service.js';
 import { CacheShieldModule } from '../locks/cache-shield/cache-shield.module.js';
 import { RateLimitModule } from '../locks/rate-limit/rate-limit.module.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { inferenceCost } from './inference-cost.js';
 import { inferenceTokens, setTokenSafety } from './tokens/token-ask.js';
 import { warmTokenizer } from './tokens/token-count.js';
@@ -15,14 +18,27 @@ import { LocalModelBackend } from './local/local-model.backend.js';
 import { MODELS_KEY_SOURCE, modelsKeySource } from './models/models-key-source.js';
 import { ModelsController } from './models/models.controller.js';
 import { OPENAI_PATHS, OPENAI_PROBLEM_STYLE } from './openai-problem-style.js';
+import { createModelRouter } from './routing/model-router.factory.js';
+import { modelRoutes } from './routing/model-routes.settings.js';
 import { UpstreamBackend } from './upstream/upstream.backend.js';
 
-/** The upstream proxy when INFERENCE_UPSTREAM_URL is set, else the built-in demo model. */
-export function createInferenceBackend(config: RampartConfig): InferenceBackend {
+/**
+ * The upstream proxy when INFERENCE_UPSTREAM_URL is set, else the built-in demo model; with
+ * model aliases in CONFIG_FILE (`inference.models`), the model router in front of it.
+ */
+export function createInferenceBackend(
+  config: RampartConfig,
+  modules?: ModuleRef,
+  metrics?: MetricsService,
+  clock?: Clock,
+): InferenceBackend {
   const { upstreamUrl } = config.inference;
-  return upstreamUrl
+  const base = upstreamUrl
     ? new UpstreamBackend({ ...config.inference, upstreamUrl })
     : new LocalModelBackend();
+  const routes = modelRoutes(config);
+  if (routes.size === 0 || !modules || !metrics || !clock) return base;
+  return createModelRouter(routes, base, modules, metrics, clock);
 }
 
 /**
@@ -46,7 +62,11 @@ export function createInferenceBackend(config: RampartConfig): InferenceBackend 
   ],
   controllers: [InferenceController, ModelsController],
   providers: [
-    { provide: INFERENCE_BACKEND, inject: [RAMPART_CONFIG], useFactory: createInferenceBackend },
+    {
+      provide: INFERENCE_BACKEND,
+      inject: [RAMPART_CONFIG, ModuleRef, MetricsService, CLOCK],
+      useFactory: createInferenceBackend,
+    },
     InferenceService,
   ],
   exports: [INFERENCE_BACKEND],

@@ -8,6 +8,8 @@
  *   fake.setErrorRate(0.5);    // half of the calls answer 500
  *   fake.setHang(true);        // accept calls and never answer
  *   fake.setStatus(429);       // answer every call with 429 (+ OpenAI error body)
+ *   fake.setRetryAfter('30');  // the Retry-After of those 429s (default '1'; undefined = none)
+ *   fake.setFailAfterFirstChunk(true);  // streams drop the connection after their first word
  *   fake.setUsage('omit');     // answers without `usage` (JSON) and streams without the usage chunk
  *   fake.requests, fake.inFlight, fake.aborted   // what reached it
  *
@@ -53,6 +55,10 @@ export interface FakeOpenAI {
   setHang(on: boolean): void;
   /** Answer every call with this status and an OpenAI error body (undefined = normal answers). */
   setStatus(code: number | undefined): void;
+  /** Retry-After header of the 429 answers (default `'1'`; undefined = none). */
+  setRetryAfter(value: string | undefined): void;
+  /** When true, a stream drops its connection right after its first content chunk (a failure after the first byte). */
+  setFailAfterFirstChunk(on: boolean): void;
   /** Milliseconds between two streamed chunks (default 5). */
   setChunkDelay(ms: number): void;
   /** When true, answer 200 with a body that is not valid JSON. */
@@ -100,6 +106,8 @@ interface Settings {
   badJson: boolean;
   /** Endless streams of chunks this many characters long (0 = normal answers). */
   endlessChars: number;
+  retryAfter: string | undefined;
+  failAfterFirstChunk: boolean;
   usage: UsageSetting;
 }
 const DEFAULTS: Settings = {
@@ -110,6 +118,8 @@ const DEFAULTS: Settings = {
   chunkDelayMs: 5,
   badJson: false,
   endlessChars: 0,
+  retryAfter: '1',
+  failAfterFirstChunk: false,
   usage: undefined,
 };
 
@@ -143,7 +153,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     }
     if (s.hang) return; // never answered; 'close' counts the abort
     if (s.latencyMs > 0 && !(await sleep(s.latencyMs, res))) return;
-    if (s.status !== undefined) return errorAnswer(res, s.status);
+    if (s.status !== undefined) return errorAnswer(res, s.status, s.retryAfter);
     if (s.errorRate > 0 && Math.random() < s.errorRate) return errorAnswer(res, 500);
     if (s.badJson) {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -205,6 +215,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     for (let i = 0; i < words.length; i++) {
       if (res.destroyed) return;
       send({ content: words[i] }, null);
+      if (i === 0 && s.failAfterFirstChunk) {
+        // Let the chunk reach the wire first, then drop the connection mid-stream.
+        await sleep(s.chunkDelayMs, res);
+        return void res.destroy();
+      }
       if (i === 0 && gate) await untilOrClose(gate.promise, res);
       if (!(await sleep(s.chunkDelayMs, res))) return;
     }
@@ -232,6 +247,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     setErrorRate: (rate) => void (s.errorRate = rate),
     setHang: (on) => void (s.hang = on),
     setStatus: (code) => void (s.status = code),
+    setRetryAfter: (value) => void (s.retryAfter = value),
+    setFailAfterFirstChunk: (on) => void (s.failAfterFirstChunk = on),
     setChunkDelay: (ms) => void (s.chunkDelayMs = ms),
     setBadJson: (on) => void (s.badJson = on),
     setEndlessStreams: (chars) => void (s.endlessChars = chars),
@@ -298,14 +315,14 @@ function includeUsage(body: Record<string, unknown>): boolean {
   );
 }
 
-function errorAnswer(res: ServerResponse, status: number): void {
+function errorAnswer(res: ServerResponse, status: number, retryAfter?: string): void {
   const type =
     status >= 500
       ? 'server_error'
       : status === 429
         ? 'rate_limit_exceeded'
         : 'invalid_request_error';
-  if (status === 429) res.setHeader('retry-after', '1');
+  if (status === 429 && retryAfter !== undefined) res.setHeader('retry-after', retryAfter);
   json(res, status, { error: { message: `fake upstream answered ${status}`, type, code: type } });
 }
 
