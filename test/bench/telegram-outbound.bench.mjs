@@ -155,6 +155,7 @@ async function runRow({ profile, workers }) {
   await drain(firstA, JOBS);
   const stats1 = redis.commandstats();
   const recA = await fake.record();
+  if (process.env.BENCH_DUMP) writeFileSync(`${process.env.BENCH_DUMP}-${profile}-${workers}.json`, JSON.stringify(recA));
   const okA = recA.calls
     .filter((c) => c.status === 200)
     .map((c) => c.at)

@@ -1,6 +1,7 @@
 import type { Clock } from '../../../common/clock.js';
 import type { BotStatus } from '../outbound.types.js';
-import { gcra, nextFitMs } from './gcra.js';
+import { type AimdSettings, type AimdState, aimdCut, aimdRate } from './aimd.js';
+import { charged, earliest, nextFitMs } from './gcra.js';
 import {
   ChargeRequest,
   ChargeResult,
@@ -16,6 +17,7 @@ export class MemorySendGateStore implements SendGateStore {
   private readonly chatCool = new Map<string, number>();
   private readonly unreachable = new Map<string, number>();
   private readonly flights = new Map<string, Map<string, number>>();
+  private readonly aimd = new Map<string, AimdState>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -35,23 +37,32 @@ export class MemorySendGateStore implements SendGateStore {
     const keys = [`${r.bot}|b`, `${r.bot}|m|${r.method}`, `${r.bot}|c|${r.chatId}`];
     const specs = [r.buckets.bot, r.buckets.method, r.buckets.chat];
     const costs = [r.weight, r.weight, 1];
-    const steps = specs.map((b, i) =>
-      b ? gcra(b, this.tats.get(keys[i]!), costs[i]!, now) : undefined,
+    const a = this.aimd.get(r.bot);
+    const rates = specs.map((b, i) =>
+      b && i === 0 && r.aimd ? aimdRate(b.perSecond, a, now, r.aimd) : b?.perSecond,
     );
-    const waits = steps.map((x) => x?.waitMs ?? 0);
-    const wait = Math.max(0, ...waits);
-    if (wait > 0) {
-      const bucket = (['bot', 'method', 'chat'] as const)[waits.indexOf(wait)];
-      return Promise.resolve({ kind: 'wait', ms: wait, why: 'bucket', bucket });
+    const slots = specs.map((b, i) =>
+      b ? earliest(b, this.tats.get(keys[i]!), costs[i]!, now, rates[i]) : now,
+    );
+    const slot = Math.max(now, ...slots);
+    if (slot - now > (r.maxWaitMs ?? 0) + 1e-9) {
+      const i = slots.indexOf(slot);
+      const ms = Math.max(1, Math.ceil(slot - now - (r.maxWaitMs ?? 0)));
+      const bucket = (['bot', 'method', 'chat'] as const)[i];
+      return Promise.resolve({ kind: 'wait', ms, why: 'bucket', bucket });
     }
-    steps.forEach((x, i) => x?.tat !== undefined && this.tats.set(keys[i]!, x.tat));
+    specs.forEach((b, i) => {
+      if (b)
+        this.tats.set(keys[i]!, charged(b, this.tats.get(keys[i]!), costs[i]!, slot, rates[i]));
+    });
     let f = this.flights.get(r.bot);
     if (!f) this.flights.set(r.bot, (f = new Map()));
     f.set(r.sendId, now + r.inflightMs);
     return Promise.resolve({
       kind: 'ok',
       gen: s.gen,
-      chatNextMs: nextFitMs(r.buckets.chat, steps[2]!.tat!, now),
+      chatNextMs: nextFitMs(r.buckets.chat, this.tats.get(keys[2]!)!, now),
+      waitMs: Math.ceil(slot - now),
     });
   }
 
@@ -60,7 +71,12 @@ export class MemorySendGateStore implements SendGateStore {
     return Promise.resolve();
   }
 
-  cooldown(bot: string, chatId: string | undefined, ms: number): Promise<number> {
+  cooldown(
+    bot: string,
+    chatId: string | undefined,
+    ms: number,
+    aimd?: AimdSettings & { cap: number },
+  ): Promise<number> {
     const now = this.clock.now();
     if (chatId !== undefined) {
       const k = `${bot}|${chatId}`;
@@ -69,9 +85,13 @@ export class MemorySendGateStore implements SendGateStore {
       return Promise.resolve(until);
     }
     const s = this.raw(bot);
+    const cooling = s.state === 'cooldown' && (s.until ?? 0) > now;
     const until = Math.max(s.state === 'cooldown' ? (s.until ?? 0) : 0, now + ms);
-    if (s.state === 'active' || s.state === 'cooldown')
+    if (s.state === 'active' || s.state === 'cooldown') {
       this.statuses.set(bot, { ...s, state: 'cooldown', until, reason: 'retry_after' });
+      if (aimd)
+        this.aimd.set(bot, aimdCut(aimd.cap, this.aimd.get(bot), now, until, aimd, cooling));
+    }
     return Promise.resolve(until);
   }
 

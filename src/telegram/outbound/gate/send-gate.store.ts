@@ -1,5 +1,6 @@
 import type { BotState, BotStatus } from '../outbound.types.js';
 import type { SendBucket } from '../outbound.settings.js';
+import type { AimdSettings } from './aimd.js';
 
 /** One send to charge: the bot's, the bot × method's and the bot × chat's buckets, at once. */
 export interface ChargeRequest {
@@ -13,12 +14,22 @@ export interface ChargeRequest {
   /** Milliseconds the in-flight mark lives at most (a crashed worker's mark expires). */
   inflightMs: number;
   buckets: { bot: SendBucket; method?: SendBucket; chat: SendBucket };
+  /**
+   * A slot up to this many ms ahead may be reserved (the caller waits `waitMs`, then sends): the
+   * sends of all workers are then spaced by the buckets' intervals instead of bunched. 0: now or never.
+   */
+  maxWaitMs?: number;
+  /** The bot bucket's rate adapts after 429s (see aimd.ts); absent: fixed. */
+  aimd?: AimdSettings;
 }
 
 export type ChargeResult =
-  /** Charged: send now. `gen` is the bot's token generation; `chatNextMs` when the chat takes the next. */
-  | { kind: 'ok'; gen: number; chatNextMs: number }
-  /** Not now, nothing charged: try again in `ms` (`bucket`: the one with the longest wait). */
+  /**
+   * Charged: send in `waitMs` (the reserved slot; 0: now). `gen` is the bot's token generation;
+   * `chatNextMs` when the chat takes the next.
+   */
+  | { kind: 'ok'; gen: number; chatNextMs: number; waitMs: number }
+  /** Not now (not within `maxWaitMs`), nothing charged: try again in `ms` (`bucket`: the one with the longest wait). */
   | {
       kind: 'wait';
       ms: number;
@@ -52,9 +63,15 @@ export interface SendGateStore {
   release(bot: string, sendId: string): Promise<void>;
   /**
    * Cools down the bot (no chat) or the bot × chat for `ms` milliseconds from now; a longer cooldown
-   * in force is kept (the end is the max of both). Returns the end, epoch ms.
+   * in force is kept (the end is the max of both). A bot's cooldown also cuts its adaptive rate
+   * (`aimd`, `cap` = the bot bucket's rate) once per cooldown. Returns the end, epoch ms.
    */
-  cooldown(bot: string, chatId: string | undefined, ms: number): Promise<number>;
+  cooldown(
+    bot: string,
+    chatId: string | undefined,
+    ms: number,
+    aimd?: AimdSettings & { cap: number },
+  ): Promise<number>;
   setStatus(bot: string, patch: StatusPatch): Promise<BotStatus>;
   status(bot: string): Promise<BotStatus>;
   /** Telegram answered 403 for this chat: this bot cannot reach it (for `ttlMs`). */

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BotConfig } from '../../telegram.types.js';
 import { chatKind } from '../outbound.types.js';
 import type { Lease } from '../queue/outbound-queue.store.js';
 import type { AttemptParts } from './attempt-parts.js';
@@ -6,11 +8,16 @@ import { LaneSettler } from './lane-settler.js';
 import { SendOutcome } from './send-outcome.js';
 
 /**
- * One attempt at a held lane's head job: route, charge the gate, send,
- * settle. The whole retry loop stays inside the lane (the job keeps its
- * place until it is settled sent or dead), so a later job of the chat never
- * overtakes it. A 429 is a scheduling order: the cooldown goes to the gate
- * (every worker sees it) and the job waits, with no attempt counted.
+ * One attempt at a held lane's head job: route, reserve a slot at the gate,
+ * wait for it, send, settle. The whole retry loop stays inside the lane (the
+ * job keeps its place until it is settled sent or dead), so a later job of
+ * the chat never overtakes it. Slots are reserved up to `reserveAheadMs`
+ * ahead in the buckets every worker shares, so the sends of all workers leave
+ * one interval apart; a lane whose bot has no slot that soon waits in line in
+ * the worker (up to `holdMs`), else goes back to the queue. A 429 is a
+ * scheduling order: the cooldown goes to the gate (every worker sees it) and
+ * the job waits, with no attempt counted; a send whose slot comes while its
+ * bot cools down does not leave.
  */
 export class SendAttempt {
   private readonly lanes: LaneSettler;
@@ -24,7 +31,8 @@ export class SendAttempt {
   async run(lease: Lease): Promise<void> {
     const { job } = lease;
     const now = this.p.clock.now();
-    if (lease.reclaimed && this.p.settings.ambiguous === 'dead')
+    const s = this.p.settings;
+    if (lease.reclaimed && s.ambiguous === 'dead')
       return this.lanes.dead(
         lease,
         'ambiguous_timeout',
@@ -33,6 +41,7 @@ export class SendAttempt {
       );
     if (now > job.deadline) return this.lanes.dead(lease, 'deadline', job.bot);
     const excluded = new Set<string>();
+    const holdUntil = now + s.holdMs;
     for (;;) {
       const bot = await this.p.routing.route(job, excluded);
       if (bot === 'disabled')
@@ -40,22 +49,28 @@ export class SendAttempt {
           error: 'every bot of its scope is disabled',
         });
       if (typeof bot === 'string') return this.lanes.dead(lease, bot, job.bot);
+      const cooling = this.p.pacing.cooling(bot.id);
+      if (cooling !== undefined) return this.lanes.wait(lease, cooling, 'waiting', { bot: bot.id });
       const methodKey = `${bot.id}|${job.method}`;
       const full = this.p.pacing.busy(bot.id) ?? this.p.pacing.busy(methodKey);
-      if (full !== undefined)
+      if (full !== undefined) {
+        if (await this.held(bot.id, full, holdUntil)) continue;
         return this.lanes.wait(lease, this.p.pacing.spread(full), 'queued', { bot: bot.id });
+      }
       const c = await this.p.gate.charge({
         bot: bot.id,
         chatId: job.chatId,
         method: job.method,
-        weight: this.p.settings.methodWeights[job.method] ?? 1,
+        weight: s.methodWeights[job.method] ?? 1,
         sendId: lease.token,
-        inflightMs: this.p.settings.requestTimeoutMs + 1_000,
+        inflightMs: s.requestTimeoutMs + s.reserveAheadMs + 1_000,
         buckets: {
-          bot: this.p.settings.buckets.bot,
-          method: this.p.settings.buckets.methods[job.method],
-          chat: this.p.settings.buckets[chatKind(job.chatId)],
+          bot: s.buckets.bot,
+          method: s.buckets.methods[job.method],
+          chat: s.buckets[chatKind(job.chatId)],
         },
+        maxWaitMs: s.reserveAheadMs,
+        aimd: { backoff: s.aimdBackoff, recoverPerSecond: s.aimdRecoverPerSecond },
       });
       if (c.kind === 'refused') {
         if (c.why === 'unreachable') excluded.add(bot.id);
@@ -64,11 +79,20 @@ export class SendAttempt {
       }
       if (c.kind === 'wait' && (c.bucket === 'bot' || c.bucket === 'method')) {
         const until = this.p.pacing.refused(c.bucket === 'bot' ? bot.id : methodKey, c.ms);
+        if (await this.held(bot.id, until, holdUntil)) continue;
         return this.lanes.wait(lease, this.p.pacing.spread(until), 'queued', { bot: bot.id });
       }
       if (c.kind === 'wait') {
-        const cooling = c.why === 'cooldown' || c.why === 'chat_cooldown';
-        return this.lanes.wait(lease, now + c.ms, cooling ? 'waiting' : 'queued', { bot: bot.id });
+        const cool = c.why === 'cooldown' || c.why === 'chat_cooldown';
+        return this.lanes.wait(lease, now + c.ms, cool ? 'waiting' : 'queued', { bot: bot.id });
+      }
+      if (c.waitMs > 0) {
+        await sleep(c.waitMs);
+        const stop = await this.stopped(bot);
+        if (stop !== undefined) {
+          await this.p.gate.release(bot.id, lease.token).catch(() => undefined);
+          return this.lanes.wait(lease, stop, 'waiting', { bot: bot.id });
+        }
       }
       let out: CallOutcome;
       try {
@@ -79,5 +103,27 @@ export class SendAttempt {
       }
       return this.outcome.settle(lease, bot, out, c.chatNextMs);
     }
+  }
+
+  /** Waits in this worker's line for the bot's next slot, if that comes before `holdUntil`. */
+  private async held(botId: string, until: number, holdUntil: number): Promise<boolean> {
+    const interval = 1000 / this.p.settings.buckets.bot.perSecond;
+    const at = this.p.pacing.line(botId, until, interval, holdUntil);
+    if (at === undefined) return false;
+    await sleep(Math.max(1, at - this.p.clock.now()));
+    return true;
+  }
+
+  /**
+   * After waiting for a reserved slot: until when the send must not leave (its bot cools down —
+   * known here from this worker's own 429s, else from the gate, which other workers' 429s set),
+   * or undefined: go.
+   */
+  private async stopped(bot: BotConfig): Promise<number | undefined> {
+    const local = this.p.pacing.cooling(bot.id);
+    if (local !== undefined) return local;
+    const st = await this.p.gate.status(bot.id);
+    if (st.state === 'cooldown') return st.until;
+    return st.state === 'active' ? undefined : this.p.clock.now();
   }
 }
