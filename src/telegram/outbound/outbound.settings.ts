@@ -55,6 +55,12 @@ export interface OutboundSettings {
   reserveAheadMs: number;
   /** A lane whose bot has no slot within `reserveAheadMs` waits in the worker up to this long (ms) before it is requeued. */
   holdMs: number;
+  /**
+   * The last check before a send leaves: at most `departMax` sends of a bot leave in any `departWindowMs`
+   * (Telegram's 30 per second, with a margin for the arrival jitter of a loaded machine).
+   */
+  departWindowMs: number;
+  departMax: number;
   /** After a 429 the bot's rate is multiplied by `aimdBackoff` (0–1)… */
   aimdBackoff: number;
   /** …and grows back by this many msg/s per second once the cooldown is over, up to `buckets.bot`. */
@@ -88,6 +94,8 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = {
   registryRefreshMs: 1_000,
   reserveAheadMs: 250,
   holdMs: 1_000,
+  departWindowMs: 1_040,
+  departMax: 30,
   aimdBackoff: 0.7,
   aimdRecoverPerSecond: 3,
 };
@@ -105,6 +113,7 @@ const MS_KEYS = [
   'registryRefreshMs',
   'reserveAheadMs',
   'holdMs',
+  'departWindowMs',
 ] as const;
 
 function bucket(v: unknown, at: string, p: string[]): SendBucket | undefined {
@@ -138,7 +147,12 @@ export function outboundSettings(raw: unknown, p: string[]): OutboundSettings {
     } else if (k === 'workers') {
       if (typeof v === 'boolean') out.workers = v;
       else p.push(`${at}.workers must be true or false`);
-    } else if (k === 'concurrency' || k === 'maxAttempts' || k === 'partitions') {
+    } else if (
+      k === 'concurrency' ||
+      k === 'maxAttempts' ||
+      k === 'partitions' ||
+      k === 'departMax'
+    ) {
       if (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1024) out[k] = v as number;
       else p.push(`${at}.${k} must be an integer 1–1024`);
     } else if (k === 'aimdBackoff' || k === 'aimdRecoverPerSecond') {

@@ -5,6 +5,7 @@ import { charged, earliest, nextFitMs } from './gcra.js';
 import {
   ChargeRequest,
   ChargeResult,
+  Departure,
   SendGateStore,
   StatusPatch,
   effective,
@@ -18,6 +19,8 @@ export class MemorySendGateStore implements SendGateStore {
   private readonly unreachable = new Map<string, number>();
   private readonly flights = new Map<string, Map<string, number>>();
   private readonly aimd = new Map<string, AimdState>();
+  /** Per bot, the departures of the last window (at most `max` each). */
+  private readonly departures = new Map<string, number[]>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -64,6 +67,17 @@ export class MemorySendGateStore implements SendGateStore {
       chatNextMs: nextFitMs(r.buckets.chat, this.tats.get(keys[2]!)!, now),
       waitMs: Math.ceil(slot - now),
     });
+  }
+
+  depart(bot: string, _sendId: string, windowMs: number, max: number): Promise<Departure> {
+    const now = this.clock.now();
+    const s = effective(this.raw(bot), now);
+    if (s.state === 'cooldown') return Promise.resolve({ kind: 'cool', until: s.until! });
+    const d = (this.departures.get(bot) ?? []).filter((t) => t > now - windowMs);
+    this.departures.set(bot, d);
+    if (d.length >= max) return Promise.resolve({ kind: 'full', ms: d[0]! + windowMs - now + 1 });
+    d.push(now);
+    return Promise.resolve({ kind: 'go' });
   }
 
   release(bot: string, sendId: string): Promise<void> {

@@ -6,6 +6,7 @@ import type { AimdSettings } from './aimd.js';
 import {
   ChargeRequest,
   ChargeResult,
+  Departure,
   SendGateStore,
   StatusPatch,
   effective,
@@ -73,6 +74,17 @@ export class RedisSendGateStore implements SendGateStore {
       return { kind: 'wait', ms: Number(out[1]), why: out[2] as 'cooldown', bucket };
     }
     return { kind: 'refused', why: out[1] as 'revoked' };
+  }
+
+  async depart(bot: string, sendId: string, windowMs: number, max: number): Promise<Departure> {
+    const out = await this.redis.script<[string, number?]>(
+      'telegram_send_depart',
+      [this.key(bot, 's'), this.key(bot, 'd')],
+      [windowMs, max, sendId],
+    );
+    if (out[0] === 'cool') return { kind: 'cool', until: Number(out[1]) };
+    if (out[0] === 'full') return { kind: 'full', ms: Number(out[1]) };
+    return { kind: 'go' };
   }
 
   async release(bot: string, sendId: string): Promise<void> {

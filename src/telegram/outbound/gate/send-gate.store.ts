@@ -39,6 +39,14 @@ export type ChargeResult =
   /** This bot cannot send this job. */
   | { kind: 'refused'; why: 'disabled' | 'revoked' | 'unreachable' };
 
+/** The last check before a reserved send leaves (see `SendGateStore.depart`). */
+export type Departure =
+  | { kind: 'go' }
+  /** The bot cools down (a 429 another worker got) until this epoch ms. */
+  | { kind: 'cool'; until: number }
+  /** The bot's departure window is full: try again in `ms`. */
+  | { kind: 'full'; ms: number };
+
 /** A change of a bot's registry entry (admin API, Telegram's answers, a rotation). */
 export interface StatusPatch {
   state?: BotState;
@@ -59,6 +67,11 @@ export interface StatusPatch {
  */
 export interface SendGateStore {
   charge(req: ChargeRequest): Promise<ChargeResult>;
+  /**
+   * A reserved send is about to leave: go unless the bot cools down, or `max` of its sends already left
+   * in the last `windowMs` (then nothing is recorded); else its departure is recorded.
+   */
+  depart(bot: string, sendId: string, windowMs: number, max: number): Promise<Departure>;
   /** The send ended (either way): its in-flight mark goes. */
   release(bot: string, sendId: string): Promise<void>;
   /**

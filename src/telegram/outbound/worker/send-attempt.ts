@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BotConfig } from '../../telegram.types.js';
 import { chatKind } from '../outbound.types.js';
 import type { Lease } from '../queue/outbound-queue.store.js';
 import type { AttemptParts } from './attempt-parts.js';
@@ -86,13 +85,11 @@ export class SendAttempt {
         const cool = c.why === 'cooldown' || c.why === 'chat_cooldown';
         return this.lanes.wait(lease, now + c.ms, cool ? 'waiting' : 'queued', { bot: bot.id });
       }
-      if (c.waitMs > 0) {
-        await sleep(c.waitMs);
-        const stop = await this.stopped(bot);
-        if (stop !== undefined) {
-          await this.p.gate.release(bot.id, lease.token).catch(() => undefined);
-          return this.lanes.wait(lease, stop, 'waiting', { bot: bot.id });
-        }
+      if (c.waitMs > 0) await sleep(c.waitMs);
+      const stop = await this.depart(bot.id, lease.token, holdUntil);
+      if (stop !== undefined) {
+        await this.p.gate.release(bot.id, lease.token).catch(() => undefined);
+        return this.lanes.wait(lease, stop, 'waiting', { bot: bot.id });
       }
       let out: CallOutcome;
       try {
@@ -115,15 +112,21 @@ export class SendAttempt {
   }
 
   /**
-   * After waiting for a reserved slot: until when the send must not leave (its bot cools down —
-   * known here from this worker's own 429s, else from the gate, which other workers' 429s set),
-   * or undefined: go.
+   * At the reserved slot: until when the send must not leave (its bot cools down — known here from this
+   * worker's own 429s at once, else from the gate, which other workers' 429s set), or undefined: go.
+   * A full departure window (sends late on their slots bunching) is waited out here, up to `holdUntil`.
    */
-  private async stopped(bot: BotConfig): Promise<number | undefined> {
-    const local = this.p.pacing.cooling(bot.id);
-    if (local !== undefined) return local;
-    const st = await this.p.gate.status(bot.id);
-    if (st.state === 'cooldown') return st.until;
-    return st.state === 'active' ? undefined : this.p.clock.now();
+  private async depart(bot: string, sendId: string, holdUntil: number) {
+    const s = this.p.settings;
+    for (;;) {
+      const local = this.p.pacing.cooling(bot);
+      if (local !== undefined) return local;
+      const d = await this.p.gate.depart(bot, sendId, s.departWindowMs, s.departMax);
+      if (d.kind === 'go') return undefined;
+      if (d.kind === 'cool') return d.until;
+      const now = this.p.clock.now();
+      if (now + d.ms > holdUntil + s.departWindowMs) return now + d.ms;
+      await sleep(d.ms);
+    }
   }
 }
