@@ -90,7 +90,12 @@ function configure(apiRoot) {
   });
   const rule = { name: 'per-app', dimension: 'app', capacity: 100000, rate: '100000/s' };
   const config = (workers) => ({
-    telegram: { apiRoot, webhookInfoPollMs: 0, bots, outbound: { workers } },
+    telegram: {
+      apiRoot,
+      webhookInfoPollMs: 0,
+      bots,
+      outbound: { workers, ...JSON.parse(process.env.BENCH_OUTBOUND ?? '{}') },
+    },
     // The shipped `notifications` policy's per-app rule, widened so the bench posts its backlog at once.
     policies: {
       notifications: {
@@ -142,8 +147,18 @@ async function runRow({ profile, workers }) {
   const delivered = async (from) =>
     (await fake.record()).calls.filter((c) => c.status === 200 && Number(c.text.slice(1)) >= from);
   async function drain(from, n) {
-    const deadline = Date.now() + 120_000;
+    const deadline = Date.now() + Number(process.env.BENCH_DRAIN_MS ?? 120_000);
     while ((await delivered(from)).length < n && Date.now() < deadline) await sleep(250);
+    if ((await delivered(from)).length < n && process.env.BENCH_DEBUG) {
+      for (let k = 0; k < 8; k++) {
+        const p = `tgo:{prod:rampart:q${k}}`;
+        process.stderr.write(
+          `${p} lanes ${redis.cli('ZRANGE', `${p}:lanes`, '0', '-1', 'WITHSCORES')}\n`,
+        );
+      }
+      process.stderr.write(`now ${Date.now()}\n`);
+      process.stderr.write(redis.cli('--scan', '--pattern', 'tgo:{*bot*'));
+    }
   }
   const ws = Array.from({ length: workers }, () =>
     startWorker({ ...env, CONFIG_FILE: join(dir, 'worker.json') }),

@@ -69,7 +69,7 @@ export interface OutboundSettings {
 
 export const OUTBOUND_DEFAULTS: OutboundSettings = {
   workers: true,
-  concurrency: 32,
+  concurrency: 64,
   buckets: {
     // Below Telegram's 30 per sliding second: 30 sends spaced 1000/28.8 ms apart span 1,042 ms,
     // 42 ms of margin for arrival jitter (T > (W + J) / N).
@@ -93,8 +93,8 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = {
   partitions: 8,
   registryRefreshMs: 1_000,
   reserveAheadMs: 250,
-  holdMs: 1_000,
-  departWindowMs: 1_040,
+  holdMs: 300,
+  departWindowMs: 1_100,
   departMax: 30,
   aimdBackoff: 0.7,
   aimdRecoverPerSecond: 3,

@@ -3,7 +3,9 @@
  * send gate: a 429 cuts the rate to `backoff` × the rate in force (once per
  * cooldown: the 429s of sends already in flight do not cut it again), and
  * from the cooldown's end it grows back by `recoverPerSecond` msg/s each
- * second up to the bucket's rate. Same arithmetic as lua/telegram_send_charge.lua
+ * second up to the bucket's rate. A bot with no bucket state (new, or in
+ * Redis idle past its TTL) starts the same way: at `backoff` × its rate, growing
+ * back (a cold start's first sends arrive bunched: cold connections, cold code). Same arithmetic as lua/telegram_send_charge.lua
  * and lua/telegram_cooldown.lua (fields `ar`, `af` of the bot's status hash).
  */
 export interface AimdSettings {

@@ -30,9 +30,11 @@ async function spacing(g: MemorySendGateStore, k = 3): Promise<number[]> {
 }
 
 describe('MemorySendGateStore pacing', () => {
-  it('should hand out slots one interval apart, never a burst, and refuse past maxWaitMs', async () => {
+  it('should warm up, then hand out slots one interval apart, never a burst, and refuse past maxWaitMs', async () => {
     const clock = new ManualClock();
     const g = new MemorySendGateStore(clock);
+    expect(await spacing(g)).toEqual([200, 200]); // a new bot starts at 10/s × 0.5
+    clock.advance(3_000); // + 2/s per second
     expect(await spacing(g, 4)).toEqual([100, 100, 100]);
     expect(await g.charge(req({ maxWaitMs: 300 }))).toMatchObject({ kind: 'wait', bucket: 'bot' });
   });
@@ -40,8 +42,9 @@ describe('MemorySendGateStore pacing', () => {
   it('should pace slower after a 429 and recover to the full rate once 429s stop (AIMD)', async () => {
     const clock = new ManualClock();
     const g = new MemorySendGateStore(clock);
-    expect(await spacing(g)).toEqual([100, 100]);
+    await spacing(g);
     clock.advance(5_000);
+    expect(await spacing(g)).toEqual([100, 100]);
     const cap = { cap: 10, ...aimd };
     await g.cooldown('b', undefined, 1_000, cap);
     // A 429 of a send already in flight, inside the cooldown: no second cut.
