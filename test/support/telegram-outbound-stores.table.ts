@@ -172,6 +172,26 @@ export function runGateTable(make: () => Promise<SendGateStore>): void {
     expect(await g.charge(req(bot, '3', tight))).toMatchObject({ kind: 'wait', why: 'bucket' });
   });
 
+  it('should hand out reserved slots one interval apart, slower after a 429 (AIMD)', async () => {
+    const g = await make();
+    const bot = `b${++seq}`;
+    const paced = { bot: { perSecond: 10, burst: 1 } };
+    const aimd = { backoff: 0.5, recoverPerSecond: 0.001 };
+    const slots = async () => {
+      const w: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const c = await g.charge({ ...req(bot, `${++seq}`, paced), maxWaitMs: 5_000, aimd });
+        w.push(c.kind === 'ok' ? c.waitMs : NaN);
+      }
+      return [w[1]! - w[0]!, w[2]! - w[1]!];
+    };
+    // A new bot warms up at 10/s × 0.5 (and regains almost nothing here).
+    for (const d of await slots()) expect(Math.abs(d - 200)).toBeLessThanOrEqual(30);
+    await g.cooldown(bot, undefined, 1, { cap: 10, ...aimd });
+    await sleep(700); // the cooldown and the slots reserved before it are over
+    for (const d of await slots()) expect(Math.abs(d - 400)).toBeLessThanOrEqual(30);
+  });
+
   it('should hold a bot cooldown for every chat, never shortened by a later shorter one', async () => {
     const g = await make();
     const bot = `b${++seq}`;

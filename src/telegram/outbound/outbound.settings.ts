@@ -48,14 +48,33 @@ export interface OutboundSettings {
   partitions: number;
   /** Milliseconds registry states are cached by a worker before being read again. */
   registryRefreshMs: number;
+  /**
+   * How far ahead (ms) a worker may reserve a send's slot in the shared buckets and wait for it: the
+   * sends of every worker leave one bot interval apart instead of in bursts. 0: send now or requeue.
+   */
+  reserveAheadMs: number;
+  /** A lane whose bot has no slot within `reserveAheadMs` waits in the worker up to this long (ms) before it is requeued. */
+  holdMs: number;
+  /**
+   * The last check before a send leaves: at most `departMax` sends of a bot leave in any `departWindowMs`
+   * (Telegram's 30 per second, with a margin for the arrival jitter of a loaded machine).
+   */
+  departWindowMs: number;
+  departMax: number;
+  /** After a 429 the bot's rate is multiplied by `aimdBackoff` (0–1)… */
+  aimdBackoff: number;
+  /** …and grows back by this many msg/s per second once the cooldown is over, up to `buckets.bot`. */
+  aimdRecoverPerSecond: number;
 }
 
 export const OUTBOUND_DEFAULTS: OutboundSettings = {
   workers: true,
-  concurrency: 32,
+  concurrency: 64,
   buckets: {
-    bot: { perSecond: 30, burst: 3 },
-    private: { perSecond: 1, burst: 1 },
+    // Below Telegram's 30 per sliding second: 30 sends spaced 1000/28.8 ms apart span 1,042 ms,
+    // 42 ms of margin for arrival jitter (T > (W + J) / N).
+    bot: { perSecond: 28.8, burst: 1 },
+    private: { perSecond: 0.9, burst: 1 },
     group: { perSecond: 20 / 60, burst: 1 },
     methods: {},
   },
@@ -73,6 +92,12 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = {
   retentionMs: 7 * 24 * 3600_000,
   partitions: 8,
   registryRefreshMs: 1_000,
+  reserveAheadMs: 250,
+  holdMs: 300,
+  departWindowMs: 1_100,
+  departMax: 30,
+  aimdBackoff: 0.7,
+  aimdRecoverPerSecond: 3,
 };
 
 const MS_KEYS = [
@@ -86,6 +111,9 @@ const MS_KEYS = [
   'defaultDeadlineMs',
   'retentionMs',
   'registryRefreshMs',
+  'reserveAheadMs',
+  'holdMs',
+  'departWindowMs',
 ] as const;
 
 function bucket(v: unknown, at: string, p: string[]): SendBucket | undefined {
@@ -111,15 +139,27 @@ export function outboundSettings(raw: unknown, p: string[]): OutboundSettings {
   for (const [k, v] of Object.entries(raw)) {
     if ((MS_KEYS as readonly string[]).includes(k)) {
       const ms = parseDuration(v);
-      if (ms === undefined || (k !== 'cooldownJitterMs' && ms < 1))
+      const zeroOk = k === 'cooldownJitterMs' || k === 'reserveAheadMs' || k === 'holdMs';
+      if (v === 0 && zeroOk) out[k as (typeof MS_KEYS)[number]] = 0;
+      else if (ms === undefined || (!zeroOk && ms < 1))
         p.push(`${at}.${k} must be milliseconds (or "<n><unit>")`);
       else out[k as (typeof MS_KEYS)[number]] = Math.round(ms);
     } else if (k === 'workers') {
       if (typeof v === 'boolean') out.workers = v;
       else p.push(`${at}.workers must be true or false`);
-    } else if (k === 'concurrency' || k === 'maxAttempts' || k === 'partitions') {
+    } else if (
+      k === 'concurrency' ||
+      k === 'maxAttempts' ||
+      k === 'partitions' ||
+      k === 'departMax'
+    ) {
       if (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1024) out[k] = v as number;
       else p.push(`${at}.${k} must be an integer 1–1024`);
+    } else if (k === 'aimdBackoff' || k === 'aimdRecoverPerSecond') {
+      const ok = typeof v === 'number' && v > 0 && (k === 'aimdRecoverPerSecond' || v < 1);
+      if (ok) out[k] = v;
+      else
+        p.push(`${at}.${k} must be a number${k === 'aimdBackoff' ? ' between 0 and 1' : ' > 0'}`);
     } else if (k === 'ambiguous') {
       if (v === 'dead' || v === 'retry') out.ambiguous = v;
       else p.push(`${at}.ambiguous must be dead or retry`);

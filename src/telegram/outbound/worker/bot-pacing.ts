@@ -10,6 +10,8 @@ import type { Clock } from '../../../common/clock.js';
  */
 export class BotPacing {
   private readonly until = new Map<string, number>();
+  private readonly cool = new Map<string, number>();
+  private readonly lines = new Map<string, number>();
 
   constructor(
     private readonly clock: Clock,
@@ -26,6 +28,32 @@ export class BotPacing {
     const u = Math.max(this.until.get(key) ?? 0, this.clock.now() + ms);
     this.until.set(key, u);
     return u;
+  }
+
+  /**
+   * This worker got a 429 for the bot: it is cooling until `until` (epoch ms). Known here the instant
+   * the answer comes back, before the gate (Redis) has it, so this worker's reserved sends stop at once.
+   */
+  cooled(bot: string, until: number): void {
+    this.cool.set(bot, Math.max(this.cool.get(bot) ?? 0, until));
+  }
+
+  /** Epoch ms the bot's cooldown known here ends, when it is still ahead. */
+  cooling(bot: string): number | undefined {
+    const u = this.cool.get(bot);
+    return u !== undefined && u > this.clock.now() ? u : undefined;
+  }
+
+  /**
+   * When a lane held in this worker for the key's next slot (free at `until`) tries again: the lanes
+   * in line wake one `intervalMs` apart, not all at once (each wake is a call to the gate);
+   * undefined when that is after `limit` (the lane goes back to the queue).
+   */
+  line(key: string, until: number, intervalMs: number, limit: number): number | undefined {
+    const at = Math.max(until, (this.lines.get(key) ?? 0) + intervalMs);
+    if (at > limit) return undefined;
+    this.lines.set(key, at);
+    return at;
   }
 
   /** When a lane waiting for `until` is tried again: spread over the next `spreadMs`. */

@@ -40,11 +40,23 @@ export class SendOutcome {
         );
         return;
       case 'retry_after': {
-        // Chat-scoped when Telegram's per-chat limits are the likely cause: a group, or an edit.
-        const chat = chatKind(job.chatId) === 'group' || job.method.startsWith('edit');
         const ms =
           out.seconds * 1000 + Math.floor(this.p.clock.random() * this.p.settings.cooldownJitterMs);
-        const until = await this.p.gate.cooldown(bot.id, chat ? job.chatId : undefined, ms);
+        // This worker stops the bot's sends at once; the gate tells the other workers.
+        this.p.pacing.cooled(bot.id, now + ms);
+        // Telegram does not say which limit it was: the whole token waits (the chat with it). A group or
+        // an edit is likely its chat's limit: the chat is cooled too, and the bot's rate is not cut.
+        const chat = chatKind(job.chatId) === 'group' || job.method.startsWith('edit');
+        const s = this.p.settings;
+        const aimd = chat
+          ? undefined
+          : {
+              cap: s.buckets.bot.perSecond,
+              backoff: s.aimdBackoff,
+              recoverPerSecond: s.aimdRecoverPerSecond,
+            };
+        let until = await this.p.gate.cooldown(bot.id, undefined, ms, aimd);
+        if (chat) until = Math.max(until, await this.p.gate.cooldown(bot.id, job.chatId, ms));
         this.p.routing.invalidate(bot.id);
         this.p.metrics.rateLimited.inc(labels);
         this.p.metrics.retries.inc({ ...labels, why: 'retry_after' });
