@@ -52,9 +52,9 @@ export class SendAttempt {
         sendId: lease.token,
         inflightMs: this.p.settings.requestTimeoutMs + 1_000,
         buckets: {
-          bot: this.p.settings.buckets.bot,
-          method: this.p.settings.buckets.methods[job.method],
-          chat: this.p.settings.buckets[chatKind(job.chatId)],
+          bot: (bot.buckets ?? this.p.settings.buckets).bot,
+          method: (bot.buckets ?? this.p.settings.buckets).methods[job.method],
+          chat: (bot.buckets ?? this.p.settings.buckets)[chatKind(job.chatId)],
         },
       });
       if (c.kind === 'refused') {
