@@ -111,6 +111,13 @@ export class Notify {
     return fetch(url, { method: 'POST', headers, body: text });
   }
 
+  async cancel(id: string): Promise<{ status: number; body: Record<string, unknown> }> {
+    const url = `${this.base}/v1/notifications/${encodeURIComponent(id)}`;
+    const headers = signRequest({ ...this.app, method: 'DELETE', url });
+    const res = await fetch(url, { method: 'DELETE', headers });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
   async get(id: string): Promise<{ status: number; body: Record<string, unknown> }> {
     const url = `${this.base}/v1/notifications/${encodeURIComponent(id)}`;
     const res = await fetch(url, { headers: signRequest({ ...this.app, method: 'GET', url }) });
