@@ -68,7 +68,7 @@ export function telegramSettings(
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw new ConfigError(['CONFIG_FILE: telegram must be an object']);
   // First: a bot's own buckets are laid over the global ones.
-  out.outbound = outboundSettings(raw.outbound, p);
+  out.outbound = outboundSettings(raw.outbound, p, env);
   for (const [k, v] of Object.entries(raw)) {
     if (k === 'apiRoot') {
       if (typeof v === 'string' && /^https?:\/\/[^\s]+$/.test(v))

@@ -1,4 +1,9 @@
 import { parseDuration, parseRate } from '../../locks/rate-limit/core/rate-parse.js';
+import {
+  CALLBACK_DEFAULTS,
+  type CallbackSettings,
+  callbackSettings,
+} from './callbacks/callback.settings.js';
 
 /** A send bucket: `rate` tokens per second (`"30/s"`, `"20/min"`), burst `burst` tokens. */
 export interface SendBucket {
@@ -52,6 +57,8 @@ export interface OutboundSettings {
   partitions: number;
   /** Milliseconds registry states are cached by a worker before being read again. */
   registryRefreshMs: number;
+  /** Completion events: per app, a signed POST when a job is sent or dead. */
+  callbacks: CallbackSettings;
 }
 
 export const OUTBOUND_DEFAULTS: OutboundSettings = {
@@ -77,6 +84,7 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = {
   retentionMs: 7 * 24 * 3600_000,
   partitions: 8,
   registryRefreshMs: 1_000,
+  callbacks: CALLBACK_DEFAULTS,
 };
 
 const MS_KEYS = [
@@ -133,7 +141,11 @@ export function parseBuckets(
 }
 
 /** Parses `telegram.outbound`; pushes every problem to `p`. */
-export function outboundSettings(raw: unknown, p: string[]): OutboundSettings {
+export function outboundSettings(
+  raw: unknown,
+  p: string[],
+  env: Record<string, string | undefined> = {},
+): OutboundSettings {
   const at = 'CONFIG_FILE: telegram.outbound';
   const out = structuredClone(OUTBOUND_DEFAULTS);
   if (raw === undefined) return out;
@@ -158,6 +170,8 @@ export function outboundSettings(raw: unknown, p: string[]): OutboundSettings {
       else p.push(`${at}.ambiguous must be dead or retry`);
     } else if (k === 'buckets') {
       out.buckets = parseBuckets(v, out.buckets, `${at}.buckets`, p);
+    } else if (k === 'callbacks') {
+      out.callbacks = callbackSettings(v, `${at}.callbacks`, p, env);
     } else if (k === 'methodWeights' && typeof v === 'object' && v !== null) {
       for (const [m, w] of Object.entries(v as Record<string, unknown>)) {
         if (Number.isInteger(w) && (w as number) >= 1) out.methodWeights[m] = w as number;
