@@ -57,6 +57,10 @@ export interface OutboundSettings {
   partitions: number;
   /** Milliseconds registry states are cached by a worker before being read again. */
   registryRefreshMs: number;
+  /** Consecutive 5xx/network failures that take a bot out of rotation (probed back with getMe). */
+  unhealthyAfter: number;
+  /** Milliseconds between getMe probes of a bot out of rotation (doubling to 16 ×). */
+  probeMs: number;
   /** Completion events: per app, a signed POST when a job is sent or dead. */
   callbacks: CallbackSettings;
 }
@@ -84,6 +88,8 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = {
   retentionMs: 7 * 24 * 3600_000,
   partitions: 8,
   registryRefreshMs: 1_000,
+  unhealthyAfter: 5,
+  probeMs: 10_000,
   callbacks: CALLBACK_DEFAULTS,
 };
 
@@ -98,6 +104,7 @@ const MS_KEYS = [
   'defaultDeadlineMs',
   'retentionMs',
   'registryRefreshMs',
+  'probeMs',
 ] as const;
 
 function bucket(v: unknown, at: string, p: string[]): SendBucket | undefined {
@@ -162,7 +169,12 @@ export function outboundSettings(
     } else if (k === 'workers') {
       if (typeof v === 'boolean') out.workers = v;
       else p.push(`${at}.workers must be true or false`);
-    } else if (k === 'concurrency' || k === 'maxAttempts' || k === 'partitions') {
+    } else if (
+      k === 'concurrency' ||
+      k === 'maxAttempts' ||
+      k === 'partitions' ||
+      k === 'unhealthyAfter'
+    ) {
       if (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1024) out[k] = v as number;
       else p.push(`${at}.${k} must be an integer 1–1024`);
     } else if (k === 'ambiguous') {
