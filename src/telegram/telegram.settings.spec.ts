@@ -96,4 +96,67 @@ describe(telegramSettings.name, () => {
       'CONFIG_FILE: telegram.bots[0]: the bot token is not of the form <digits>:<secret>',
     ]);
   });
+
+  it("should lay a bot's own outbound buckets over the global ones, for that bot only", () => {
+    const s = telegramSettings(
+      config({
+        // Bots first: the global buckets still come under the bot's, whatever the key order.
+        bots: [
+          bot({
+            outbound: {
+              buckets: {
+                bot: { rate: '20/s', burst: 2 },
+                methods: { sendPhoto: { rate: '5/s' } },
+              },
+            },
+          }),
+          bot({ id: 'plain' }),
+        ],
+        outbound: {
+          buckets: { private: { rate: '2/s' }, methods: { sendVideo: { rate: '1/s' } } },
+        },
+      }),
+      {},
+    );
+    expect(s.bots[0]!.buckets).toEqual({
+      bot: { perSecond: 20, burst: 2 },
+      private: { perSecond: 2, burst: 1 },
+      group: s.outbound.buckets.group,
+      methods: { sendVideo: { perSecond: 1, burst: 1 }, sendPhoto: { perSecond: 5, burst: 1 } },
+    });
+    expect(s.bots[1]!.buckets).toBeUndefined();
+    expect(s.outbound.buckets.bot).toEqual({ perSecond: 30, burst: 3 });
+    expect(
+      problems({
+        bots: [
+          bot({ outbound: { buckets: { bot: { rate: 'fast' }, chat: {} }, retries: 2 } }),
+          bot({ id: 'two', outbound: 'x' }),
+        ],
+      }),
+    ).toEqual([
+      'CONFIG_FILE: telegram.bots[0].outbound.buckets.bot must be { rate: "<n>/<unit>", burst?: integer ≥ 1 }',
+      'CONFIG_FILE: telegram.bots[0].outbound.buckets.chat is not a known bucket (bot, private, group, methods)',
+      'CONFIG_FILE: telegram.bots[0].outbound.retries is not a known option (buckets)',
+      'CONFIG_FILE: telegram.bots[1].outbound must be an object ({ buckets })',
+    ]);
+  });
+
+  it('should take an outbound-only bot without webhook settings, and refuse them on it', () => {
+    const only = { id: 'sender', tokenFile, mode: 'outbound' };
+    const s = telegramSettings(config({ bots: [only] }), {});
+    expect(s.bots[0]).toMatchObject({ id: 'sender', mode: 'outbound' });
+    expect(s.bots[0]!.pathSecret).toBeUndefined();
+    expect(s.bots[0]!.secretTokens).toBeUndefined();
+    // A webhook bot still needs them.
+    expect(problems({ bots: [{ ...only, mode: 'builtin' }] })).toEqual([
+      expect.stringMatching(/bots\[0\]\.secretTokens must be/),
+      expect.stringMatching(/bots\[0\]\.pathSecret must be/),
+    ]);
+    expect(
+      problems({ bots: [{ ...only, pathSecret: 'abcdefghijklmnop', secretTokens: ['s'] }] }),
+    ).toEqual([
+      'CONFIG_FILE: telegram.bots[0].secretTokens: an outbound-only bot (mode outbound) takes no webhook settings',
+      'CONFIG_FILE: telegram.bots[0].pathSecret: an outbound-only bot (mode outbound) takes no webhook settings',
+    ]);
+  });
 });

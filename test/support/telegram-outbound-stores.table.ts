@@ -145,6 +145,35 @@ export function runQueueTable(make: () => Promise<OutboundQueueStore>): void {
     expect((await q.claim(T0, 1_000, 5)).leases.map((l) => l.job.id)).toEqual([lo.id]);
     expect((await q.claim(T0 + 400, 1_000, 5)).leases.map((l) => l.job.id)).toEqual([later.id]);
   });
+
+  it('should cancel a queued job, never the head of a held lane, and hand the lane on', async () => {
+    const q = await make();
+    const [c, d] = [chat(), chat()];
+    const [c1, c2, c3, d1] = [job(c), job(c), job(c), job(d, { collapseKey: 'k' })];
+    await q.enqueue([c1, c2, c3, d1], T0);
+    const first = (await q.claim(T0, 1_000, 5)).leases;
+    const held = first.find((l) => l.job.id === c1.id);
+    const ld = first.find((l) => l.job.id === d1.id);
+    // c1 is being sent (its lane held, it at the head): it stays; c2 behind it is not sent and may go.
+    expect(await q.cancel(c1.id, T0)).toBe('sending');
+    expect(await q.cancel(c2.id, T0 + 1)).toBe('cancelled');
+    expect(await q.get(c2.id)).toMatchObject({ state: 'cancelled', finishedAt: T0 + 1 });
+    expect(await q.settle(held!, { kind: 'sent', bot: 'x' }, T0 + 2)).toBe(true);
+    expect((await q.claim(T0 + 2, 1_000, 5)).leases.map((l) => l.job.id)).toEqual([c3.id]);
+    // Finished jobs and unknown ids are not cancelled.
+    expect(await q.cancel(c1.id, T0 + 3)).toBe('finished');
+    expect(await q.cancel(c2.id, T0 + 3)).toBe('finished');
+    expect(await q.cancel('nope', T0 + 3)).toBe('unknown');
+    // d1 waits (its lane released): the head, not held, is cancelled and its lane is gone.
+    await q.settle(ld!, { kind: 'wait', until: T0 + 500, state: 'waiting' }, T0 + 3);
+    expect(await q.cancel(d1.id, T0 + 4)).toBe('cancelled');
+    expect(await q.depth()).toBe(1); // c3, held
+    expect((await q.claim(T0 + 600, 1_000, 5)).leases).toEqual([]);
+    // Its collapse key is free: a new job with it is queued, not a replacement.
+    const d2 = job(d, { collapseKey: 'k' });
+    expect(await q.enqueue([d2], T0 + 5)).toEqual(['queued']);
+    expect((await q.claim(T0 + 600, 1_000, 5)).leases.map((l) => l.job.id)).toEqual([d2.id]);
+  });
 }
 
 const B = { perSecond: 1, burst: 1 };

@@ -16,6 +16,10 @@ export interface OutBot {
   token: string;
   /** The apps that may send through it (telegram.bots[].apps); undefined: every app. */
   apps?: string[];
+  /** `outbound`: an outbound-only bot (no webhook settings); default builtin. */
+  mode?: 'builtin' | 'outbound';
+  /** The bot's own `outbound` block (telegram.bots[].outbound: its buckets). */
+  outbound?: Record<string, unknown>;
 }
 
 export const token = (n: number, tag = 'A'): string =>
@@ -48,6 +52,7 @@ export function outboundSetup(
   bots: OutBot[],
   apiRoot: string,
   outbound: Record<string, unknown> = {},
+  telegram: Record<string, unknown> = {},
 ): OutboundSetup {
   const dir = mkdtempSync(join(tmpdir(), 'rampart-tgo-'));
   const tokenFiles: Record<string, string> = {};
@@ -60,15 +65,21 @@ export function outboundSetup(
     telegram: {
       apiRoot,
       webhookInfoPollMs: 0,
+      ...telegram,
       outbound: { ...FAST, ...outbound },
       bots: bots.map((b) => ({
         id: b.id,
         scope: b.scope,
         tokenFile: tokenFiles[b.id],
-        secretTokens: ['outbound_secret_1'],
-        pathSecret: 'outbound-path-secret-0123',
-        mode: 'builtin',
+        ...(b.mode === 'outbound'
+          ? { mode: 'outbound' }
+          : {
+              secretTokens: ['outbound_secret_1'],
+              pathSecret: 'outbound-path-secret-0123',
+              mode: 'builtin',
+            }),
         ...(b.apps ? { apps: b.apps } : {}),
+        ...(b.outbound ? { outbound: b.outbound } : {}),
       })),
     },
   };
@@ -98,6 +109,13 @@ export class Notify {
     if (signed)
       Object.assign(headers, signRequest({ ...this.app, method: 'POST', url, body: text }));
     return fetch(url, { method: 'POST', headers, body: text });
+  }
+
+  async cancel(id: string): Promise<{ status: number; body: Record<string, unknown> }> {
+    const url = `${this.base}/v1/notifications/${encodeURIComponent(id)}`;
+    const headers = signRequest({ ...this.app, method: 'DELETE', url });
+    const res = await fetch(url, { method: 'DELETE', headers });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
 
   async get(id: string): Promise<{ status: number; body: Record<string, unknown> }> {

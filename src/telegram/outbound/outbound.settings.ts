@@ -1,4 +1,9 @@
 import { parseDuration, parseRate } from '../../locks/rate-limit/core/rate-parse.js';
+import {
+  CALLBACK_DEFAULTS,
+  type CallbackSettings,
+  callbackSettings,
+} from './callbacks/callback.settings.js';
 
 /** A send bucket: `rate` tokens per second (`"30/s"`, `"20/min"`), burst `burst` tokens. */
 export interface SendBucket {
@@ -8,19 +13,23 @@ export interface SendBucket {
   burst: number;
 }
 
+/** A bot's send buckets: its own, per chat kind, per method. */
+export interface OutboundBuckets {
+  bot: SendBucket;
+  private: SendBucket;
+  group: SendBucket;
+  /** Per bot × method; methods not named share none. */
+  methods: Record<string, SendBucket>;
+}
+
 /** CONFIG_FILE `telegram.outbound`: the sender's limits, retries and queue. */
 export interface OutboundSettings {
   /** Run workers inside the service (false: only `npm run worker` sends). */
   workers: boolean;
   /** Concurrent sends per worker process. */
   concurrency: number;
-  buckets: {
-    bot: SendBucket;
-    private: SendBucket;
-    group: SendBucket;
-    /** Per bot × method; methods not named share none. */
-    methods: Record<string, SendBucket>;
-  };
+  /** Every bot's buckets, unless the bot has its own (`telegram.bots[].outbound.buckets`). */
+  buckets: OutboundBuckets;
   /** Tokens a method takes from the bot and method buckets (media weigh more); default 1. */
   methodWeights: Record<string, number>;
   /** Failed attempts (5xx, network) before `max_attempts`. */
@@ -65,6 +74,12 @@ export interface OutboundSettings {
   aimdBackoff: number;
   /** …and grows back by this many msg/s per second once the cooldown is over, up to `buckets.bot`. */
   aimdRecoverPerSecond: number;
+  /** Consecutive 5xx/network failures that take a bot out of rotation (probed back with getMe). */
+  unhealthyAfter: number;
+  /** Milliseconds between getMe probes of a bot out of rotation (doubling to 16 ×). */
+  probeMs: number;
+  /** Completion events: per app, a signed POST when a job is sent or dead. */
+  callbacks: CallbackSettings;
 }
 
 export const OUTBOUND_DEFAULTS: OutboundSettings = {
@@ -98,6 +113,9 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = {
   departMax: 30,
   aimdBackoff: 0.7,
   aimdRecoverPerSecond: 3,
+  unhealthyAfter: 5,
+  probeMs: 10_000,
+  callbacks: CALLBACK_DEFAULTS,
 };
 
 const MS_KEYS = [
@@ -114,6 +132,7 @@ const MS_KEYS = [
   'reserveAheadMs',
   'holdMs',
   'departWindowMs',
+  'probeMs',
 ] as const;
 
 function bucket(v: unknown, at: string, p: string[]): SendBucket | undefined {
@@ -127,8 +146,41 @@ function bucket(v: unknown, at: string, p: string[]): SendBucket | undefined {
   return { perSecond, burst: burst as number };
 }
 
+/**
+ * Parses a `buckets` map (`bot`, `private`, `group`, `methods`) over `base`:
+ * a bucket not named keeps the base's, a method bucket is added to the base's.
+ */
+export function parseBuckets(
+  v: unknown,
+  base: OutboundBuckets,
+  at: string,
+  p: string[],
+): OutboundBuckets {
+  const out = structuredClone(base);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    p.push(`${at} must be a map of bot, private, group, methods`);
+    return out;
+  }
+  for (const [b, bv] of Object.entries(v as Record<string, unknown>)) {
+    if (b === 'bot' || b === 'private' || b === 'group') {
+      const s = bucket(bv, `${at}.${b}`, p);
+      if (s) out[b] = s;
+    } else if (b === 'methods' && typeof bv === 'object' && bv !== null) {
+      for (const [m, mv] of Object.entries(bv)) {
+        const s = bucket(mv, `${at}.methods.${m}`, p);
+        if (s) out.methods[m] = s;
+      }
+    } else p.push(`${at}.${b} is not a known bucket (bot, private, group, methods)`);
+  }
+  return out;
+}
+
 /** Parses `telegram.outbound`; pushes every problem to `p`. */
-export function outboundSettings(raw: unknown, p: string[]): OutboundSettings {
+export function outboundSettings(
+  raw: unknown,
+  p: string[],
+  env: Record<string, string | undefined> = {},
+): OutboundSettings {
   const at = 'CONFIG_FILE: telegram.outbound';
   const out = structuredClone(OUTBOUND_DEFAULTS);
   if (raw === undefined) return out;
@@ -151,7 +203,8 @@ export function outboundSettings(raw: unknown, p: string[]): OutboundSettings {
       k === 'concurrency' ||
       k === 'maxAttempts' ||
       k === 'partitions' ||
-      k === 'departMax'
+      k === 'departMax' ||
+      k === 'unhealthyAfter'
     ) {
       if (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1024) out[k] = v as number;
       else p.push(`${at}.${k} must be an integer 1–1024`);
@@ -163,18 +216,10 @@ export function outboundSettings(raw: unknown, p: string[]): OutboundSettings {
     } else if (k === 'ambiguous') {
       if (v === 'dead' || v === 'retry') out.ambiguous = v;
       else p.push(`${at}.ambiguous must be dead or retry`);
-    } else if (k === 'buckets' && typeof v === 'object' && v !== null) {
-      for (const [b, bv] of Object.entries(v as Record<string, unknown>)) {
-        if (b === 'bot' || b === 'private' || b === 'group') {
-          const s = bucket(bv, `${at}.buckets.${b}`, p);
-          if (s) out.buckets[b] = s;
-        } else if (b === 'methods' && typeof bv === 'object' && bv !== null) {
-          for (const [m, mv] of Object.entries(bv)) {
-            const s = bucket(mv, `${at}.buckets.methods.${m}`, p);
-            if (s) out.buckets.methods[m] = s;
-          }
-        } else p.push(`${at}.buckets.${b} is not a known bucket (bot, private, group, methods)`);
-      }
+    } else if (k === 'buckets') {
+      out.buckets = parseBuckets(v, out.buckets, `${at}.buckets`, p);
+    } else if (k === 'callbacks') {
+      out.callbacks = callbackSettings(v, `${at}.callbacks`, p, env);
     } else if (k === 'methodWeights' && typeof v === 'object' && v !== null) {
       for (const [m, w] of Object.entries(v as Record<string, unknown>)) {
         if (Number.isInteger(w) && (w as number) >= 1) out.methodWeights[m] = w as number;

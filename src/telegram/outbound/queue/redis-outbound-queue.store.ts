@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RedisService } from '../../../redis/redis.service.js';
 import { type Job, type NewJob, laneOf } from '../outbound.types.js';
 import {
+  CancelOutcome,
   Claimed,
   EnqueueOutcome,
   Lease,
@@ -174,6 +175,18 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
       done.push(id);
     }
     return done;
+  }
+
+  async cancel(id: string, now: number): Promise<CancelOutcome> {
+    const k = await this.redis.run('telegram.id', (c) => c.get(this.idKey(id)));
+    if (k === null) return 'unknown';
+    const p = this.prefix(Number(k));
+    const r = await this.redis.script<number>(
+      'telegram_queue_cancel',
+      [`${p}:lanes`],
+      [p, id, now, this.retentionMs],
+    );
+    return r === 1 ? 'cancelled' : r === -1 ? 'sending' : r === -2 ? 'finished' : 'unknown';
   }
 
   async depth(): Promise<number> {

@@ -3,6 +3,7 @@ import type { SendGateStore } from '../gate/send-gate.store.js';
 import type { OutboundMetrics } from '../outbound.metrics.js';
 import type { OutboundSettings } from '../outbound.settings.js';
 import type { OutboundQueueStore } from '../queue/outbound-queue.store.js';
+import type { BotHealth } from './bot-health.js';
 import type { BotPacing } from './bot-pacing.js';
 import type { BotRouting } from './bot-routing.js';
 import type { BotTokens } from './bot-tokens.js';
@@ -14,6 +15,7 @@ export interface AttemptParts {
   routing: BotRouting;
   pacing: BotPacing;
   tokens: BotTokens;
+  health: BotHealth;
   settings: OutboundSettings;
   metrics: OutboundMetrics;
   clock: Clock;

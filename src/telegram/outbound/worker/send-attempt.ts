@@ -51,9 +51,11 @@ export class SendAttempt {
       const cooling = this.p.pacing.cooling(bot.id);
       if (cooling !== undefined) return this.lanes.wait(lease, cooling, 'waiting', { bot: bot.id });
       const methodKey = `${bot.id}|${job.method}`;
+      // The bot's own buckets (telegram.bots[].outbound.buckets), else the global ones.
+      const b = bot.buckets ?? s.buckets;
       const full = this.p.pacing.busy(bot.id) ?? this.p.pacing.busy(methodKey);
       if (full !== undefined) {
-        if (await this.held(bot.id, full, holdUntil)) continue;
+        if (await this.held(bot.id, b.bot.perSecond, full, holdUntil)) continue;
         return this.lanes.wait(lease, this.p.pacing.spread(full), 'queued', { bot: bot.id });
       }
       const c = await this.p.gate.charge({
@@ -64,9 +66,9 @@ export class SendAttempt {
         sendId: lease.token,
         inflightMs: s.requestTimeoutMs + s.reserveAheadMs + 1_000,
         buckets: {
-          bot: s.buckets.bot,
-          method: s.buckets.methods[job.method],
-          chat: s.buckets[chatKind(job.chatId)],
+          bot: b.bot,
+          method: b.methods[job.method],
+          chat: b[chatKind(job.chatId)],
         },
         maxWaitMs: s.reserveAheadMs,
         aimd: { backoff: s.aimdBackoff, recoverPerSecond: s.aimdRecoverPerSecond },
@@ -78,7 +80,7 @@ export class SendAttempt {
       }
       if (c.kind === 'wait' && (c.bucket === 'bot' || c.bucket === 'method')) {
         const until = this.p.pacing.refused(c.bucket === 'bot' ? bot.id : methodKey, c.ms);
-        if (await this.held(bot.id, until, holdUntil)) continue;
+        if (await this.held(bot.id, b.bot.perSecond, until, holdUntil)) continue;
         return this.lanes.wait(lease, this.p.pacing.spread(until), 'queued', { bot: bot.id });
       }
       if (c.kind === 'wait') {
@@ -103,8 +105,13 @@ export class SendAttempt {
   }
 
   /** Waits in this worker's line for the bot's next slot, if that comes before `holdUntil`. */
-  private async held(botId: string, until: number, holdUntil: number): Promise<boolean> {
-    const interval = 1000 / this.p.settings.buckets.bot.perSecond;
+  private async held(
+    botId: string,
+    perSecond: number,
+    until: number,
+    holdUntil: number,
+  ): Promise<boolean> {
+    const interval = 1000 / perSecond;
     const at = this.p.pacing.line(botId, until, interval, holdUntil);
     if (at === undefined) return false;
     await sleep(Math.max(1, at - this.p.clock.now()));

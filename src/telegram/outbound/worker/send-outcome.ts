@@ -28,6 +28,8 @@ export class SendOutcome {
     const labels = { bot: bot.id, method: job.method, chat_type: chatKind(job.chatId) };
     const error =
       'error' in out ? out.error.replaceAll(this.p.tokens.token(bot), '<token>') : undefined;
+    if (out.kind === 'ok') this.p.health.success(bot.id);
+    else if (out.kind === 'retryable' || out.kind === 'ambiguous') this.p.health.failure(bot.id);
     switch (out.kind) {
       case 'ok':
         this.p.metrics.sent.inc(labels);
@@ -51,7 +53,7 @@ export class SendOutcome {
         const aimd = chat
           ? undefined
           : {
-              cap: s.buckets.bot.perSecond,
+              cap: (bot.buckets ?? s.buckets).bot.perSecond,
               backoff: s.aimdBackoff,
               recoverPerSecond: s.aimdRecoverPerSecond,
             };
