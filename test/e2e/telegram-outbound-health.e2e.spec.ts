@@ -35,6 +35,9 @@ describe.each(RUNS)('bot health (%s, %s store)', (adapter, store, env) => {
       unhealthyAfter: 2,
       probeMs: 100,
       maxAttempts: 10,
+      // Two sends under way at most: the bound on sends to the sick bot below is about health, not
+      // about how many reserved sends (up to `concurrency`) were already in flight when it went out.
+      concurrency: 2,
     });
     app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter, ADMIN_TOKEN });
     notify = new Notify(app.url, s.app);

@@ -79,6 +79,11 @@ export class BotHealth {
     return false;
   }
 
+  /** True while the bot is out of rotation (a send reserved before it went out must not leave). */
+  out(id: string): boolean {
+    return this.bots.get(id)?.probeAt !== undefined;
+  }
+
   view(id: string): BotHealthView {
     const e = this.bots.get(id);
     const iso = (t?: number) => (t === undefined ? undefined : new Date(t).toISOString());

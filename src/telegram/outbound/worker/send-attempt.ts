@@ -120,7 +120,8 @@ export class SendAttempt {
 
   /**
    * At the reserved slot: until when the send must not leave (its bot cools down — known here from this
-   * worker's own 429s at once, else from the gate, which other workers' 429s set), or undefined: go.
+   * worker's own 429s at once, else from the gate, which other workers' 429s set — or was taken out of
+   * rotation), or undefined: go.
    * A full departure window (sends late on their slots bunching) is waited out here, up to `holdUntil`.
    */
   private async depart(bot: string, sendId: string, holdUntil: number) {
@@ -128,6 +129,8 @@ export class SendAttempt {
     for (;;) {
       const local = this.p.pacing.cooling(bot);
       if (local !== undefined) return local;
+      // Out of rotation while this send waited for its slot: it goes back and is routed again.
+      if (this.p.health.out(bot)) return this.p.clock.now();
       const d = await this.p.gate.depart(bot, sendId, s.departWindowMs, s.departMax);
       if (d.kind === 'go') return undefined;
       if (d.kind === 'cool') return d.until;
