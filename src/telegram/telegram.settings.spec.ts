@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/config.error.js';
 import type { RampartConfig } from '../config/config.types.js';
+import { OUTBOUND_DEFAULTS } from './outbound/outbound.settings.js';
 import { telegramSettings, tokenFingerprint } from './telegram.settings.js';
 
 const TOKEN = '7000000001:AAFakeTokenForTestsOnly_abcdefghijk';
@@ -125,7 +126,7 @@ describe(telegramSettings.name, () => {
       methods: { sendVideo: { perSecond: 1, burst: 1 }, sendPhoto: { perSecond: 5, burst: 1 } },
     });
     expect(s.bots[1]!.buckets).toBeUndefined();
-    expect(s.outbound.buckets.bot).toEqual({ perSecond: 30, burst: 3 });
+    expect(s.outbound.buckets.bot).toEqual(OUTBOUND_DEFAULTS.buckets.bot);
     expect(
       problems({
         bots: [
