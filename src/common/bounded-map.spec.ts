@@ -73,3 +73,71 @@ describe(BoundedMap.name, () => {
     expect(Object.fromEntries(book.entries())).toEqual({ x: 5, y: 1 });
   });
 });
+
+describe(`${BoundedMap.name} with shares`, () => {
+  /** Values are `<share>:<expiry>`. */
+  const shared = (max: number, store = `s-${Math.random()}`) =>
+    new BoundedMap<string, string>({
+      store,
+      maxEntries: max,
+      whenFull: 'evict-oldest',
+      expired: (v, now) => Number(v.split(':')[1]) <= now,
+      shareOf: (v) => v.split(':')[0]!,
+    });
+  const keys = (m: BoundedMap<string, string>) => [...m.entries()].map(([k]) => k);
+
+  it("should drop the flooding share's own oldest entries, never those of a share holding fewer", () => {
+    const store = `flood-${Math.random()}`;
+    const m = shared(6, store);
+    for (const k of ['a1', 'a2']) m.set(k, 'a:100', 0);
+    m.set('b1', 'b:100', 0);
+    for (let i = 0; i < 100; i++) m.set(`x${i}`, 'x:100', 0);
+    expect(keys(m)).toEqual(['a1', 'a2', 'b1', 'x97', 'x98', 'x99']);
+    expect([m.shareSize('a'), m.shareSize('b'), m.shareSize('x')]).toEqual([2, 1, 3]);
+    expect(memoryStores.evictionTotals().get(store)).toBe(97);
+  });
+
+  it('should take from the share holding the most (the new key counted), its least recently used first', () => {
+    const m = shared(4);
+    for (const k of ['a1', 'a2', 'a3']) m.set(k, 'a:100', 0);
+    m.touch('a1');
+    m.set('b1', 'b:100', 0);
+    // `b` writes a3 again: the entry becomes b's and its newest.
+    m.set('a3', 'b:100', 0);
+    expect([m.shareSize('a'), m.shareSize('b')]).toEqual([2, 2]);
+    // b would hold 3 with b2, a 2: b's least recently used (b1) goes.
+    m.set('b2', 'b:100', 0);
+    expect(keys(m)).toEqual(['a2', 'a1', 'a3', 'b2']);
+    // a would hold 3 with a4, b 2: a's least recently used (a2) goes.
+    m.set('a4', 'a:100', 0);
+    expect(keys(m)).toEqual(['a1', 'a3', 'b2', 'a4']);
+  });
+
+  it('should make the writer lose its own entry on a tie', () => {
+    const m = shared(3);
+    for (const k of ['a1', 'a2']) m.set(k, 'a:100', 0);
+    m.set('b1', 'b:100', 0);
+    // b would hold 2 with b2, as many as a: b's own b1 goes, a keeps both.
+    m.set('b2', 'b:100', 0);
+    expect(keys(m)).toEqual(['a1', 'a2', 'b2']);
+  });
+
+  it('should drop a stale entry of any share before a live one of the largest', () => {
+    const m = shared(3);
+    m.set('a1', 'a:5', 0);
+    m.set('x1', 'x:100', 0);
+    m.set('x2', 'x:100', 0);
+    m.set('x3', 'x:100', 10);
+    expect(keys(m)).toEqual(['x1', 'x2', 'x3']);
+  });
+
+  it('should forget a share once it holds nothing, and clear every share', () => {
+    const m = shared(3);
+    m.set('a1', 'a:100', 0);
+    m.delete('a1');
+    expect(m.shareSize('a')).toBe(0);
+    m.set('b1', 'b:100', 0);
+    m.clear();
+    expect([m.size, m.shareSize('b')]).toEqual([0, 0]);
+  });
+});

@@ -1,3 +1,4 @@
+import { type ShareLinks, Shares } from './bounded-map-shares.js';
 import { memoryStores } from './memory-stores.js';
 
 /**
@@ -25,6 +26,14 @@ export interface BoundedMapOptions<V> {
    * Defaults to `expired`.
    */
   evictable?: (v: V, now: number) => boolean;
+  /**
+   * Who filled `v` (e.g. the app that asked). With it, a full map that must drop a live entry for
+   * `evict-oldest` drops the least recently written entry of the share holding the most entries (the new
+   * key's share counted with it), not the oldest of all: a share that floods the map pushes out its own
+   * entries, never those of a share holding fewer. Stale entries still go first, whoever filled them.
+   * Shares should be few (app ids, not subjects): choosing a victim walks them.
+   */
+  shareOf?: (v: V) => string;
 }
 
 /** Oldest entries looked at for a stale one per new key when full (bounded work per write). */
@@ -45,6 +54,20 @@ class Node<K, V> {
   ) {}
 }
 
+/** An entry of a map with shares: also linked in its share's list. */
+class SharedNode<K, V> extends Node<K, V> implements ShareLinks<SharedNode<K, V>> {
+  sprev: SharedNode<K, V> | undefined = undefined;
+  snext: SharedNode<K, V> | undefined = undefined;
+
+  constructor(
+    key: K,
+    value: V,
+    public share: string,
+  ) {
+    super(key, value);
+  }
+}
+
 /**
  * A Map with a size cap: the one primitive behind every in-memory store (docs/operations.md#memory).
  * Entries are kept in write order (`set` moves a key to the newest end) in a linked list, so the
@@ -61,10 +84,13 @@ export class BoundedMap<K, V> {
   private lastFullSweep = -Infinity;
   private readonly expired: (v: V, now: number) => boolean;
   private readonly evictable: (v: V, now: number) => boolean;
+  /** With `shareOf`: the entries by share (every node is then a SharedNode). */
+  private readonly shares: Shares<SharedNode<K, V>> | undefined;
 
   constructor(readonly opts: BoundedMapOptions<V>) {
     this.expired = opts.expired ?? (() => false);
     this.evictable = opts.evictable ?? this.expired;
+    this.shares = opts.shareOf ? new Shares() : undefined;
     memoryStores.track(opts.store, this);
   }
 
@@ -74,6 +100,11 @@ export class BoundedMap<K, V> {
 
   get maxEntries(): number {
     return this.opts.maxEntries;
+  }
+
+  /** Entries held by `share` (0 without `shareOf`). */
+  shareSize(share: string): number {
+    return this.shares?.size(share) ?? 0;
   }
 
   get(key: K): V | undefined {
@@ -89,24 +120,27 @@ export class BoundedMap<K, V> {
    * then follows `whenFull` (or `policy` for this write); false when it was refused.
    */
   set(key: K, value: V, now: number, policy: WhenFull = this.opts.whenFull): boolean {
+    const share = this.opts.shareOf?.(value);
     const node = this.map.get(key);
     if (node !== undefined) {
       node.value = value;
-      this.toTail(node);
+      this.toTail(node, share);
       return true;
     }
-    if (!this.room(1, now, policy)) return false;
-    const added = new Node(key, value);
+    if (!this.room(1, now, policy, share)) return false;
+    const added = share === undefined ? new Node(key, value) : new SharedNode(key, value, share);
     this.map.set(key, added);
     this.append(added);
+    if (share !== undefined) this.shares!.add(added as SharedNode<K, V>);
     return true;
   }
 
   /**
    * Makes room for `n` new keys (evictable entries first, then by `whenFull`): true when they fit.
-   * Lets a caller that writes several keys at once refuse before writing any of them.
+   * Lets a caller that writes several keys at once refuse before writing any of them. `share`: theirs,
+   * with `shareOf` (the victim is then taken from the share holding the most, these keys counted).
    */
-  room(n: number, now: number, policy: WhenFull = this.opts.whenFull): boolean {
+  room(n: number, now: number, policy: WhenFull = this.opts.whenFull, share?: string): boolean {
     const max = this.opts.maxEntries;
     if (n > max) return this.refused(n);
     this.trim(TRIM, now);
@@ -120,7 +154,11 @@ export class BoundedMap<K, V> {
     if (policy === 'refuse') return this.refused(1);
     let drop = this.map.size + n - max;
     memoryStores.evicted(this.opts.store, drop);
-    while (drop-- > 0 && this.head) this.remove(this.head);
+    for (; drop > 0; drop--) {
+      const victim = this.victim(share, n);
+      if (victim === undefined) break;
+      this.remove(victim);
+    }
     return true;
   }
 
@@ -139,6 +177,7 @@ export class BoundedMap<K, V> {
 
   clear(): void {
     this.map.clear();
+    this.shares?.clear();
     this.head = this.tail = undefined;
   }
 
@@ -185,15 +224,32 @@ export class BoundedMap<K, V> {
     return false;
   }
 
+  /** The live entry to drop for a new key of `share` (`n` keys): the oldest, or the largest share's oldest. */
+  private victim(share: string | undefined, n: number): Node<K, V> | undefined {
+    return this.shares ? this.shares.victim(share, n) : this.head;
+  }
+
   private remove(node: Node<K, V>): void {
     this.map.delete(node.key);
     this.unlink(node);
+    this.shares?.remove(node as SharedNode<K, V>);
   }
 
-  private toTail(node: Node<K, V>): void {
+  /** Moves `node` to the newest end of the map, and of its share's list (`share`'s when rewritten by it). */
+  private toTail(node: Node<K, V>, share?: string): void {
+    if (this.shares) {
+      const shared = node as SharedNode<K, V>;
+      this.reshare(shared, share ?? shared.share);
+    }
     if (node === this.tail) return;
     this.unlink(node);
     this.append(node);
+  }
+
+  private reshare(node: SharedNode<K, V>, share: string): void {
+    this.shares!.remove(node);
+    node.share = share;
+    this.shares!.add(node);
   }
 
   private append(node: Node<K, V>): void {

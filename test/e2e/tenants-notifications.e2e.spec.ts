@@ -1,7 +1,8 @@
 /**
  * Tenant isolation of notification jobs (docs/telegram-outbound.md#tenants), on both adapters and both
  * stores: a second, hostile app can neither read another app's job, pre-claim its next job id, collapse its
- * waiting job, nor send through a bot that is declared for another app; the admin sees every job with its app.
+ * waiting job, nor send through a bot that is declared for another app; the admin sees every job with its app
+ * and replays one app's dead job by its ref.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, AdminClient } from '../support/admin-client.js';
@@ -93,7 +94,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
 
     it('should show the admin every app’s jobs with their app', async () => {
       const a = notice(306, 'news', { deadline: new Date(Date.now() + 1_500).toISOString() });
-      api.rule({ chat: '306', status: 403 });
+      api.rule({ chat: '306', status: 500 }); // retried until its deadline: dead, no chat block kept
       expect((await ours.post(a)).status).toBe(202);
       expect((await theirs.post({ ...a })).status).toBe(202);
       await ours.settled([a.job_id], ['dead']);
@@ -103,6 +104,18 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
       );
       const refs = dead.body.jobs.filter((j) => j.job_id === a.job_id).map((j) => j.ref);
       expect(refs.sort()).toEqual([`app-debug/${a.job_id}`, `app-e2e/${a.job_id}`]);
+      // A replay names one app's job by its ref (a bare job id names none): the other app's stays dead.
+      api.clearRules();
+      const replay = await admin.call<{ replayed: string[] }>(
+        'POST',
+        '/admin/telegram/dead/replay',
+        {
+          job_ids: [`app-e2e/${a.job_id}`, a.job_id],
+        },
+      );
+      expect(replay.body.replayed).toEqual([`app-e2e/${a.job_id}`]);
+      expect((await ours.settled([a.job_id], ['sent']))[0]).toMatchObject({ state: 'sent' });
+      expect((await theirs.get(a.job_id)).body).toMatchObject({ state: 'dead' });
     });
   },
 );

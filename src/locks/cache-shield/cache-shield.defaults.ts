@@ -16,6 +16,8 @@ const SLICES: Record<string, CacheShieldSlice> = {
     staleTtlSeconds: 600,
     jitter: 0.1,
     maxQueryLength: 512,
+    // Public data: the same page whoever asks (docs/cache-shield.md#who-shares-a-cached-answer).
+    cacheScope: 'shared',
   },
   'search-item': {
     mode: 'enforce',
@@ -26,6 +28,7 @@ const SLICES: Record<string, CacheShieldSlice> = {
     nullTtlSeconds: 30,
     staleTtlSeconds: 3_600,
     jitter: 0.1,
+    cacheScope: 'shared',
   },
   inference: { mode: 'off' },
   // One list for everybody, from the result cache (no Bloom filter); the last list while the breaker is open.
@@ -38,6 +41,7 @@ const SLICES: Record<string, CacheShieldSlice> = {
     nullTtlSeconds: 0,
     staleTtlSeconds: 3_600,
     jitter: 0.1,
+    cacheScope: 'shared',
   },
   admin: { mode: 'off' },
   whoami: { mode: 'off' },

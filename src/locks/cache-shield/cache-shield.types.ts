@@ -42,7 +42,17 @@ export interface CacheShieldSlice extends LockSlice {
   jitter?: number;
   /** Longest query in characters after normalisation (where the key source applies it); longer answers 400 `query_too_long` before any lookup. Default 512. */
   maxQueryLength?: number;
+  /**
+   * Who shares a cached answer (result and null caches, single flight): `app` (default) keys every
+   * entry with the signing app (unsigned requests share one anonymous scope), so an app never reads,
+   * pre-fills or overwrites another app's entries; `shared` gives every caller one entry per request
+   * key: only for routes whose answer is the same whoever asks (public search, the model list).
+   */
+  cacheScope?: CacheScope;
 }
+
+/** See {@link CacheShieldSlice.cacheScope}. */
+export type CacheScope = 'app' | 'shared';
 
 /** A slice with its defaults applied and its allowlist normalised, compiled once per policy version. */
 export interface ShieldRoute {
@@ -59,6 +69,7 @@ export interface ShieldRoute {
   staleTtlMs: number;
   jitter: number;
   maxQueryLength: number;
+  scope: CacheScope;
 }
 
 /** Module settings: CONFIG_FILE section `cacheShield`. */
@@ -83,7 +94,7 @@ export interface CacheShieldSettings {
   driftFactor: number;
   /** Verdicts needed before the measured rate is trusted for the drift warning. Default 1000. */
   driftMinSamples: number;
-  /** Entries of the in-process result cache used without Redis. Default 10000. */
+  /** Entries of the in-process result cache used without Redis; when full, the app that filled the most loses its least recently used entry. Default 10000. */
   memoryCacheEntries: number;
   /** Fresh answers of the shared (Redis) result cache also kept in process, read without a round trip until they stop being fresh or the data generation changes. 0 = off. Default 1000. */
   hotCacheEntries: number;

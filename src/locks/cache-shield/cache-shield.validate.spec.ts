@@ -43,16 +43,18 @@ describe(validate.name, () => {
         jitter: 0.9,
         maxQueryLength: 2.5,
         serveWhileBuilding: 'yes',
+        cacheScope: 'user',
         colour: 'red',
         allowlist: [{ key: '' }, { key: 'a', until: 'soon', extra: 1 }, 5],
       },
       'p',
     );
     expect(problems).toEqual([
-      'p.colour: unknown option (known: mode, override, key, filter, filterOffUntil, allowlist, resultTtlSeconds, nullTtlSeconds, staleTtlSeconds, jitter, maxQueryLength, serveWhileBuilding)',
+      'p.colour: unknown option (known: mode, override, key, filter, filterOffUntil, allowlist, resultTtlSeconds, nullTtlSeconds, staleTtlSeconds, jitter, maxQueryLength, serveWhileBuilding, cacheScope)',
       'p.key: must be "query" or "id"',
       'p.filter: must be "on" or "off"',
       'p.serveWhileBuilding: must be true or false',
+      'p.cacheScope: must be "app" or "shared"',
       'p.resultTtlSeconds: must be a number between 0 and 86400',
       'p.nullTtlSeconds: must be a number between 0 and 86400',
       'p.staleTtlSeconds: must be a number between 0 and 604800',
@@ -95,7 +97,11 @@ describe(compileSlice.name, () => {
       staleTtlMs: 600_000,
       jitter: 0.1,
       maxQueryLength: 512,
+      scope: 'app',
     });
+    expect(compileSlice({ mode: 'enforce', key: 'id', cacheScope: 'shared' }, SOURCES).scope).toBe(
+      'shared',
+    );
   });
 
   it('should normalise query allowlist keys and keep ids as they are', () => {

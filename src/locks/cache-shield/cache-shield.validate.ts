@@ -15,6 +15,7 @@ const OPTIONS = [
   'jitter',
   'maxQueryLength',
   'serveWhileBuilding',
+  'cacheScope',
 ];
 const DAY_S = 86_400;
 
@@ -78,6 +79,8 @@ export function validateSlice(
     out.push(`${path}.filterOffUntil: must be epoch milliseconds`);
   if (s.serveWhileBuilding !== undefined && typeof s.serveWhileBuilding !== 'boolean')
     out.push(`${path}.serveWhileBuilding: must be true or false`);
+  if (s.cacheScope !== undefined && s.cacheScope !== 'app' && s.cacheScope !== 'shared')
+    out.push(`${path}.cacheScope: must be "app" or "shared"`);
   num(s.resultTtlSeconds, `${path}.resultTtlSeconds`, 0, DAY_S, false, out);
   num(s.nullTtlSeconds, `${path}.nullTtlSeconds`, 0, DAY_S, false, out);
   num(s.staleTtlSeconds, `${path}.staleTtlSeconds`, 0, 7 * DAY_S, false, out);
@@ -125,5 +128,6 @@ export function compileSlice(
     staleTtlMs: (s.staleTtlSeconds ?? 600) * 1_000,
     jitter: s.jitter ?? 0.1,
     maxQueryLength: s.maxQueryLength ?? 512,
+    scope: s.cacheScope ?? 'app',
   };
 }

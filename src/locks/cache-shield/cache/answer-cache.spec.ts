@@ -38,6 +38,27 @@ describe(AnswerCache.name, () => {
     expect(cache.key('search', 'a')).not.toBe(cache.key('search-item', 'a'));
   });
 
+  it('should give each app its own store key of a request key, none naming the app, and shared keys apart', () => {
+    const cache = new AnswerCache(
+      new MemoryResultCacheStore(10, systemClock),
+      'shield:{t:rampart}:r',
+      () => undefined,
+      { isUp: () => true, backoffMs: 1_000, clock: systemClock },
+    );
+    const keys = [
+      cache.key('p', 'paris'),
+      cache.key('p', 'paris', 'app-a'),
+      cache.key('p', 'paris', 'app-b'),
+      cache.key('p', 'paris', ''),
+      // No request key of one scope can spell another scope's input.
+      cache.key('p', 'aapp-a\u0000paris'),
+      cache.key('p', '\u0000paris', 'app-a'),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const k of keys) expect(k).not.toContain('app-');
+    expect(cache.key('p', 'paris', 'app-a')).toBe(keys[1]);
+  });
+
   it('should give the same store key for a request key however many others came between (memo bounded)', () => {
     const cache = new AnswerCache(
       new MemoryResultCacheStore(10, systemClock),

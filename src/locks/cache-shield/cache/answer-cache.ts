@@ -63,15 +63,19 @@ export class AnswerCache {
   }
 
   /**
-   * Store key of a normalised request key (hashed: no query text in Redis keys). Hot keys repeat, so the
-   * keys of recent requests are kept (bounded; a flood of new keys only empties the memo).
+   * Store key of a normalised request key (hashed: no query text in Redis keys). With `app` (a route whose
+   * cacheScope is `app`; '' for unsigned requests) the app is hashed in too, so each app has its own entries
+   * and no app id shows in the key. Hot keys repeat, so the keys of recent requests are kept (bounded; a
+   * flood of new keys only empties the memo).
    */
-  key(policy: string, requestKey: string): string {
-    const id = `${policy}\u0000${requestKey}`;
+  key(policy: string, requestKey: string, app?: string): string {
+    // App ids have no NUL; a shared key's input starts with one, an app key's with `a`: never equal.
+    const input = app === undefined ? `\u0000${requestKey}` : `a${app}\u0000${requestKey}`;
+    const id = `${policy}\u0000${input}`;
     let k = this.keys.get(id);
     if (k === undefined) {
       if (this.keys.size >= KEY_MEMO) this.keys.clear();
-      k = `${this.prefix}:${policy}:${createHash('sha256').update(requestKey).digest('base64url').slice(0, 32)}`;
+      k = `${this.prefix}:${policy}:${createHash('sha256').update(input).digest('base64url').slice(0, 32)}`;
       this.keys.set(id, k);
     }
     return k;
@@ -105,7 +109,13 @@ export class AnswerCache {
     }
   }
 
-  async put(key: string, answer: Omit<CachedAnswer, 'freshUntil'>, ttl: CacheTtl): Promise<void> {
+  /** Stores an answer; `owner` is the app whose request filled it (see ResultCacheStore.set). */
+  async put(
+    key: string,
+    answer: Omit<CachedAnswer, 'freshUntil'>,
+    ttl: CacheTtl,
+    owner?: string,
+  ): Promise<void> {
     if (ttl.freshMs <= 0 || this.bypassed) return;
     const spread = 1 + ttl.jitter * (2 * this.opts.clock.random() - 1);
     const freshMs = Math.max(1, Math.round(ttl.freshMs * spread));
@@ -116,7 +126,7 @@ export class AnswerCache {
       b: answer.body,
     };
     try {
-      await this.store.set(key, JSON.stringify(wire), freshMs + ttl.staleMs);
+      await this.store.set(key, JSON.stringify(wire), freshMs + ttl.staleMs, owner);
     } catch (err) {
       this.fail('set', err);
     }

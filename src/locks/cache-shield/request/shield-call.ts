@@ -47,7 +47,8 @@ export class ShieldCalls {
         staleMs: route.staleTtlMs,
         jitter: route.jitter,
       };
-      await this.cache.put(key, { body: outcome.ok ? outcome.body : null, empty, gen }, ttl);
+      const body = outcome.ok ? outcome.body : null;
+      await this.cache.put(key, { body, empty, gen }, ttl, ctx.state.appId ?? '');
     }
     return outcome;
   }

@@ -79,7 +79,9 @@ export class ShieldService {
       if (done !== NOT_MINE) return done;
       if (!enforce) answers.intercepted(ctx, 'bloom-absent');
     }
-    const key = this.cache.key(ctx.policyName, r.cacheKey);
+    // An app-scoped route's entries (and its single flight) are the signing app's own.
+    const app = route.scope === 'app' ? (ctx.state.appId ?? '') : undefined;
+    const key = this.cache.key(ctx.policyName, r.cacheKey, app);
     const gen = this.bloom.generation();
     const hit =
       route.resultTtlMs > 0 || route.nullTtlMs > 0 || ctx.state.degraded

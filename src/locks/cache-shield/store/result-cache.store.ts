@@ -10,6 +10,9 @@ export interface ResultCacheStore {
   /** True when other instances share this store. */
   readonly shared: boolean;
   get(key: string): Promise<string | undefined>;
-  /** Stores `value` for `ttlMs` milliseconds, replacing any earlier value. */
-  set(key: string, value: string, ttlMs: number): Promise<void>;
+  /**
+   * Stores `value` for `ttlMs` milliseconds, replacing any earlier value. `owner`: the app that filled it
+   * ('' unsigned), which a bounded store evicts fairly by (the memory store); Redis keeps entries until their TTL.
+   */
+  set(key: string, value: string, ttlMs: number, owner?: string): Promise<void>;
 }
