@@ -1,4 +1,19 @@
+import { channel } from 'node:diagnostics_channel';
 import type { Clock } from '../../../common/clock.js';
+
+/**
+ * Published (diagnostics_channel) when a worker learns that a bot cools down: `{ worker, bot, until, from }`,
+ * `from` = 'answer' (its own 429) or 'gate' (another worker's, read from Redis). From that instant on, no
+ * send of the bot leaves that worker before `until`. `worker` is a number per worker of the process.
+ */
+export const COOLED_CHANNEL = channel('rampart:telegram-outbound:cooled');
+/**
+ * Published when a send is let go (`{ worker, bot }`, after its last check, before its HTTP call): with the
+ * channel above, a test tells a send that was in flight when its worker learnt of a 429 from one that left
+ * after (a bug), whatever the machine's load.
+ */
+export const DEPART_CHANNEL = channel('rampart:telegram-outbound:depart');
+let workers = 0;
 
 /**
  * What this worker learnt from the gate's refusals: until when a bot's own
@@ -12,6 +27,7 @@ export class BotPacing {
   private readonly until = new Map<string, number>();
   private readonly cool = new Map<string, number>();
   private readonly lines = new Map<string, number>();
+  private readonly worker = ++workers;
 
   constructor(
     private readonly clock: Clock,
@@ -34,8 +50,16 @@ export class BotPacing {
    * This worker got a 429 for the bot: it is cooling until `until` (epoch ms). Known here the instant
    * the answer comes back, before the gate (Redis) has it, so this worker's reserved sends stop at once.
    */
-  cooled(bot: string, until: number): void {
-    this.cool.set(bot, Math.max(this.cool.get(bot) ?? 0, until));
+  cooled(bot: string, until: number, from: 'answer' | 'gate'): void {
+    const known = this.cool.get(bot) ?? 0;
+    this.cool.set(bot, Math.max(known, until));
+    if (known <= this.clock.now() && COOLED_CHANNEL.hasSubscribers)
+      COOLED_CHANNEL.publish({ worker: this.worker, bot, until, from });
+  }
+
+  /** A send of the bot leaves now (published for tests, see DEPART_CHANNEL). */
+  departed(bot: string): void {
+    if (DEPART_CHANNEL.hasSubscribers) DEPART_CHANNEL.publish({ worker: this.worker, bot });
   }
 
   /** Epoch ms the bot's cooldown known here ends, when it is still ahead. */

@@ -85,6 +85,8 @@ export class SendAttempt {
       }
       if (c.kind === 'wait') {
         const cool = c.why === 'cooldown' || c.why === 'chat_cooldown';
+        // Another worker's 429: this worker's reserved sends of the bot stop here too, without asking Redis.
+        if (c.why === 'cooldown') this.p.pacing.cooled(bot.id, now + c.ms, 'gate');
         return this.lanes.wait(lease, now + c.ms, cool ? 'waiting' : 'queued', { bot: bot.id });
       }
       if (c.waitMs > 0) await sleep(c.waitMs);
@@ -97,6 +99,10 @@ export class SendAttempt {
       try {
         const payload = { ...job.payload, chat_id: job.chatId };
         out = await callBotApi(this.p.tokens.api(bot, c.gen), job.method, payload);
+        // Known the instant the answer is read, before any other await: no reserved send of the bot
+        // leaves after this (the cooldown's jitter and the gate follow in settle).
+        if (out.kind === 'retry_after')
+          this.p.pacing.cooled(bot.id, this.p.clock.now() + out.seconds * 1000, 'answer');
       } finally {
         await this.p.gate.release(bot.id, lease.token).catch(() => undefined);
       }
@@ -132,8 +138,18 @@ export class SendAttempt {
       // Out of rotation while this send waited for its slot: it goes back and is routed again.
       if (this.p.health.out(bot)) return this.p.clock.now();
       const d = await this.p.gate.depart(bot, sendId, s.departWindowMs, s.departMax);
-      if (d.kind === 'go') return undefined;
-      if (d.kind === 'cool') return d.until;
+      // A 429 this worker read while the check was in Redis: the send does not leave (its departure stays
+      // recorded, a harmless extra count in the window).
+      const late = this.p.pacing.cooling(bot);
+      if (late !== undefined) return late;
+      if (d.kind === 'go') {
+        this.p.pacing.departed(bot);
+        return undefined;
+      }
+      if (d.kind === 'cool') {
+        this.p.pacing.cooled(bot, d.until, 'gate');
+        return d.until;
+      }
       const now = this.p.clock.now();
       if (now + d.ms > holdUntil + s.departWindowMs) return now + d.ms;
       await sleep(d.ms);

@@ -45,7 +45,7 @@ export class SendOutcome {
         const ms =
           out.seconds * 1000 + Math.floor(this.p.clock.random() * this.p.settings.cooldownJitterMs);
         // This worker stops the bot's sends at once; the gate tells the other workers.
-        this.p.pacing.cooled(bot.id, now + ms);
+        this.p.pacing.cooled(bot.id, now + ms, 'answer');
         // Telegram does not say which limit it was: the whole token waits (the chat with it). A group or
         // an edit is likely its chat's limit: the chat is cooled too, and the bot's rate is not cut.
         const chat = chatKind(job.chatId) === 'group' || job.method.startsWith('edit');
