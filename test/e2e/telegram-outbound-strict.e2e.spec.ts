@@ -12,7 +12,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunningApp, startApp } from '../support/app.js';
 import { redisUrl, uniqueEnv } from '../support/redis-env.js';
 import { type StrictBotApi, startStrictBotApi } from '../support/strict-bot-api.mjs';
-import { Notify, notice, outboundSetup, ready, token } from '../support/telegram-outbound.js';
+import {
+  Notify,
+  SLOW_MACHINE,
+  notice,
+  outboundSetup,
+  ready,
+  token,
+} from '../support/telegram-outbound.js';
 
 const A = token(7, 'S');
 const B = token(8, 'S');
@@ -23,6 +30,7 @@ const BOTS = [
 const CONCURRENCY = 6;
 /** Scaled to the fake's 500 ms windows (10 per bot, 1 per chat): the shipped settings × 2. */
 const OUTBOUND = {
+  ...SLOW_MACHINE,
   concurrency: CONCURRENCY,
   reserveAheadMs: 150,
   departWindowMs: 520,

@@ -39,6 +39,12 @@ export const FAST = {
   buckets: { private: { rate: '50/s', burst: 1 }, group: { rate: '50/s', burst: 1 } },
 };
 
+/**
+ * For a test whose sends must all be delivered on a loaded machine: a Bot API call that takes longer than
+ * FAST's 1 s times out, and a timeout is ambiguous (dead `ambiguous_timeout` by the default policy).
+ */
+export const SLOW_MACHINE = { requestTimeoutMs: 10_000, leaseMs: 15_000 };
+
 export interface OutboundSetup {
   env: Record<string, string>;
   tokenFiles: Record<string, string>;
