@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { signRequest } from '../../dist/src/sdk/sign-request.js';
-import { ROOT, startApp, startRedis, table, waitReady } from './lib.mjs';
+import { ROOT, luaScriptNames, startApp, startRedis, table, waitReady } from './lib.mjs';
 
 const BOTS = 3;
 const CHATS = 1000;
@@ -168,11 +168,16 @@ async function runRow({ profile, workers }) {
   // A. Backlog.
   const stats0 = redis.commandstats();
   const firstA = seq + 1;
-  for (let i = 0; i < JOBS; i += 100)
-    await post(
-      Array.from({ length: Math.min(100, JOBS - i) }, (_, k) => job(1 + ((i + k) % CHATS))),
-    );
-  await drain(firstA, JOBS);
+  const trips = await redis.roundTrips(
+    async () => {
+      for (let i = 0; i < JOBS; i += 100)
+        await post(
+          Array.from({ length: Math.min(100, JOBS - i) }, (_, k) => job(1 + ((i + k) % CHATS))),
+        );
+      await drain(firstA, JOBS);
+    },
+    await luaScriptNames(),
+  );
   const stats1 = redis.commandstats();
   const recA = await fake.record();
   if (process.env.BENCH_DUMP)
@@ -253,6 +258,11 @@ async function runRow({ profile, workers }) {
     nA,
     perMsg,
     evalPerMsg,
+    tripsPerMsg: trips.total / okA.length,
+    trips: Object.entries(trips.byCommand)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${(v / okA.length).toFixed(2)}`)
+      .join(', '),
     p50: pct(50),
     p99: pct(99),
     c,
@@ -278,7 +288,8 @@ const rows = [
     '429s',
     'max/s of a bot',
     'inside cooldown (in flight)',
-    'calls/msg (evalsha)',
+    'round trips/msg',
+    'cmds/msg (evalsha)',
     'p50 / p99 ms',
     'cooldown C: inside (in flight), 1st s, back to 95 %',
   ],
@@ -293,13 +304,16 @@ for (const r of ROWS) {
     String(m.r429),
     String(m.windowMax),
     `${m.inside} (${m.inFlight})`,
+    m.tripsPerMsg.toFixed(2),
     `${m.perMsg.toFixed(1)} (${m.evalPerMsg.toFixed(1)})`,
     `${m.p50} / ${m.p99}`,
     r.profile === 'strict'
       ? `${m.c.inside} (${m.c.inFlight}), ${m.c.firstSecond}/s, ${m.c.full} ms`
       : '',
   ]);
-  process.stderr.write(`${rows.at(-1).join(' | ')}\n`);
+  process.stderr.write(
+    `${rows.at(-1).join(' | ')}\nround trips per message (MONITOR): ${m.trips}\n`,
+  );
 }
 table(rows);
 process.exit(0);

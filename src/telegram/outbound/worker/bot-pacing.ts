@@ -27,6 +27,7 @@ export class BotPacing {
   private readonly until = new Map<string, number>();
   private readonly cool = new Map<string, number>();
   private readonly lines = new Map<string, number>();
+  private readonly intervals = new Map<string, number>();
   private readonly worker = ++workers;
 
   constructor(
@@ -77,7 +78,32 @@ export class BotPacing {
     const at = Math.max(until, (this.lines.get(key) ?? 0) + intervalMs);
     if (at > limit) return undefined;
     this.lines.set(key, at);
+    this.intervals.set(key, intervalMs);
     return at;
+  }
+
+  /**
+   * Room for newly claimed lanes over `bots`: `at`, from when a lane routed to one of them could be sent or
+   * held in its line instead of put straight back (the earliest over the bots of the end of its cooldown,
+   * of its full bucket, of its line less `holdMs`), and `lanes`, about how many fit now (a bot this worker
+   * knows nothing of: any number). A worker that claims more only puts them back — a claim and a settle
+   * each, for nothing.
+   */
+  room(bots: string[], holdMs: number): { at: number; lanes: number } {
+    const now = this.clock.now();
+    let at = Infinity;
+    let lanes = 0;
+    for (const b of bots) {
+      const interval = this.intervals.get(b);
+      const next = Math.max(this.until.get(b) ?? 0, (this.lines.get(b) ?? 0) + (interval ?? 0));
+      const from = Math.max(this.cool.get(b) ?? 0, next - holdMs);
+      at = Math.min(at, from);
+      if (from > now) continue;
+      lanes += interval
+        ? Math.floor((now + holdMs - Math.max(now, next)) / interval) + 1
+        : Infinity;
+    }
+    return { at: at === Infinity ? 0 : at, lanes };
   }
 
   /** When a lane waiting for `until` is tried again: spread over the next `spreadMs`. */

@@ -29,6 +29,11 @@ export class BotRouting {
     private readonly health?: { streaks: BotHealth; probe: (b: BotConfig) => Promise<boolean> },
   ) {}
 
+  /** Every bot id a job can be routed to. */
+  ids(): string[] {
+    return this.bots.map((b) => b.id);
+  }
+
   /** The job's candidate bots, best first. */
   ranked(job: Pick<Job, 'scope' | 'chatId' | 'pinnedBot'>): BotConfig[] {
     const pool = job.pinnedBot

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chatKind } from '../outbound.types.js';
 import type { Lease } from '../queue/outbound-queue.store.js';
-import type { AttemptParts } from './attempt-parts.js';
+import { type AttemptParts, botBucket } from './attempt-parts.js';
 import { type CallOutcome, callBotApi } from './bot-call.js';
 import { LaneSettler } from './lane-settler.js';
 import { SendOutcome } from './send-outcome.js';
@@ -53,9 +53,10 @@ export class SendAttempt {
       const methodKey = `${bot.id}|${job.method}`;
       // The bot's own buckets (telegram.bots[].outbound.buckets), else the global ones.
       const b = bot.buckets ?? s.buckets;
+      const botB = botBucket(bot, s);
       const full = this.p.pacing.busy(bot.id) ?? this.p.pacing.busy(methodKey);
       if (full !== undefined) {
-        if (await this.held(bot.id, b.bot.perSecond, full, holdUntil)) continue;
+        if (await this.held(bot.id, botB.perSecond, full, holdUntil)) continue;
         return this.lanes.wait(lease, this.p.pacing.spread(full), 'queued', { bot: bot.id });
       }
       const c = await this.p.gate.charge({
@@ -66,7 +67,7 @@ export class SendAttempt {
         sendId: lease.token,
         inflightMs: s.requestTimeoutMs + s.reserveAheadMs + 1_000,
         buckets: {
-          bot: b.bot,
+          bot: botB,
           method: b.methods[job.method],
           chat: b[chatKind(job.chatId)],
         },
@@ -80,7 +81,7 @@ export class SendAttempt {
       }
       if (c.kind === 'wait' && (c.bucket === 'bot' || c.bucket === 'method')) {
         const until = this.p.pacing.refused(c.bucket === 'bot' ? bot.id : methodKey, c.ms);
-        if (await this.held(bot.id, b.bot.perSecond, until, holdUntil)) continue;
+        if (await this.held(bot.id, botB.perSecond, until, holdUntil)) continue;
         return this.lanes.wait(lease, this.p.pacing.spread(until), 'queued', { bot: bot.id });
       }
       if (c.kind === 'wait') {
@@ -108,6 +109,11 @@ export class SendAttempt {
       }
       return this.outcome.settle(lease, bot, out, c.chatNextMs);
     }
+  }
+
+  /** Room for newly claimed lanes (BotPacing.room over every bot). */
+  room(): { at: number; lanes: number } {
+    return this.p.pacing.room(this.p.routing.ids(), this.p.settings.holdMs);
   }
 
   /** Waits in this worker's line for the bot's next slot, if that comes before `holdUntil`. */

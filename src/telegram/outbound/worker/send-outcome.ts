@@ -4,7 +4,7 @@ import { chatKind } from '../outbound.types.js';
 import type { Lease } from '../queue/outbound-queue.store.js';
 import type { CallOutcome } from './bot-call.js';
 import type { LaneSettler } from './lane-settler.js';
-import type { AttemptParts } from './attempt-parts.js';
+import { type AttemptParts, botBucket } from './attempt-parts.js';
 
 /** A 403 marks bot × chat unreachable for this long (a user who unblocks the bot writes to it again). */
 const UNREACHABLE_MS = 30 * 24 * 3600_000;
@@ -53,7 +53,7 @@ export class SendOutcome {
         const aimd = chat
           ? undefined
           : {
-              cap: (bot.buckets ?? s.buckets).bot.perSecond,
+              cap: botBucket(bot, s).perSecond,
               backoff: s.aimdBackoff,
               recoverPerSecond: s.aimdRecoverPerSecond,
             };
