@@ -104,10 +104,18 @@ export class SendAttempt {
         // leaves after this (the cooldown's jitter and the gate follow in settle).
         if (out.kind === 'retry_after')
           this.p.pacing.cooled(bot.id, this.p.clock.now() + out.seconds * 1000, 'answer');
-      } finally {
+      } catch (e) {
         await this.p.gate.release(bot.id, lease.token).catch(() => undefined);
+        throw e;
       }
-      return this.outcome.settle(lease, bot, out, c.chatNextMs);
+      // The in-flight mark goes in the same round trip as the settlement's first call (for a 429, the
+      // cooldown the other workers read at their next check: one round trip after the answer, not two).
+      const released = this.p.gate.release(bot.id, lease.token).catch(() => undefined);
+      try {
+        return await this.outcome.settle(lease, bot, out, c.chatNextMs);
+      } finally {
+        await released;
+      }
     }
   }
 
