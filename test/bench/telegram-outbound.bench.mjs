@@ -9,7 +9,8 @@
 // Per row, 3 bots, 1,000 chats:
 //   A. a backlog of 1,500 jobs: delivered rate over the run next to the
 //      90 msg/s budget, 429s, sends inside cooldowns (and those in flight when
-//      the 429 was answered), Redis calls per delivered message (INFO commandstats);
+//      the 429 was answered), Redis round trips per delivered message (MONITOR, by script on stderr) and
+//      commands (INFO commandstats);
 //   B. jobs paced at 60 msg/s (2/3 of the budget) for 5 s: end-to-end latency
 //      (POST accepted → the fake received it) p50 / p99;
 //   C. (strict rows) a backlog of 600 with one bot answered retry_after 3
