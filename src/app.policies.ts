@@ -44,7 +44,7 @@ const POLICIES: Record<string, Omit<RoutePolicy, 'locks'>> = {
   },
   notifications: {
     description:
-      'POST /v1/notifications, GET /v1/notifications/:jobId — outbound Telegram notifications (signature required; one rate-limit token per job)',
+      'POST /v1/notifications, GET and DELETE /v1/notifications/:jobId — outbound Telegram notifications (signature required; one rate-limit token per job)',
   },
 };
 

@@ -82,6 +82,7 @@ export const PROBLEM_CODES = {
   bot_backend_unavailable: 502,
   invalid_notifications: 400,
   unknown_job: 404,
+  job_not_cancellable: 409,
   notifications_unavailable: 503,
   // Admin API (docs/admin-api.md, docs/console.md)
   admin_unauthorized: 401,

@@ -29,7 +29,7 @@ export interface CliIo {
  * current secret token, the allowed update kinds and drop_pending_updates
  * off (nothing queued at Telegram is lost). Prints the bot's token
  * fingerprint and the URL without its path secret. Exit codes: 0 done, 1 the
- * Bot API refused, 2 bad usage, 78 bad configuration.
+ * Bot API refused, 2 bad usage (or an outbound-only bot), 78 bad configuration.
  */
 export async function runSetWebhookCli(argv: string[], io: CliIo): Promise<number> {
   const [botId, base] = argv;
@@ -56,6 +56,10 @@ export async function runSetWebhookCli(argv: string[], io: CliIo): Promise<numbe
   if (bot.ingress === 'polling') {
     // Telegram refuses getUpdates while a webhook is set: the poller would stop getting updates.
     io.err(`bot "${botId}" has ingress: polling; a webhook would stop its getUpdates`);
+    return 2;
+  }
+  if (!bot.secretTokens || !bot.pathSecret) {
+    io.err(`bot ${bot.id} is outbound-only (mode outbound): it has no webhook to set`);
     return 2;
   }
   const hook = `${base.replace(/\/+$/, '')}/telegram/${bot.id}`;

@@ -61,6 +61,7 @@ export class TelegramBots {
     const bot = this.byId.get(id);
     // Compared whatever the id, so the time does not tell a known bot id from an unknown one.
     const same = timingSafeEqual(digest(secret ?? ''), digest(bot?.pathSecret ?? '\0'));
-    return bot && same ? bot : undefined;
+    // An outbound-only bot has no webhook: no path reaches it, answered as an unknown bot.
+    return bot?.pathSecret !== undefined && same ? bot : undefined;
   }
 }

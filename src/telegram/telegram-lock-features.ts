@@ -20,7 +20,9 @@ export function telegramSignatureFeature(bots: TelegramBots): SignatureFeature {
         header: SECRET_TOKEN_HEADER,
         secrets: (ctx) => {
           const bot = bots.bot(ctx.req);
-          return bot ? bot.secretTokens.filter((s): s is string => s !== undefined) : undefined;
+          return bot?.secretTokens
+            ? bot.secretTokens.filter((s): s is string => s !== undefined)
+            : undefined;
         },
       },
     },

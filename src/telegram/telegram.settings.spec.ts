@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/config.error.js';
 import type { RampartConfig } from '../config/config.types.js';
+import { OUTBOUND_DEFAULTS } from './outbound/outbound.settings.js';
 import { telegramSettings, tokenFingerprint } from './telegram.settings.js';
 
 const TOKEN = '7000000001:AAFakeTokenForTestsOnly_abcdefghijk';
@@ -108,8 +109,8 @@ describe(telegramSettings.name, () => {
     const b = s.bots[0]!;
     expect(b.ingress).toBe('polling');
     expect(b.pathSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(b.secretTokens[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(b.secretTokens[0]).not.toBe(b.pathSecret);
+    expect(b.secretTokens![0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(b.secretTokens![0]).not.toBe(b.pathSecret);
     expect([s.pollTimeoutS, s.pollLeaseMs]).toEqual([1, 1500]);
     expect(telegramSettings(config({ bots: [bot()] })).bots[0]!.ingress).toBe('webhook');
     // A webhook bot still needs both secrets.
@@ -122,6 +123,69 @@ describe(telegramSettings.name, () => {
       'CONFIG_FILE: telegram.pollTimeoutS must be an integer number of seconds from 0 to 50',
       'CONFIG_FILE: telegram.pollLeaseMs must be an integer number of milliseconds ≥ 1000',
       'CONFIG_FILE: telegram.bots[0].ingress must be one of webhook, polling',
+    ]);
+  });
+
+  it("should lay a bot's own outbound buckets over the global ones, for that bot only", () => {
+    const s = telegramSettings(
+      config({
+        // Bots first: the global buckets still come under the bot's, whatever the key order.
+        bots: [
+          bot({
+            outbound: {
+              buckets: {
+                bot: { rate: '20/s', burst: 2 },
+                methods: { sendPhoto: { rate: '5/s' } },
+              },
+            },
+          }),
+          bot({ id: 'plain' }),
+        ],
+        outbound: {
+          buckets: { private: { rate: '2/s' }, methods: { sendVideo: { rate: '1/s' } } },
+        },
+      }),
+      {},
+    );
+    expect(s.bots[0]!.buckets).toEqual({
+      bot: { perSecond: 20, burst: 2 },
+      private: { perSecond: 2, burst: 1 },
+      group: s.outbound.buckets.group,
+      methods: { sendVideo: { perSecond: 1, burst: 1 }, sendPhoto: { perSecond: 5, burst: 1 } },
+    });
+    expect(s.bots[1]!.buckets).toBeUndefined();
+    expect(s.outbound.buckets.bot).toEqual(OUTBOUND_DEFAULTS.buckets.bot);
+    expect(
+      problems({
+        bots: [
+          bot({ outbound: { buckets: { bot: { rate: 'fast' }, chat: {} }, retries: 2 } }),
+          bot({ id: 'two', outbound: 'x' }),
+        ],
+      }),
+    ).toEqual([
+      'CONFIG_FILE: telegram.bots[0].outbound.buckets.bot must be { rate: "<n>/<unit>", burst?: integer ≥ 1 }',
+      'CONFIG_FILE: telegram.bots[0].outbound.buckets.chat is not a known bucket (bot, private, group, methods)',
+      'CONFIG_FILE: telegram.bots[0].outbound.retries is not a known option (buckets)',
+      'CONFIG_FILE: telegram.bots[1].outbound must be an object ({ buckets })',
+    ]);
+  });
+
+  it('should take an outbound-only bot without webhook settings, and refuse them on it', () => {
+    const only = { id: 'sender', tokenFile, mode: 'outbound' };
+    const s = telegramSettings(config({ bots: [only] }), {});
+    expect(s.bots[0]).toMatchObject({ id: 'sender', mode: 'outbound' });
+    expect(s.bots[0]!.pathSecret).toBeUndefined();
+    expect(s.bots[0]!.secretTokens).toBeUndefined();
+    // A webhook bot still needs them.
+    expect(problems({ bots: [{ ...only, mode: 'builtin' }] })).toEqual([
+      expect.stringMatching(/bots\[0\]\.secretTokens must be/),
+      expect.stringMatching(/bots\[0\]\.pathSecret must be/),
+    ]);
+    expect(
+      problems({ bots: [{ ...only, pathSecret: 'abcdefghijklmnop', secretTokens: ['s'] }] }),
+    ).toEqual([
+      'CONFIG_FILE: telegram.bots[0].secretTokens: an outbound-only bot (mode outbound) takes no webhook settings',
+      'CONFIG_FILE: telegram.bots[0].pathSecret: an outbound-only bot (mode outbound) takes no webhook settings',
     ]);
   });
 });

@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config/config.error.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { readSecretEnv } from '../config/secret-env.js';
-import { outboundSettings } from './outbound/outbound.settings.js';
 import { randomBytes } from 'node:crypto';
+import { botOutboundBuckets } from './bot-outbound.settings.js';
+import { type OutboundSettings, outboundSettings } from './outbound/outbound.settings.js';
 import {
   BOT_INGRESS,
   BOT_MODES,
@@ -44,7 +45,10 @@ const BOT_KEYS = [
   'maxConnections',
   'scope',
   'apps',
+  'outbound',
 ];
+/** Webhook settings: required of a bot that takes updates, refused on an outbound-only bot. */
+const WEBHOOK_KEYS = ['secretTokens', 'pathSecret', 'backendUrl', 'maxConnections', 'ingress'];
 
 /** Fingerprint of a bot token: enough to tell two apart, never enough to use one. */
 export function tokenFingerprint(token: string): string {
@@ -69,6 +73,8 @@ export function telegramSettings(
   };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw new ConfigError(['CONFIG_FILE: telegram must be an object']);
+  // First: a bot's own buckets are laid over the global ones.
+  out.outbound = outboundSettings(raw.outbound, p, env);
   for (const [k, v] of Object.entries(raw)) {
     if (k === 'apiRoot') {
       if (typeof v === 'string' && /^https?:\/\/[^\s]+$/.test(v))
@@ -95,14 +101,12 @@ export function telegramSettings(
       if (!Array.isArray(v)) p.push('CONFIG_FILE: telegram.bots must be a list');
       else
         v.forEach((b, i) => {
-          const bot = parseBot(b, `CONFIG_FILE: telegram.bots[${i}]`, p, env);
+          const bot = parseBot(b, `CONFIG_FILE: telegram.bots[${i}]`, p, env, out.outbound);
           if (bot && out.bots.some((o) => o.id === bot.id))
             p.push(`CONFIG_FILE: telegram.bots[${i}].id "${bot.id}" is used twice`);
           else if (bot) out.bots.push(bot);
         });
-    } else if (k === 'outbound') {
-      out.outbound = outboundSettings(v, p);
-    } else
+    } else if (k !== 'outbound')
       p.push(
         `CONFIG_FILE: telegram.${k} is not a known option (apiRoot, webhookInfoPollMs, forwardTimeoutMs, pollTimeoutS, pollLeaseMs, bots, outbound)`,
       );
@@ -116,6 +120,7 @@ function parseBot(
   at: string,
   p: string[],
   env: Record<string, string | undefined>,
+  outbound: OutboundSettings,
 ): BotConfig | undefined {
   if (typeof b !== 'object' || b === null || Array.isArray(b)) {
     p.push(`${at} must be an object`);
@@ -136,22 +141,28 @@ function parseBot(
   const polling = ingress === 'polling';
   const secrets = polling && o.secretTokens === undefined ? [randomSecret()] : o.secretTokens;
   const pathSecret = polling && o.pathSecret === undefined ? randomSecret() : o.pathSecret;
-  if (
-    !Array.isArray(secrets) ||
-    secrets.length < 1 ||
-    secrets.length > 2 ||
-    !secrets.every((s) => typeof s === 'string' && SECRET.test(s))
-  )
-    p.push(`${at}.secretTokens must be [current, previous?], each 1–256 of A-Z a-z 0-9 _ -`);
-  if (typeof pathSecret !== 'string' || !PATH_SECRET.test(pathSecret))
-    p.push(`${at}.pathSecret must be 16–128 of A-Z a-z 0-9 _ -`);
   if (!BOT_MODES.includes(o.mode as BotMode))
     p.push(`${at}.mode must be one of ${BOT_MODES.join(', ')}`);
+  const webhook = o.mode !== 'outbound';
+  if (!webhook)
+    for (const k of WEBHOOK_KEYS.filter((w) => o[w] !== undefined))
+      p.push(`${at}.${k}: an outbound-only bot (mode outbound) takes no webhook settings`);
+  if (
+    webhook &&
+    (!Array.isArray(secrets) ||
+      secrets.length < 1 ||
+      secrets.length > 2 ||
+      !secrets.every((s) => typeof s === 'string' && SECRET.test(s)))
+  )
+    p.push(`${at}.secretTokens must be [current, previous?], each 1–256 of A-Z a-z 0-9 _ -`);
+  if (webhook && (typeof pathSecret !== 'string' || !PATH_SECRET.test(pathSecret)))
+    p.push(`${at}.pathSecret must be 16–128 of A-Z a-z 0-9 _ -`);
   if (
     o.mode === 'forward' &&
     (typeof o.backendUrl !== 'string' || !/^https?:\/\/\S+$/.test(o.backendUrl))
   )
     p.push(`${at}.backendUrl must be an http(s) URL in forward mode`);
+  const buckets = botOutboundBuckets(o.outbound, outbound.buckets, at, p);
   const costs = { ...DEFAULT_COMMAND_COSTS };
   if (o.commandCosts !== undefined) {
     if (typeof o.commandCosts !== 'object' || o.commandCosts === null)
@@ -194,8 +205,9 @@ function parseBot(
     username: o.username as string | undefined,
     token,
     fingerprint: tokenFingerprint(token),
-    secretTokens: secrets as [string, string?],
-    pathSecret: pathSecret as string,
+    ...(webhook
+      ? { secretTokens: secrets as [string, string?], pathSecret: pathSecret as string }
+      : {}),
     mode: o.mode as BotMode,
     ingress,
     backendUrl: o.backendUrl as string | undefined,
@@ -205,6 +217,7 @@ function parseBot(
     maxConnections: maxConnections as number,
     scope: (o.scope as string | undefined) ?? 'default',
     ...(apps !== undefined ? { apps: apps as string[] } : {}),
+    ...(buckets ? { buckets } : {}),
     tokenSource:
       typeof o.tokenFile === 'string' ? { file: o.tokenFile } : { env: o.tokenEnv as string },
   };

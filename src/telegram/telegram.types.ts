@@ -1,7 +1,10 @@
-import type { OutboundSettings } from './outbound/outbound.settings.js';
+import type { OutboundBuckets, OutboundSettings } from './outbound/outbound.settings.js';
 
-/** What Rampart does with an allowed update. */
-export const BOT_MODES = ['forward', 'builtin'] as const;
+/**
+ * What Rampart does with an allowed update: forward it, answer it (builtin),
+ * or nothing: an `outbound` bot only sends and has no webhook.
+ */
+export const BOT_MODES = ['forward', 'builtin', 'outbound'] as const;
 export type BotMode = (typeof BOT_MODES)[number];
 
 /** How a bot's updates arrive: Telegram POSTs them (webhook), or Rampart fetches them (`getUpdates`). */
@@ -18,10 +21,10 @@ export interface BotConfig {
   token: string;
   /** First 12 hex of SHA-256 of the token: tells tokens apart in logs without revealing them. */
   fingerprint: string;
-  /** `[current, previous?]` secret_token values (1–256 of A-Z a-z 0-9 _ -). */
-  secretTokens: [string, string?];
-  /** Unguessable last path segment of the webhook URL (16–128 of A-Z a-z 0-9 _ -). */
-  pathSecret: string;
+  /** `[current, previous?]` secret_token values (1–256 of A-Z a-z 0-9 _ -); none on an outbound bot. */
+  secretTokens?: [string, string?];
+  /** Unguessable last path segment of the webhook URL (16–128 of A-Z a-z 0-9 _ -); none on an outbound bot. */
+  pathSecret?: string;
   mode: BotMode;
   /**
    * `webhook` (default) or `polling`: one instance at a time fetches the bot's updates with
@@ -49,6 +52,8 @@ export interface BotConfig {
    * (a single-tenant setup); a bot shared by tenants should name them (docs/telegram-outbound.md#tenants).
    */
   apps?: string[];
+  /** Outbound: this bot's own buckets (`outbound.buckets`, over the global ones); undefined: the global ones. */
+  buckets?: OutboundBuckets;
   /** Where the token was read from: a rotation reads it again (a file can change, the environment cannot). */
   tokenSource: { file: string } | { env: string };
 }

@@ -51,7 +51,7 @@ export class WebhookInfoService implements OnApplicationBootstrap, OnApplication
   /** One round of getWebhookInfo calls (exposed for tests and the first probe). */
   async poll(): Promise<void> {
     await Promise.all(
-      this.bots.all().map(async (bot) => {
+      this.hooked().map(async (bot) => {
         const polledAt = Date.now();
         try {
           const info = await this.clients.api(bot).getWebhookInfo();
@@ -69,12 +69,22 @@ export class WebhookInfoService implements OnApplicationBootstrap, OnApplication
     );
   }
 
+  /** The bots with a webhook (an outbound-only bot has none to ask about). */
+  private hooked() {
+    return this.bots.all().filter((b) => b.pathSecret !== undefined);
+  }
+
   /** The health details; throws (→ degraded) when a bot's webhook reports an error. */
   report(): Record<string, unknown> {
     const bots = Object.fromEntries(
       this.bots
         .all()
-        .map((b) => [b.id, { mode: b.mode, token: b.fingerprint, ...this.facts.get(b.id) }]),
+        .map((b) => [
+          b.id,
+          b.pathSecret === undefined
+            ? { mode: b.mode, token: b.fingerprint, webhook: 'none' }
+            : { mode: b.mode, token: b.fingerprint, ...this.facts.get(b.id) },
+        ]),
     );
     const troubled = Object.entries(bots).flatMap(([id, f]) => {
       const facts = f as WebhookFacts;

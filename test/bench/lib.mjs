@@ -1,6 +1,7 @@
 // Shared helpers for the benchmarks: start the built app (dist/) as a child
 // process, run autocannon against it, start private redis-servers, print tables.
 import { spawn, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -119,6 +120,17 @@ export function cpuMicros(pid) {
 }
 
 /** Starts a private redis-server on a free port (never the machine's shared one). */
+/** sha1 → name of every script in lua/ as the app loads it (what EVALSHA names in MONITOR); needs dist/. */
+export async function luaScriptNames() {
+  const { loadLuaScripts } = await import('../../dist/src/redis/lua-scripts.js');
+  return Object.fromEntries(
+    loadLuaScripts(join(ROOT, 'lua')).map((s) => [
+      createHash('sha1').update(s.source).digest('hex'),
+      s.name,
+    ]),
+  );
+}
+
 export async function startRedis() {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'rampart-bench-redis-'));
@@ -159,9 +171,10 @@ export async function startRedis() {
     /**
      * Round trips: the commands clients sent while `during` ran, counted with
      * MONITOR (commands a script runs show as `[0 lua]` and are not round
-     * trips; INFO commandstats counts them too). Returns { total, byCommand }.
+     * trips; INFO commandstats counts them too). Returns { total, byCommand }; script calls are also counted
+     * as `evalsha <name>` by `scriptNames` (sha → name, luaScriptNames()).
      */
-    async roundTrips(during) {
+    async roundTrips(during, scriptNames = {}) {
       const mon = spawn('redis-cli', ['-p', String(port), 'monitor'], {
         stdio: ['ignore', 'pipe', 'ignore'],
       });
@@ -176,6 +189,12 @@ export async function startRedis() {
           if (!m || m[1] === 'lua' || /^(monitor|info)$/i.test(m[2])) continue;
           const c = m[2].toLowerCase();
           byCommand[c] = (byCommand[c] ?? 0) + 1;
+          // A script call is named by its sha (scriptNames: sha → lua/<name>.lua, see luaScriptNames).
+          const sha = c === 'evalsha' ? /"evalsha" "([0-9a-f]+)"/i.exec(line)?.[1] : undefined;
+          if (sha) {
+            const k = `evalsha ${scriptNames[sha] ?? sha.slice(0, 8)}`;
+            byCommand[k] = (byCommand[k] ?? 0) + 1;
+          }
           total += 1;
         }
       });

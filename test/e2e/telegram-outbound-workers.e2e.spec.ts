@@ -63,33 +63,40 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
     expect(ok.length).toBe(24 + 3);
   });
 
-  it('should reclaim the lane of a worker process killed while sending, losing no job', async () => {
-    const s = outboundSetup(BOTS, api.url, { workers: false });
-    const env = { ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgk') };
-    const app = await startApp(env);
-    apps.push(app);
-    await ready(new Notify(app.url, s.app));
-    child = await startWorkerProcess(env);
-    api.rule({ chat: '901', hang: true, times: 1 });
-    const chats = [901, 902, 903];
-    const jobs = chats.flatMap((c) => Array.from({ length: 4 }, () => notice(c, 'ops')));
-    const notify = new Notify(app.url, s.app);
-    await notify.post(jobs);
-    await api.waitFor((c) => c.body.chat_id === '901');
-    await notify.settled(
-      jobs.filter((j) => j.chat_id !== 901).map((j) => j.job_id),
-      ['sent'],
-    );
-    child.kill('SIGKILL');
-    await new Promise((r) => child!.once('exit', r));
-    child = undefined;
-    app.app.get(OutboundWorkers, { strict: false }).start();
-    const views = await notify.settled(jobs.map((j) => j.job_id));
-    // The job in flight when its worker died may have been delivered: dead, by the ambiguous policy.
-    expect(views[0]).toMatchObject({ state: 'dead', reason: 'ambiguous_timeout' });
-    expect(views.slice(1).every((v) => v.state === 'sent')).toBe(true);
-    expect(order(api, 901)).toEqual(jobs.filter((j) => j.chat_id === 901).map((j) => j.job_id));
-  });
+  // A worker process boots (Nest, a Redis connection) in 10-30 s on a loaded 2-core machine: a longer guard.
+  it(
+    'should reclaim the lane of a worker process killed while sending, losing no job',
+    {
+      timeout: 150_000,
+    },
+    async () => {
+      const s = outboundSetup(BOTS, api.url, { workers: false });
+      const env = { ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgk') };
+      const app = await startApp(env);
+      apps.push(app);
+      await ready(new Notify(app.url, s.app));
+      child = await startWorkerProcess(env);
+      api.rule({ chat: '901', hang: true, times: 1 });
+      const chats = [901, 902, 903];
+      const jobs = chats.flatMap((c) => Array.from({ length: 4 }, () => notice(c, 'ops')));
+      const notify = new Notify(app.url, s.app);
+      await notify.post(jobs);
+      await api.waitFor((c) => c.body.chat_id === '901');
+      await notify.settled(
+        jobs.filter((j) => j.chat_id !== 901).map((j) => j.job_id),
+        ['sent'],
+      );
+      child.kill('SIGKILL');
+      await new Promise((r) => child!.once('exit', r));
+      child = undefined;
+      app.app.get(OutboundWorkers, { strict: false }).start();
+      const views = await notify.settled(jobs.map((j) => j.job_id));
+      // The job in flight when its worker died may have been delivered: dead, by the ambiguous policy.
+      expect(views[0]).toMatchObject({ state: 'dead', reason: 'ambiguous_timeout' });
+      expect(views.slice(1).every((v) => v.state === 'sent')).toBe(true);
+      expect(order(api, 901)).toEqual(jobs.filter((j) => j.chat_id === 901).map((j) => j.job_id));
+    },
+  );
 
   it('should rotate a token under load: no job lost, the old token unused once rotated', async () => {
     addSecret(T2, 'the rotated test bot token');

@@ -145,6 +145,35 @@ export function runQueueTable(make: () => Promise<OutboundQueueStore>): void {
     expect((await q.claim(T0, 1_000, 5)).leases.map((l) => l.job.id)).toEqual([lo.id]);
     expect((await q.claim(T0 + 400, 1_000, 5)).leases.map((l) => l.job.id)).toEqual([later.id]);
   });
+
+  it('should cancel a queued job, never the head of a held lane, and hand the lane on', async () => {
+    const q = await make();
+    const [c, d] = [chat(), chat()];
+    const [c1, c2, c3, d1] = [job(c), job(c), job(c), job(d, { collapseKey: 'k' })];
+    await q.enqueue([c1, c2, c3, d1], T0);
+    const first = (await q.claim(T0, 1_000, 5)).leases;
+    const held = first.find((l) => l.job.id === c1.id);
+    const ld = first.find((l) => l.job.id === d1.id);
+    // c1 is being sent (its lane held, it at the head): it stays; c2 behind it is not sent and may go.
+    expect(await q.cancel(c1.id, T0)).toBe('sending');
+    expect(await q.cancel(c2.id, T0 + 1)).toBe('cancelled');
+    expect(await q.get(c2.id)).toMatchObject({ state: 'cancelled', finishedAt: T0 + 1 });
+    expect(await q.settle(held!, { kind: 'sent', bot: 'x' }, T0 + 2)).toBe(true);
+    expect((await q.claim(T0 + 2, 1_000, 5)).leases.map((l) => l.job.id)).toEqual([c3.id]);
+    // Finished jobs and unknown ids are not cancelled.
+    expect(await q.cancel(c1.id, T0 + 3)).toBe('finished');
+    expect(await q.cancel(c2.id, T0 + 3)).toBe('finished');
+    expect(await q.cancel('nope', T0 + 3)).toBe('unknown');
+    // d1 waits (its lane released): the head, not held, is cancelled and its lane is gone.
+    await q.settle(ld!, { kind: 'wait', until: T0 + 500, state: 'waiting' }, T0 + 3);
+    expect(await q.cancel(d1.id, T0 + 4)).toBe('cancelled');
+    expect(await q.depth()).toBe(1); // c3, held
+    expect((await q.claim(T0 + 600, 1_000, 5)).leases).toEqual([]);
+    // Its collapse key is free: a new job with it is queued, not a replacement.
+    const d2 = job(d, { collapseKey: 'k' });
+    expect(await q.enqueue([d2], T0 + 5)).toEqual(['queued']);
+    expect((await q.claim(T0 + 600, 1_000, 5)).leases.map((l) => l.job.id)).toEqual([d2.id]);
+  });
 }
 
 const B = { perSecond: 1, burst: 1 };
@@ -170,6 +199,26 @@ export function runGateTable(make: () => Promise<SendGateStore>): void {
     expect((again as { ms: number }).ms).toBeGreaterThan(900);
     expect(await g.charge(req(bot, '2', tight))).toMatchObject({ kind: 'ok' });
     expect(await g.charge(req(bot, '3', tight))).toMatchObject({ kind: 'wait', why: 'bucket' });
+  });
+
+  it('should hand out reserved slots one interval apart, slower after a 429 (AIMD)', async () => {
+    const g = await make();
+    const bot = `b${++seq}`;
+    const paced = { bot: { perSecond: 10, burst: 1 } };
+    const aimd = { backoff: 0.5, recoverPerSecond: 0.001 };
+    const slots = async () => {
+      const w: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const c = await g.charge({ ...req(bot, `${++seq}`, paced), maxWaitMs: 5_000, aimd });
+        w.push(c.kind === 'ok' ? c.waitMs : NaN);
+      }
+      return [w[1]! - w[0]!, w[2]! - w[1]!];
+    };
+    // A new bot warms up at 10/s × 0.5 (and regains almost nothing here).
+    for (const d of await slots()) expect(Math.abs(d - 200)).toBeLessThanOrEqual(30);
+    await g.cooldown(bot, undefined, 1, { cap: 10, ...aimd });
+    await sleep(700); // the cooldown and the slots reserved before it are over
+    for (const d of await slots()) expect(Math.abs(d - 400)).toBeLessThanOrEqual(30);
   });
 
   it('should hold a bot cooldown for every chat, never shortened by a later shorter one', async () => {

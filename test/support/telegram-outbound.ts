@@ -16,6 +16,10 @@ export interface OutBot {
   token: string;
   /** The apps that may send through it (telegram.bots[].apps); undefined: every app. */
   apps?: string[];
+  /** `outbound`: an outbound-only bot (no webhook settings); default builtin. */
+  mode?: 'builtin' | 'outbound';
+  /** The bot's own `outbound` block (telegram.bots[].outbound: its buckets). */
+  outbound?: Record<string, unknown>;
 }
 
 export const token = (n: number, tag = 'A'): string =>
@@ -35,6 +39,12 @@ export const FAST = {
   buckets: { private: { rate: '50/s', burst: 1 }, group: { rate: '50/s', burst: 1 } },
 };
 
+/**
+ * For a test whose sends must all be delivered on a loaded machine: a Bot API call that takes longer than
+ * FAST's 1 s times out, and a timeout is ambiguous (dead `ambiguous_timeout` by the default policy).
+ */
+export const SLOW_MACHINE = { requestTimeoutMs: 10_000, leaseMs: 15_000 };
+
 export interface OutboundSetup {
   env: Record<string, string>;
   tokenFiles: Record<string, string>;
@@ -48,6 +58,7 @@ export function outboundSetup(
   bots: OutBot[],
   apiRoot: string,
   outbound: Record<string, unknown> = {},
+  telegram: Record<string, unknown> = {},
 ): OutboundSetup {
   const dir = mkdtempSync(join(tmpdir(), 'rampart-tgo-'));
   const tokenFiles: Record<string, string> = {};
@@ -60,15 +71,21 @@ export function outboundSetup(
     telegram: {
       apiRoot,
       webhookInfoPollMs: 0,
+      ...telegram,
       outbound: { ...FAST, ...outbound },
       bots: bots.map((b) => ({
         id: b.id,
         scope: b.scope,
         tokenFile: tokenFiles[b.id],
-        secretTokens: ['outbound_secret_1'],
-        pathSecret: 'outbound-path-secret-0123',
-        mode: 'builtin',
+        ...(b.mode === 'outbound'
+          ? { mode: 'outbound' }
+          : {
+              secretTokens: ['outbound_secret_1'],
+              pathSecret: 'outbound-path-secret-0123',
+              mode: 'builtin',
+            }),
         ...(b.apps ? { apps: b.apps } : {}),
+        ...(b.outbound ? { outbound: b.outbound } : {}),
       })),
     },
   };
@@ -98,6 +115,13 @@ export class Notify {
     if (signed)
       Object.assign(headers, signRequest({ ...this.app, method: 'POST', url, body: text }));
     return fetch(url, { method: 'POST', headers, body: text });
+  }
+
+  async cancel(id: string): Promise<{ status: number; body: Record<string, unknown> }> {
+    const url = `${this.base}/v1/notifications/${encodeURIComponent(id)}`;
+    const headers = signRequest({ ...this.app, method: 'DELETE', url });
+    const res = await fetch(url, { method: 'DELETE', headers });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
 
   async get(id: string): Promise<{ status: number; body: Record<string, unknown> }> {

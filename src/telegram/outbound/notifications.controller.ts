@@ -1,8 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
+  ApiConflictResponse,
   ApiNotFoundResponse,
+  ApiOkResponse,
   ApiOperation,
   ApiServiceUnavailableResponse,
   ApiTags,
@@ -65,5 +67,29 @@ export class NotificationsController {
         detail: 'never queued here, or finished longer ago than the retention',
       });
     return view;
+  }
+
+  @Delete(':jobId')
+  @HttpCode(200)
+  @Protect('notifications')
+  @ApiOperation({
+    summary: 'Cancels a queued job (not one being sent): {job_id, status: cancelled}',
+  })
+  @ApiOkResponse({ description: '{job_id, status: cancelled}' })
+  @ApiConflictResponse({
+    ...PROBLEM,
+    description: 'job_not_cancellable: being sent, or already sent, dead, collapsed or cancelled',
+  })
+  @ApiNotFoundResponse({ ...PROBLEM, description: "unknown_job (also another app's job)" })
+  async cancel(
+    @Param('jobId') id: string,
+    @Req() req: AnyRequest,
+  ): Promise<{ job_id: string; status: string }> {
+    const out = await this.outbound.cancel(id.slice(0, 200), requestState(req).appId);
+    if (!out)
+      throw new ProblemException(404, 'unknown_job', 'No such job', {
+        detail: 'never queued here, or finished longer ago than the retention',
+      });
+    return out;
   }
 }

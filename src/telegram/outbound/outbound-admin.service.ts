@@ -2,13 +2,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { reloadToken, tokenFingerprint } from '../telegram.settings.js';
 import { TelegramBots } from '../telegram-bots.js';
+import type { BotHealthView } from './worker/bot-health.js';
 import { SEND_GATE_STORE, type SendGateStore } from './gate/send-gate.store.js';
 import { type JobView, jobView } from './outbound.service.js';
 import type { BotState, BotStatus } from './outbound.types.js';
 import { OutboundWorkers } from './outbound-workers.service.js';
 import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
 
-export interface BotView extends Omit<BotStatus, 'until'> {
+export interface BotView extends Omit<BotStatus, 'until'>, BotHealthView {
   id: string;
   scope: string;
   /** Fingerprint of the token this instance holds (never the token). */
@@ -64,6 +65,7 @@ export class OutboundAdmin {
       token: b.fingerprint,
       until: s.until === undefined ? undefined : new Date(s.until).toISOString(),
       inflight: await this.gate.inflight(id),
+      ...this.workers.health.view(id),
     };
   }
 

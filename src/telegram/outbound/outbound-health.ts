@@ -3,6 +3,7 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import { HealthRegistry } from '../../health/health-registry.service.js';
 import { TelegramBots } from '../telegram-bots.js';
 import { SEND_GATE_STORE, type SendGateStore } from './gate/send-gate.store.js';
+import { OutboundWorkers } from './outbound-workers.service.js';
 
 /**
  * `/health/ready` check `telegram-outbound` (optional: degraded, never down):
@@ -16,6 +17,7 @@ export class OutboundHealth implements OnApplicationBootstrap {
     @Inject(SEND_GATE_STORE) private readonly gate: SendGateStore,
     private readonly health: HealthRegistry,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly workers: OutboundWorkers,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -30,7 +32,10 @@ export class OutboundHealth implements OnApplicationBootstrap {
     const bots: Record<string, unknown> = {};
     for (const b of this.bots.all()) {
       const s = await this.gate.status(b.id);
-      bots[b.id] = { state: s.state, until: s.until && new Date(s.until).toISOString() };
+      const h = this.workers.health.view(b.id);
+      bots[b.id] = { state: s.state, until: s.until && new Date(s.until).toISOString(), ...h };
+      if (h.health !== 'up')
+        troubled.push(`${b.id}: out of rotation (${h.consecutive_failures} failures in a row)`);
       if (s.state === 'revoked') troubled.push(`${b.id}: revoked (token refused)`);
       else if (s.state === 'cooldown' && (s.until ?? 0) - now >= long)
         troubled.push(`${b.id}: cooldown for ${Math.ceil(((s.until ?? 0) - now) / 1000)} s`);

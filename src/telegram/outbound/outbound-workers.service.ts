@@ -4,6 +4,7 @@ import { TelegramBots } from '../telegram-bots.js';
 import { SEND_GATE_STORE, type SendGateStore } from './gate/send-gate.store.js';
 import { OutboundMetrics } from './outbound.metrics.js';
 import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
+import { BotHealth } from './worker/bot-health.js';
 import { BotPacing } from './worker/bot-pacing.js';
 import { BotRouting } from './worker/bot-routing.js';
 import { BotTokens } from './worker/bot-tokens.js';
@@ -17,6 +18,8 @@ import { SendAttempt } from './worker/send-attempt.js';
 @Injectable()
 export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly routing: BotRouting;
+  /** This process's view of each bot's health (failure streaks, probes). */
+  readonly health: BotHealth;
   private readonly worker: OutboundWorker;
   private depthTimer?: NodeJS.Timeout;
 
@@ -28,8 +31,15 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
     @Inject(CLOCK) clock: Clock,
   ) {
     const settings = bots.settings.outbound;
-    this.routing = new BotRouting(bots.all(), gate, clock, settings.registryRefreshMs);
     const tokens = new BotTokens(bots.settings.apiRoot, settings.requestTimeoutMs);
+    this.health = new BotHealth(clock, settings.unhealthyAfter, settings.probeMs);
+    this.routing = new BotRouting(bots.all(), gate, clock, settings.registryRefreshMs, {
+      streaks: this.health,
+      probe: async (b) => {
+        await tokens.api(b, (await gate.status(b.id)).gen).getMe();
+        return true;
+      },
+    });
     // Waiting lanes of a full bot come back spread over about one round of this worker's slots.
     const spreadMs = Math.min(
       1_000,
@@ -42,6 +52,7 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
       routing: this.routing,
       pacing,
       tokens,
+      health: this.health,
       settings,
       metrics,
       clock,

@@ -6,6 +6,8 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import { RateLimitModule } from '../../locks/rate-limit/rate-limit.module.js';
 import { RedisService } from '../../redis/redis.service.js';
 import { OutboundRedis } from './outbound-redis.js';
+import { CallbackDispatcher } from './callbacks/callback-dispatcher.js';
+import { NotifyingQueue } from './callbacks/notifying-queue.js';
 import { TelegramBots } from '../telegram-bots.js';
 import { TelegramBotsModule } from '../telegram-bots.module.js';
 import { MemorySendGateStore } from './gate/memory-send-gate.store.js';
@@ -42,12 +44,22 @@ function idCipher(c: RampartConfig): IdCipher {
     OutboundRedis,
     {
       provide: OUTBOUND_QUEUE_STORE,
-      inject: [RedisService, OutboundRedis, TelegramBots, RAMPART_CONFIG],
-      useFactory: (r: RedisService, o: OutboundRedis, b: TelegramBots, c: RampartConfig) => {
+      inject: [RedisService, OutboundRedis, TelegramBots, RAMPART_CONFIG, CLOCK],
+      useFactory: (
+        r: RedisService,
+        o: OutboundRedis,
+        b: TelegramBots,
+        cfg: RampartConfig,
+        c: Clock,
+      ) => {
         const s = b.settings.outbound;
-        return o.enabled
-          ? new RedisOutboundQueueStore(o, base(r), s.partitions, s.retentionMs, idCipher(c))
+        const q = o.enabled
+          ? new RedisOutboundQueueStore(o, base(r), s.partitions, s.retentionMs, idCipher(cfg))
           : new MemoryOutboundQueueStore(s.retentionMs, s.memoryMaxJobs);
+        // Completion events, when an app has a callback (docs/telegram-outbound.md#completion-events).
+        return Object.keys(s.callbacks.apps).length > 0
+          ? new NotifyingQueue(q, new CallbackDispatcher(s.callbacks, c))
+          : q;
       },
     },
     {

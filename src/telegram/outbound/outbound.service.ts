@@ -127,6 +127,33 @@ export class OutboundService {
     }
   }
 
+  /**
+   * Cancels a job of `app` that has not left: `cancelled`; a ProblemException 409 when it is being
+   * sent or already finished; undefined when the app has no such job (another app's is unknown here).
+   */
+  async cancel(
+    id: string,
+    app: string | undefined,
+  ): Promise<{ job_id: string; status: string } | undefined> {
+    let out;
+    try {
+      out = await this.queue.cancel(ownId(app, id), this.clock.now());
+    } catch (e) {
+      if (e instanceof RedisUnavailableError) throw unavailable();
+      throw e;
+    }
+    if (out === 'unknown') return undefined;
+    if (out === 'cancelled') return { job_id: id, status: 'cancelled' };
+    const view = await this.status(id, app);
+    throw new ProblemException(409, 'job_not_cancellable', 'The job cannot be cancelled', {
+      detail:
+        out === 'sending'
+          ? 'it is being sent (it may already have reached Telegram)'
+          : `it is already ${view?.state ?? 'finished'}`,
+      state: view?.state,
+    });
+  }
+
   /** The scopes `app` may send through: those whose every bot lets it (a bot without `apps` lets every app). */
   private scopesOf(app: string | undefined): Set<string> {
     const denied = new Set<string>();

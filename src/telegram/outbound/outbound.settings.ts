@@ -1,4 +1,9 @@
 import { parseDuration, parseRate } from '../../locks/rate-limit/core/rate-parse.js';
+import {
+  CALLBACK_DEFAULTS,
+  type CallbackSettings,
+  callbackSettings,
+} from './callbacks/callback.settings.js';
 
 /** A send bucket: `rate` tokens per second (`"30/s"`, `"20/min"`), burst `burst` tokens. */
 export interface SendBucket {
@@ -8,19 +13,23 @@ export interface SendBucket {
   burst: number;
 }
 
+/** A bot's send buckets: its own, per chat kind, per method. */
+export interface OutboundBuckets {
+  bot: SendBucket;
+  private: SendBucket;
+  group: SendBucket;
+  /** Per bot × method; methods not named share none. */
+  methods: Record<string, SendBucket>;
+}
+
 /** CONFIG_FILE `telegram.outbound`: the sender's limits, retries and queue. */
 export interface OutboundSettings {
   /** Run workers inside the service (false: only `npm run worker` sends). */
   workers: boolean;
   /** Concurrent sends per worker process. */
   concurrency: number;
-  buckets: {
-    bot: SendBucket;
-    private: SendBucket;
-    group: SendBucket;
-    /** Per bot × method; methods not named share none. */
-    methods: Record<string, SendBucket>;
-  };
+  /** Every bot's buckets, unless the bot has its own (`telegram.bots[].outbound.buckets`). */
+  buckets: OutboundBuckets;
   /** Tokens a method takes from the bot and method buckets (media weigh more); default 1. */
   methodWeights: Record<string, number>;
   /** Failed attempts (5xx, network) before `max_attempts`. */
@@ -58,14 +67,39 @@ export interface OutboundSettings {
    * unreachable chats; default 100000 each); lapsed entries go first, then the oldest.
    */
   memoryChatEntries: number;
+  /**
+   * How far ahead (ms) a worker may reserve a send's slot in the shared buckets and wait for it: the
+   * sends of every worker leave one bot interval apart instead of in bursts. 0: send now or requeue.
+   */
+  reserveAheadMs: number;
+  /** A lane whose bot has no slot within `reserveAheadMs` waits in the worker up to this long (ms) before it is requeued. */
+  holdMs: number;
+  /**
+   * The last check before a send leaves: at most `departMax` sends of a bot leave in any `departWindowMs`
+   * (Telegram's 30 per second, with a margin for the arrival jitter of a loaded machine).
+   */
+  departWindowMs: number;
+  departMax: number;
+  /** After a 429 the bot's rate is multiplied by `aimdBackoff` (0–1)… */
+  aimdBackoff: number;
+  /** …and grows back by this many msg/s per second once the cooldown is over, up to `buckets.bot`. */
+  aimdRecoverPerSecond: number;
+  /** Consecutive 5xx/network failures that take a bot out of rotation (probed back with getMe). */
+  unhealthyAfter: number;
+  /** Milliseconds between getMe probes of a bot out of rotation (doubling to 16 ×). */
+  probeMs: number;
+  /** Completion events: per app, a signed POST when a job is sent or dead. */
+  callbacks: CallbackSettings;
 }
 
 export const OUTBOUND_DEFAULTS: OutboundSettings = {
   workers: true,
-  concurrency: 32,
+  concurrency: 64,
   buckets: {
-    bot: { perSecond: 30, burst: 3 },
-    private: { perSecond: 1, burst: 1 },
+    // Below Telegram's 30 per sliding second: 30 sends spaced 1000/28.8 ms apart span 1,042 ms,
+    // 42 ms of margin for arrival jitter (T > (W + J) / N).
+    bot: { perSecond: 28.8, burst: 1 },
+    private: { perSecond: 0.9, burst: 1 },
     group: { perSecond: 20 / 60, burst: 1 },
     methods: {},
   },
@@ -85,6 +119,15 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = {
   registryRefreshMs: 1_000,
   memoryMaxJobs: 100_000,
   memoryChatEntries: 100_000,
+  reserveAheadMs: 250,
+  holdMs: 300,
+  departWindowMs: 1_100,
+  departMax: 30,
+  aimdBackoff: 0.7,
+  aimdRecoverPerSecond: 3,
+  unhealthyAfter: 5,
+  probeMs: 10_000,
+  callbacks: CALLBACK_DEFAULTS,
 };
 
 const MS_KEYS = [
@@ -98,6 +141,10 @@ const MS_KEYS = [
   'defaultDeadlineMs',
   'retentionMs',
   'registryRefreshMs',
+  'reserveAheadMs',
+  'holdMs',
+  'departWindowMs',
+  'probeMs',
 ] as const;
 
 function bucket(v: unknown, at: string, p: string[]): SendBucket | undefined {
@@ -111,8 +158,41 @@ function bucket(v: unknown, at: string, p: string[]): SendBucket | undefined {
   return { perSecond, burst: burst as number };
 }
 
+/**
+ * Parses a `buckets` map (`bot`, `private`, `group`, `methods`) over `base`:
+ * a bucket not named keeps the base's, a method bucket is added to the base's.
+ */
+export function parseBuckets(
+  v: unknown,
+  base: OutboundBuckets,
+  at: string,
+  p: string[],
+): OutboundBuckets {
+  const out = structuredClone(base);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    p.push(`${at} must be a map of bot, private, group, methods`);
+    return out;
+  }
+  for (const [b, bv] of Object.entries(v as Record<string, unknown>)) {
+    if (b === 'bot' || b === 'private' || b === 'group') {
+      const s = bucket(bv, `${at}.${b}`, p);
+      if (s) out[b] = s;
+    } else if (b === 'methods' && typeof bv === 'object' && bv !== null) {
+      for (const [m, mv] of Object.entries(bv)) {
+        const s = bucket(mv, `${at}.methods.${m}`, p);
+        if (s) out.methods[m] = s;
+      }
+    } else p.push(`${at}.${b} is not a known bucket (bot, private, group, methods)`);
+  }
+  return out;
+}
+
 /** Parses `telegram.outbound`; pushes every problem to `p`. */
-export function outboundSettings(raw: unknown, p: string[]): OutboundSettings {
+export function outboundSettings(
+  raw: unknown,
+  p: string[],
+  env: Record<string, string | undefined> = {},
+): OutboundSettings {
   const at = 'CONFIG_FILE: telegram.outbound';
   const out = structuredClone(OUTBOUND_DEFAULTS);
   if (raw === undefined) return out;
@@ -123,34 +203,39 @@ export function outboundSettings(raw: unknown, p: string[]): OutboundSettings {
   for (const [k, v] of Object.entries(raw)) {
     if ((MS_KEYS as readonly string[]).includes(k)) {
       const ms = parseDuration(v);
-      if (ms === undefined || (k !== 'cooldownJitterMs' && ms < 1))
+      const zeroOk = k === 'cooldownJitterMs' || k === 'reserveAheadMs' || k === 'holdMs';
+      if (v === 0 && zeroOk) out[k as (typeof MS_KEYS)[number]] = 0;
+      else if (ms === undefined || (!zeroOk && ms < 1))
         p.push(`${at}.${k} must be milliseconds (or "<n><unit>")`);
       else out[k as (typeof MS_KEYS)[number]] = Math.round(ms);
     } else if (k === 'workers') {
       if (typeof v === 'boolean') out.workers = v;
       else p.push(`${at}.workers must be true or false`);
-    } else if (k === 'concurrency' || k === 'maxAttempts' || k === 'partitions') {
+    } else if (
+      k === 'concurrency' ||
+      k === 'maxAttempts' ||
+      k === 'partitions' ||
+      k === 'departMax' ||
+      k === 'unhealthyAfter'
+    ) {
       if (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1024) out[k] = v as number;
       else p.push(`${at}.${k} must be an integer 1–1024`);
     } else if (k === 'memoryMaxJobs' || k === 'memoryChatEntries') {
       if (Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 50_000_000)
         out[k] = v as number;
       else p.push(`${at}.${k} must be an integer 100–50000000`);
+    } else if (k === 'aimdBackoff' || k === 'aimdRecoverPerSecond') {
+      const ok = typeof v === 'number' && v > 0 && (k === 'aimdRecoverPerSecond' || v < 1);
+      if (ok) out[k] = v;
+      else
+        p.push(`${at}.${k} must be a number${k === 'aimdBackoff' ? ' between 0 and 1' : ' > 0'}`);
     } else if (k === 'ambiguous') {
       if (v === 'dead' || v === 'retry') out.ambiguous = v;
       else p.push(`${at}.ambiguous must be dead or retry`);
-    } else if (k === 'buckets' && typeof v === 'object' && v !== null) {
-      for (const [b, bv] of Object.entries(v as Record<string, unknown>)) {
-        if (b === 'bot' || b === 'private' || b === 'group') {
-          const s = bucket(bv, `${at}.buckets.${b}`, p);
-          if (s) out.buckets[b] = s;
-        } else if (b === 'methods' && typeof bv === 'object' && bv !== null) {
-          for (const [m, mv] of Object.entries(bv)) {
-            const s = bucket(mv, `${at}.buckets.methods.${m}`, p);
-            if (s) out.buckets.methods[m] = s;
-          }
-        } else p.push(`${at}.buckets.${b} is not a known bucket (bot, private, group, methods)`);
-      }
+    } else if (k === 'buckets') {
+      out.buckets = parseBuckets(v, out.buckets, `${at}.buckets`, p);
+    } else if (k === 'callbacks') {
+      out.callbacks = callbackSettings(v, `${at}.callbacks`, p, env);
     } else if (k === 'methodWeights' && typeof v === 'object' && v !== null) {
       for (const [m, w] of Object.entries(v as Record<string, unknown>)) {
         if (Number.isInteger(w) && (w as number) >= 1) out.methodWeights[m] = w as number;

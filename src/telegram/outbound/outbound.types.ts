@@ -1,5 +1,13 @@
 /** Where a notification job is. */
-export const JOB_STATES = ['queued', 'waiting', 'sending', 'sent', 'dead', 'collapsed'] as const;
+export const JOB_STATES = [
+  'queued',
+  'waiting',
+  'sending',
+  'sent',
+  'dead',
+  'collapsed',
+  'cancelled',
+] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
 /** Why a job was dead-lettered. */

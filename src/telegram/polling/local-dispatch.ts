@@ -22,6 +22,8 @@ export async function dispatchLocally(
   update: unknown,
   timeoutMs: number,
 ): Promise<{ status: number; body: string }> {
+  // A polling bot always has both (random per process when not configured); an outbound-only bot never polls.
+  if (!bot.secretTokens || !bot.pathSecret) throw new Error(`bot ${bot.id} has no webhook route`);
   const res = await fetch(`${base}/telegram/${bot.id}/${bot.pathSecret}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', [SECRET_TOKEN_HEADER]: bot.secretTokens[0] },

@@ -1,10 +1,12 @@
 import { BoundedMap } from '../../../common/bounded-map.js';
 import type { Clock } from '../../../common/clock.js';
 import type { BotStatus } from '../outbound.types.js';
-import { gcra, nextFitMs } from './gcra.js';
+import { type AimdSettings, type AimdState, aimdCut, aimdRate } from './aimd.js';
+import { charged, earliest, nextFitMs } from './gcra.js';
 import {
   ChargeRequest,
   ChargeResult,
+  Departure,
   SendGateStore,
   StatusPatch,
   effective,
@@ -33,6 +35,9 @@ export class MemorySendGateStore implements SendGateStore {
   private readonly chatCool: BoundedMap<string, number>;
   private readonly unreachable: BoundedMap<string, number>;
   private readonly flights = new Map<string, Map<string, number>>();
+  private readonly aimd = new Map<string, AimdState>();
+  /** Per bot, the departures of the last window (at most `max` each). */
+  private readonly departures = new Map<string, number[]>();
 
   constructor(
     private readonly clock: Clock,
@@ -59,24 +64,56 @@ export class MemorySendGateStore implements SendGateStore {
     const keys = [`${r.bot}|b`, `${r.bot}|m|${r.method}`, `${r.bot}|c|${r.chatId}`];
     const specs = [r.buckets.bot, r.buckets.method, r.buckets.chat];
     const costs = [r.weight, r.weight, 1];
-    const steps = specs.map((b, i) =>
-      b ? gcra(b, this.tats.get(keys[i]!), costs[i]!, now) : undefined,
+    // A bot with no bucket state (new; in Redis also idle past its TTL) warms up like after a 429.
+    const cap = r.buckets.bot.perSecond;
+    if (
+      r.aimd &&
+      !this.tats.has(keys[0]!) &&
+      aimdRate(cap, this.aimd.get(r.bot), now, r.aimd) >= cap
+    )
+      this.aimd.set(r.bot, { rate: r.buckets.bot.perSecond * r.aimd.backoff, from: now });
+    const a = this.aimd.get(r.bot);
+    const rates = specs.map((b, i) =>
+      b && i === 0 && r.aimd ? aimdRate(b.perSecond, a, now, r.aimd) : b?.perSecond,
     );
-    const waits = steps.map((x) => x?.waitMs ?? 0);
-    const wait = Math.max(0, ...waits);
-    if (wait > 0) {
-      const bucket = (['bot', 'method', 'chat'] as const)[waits.indexOf(wait)];
-      return Promise.resolve({ kind: 'wait', ms: wait, why: 'bucket', bucket });
+    const slots = specs.map((b, i) =>
+      b ? earliest(b, this.tats.get(keys[i]!), costs[i]!, now, rates[i]) : now,
+    );
+    const slot = Math.max(now, ...slots);
+    if (slot - now > (r.maxWaitMs ?? 0) + 1e-9) {
+      const i = slots.indexOf(slot);
+      const ms = Math.max(1, Math.ceil(slot - now - (r.maxWaitMs ?? 0)));
+      const bucket = (['bot', 'method', 'chat'] as const)[i];
+      return Promise.resolve({ kind: 'wait', ms, why: 'bucket', bucket });
     }
-    steps.forEach((x, i) => x?.tat !== undefined && this.tats.set(keys[i]!, x.tat, now));
+    specs.forEach((b, i) => {
+      if (b)
+        this.tats.set(
+          keys[i]!,
+          charged(b, this.tats.get(keys[i]!), costs[i]!, slot, rates[i]),
+          now,
+        );
+    });
     let f = this.flights.get(r.bot);
     if (!f) this.flights.set(r.bot, (f = new Map()));
     f.set(r.sendId, now + r.inflightMs);
     return Promise.resolve({
       kind: 'ok',
       gen: s.gen,
-      chatNextMs: nextFitMs(r.buckets.chat, steps[2]!.tat!, now),
+      chatNextMs: nextFitMs(r.buckets.chat, this.tats.get(keys[2]!)!, now),
+      waitMs: Math.ceil(slot - now),
     });
+  }
+
+  depart(bot: string, _sendId: string, windowMs: number, max: number): Promise<Departure> {
+    const now = this.clock.now();
+    const s = effective(this.raw(bot), now);
+    if (s.state === 'cooldown') return Promise.resolve({ kind: 'cool', until: s.until! });
+    const d = (this.departures.get(bot) ?? []).filter((t) => t > now - windowMs);
+    this.departures.set(bot, d);
+    if (d.length >= max) return Promise.resolve({ kind: 'full', ms: d[0]! + windowMs - now + 1 });
+    d.push(now);
+    return Promise.resolve({ kind: 'go' });
   }
 
   release(bot: string, sendId: string): Promise<void> {
@@ -84,7 +121,12 @@ export class MemorySendGateStore implements SendGateStore {
     return Promise.resolve();
   }
 
-  cooldown(bot: string, chatId: string | undefined, ms: number): Promise<number> {
+  cooldown(
+    bot: string,
+    chatId: string | undefined,
+    ms: number,
+    aimd?: AimdSettings & { cap: number },
+  ): Promise<number> {
     const now = this.clock.now();
     if (chatId !== undefined) {
       const k = `${bot}|${chatId}`;
@@ -93,9 +135,13 @@ export class MemorySendGateStore implements SendGateStore {
       return Promise.resolve(until);
     }
     const s = this.raw(bot);
+    const cooling = s.state === 'cooldown' && (s.until ?? 0) > now;
     const until = Math.max(s.state === 'cooldown' ? (s.until ?? 0) : 0, now + ms);
-    if (s.state === 'active' || s.state === 'cooldown')
+    if (s.state === 'active' || s.state === 'cooldown') {
       this.statuses.set(bot, { ...s, state: 'cooldown', until, reason: 'retry_after' });
+      if (aimd)
+        this.aimd.set(bot, aimdCut(aimd.cap, this.aimd.get(bot), now, until, aimd, cooling));
+    }
     return Promise.resolve(until);
   }
 

@@ -3,9 +3,11 @@ import type { RedisService } from '../../../redis/redis.service.js';
 import type { BotStatus } from '../outbound.types.js';
 import { IdCipher } from '../id-cipher.js';
 import type { SendBucket } from '../outbound.settings.js';
+import type { AimdSettings } from './aimd.js';
 import {
   ChargeRequest,
   ChargeResult,
+  Departure,
   SendGateStore,
   StatusPatch,
   effective,
@@ -39,7 +41,9 @@ export class RedisSendGateStore implements SendGateStore {
   }
 
   async charge(r: ChargeRequest): Promise<ChargeResult> {
-    const out = await this.redis.script<[string, string | number, string | number, string?]>(
+    const out = await this.redis.script<
+      [string, string | number, string | number, (string | number)?]
+    >(
       'telegram_send_charge',
       [
         this.key(r.bot, 's'),
@@ -57,23 +61,52 @@ export class RedisSendGateStore implements SendGateStore {
         r.weight,
         r.sendId,
         r.inflightMs,
+        r.maxWaitMs ?? 0,
+        r.aimd?.recoverPerSecond ?? 0,
+        r.aimd?.backoff ?? 1,
       ],
     );
-    if (out[0] === 'ok') return { kind: 'ok', gen: Number(out[1]), chatNextMs: Number(out[2]) };
-    if (out[0] === 'wait') return { kind: 'wait', ms: Number(out[1]), why: out[2] as 'cooldown' };
+    if (out[0] === 'ok')
+      return {
+        kind: 'ok',
+        gen: Number(out[1]),
+        chatNextMs: Number(out[2]),
+        waitMs: Number(out[3] ?? 0),
+      };
+    if (out[0] === 'wait') {
+      const bucket = out[3] as 'bot' | undefined;
+      return { kind: 'wait', ms: Number(out[1]), why: out[2] as 'cooldown', bucket };
+    }
     return { kind: 'refused', why: out[1] as 'revoked' };
+  }
+
+  async depart(bot: string, sendId: string, windowMs: number, max: number): Promise<Departure> {
+    const out = await this.redis.script<[string, number?]>(
+      'telegram_send_depart',
+      [this.key(bot, 's'), this.key(bot, 'd')],
+      [windowMs, max, sendId],
+    );
+    if (out[0] === 'cool') return { kind: 'cool', until: Number(out[1]) };
+    if (out[0] === 'full') return { kind: 'full', ms: Number(out[1]) };
+    return { kind: 'go' };
   }
 
   async release(bot: string, sendId: string): Promise<void> {
     await this.redis.run('telegram.inflight', (c) => c.zrem(this.key(bot, 'f'), sendId));
   }
 
-  async cooldown(bot: string, chatId: string | undefined, ms: number): Promise<number> {
+  async cooldown(
+    bot: string,
+    chatId: string | undefined,
+    ms: number,
+    aimd?: AimdSettings & { cap: number },
+  ): Promise<number> {
     const key =
       chatId === undefined ? this.key(bot, 's') : this.key(bot, `cc:${this.ids.pseudonym(chatId)}`);
     const mode = chatId === undefined ? 'bot' : 'chat';
+    const a = aimd ? [aimd.cap, aimd.backoff, aimd.recoverPerSecond] : [0, 0, 0];
     return Number(
-      await this.redis.script<number>('telegram_cooldown', [key], [mode, Math.ceil(ms)]),
+      await this.redis.script<number>('telegram_cooldown', [key], [mode, Math.ceil(ms), ...a]),
     );
   }
 

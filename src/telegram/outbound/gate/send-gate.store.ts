@@ -1,5 +1,6 @@
 import type { BotState, BotStatus } from '../outbound.types.js';
 import type { SendBucket } from '../outbound.settings.js';
+import type { AimdSettings } from './aimd.js';
 
 /** One send to charge: the bot's, the bot × method's and the bot × chat's buckets, at once. */
 export interface ChargeRequest {
@@ -13,12 +14,22 @@ export interface ChargeRequest {
   /** Milliseconds the in-flight mark lives at most (a crashed worker's mark expires). */
   inflightMs: number;
   buckets: { bot: SendBucket; method?: SendBucket; chat: SendBucket };
+  /**
+   * A slot up to this many ms ahead may be reserved (the caller waits `waitMs`, then sends): the
+   * sends of all workers are then spaced by the buckets' intervals instead of bunched. 0: now or never.
+   */
+  maxWaitMs?: number;
+  /** The bot bucket's rate adapts after 429s (see aimd.ts); absent: fixed. */
+  aimd?: AimdSettings;
 }
 
 export type ChargeResult =
-  /** Charged: send now. `gen` is the bot's token generation; `chatNextMs` when the chat takes the next. */
-  | { kind: 'ok'; gen: number; chatNextMs: number }
-  /** Not now, nothing charged: try again in `ms` (`bucket`: the one with the longest wait). */
+  /**
+   * Charged: send in `waitMs` (the reserved slot; 0: now). `gen` is the bot's token generation;
+   * `chatNextMs` when the chat takes the next.
+   */
+  | { kind: 'ok'; gen: number; chatNextMs: number; waitMs: number }
+  /** Not now (not within `maxWaitMs`), nothing charged: try again in `ms` (`bucket`: the one with the longest wait). */
   | {
       kind: 'wait';
       ms: number;
@@ -27,6 +38,14 @@ export type ChargeResult =
     }
   /** This bot cannot send this job. */
   | { kind: 'refused'; why: 'disabled' | 'revoked' | 'unreachable' };
+
+/** The last check before a reserved send leaves (see `SendGateStore.depart`). */
+export type Departure =
+  | { kind: 'go' }
+  /** The bot cools down (a 429 another worker got) until this epoch ms. */
+  | { kind: 'cool'; until: number }
+  /** The bot's departure window is full: try again in `ms`. */
+  | { kind: 'full'; ms: number };
 
 /** A change of a bot's registry entry (admin API, Telegram's answers, a rotation). */
 export interface StatusPatch {
@@ -48,13 +67,24 @@ export interface StatusPatch {
  */
 export interface SendGateStore {
   charge(req: ChargeRequest): Promise<ChargeResult>;
+  /**
+   * A reserved send is about to leave: go unless the bot cools down, or `max` of its sends already left
+   * in the last `windowMs` (then nothing is recorded); else its departure is recorded.
+   */
+  depart(bot: string, sendId: string, windowMs: number, max: number): Promise<Departure>;
   /** The send ended (either way): its in-flight mark goes. */
   release(bot: string, sendId: string): Promise<void>;
   /**
    * Cools down the bot (no chat) or the bot × chat for `ms` milliseconds from now; a longer cooldown
-   * in force is kept (the end is the max of both). Returns the end, epoch ms.
+   * in force is kept (the end is the max of both). A bot's cooldown also cuts its adaptive rate
+   * (`aimd`, `cap` = the bot bucket's rate) once per cooldown. Returns the end, epoch ms.
    */
-  cooldown(bot: string, chatId: string | undefined, ms: number): Promise<number>;
+  cooldown(
+    bot: string,
+    chatId: string | undefined,
+    ms: number,
+    aimd?: AimdSettings & { cap: number },
+  ): Promise<number>;
   setStatus(bot: string, patch: StatusPatch): Promise<BotStatus>;
   status(bot: string): Promise<BotStatus>;
   /** Telegram answered 403 for this chat: this bot cannot reach it (for `ttlMs`). */

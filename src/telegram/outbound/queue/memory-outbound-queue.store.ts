@@ -3,6 +3,7 @@ import { MemoryStoreFullError } from '../../../common/bounded-map.js';
 import { memoryStores } from '../../../common/memory-stores.js';
 import { type Job, type NewJob, PRIORITIES, type Priority, laneOf } from '../outbound.types.js';
 import type {
+  CancelOutcome,
   Claimed,
   EnqueueOutcome,
   Lease,
@@ -178,6 +179,29 @@ export class MemoryOutboundQueueStore implements OutboundQueueStore {
       done.push(id);
     }
     return Promise.resolve(done);
+  }
+
+  cancel(id: string, now: number): Promise<CancelOutcome> {
+    const job = this.jobs.get(id);
+    if (!job) return Promise.resolve('unknown');
+    if (!['queued', 'waiting', 'sending'].includes(job.state)) return Promise.resolve('finished');
+    const lane = laneOf(job);
+    const line = this.lanes.get(lane) ?? [];
+    const head = line[0] === id;
+    if (head && (job.state === 'sending' || this.leases.has(lane)))
+      return Promise.resolve('sending');
+    line.splice(line.indexOf(id), 1);
+    Object.assign(job, { state: 'cancelled', finishedAt: now, waitUntil: undefined });
+    const ck = `${lane}\n${job.collapseKey}`;
+    if (job.collapseKey !== undefined && this.collapse.get(ck) === id) this.collapse.delete(ck);
+    const next = this.jobs.get(line[0] ?? '');
+    if (!head) return Promise.resolve('cancelled');
+    if (next) this.due.set(lane, { prio: next.priority, at: Math.max(next.notBefore, now) });
+    else {
+      this.due.delete(lane);
+      this.lanes.delete(lane);
+    }
+    return Promise.resolve('cancelled');
   }
 
   depth(): Promise<number> {

@@ -17,6 +17,12 @@ export interface Claimed {
   nextAt?: number;
 }
 
+/**
+ * What a cancel did: `cancelled`; `sending` (the head of a held lane: it may be in a Bot API call);
+ * `finished` (sent, dead, collapsed or cancelled already); `unknown`.
+ */
+export type CancelOutcome = 'cancelled' | 'sending' | 'finished' | 'unknown';
+
 /** How a held job ends or waits. */
 export type Settlement =
   | { kind: 'sent'; bot: string; messageId?: number }
@@ -54,6 +60,8 @@ export interface OutboundQueueStore {
   dead(limit: number): Promise<Job[]>;
   /** Queues dead jobs again at the end of their lanes (attempts reset, new deadline); returns those replayed. */
   replay(ids: string[], now: number, deadlineMs: number): Promise<string[]>;
+  /** Takes a queued or waiting job out of its lane (state `cancelled`), unless it may be being sent. */
+  cancel(id: string, now: number): Promise<CancelOutcome>;
   /** Jobs waiting or held, by lane count (for metrics: queue depth). */
   depth(): Promise<number>;
 }

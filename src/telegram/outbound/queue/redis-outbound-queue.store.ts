@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RedisService } from '../../../redis/redis.service.js';
 import { type Job, type NewJob, laneOf } from '../outbound.types.js';
 import {
+  CancelOutcome,
   Claimed,
   EnqueueOutcome,
   Lease,
@@ -22,8 +23,13 @@ type Runner = Pick<RedisService, 'script' | 'run'>;
  * A job id points to its partition (`…:id:<job id>` in the id's own
  * partition), so the status of a job is found from its id alone.
  */
+/** How long the claim's first pass passes over a partition found without any high-priority lane. */
+const NO_HIGH_RECHECK_MS = 500;
+
 export class RedisOutboundQueueStore implements OutboundQueueStore {
   private turn = 0;
+  /** Partition → until when the first pass passes it over: its last visit found no high-priority lane at all. */
+  private readonly noHigh = new Map<number, number>();
 
   constructor(
     private readonly redis: Runner,
@@ -65,13 +71,19 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
         [p, now, this.retentionMs, ...jobArgs(j, lane, this.ids)],
       );
       out.push(r[0] === 2 ? 'replaced' : r[0] === 1 ? 'queued' : 'duplicate');
+      if (j.priority === 'high') this.noHigh.delete(k);
     }
     return out;
   }
 
   /**
    * Two passes over the partitions: high-priority lanes of every partition first, then every
-   * priority, so a high-priority job never waits behind a normal one of another partition.
+   * priority, so a high-priority job does not wait behind a normal one of another partition. The
+   * first pass passes over, for NO_HIGH_RECHECK_MS, a partition whose last visit found no
+   * high-priority lane at all (due or not): a claim is then one script call per partition, not two.
+   * A high job queued through this instance clears that at once; one queued through another instance
+   * is still claimed by the second pass (high first in its partition), at worst that long after
+   * normal lanes of other partitions.
    */
   async claim(now: number, leaseMs: number, max: number): Promise<Claimed> {
     const leases: Lease[] = [];
@@ -79,15 +91,21 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
     const start = this.turn++ % this.partitions;
     for (const levels of ['h', 'all'])
       for (let i = 0; i < this.partitions; i++) {
-        const p = this.prefix((start + i) % this.partitions);
         const want = max - leases.length;
         if (want <= 0) break;
+        const k = (start + i) % this.partitions;
+        if (levels === 'h' && (this.noHigh.get(k) ?? 0) > now) continue;
+        const p = this.prefix(k);
         const r = await this.redis.script<[number, ...[string, string, number, string[]][]]>(
           'telegram_queue_claim',
           [`${p}:lanes`],
           [p, now, leaseMs, want, randomUUID(), levels],
         );
         if (r[0] >= 0) nextAt = Math.min(nextAt ?? Infinity, r[0]);
+        if (levels === 'h') {
+          if (r.length === 1 && r[0] < 0) this.noHigh.set(k, now + NO_HIGH_RECHECK_MS);
+          else this.noHigh.delete(k);
+        }
         for (const [lane, token, reclaimed, hash] of r.slice(1) as [
           string,
           string,
@@ -174,6 +192,18 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
       done.push(id);
     }
     return done;
+  }
+
+  async cancel(id: string, now: number): Promise<CancelOutcome> {
+    const k = await this.redis.run('telegram.id', (c) => c.get(this.idKey(id)));
+    if (k === null) return 'unknown';
+    const p = this.prefix(Number(k));
+    const r = await this.redis.script<number>(
+      'telegram_queue_cancel',
+      [`${p}:lanes`],
+      [p, id, now, this.retentionMs],
+    );
+    return r === 1 ? 'cancelled' : r === -1 ? 'sending' : r === -2 ? 'finished' : 'unknown';
   }
 
   async depth(): Promise<number> {

@@ -1,8 +1,10 @@
 import type { Clock } from '../../../common/clock.js';
 import type { SendGateStore } from '../gate/send-gate.store.js';
 import type { OutboundMetrics } from '../outbound.metrics.js';
-import type { OutboundSettings } from '../outbound.settings.js';
+import type { OutboundSettings, SendBucket } from '../outbound.settings.js';
+import type { BotConfig } from '../../telegram.types.js';
 import type { OutboundQueueStore } from '../queue/outbound-queue.store.js';
+import type { BotHealth } from './bot-health.js';
 import type { BotPacing } from './bot-pacing.js';
 import type { BotRouting } from './bot-routing.js';
 import type { BotTokens } from './bot-tokens.js';
@@ -14,7 +16,19 @@ export interface AttemptParts {
   routing: BotRouting;
   pacing: BotPacing;
   tokens: BotTokens;
+  health: BotHealth;
   settings: OutboundSettings;
   metrics: OutboundMetrics;
   clock: Clock;
+}
+
+/**
+ * The bot bucket a send is paced by: the bot's own (telegram.bots[].outbound.buckets) or the global one,
+ * at most as fast as the departure window lets sends leave (`departMax` per `departWindowMs`): slots
+ * reserved faster than that only wait again at their departure check (a Redis call each time).
+ */
+export function botBucket(bot: BotConfig, s: OutboundSettings): SendBucket {
+  const b = (bot.buckets ?? s.buckets).bot;
+  const windowRate = (s.departMax * 1000) / s.departWindowMs;
+  return b.perSecond <= windowRate ? b : { ...b, perSecond: windowRate };
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../../../common/clock.js';
 import type { BotConfig } from '../../telegram.types.js';
 import type { BotStatus, Job } from '../outbound.types.js';
 import type { SendGateStore } from '../gate/send-gate.store.js';
+import type { BotHealth } from './bot-health.js';
 
 function weight(botId: string, chatId: string): number {
   return createHash('sha1').update(`${botId}|${chatId}`).digest().readUInt32BE(0);
@@ -24,7 +25,14 @@ export class BotRouting {
     private readonly gate: SendGateStore,
     private readonly clock: Clock,
     private readonly refreshMs: number,
+    /** Failure streaks (bot-health.ts) and the probe that brings a bot back: getMe. */
+    private readonly health?: { streaks: BotHealth; probe: (b: BotConfig) => Promise<boolean> },
   ) {}
+
+  /** Every bot id a job can be routed to. */
+  ids(): string[] {
+    return this.bots.map((b) => b.id);
+  }
 
   /** The job's candidate bots, best first. */
   ranked(job: Pick<Job, 'scope' | 'chatId' | 'pinnedBot'>): BotConfig[] {
@@ -63,6 +71,11 @@ export class BotRouting {
     let revoked = false;
     for (const b of this.ranked(job)) {
       if (excluded.has(b.id)) continue;
+      // Out of rotation after a 5xx/timeout streak: its chats go elsewhere or wait for the probe.
+      if (this.health && !this.health.streaks.usable(b.id, () => this.health!.probe(b))) {
+        disabled = true;
+        continue;
+      }
       const s = await this.status(b.id);
       if (s.state === 'disabled') disabled = true;
       else if (s.state === 'revoked') revoked = true;

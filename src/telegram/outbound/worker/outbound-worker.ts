@@ -51,10 +51,20 @@ export class OutboundWorker {
     while (this.running) {
       let sleepMs = this.settings.pollMs;
       const free = this.settings.concurrency - this.active;
-      if (free > 0) {
+      // Claims in batches (a claim visits every partition): a single freed slot waits for a few more.
+      const batch = Math.max(1, Math.floor(this.settings.concurrency / 8));
+      // Every bot cooling down, full, or with a full line: a lane claimed now would only go back.
+      const room = this.attempt.room();
+      const wait = room.at - this.clock.now();
+      if (wait > 0) {
+        await this.sleep(Math.min(wait, this.settings.pollMs * 16));
+        continue;
+      }
+      if (free >= batch || (free > 0 && this.active < this.settings.concurrency / 2)) {
         try {
           const now = this.clock.now();
-          const { leases, nextAt } = await this.queue.claim(now, this.settings.leaseMs, free);
+          const want = Math.max(1, Math.min(free, room.lanes));
+          const { leases, nextAt } = await this.queue.claim(now, this.settings.leaseMs, want);
           for (const lease of leases) this.track(this.attempt.run(lease));
           if (leases.length > 0) {
             this.idle = 0;
@@ -68,7 +78,7 @@ export class OutboundWorker {
           this.log.warn(`claim failed: ${(err as Error).message}`);
         }
       }
-      if (this.active >= this.settings.concurrency) await this.sleep(this.settings.pollMs);
+      if (this.settings.concurrency - this.active < batch) await this.sleep(this.settings.pollMs);
       else if (sleepMs > 0) await this.sleep(sleepMs);
     }
   }

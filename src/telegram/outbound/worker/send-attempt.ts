@@ -1,16 +1,22 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { chatKind } from '../outbound.types.js';
 import type { Lease } from '../queue/outbound-queue.store.js';
-import type { AttemptParts } from './attempt-parts.js';
+import { type AttemptParts, botBucket } from './attempt-parts.js';
 import { type CallOutcome, callBotApi } from './bot-call.js';
 import { LaneSettler } from './lane-settler.js';
 import { SendOutcome } from './send-outcome.js';
 
 /**
- * One attempt at a held lane's head job: route, charge the gate, send,
- * settle. The whole retry loop stays inside the lane (the job keeps its
- * place until it is settled sent or dead), so a later job of the chat never
- * overtakes it. A 429 is a scheduling order: the cooldown goes to the gate
- * (every worker sees it) and the job waits, with no attempt counted.
+ * One attempt at a held lane's head job: route, reserve a slot at the gate,
+ * wait for it, send, settle. The whole retry loop stays inside the lane (the
+ * job keeps its place until it is settled sent or dead), so a later job of
+ * the chat never overtakes it. Slots are reserved up to `reserveAheadMs`
+ * ahead in the buckets every worker shares, so the sends of all workers leave
+ * one interval apart; a lane whose bot has no slot that soon waits in line in
+ * the worker (up to `holdMs`), else goes back to the queue. A 429 is a
+ * scheduling order: the cooldown goes to the gate (every worker sees it) and
+ * the job waits, with no attempt counted; a send whose slot comes while its
+ * bot cools down does not leave.
  */
 export class SendAttempt {
   private readonly lanes: LaneSettler;
@@ -24,7 +30,8 @@ export class SendAttempt {
   async run(lease: Lease): Promise<void> {
     const { job } = lease;
     const now = this.p.clock.now();
-    if (lease.reclaimed && this.p.settings.ambiguous === 'dead')
+    const s = this.p.settings;
+    if (lease.reclaimed && s.ambiguous === 'dead')
       return this.lanes.dead(
         lease,
         'ambiguous_timeout',
@@ -33,6 +40,7 @@ export class SendAttempt {
       );
     if (now > job.deadline) return this.lanes.dead(lease, 'deadline', job.bot);
     const excluded = new Set<string>();
+    const holdUntil = now + s.holdMs;
     for (;;) {
       const bot = await this.p.routing.route(job, excluded);
       if (bot === 'disabled')
@@ -40,22 +48,31 @@ export class SendAttempt {
           error: 'every bot of its scope is disabled',
         });
       if (typeof bot === 'string') return this.lanes.dead(lease, bot, job.bot);
+      const cooling = this.p.pacing.cooling(bot.id);
+      if (cooling !== undefined) return this.lanes.wait(lease, cooling, 'waiting', { bot: bot.id });
       const methodKey = `${bot.id}|${job.method}`;
+      // The bot's own buckets (telegram.bots[].outbound.buckets), else the global ones.
+      const b = bot.buckets ?? s.buckets;
+      const botB = botBucket(bot, s);
       const full = this.p.pacing.busy(bot.id) ?? this.p.pacing.busy(methodKey);
-      if (full !== undefined)
+      if (full !== undefined) {
+        if (await this.held(bot.id, botB.perSecond, full, holdUntil)) continue;
         return this.lanes.wait(lease, this.p.pacing.spread(full), 'queued', { bot: bot.id });
+      }
       const c = await this.p.gate.charge({
         bot: bot.id,
         chatId: job.chatId,
         method: job.method,
-        weight: this.p.settings.methodWeights[job.method] ?? 1,
+        weight: s.methodWeights[job.method] ?? 1,
         sendId: lease.token,
-        inflightMs: this.p.settings.requestTimeoutMs + 1_000,
+        inflightMs: s.requestTimeoutMs + s.reserveAheadMs + 1_000,
         buckets: {
-          bot: this.p.settings.buckets.bot,
-          method: this.p.settings.buckets.methods[job.method],
-          chat: this.p.settings.buckets[chatKind(job.chatId)],
+          bot: botB,
+          method: b.methods[job.method],
+          chat: b[chatKind(job.chatId)],
         },
+        maxWaitMs: s.reserveAheadMs,
+        aimd: { backoff: s.aimdBackoff, recoverPerSecond: s.aimdRecoverPerSecond },
       });
       if (c.kind === 'refused') {
         if (c.why === 'unreachable') excluded.add(bot.id);
@@ -64,20 +81,92 @@ export class SendAttempt {
       }
       if (c.kind === 'wait' && (c.bucket === 'bot' || c.bucket === 'method')) {
         const until = this.p.pacing.refused(c.bucket === 'bot' ? bot.id : methodKey, c.ms);
+        if (await this.held(bot.id, botB.perSecond, until, holdUntil)) continue;
         return this.lanes.wait(lease, this.p.pacing.spread(until), 'queued', { bot: bot.id });
       }
       if (c.kind === 'wait') {
-        const cooling = c.why === 'cooldown' || c.why === 'chat_cooldown';
-        return this.lanes.wait(lease, now + c.ms, cooling ? 'waiting' : 'queued', { bot: bot.id });
+        const cool = c.why === 'cooldown' || c.why === 'chat_cooldown';
+        // Another worker's 429: this worker's reserved sends of the bot stop here too, without asking Redis.
+        if (c.why === 'cooldown') this.p.pacing.cooled(bot.id, now + c.ms, 'gate');
+        return this.lanes.wait(lease, now + c.ms, cool ? 'waiting' : 'queued', { bot: bot.id });
+      }
+      if (c.waitMs > 0) await sleep(c.waitMs);
+      const stop = await this.depart(bot.id, lease.token, holdUntil);
+      if (stop !== undefined) {
+        await this.p.gate.release(bot.id, lease.token).catch(() => undefined);
+        return this.lanes.wait(lease, stop, 'waiting', { bot: bot.id });
       }
       let out: CallOutcome;
       try {
         const payload = { ...job.payload, chat_id: job.chatId };
         out = await callBotApi(this.p.tokens.api(bot, c.gen), job.method, payload);
-      } finally {
+        // Known the instant the answer is read, before any other await: no reserved send of the bot
+        // leaves after this (the cooldown's jitter and the gate follow in settle).
+        if (out.kind === 'retry_after')
+          this.p.pacing.cooled(bot.id, this.p.clock.now() + out.seconds * 1000, 'answer');
+      } catch (e) {
         await this.p.gate.release(bot.id, lease.token).catch(() => undefined);
+        throw e;
       }
-      return this.outcome.settle(lease, bot, out, c.chatNextMs);
+      // The in-flight mark goes in the same round trip as the settlement's first call (for a 429, the
+      // cooldown the other workers read at their next check: one round trip after the answer, not two).
+      const released = this.p.gate.release(bot.id, lease.token).catch(() => undefined);
+      try {
+        return await this.outcome.settle(lease, bot, out, c.chatNextMs);
+      } finally {
+        await released;
+      }
+    }
+  }
+
+  /** Room for newly claimed lanes (BotPacing.room over every bot). */
+  room(): { at: number; lanes: number } {
+    return this.p.pacing.room(this.p.routing.ids(), this.p.settings.holdMs);
+  }
+
+  /** Waits in this worker's line for the bot's next slot, if that comes before `holdUntil`. */
+  private async held(
+    botId: string,
+    perSecond: number,
+    until: number,
+    holdUntil: number,
+  ): Promise<boolean> {
+    const interval = 1000 / perSecond;
+    const at = this.p.pacing.line(botId, until, interval, holdUntil);
+    if (at === undefined) return false;
+    await sleep(Math.max(1, at - this.p.clock.now()));
+    return true;
+  }
+
+  /**
+   * At the reserved slot: until when the send must not leave (its bot cools down — known here from this
+   * worker's own 429s at once, else from the gate, which other workers' 429s set — or was taken out of
+   * rotation), or undefined: go.
+   * A full departure window (sends late on their slots bunching) is waited out here, up to `holdUntil`.
+   */
+  private async depart(bot: string, sendId: string, holdUntil: number) {
+    const s = this.p.settings;
+    for (;;) {
+      const local = this.p.pacing.cooling(bot);
+      if (local !== undefined) return local;
+      // Out of rotation while this send waited for its slot: it goes back and is routed again.
+      if (this.p.health.out(bot)) return this.p.clock.now();
+      const d = await this.p.gate.depart(bot, sendId, s.departWindowMs, s.departMax);
+      // A 429 this worker read while the check was in Redis: the send does not leave (its departure stays
+      // recorded, a harmless extra count in the window).
+      const late = this.p.pacing.cooling(bot);
+      if (late !== undefined) return late;
+      if (d.kind === 'go') {
+        this.p.pacing.departed(bot);
+        return undefined;
+      }
+      if (d.kind === 'cool') {
+        this.p.pacing.cooled(bot, d.until, 'gate');
+        return d.until;
+      }
+      const now = this.p.clock.now();
+      if (now + d.ms > holdUntil + s.departWindowMs) return now + d.ms;
+      await sleep(d.ms);
     }
   }
 }

@@ -4,7 +4,7 @@ import { chatKind } from '../outbound.types.js';
 import type { Lease } from '../queue/outbound-queue.store.js';
 import type { CallOutcome } from './bot-call.js';
 import type { LaneSettler } from './lane-settler.js';
-import type { AttemptParts } from './attempt-parts.js';
+import { type AttemptParts, botBucket } from './attempt-parts.js';
 
 /** A 403 marks bot × chat unreachable for this long (a user who unblocks the bot writes to it again). */
 const UNREACHABLE_MS = 30 * 24 * 3600_000;
@@ -28,6 +28,8 @@ export class SendOutcome {
     const labels = { bot: bot.id, method: job.method, chat_type: chatKind(job.chatId) };
     const error =
       'error' in out ? out.error.replaceAll(this.p.tokens.token(bot), '<token>') : undefined;
+    if (out.kind === 'ok') this.p.health.success(bot.id);
+    else if (out.kind === 'retryable' || out.kind === 'ambiguous') this.p.health.failure(bot.id);
     switch (out.kind) {
       case 'ok':
         this.p.metrics.sent.inc(labels);
@@ -40,11 +42,23 @@ export class SendOutcome {
         );
         return;
       case 'retry_after': {
-        // Chat-scoped when Telegram's per-chat limits are the likely cause: a group, or an edit.
-        const chat = chatKind(job.chatId) === 'group' || job.method.startsWith('edit');
         const ms =
           out.seconds * 1000 + Math.floor(this.p.clock.random() * this.p.settings.cooldownJitterMs);
-        const until = await this.p.gate.cooldown(bot.id, chat ? job.chatId : undefined, ms);
+        // This worker stops the bot's sends at once; the gate tells the other workers.
+        this.p.pacing.cooled(bot.id, now + ms, 'answer');
+        // Telegram does not say which limit it was: the whole token waits (the chat with it). A group or
+        // an edit is likely its chat's limit: the chat is cooled too, and the bot's rate is not cut.
+        const chat = chatKind(job.chatId) === 'group' || job.method.startsWith('edit');
+        const s = this.p.settings;
+        const aimd = chat
+          ? undefined
+          : {
+              cap: botBucket(bot, s).perSecond,
+              backoff: s.aimdBackoff,
+              recoverPerSecond: s.aimdRecoverPerSecond,
+            };
+        let until = await this.p.gate.cooldown(bot.id, undefined, ms, aimd);
+        if (chat) until = Math.max(until, await this.p.gate.cooldown(bot.id, job.chatId, ms));
         this.p.routing.invalidate(bot.id);
         this.p.metrics.rateLimited.inc(labels);
         this.p.metrics.retries.inc({ ...labels, why: 'retry_after' });
