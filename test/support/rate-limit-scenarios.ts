@@ -97,6 +97,13 @@ interface Step {
   wait?: number;
   /** Before the request: give back this lease id in the step's concurrency buckets (`RateLimitStore.release`). */
   release?: string;
+  /** Before the request: give back these lease ids in one event-loop turn (one batched release call in Redis). */
+  releaseAll?: string[];
+  /**
+   * Instead of `times`: one request per entry (`req` by default the step's, lease `lease-<step>-<index>`), all
+   * decided in ONE event-loop turn (one batch call in Redis), in entry order, each checked against its `expect`.
+   */
+  together?: { req?: Req; expect: Expect }[];
   /** Before the request: give this claim id back with its charge kept (`StoreHarness.keepCharge`). */
   keep?: string;
   /** Before the request: settle the token reservations of step `step` (its first request) to `used` tokens. */
@@ -124,6 +131,56 @@ const TOK = rule('tok', 100, 10, {
 });
 
 export const SCENARIOS: Scenario[] = [
+  {
+    name: 'concurrency in one turn: the free slots go in order, the refused requests hold no lease',
+    steps: [
+      {
+        req: { rules: [CONC] },
+        expect: { allowed: true },
+        together: [
+          { expect: { allowed: true, remaining: { conc: 1 } } },
+          { expect: { allowed: true, remaining: { conc: 0 } } },
+          { expect: { allowed: false, blocker: 'conc', retry: { conc: 1000 } } },
+          { expect: { allowed: false, blocker: 'conc', retry: { conc: 1000 } } },
+        ],
+      },
+      // Both admitted leases given back in one turn: two slots free, so the refused two took none.
+      {
+        releaseAll: ['lease-1-0', 'lease-1-1'],
+        req: { rules: [CONC] },
+        expect: { allowed: true },
+        together: [
+          { expect: { allowed: true, remaining: { conc: 1 } } },
+          { expect: { allowed: true, remaining: { conc: 0 } } },
+          { expect: { allowed: false } },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'concurrency and tokens in one turn: all-or-nothing per request with the other rules',
+    steps: [
+      {
+        req: { rules: [CONC, TOK, rule('one', 1, 0.1, { cost: 1 })], cost: 30 },
+        expect: { allowed: true },
+        together: [
+          { expect: { allowed: true, remaining: { conc: 1, tok: 70, one: 0 } } },
+          // The rate rule refuses: no lease, no reservation.
+          { expect: { allowed: false, blocker: 'one', ok: { conc: true, tok: true } } },
+          { req: { rules: [TOK], cost: 70 }, expect: { allowed: true, remaining: { tok: 0 } } },
+          { req: { rules: [TOK], cost: 1 }, expect: { allowed: false, blocker: 'tok' } },
+          { req: { rules: [CONC] }, expect: { allowed: true, remaining: { conc: 0 } } },
+          { req: { rules: [CONC] }, expect: { allowed: false, blocker: 'conc' } },
+        ],
+      },
+      // Settled to 10 of its 30: 20 come back.
+      {
+        settle: { step: 1, used: 10 },
+        req: { rules: [TOK], cost: 20 },
+        expect: { allowed: true, remaining: { tok: 0 } },
+      },
+    ],
+  },
   {
     name: 'tokens: reservations up to the budget, settled to what was used, in their own window only',
     steps: [
@@ -932,6 +989,36 @@ export function runStoreScenarios(make: () => Promise<StoreHarness>): void {
         if (step.advance) h.clock.advance(step.advance);
         if (step.wait) await new Promise((r) => setTimeout(r, step.wait));
         if (step.keep) await h.keepCharge(`${h.prefix}:claim:t:${step.keep}`);
+        if (step.releaseAll) {
+          const leased = build(h, step.req).buckets.filter((b) => b.kind === 'c');
+          await Promise.all(step.releaseAll.map((id) => h.store.release({ id, keys: leased })));
+        }
+        if (step.together) {
+          const reqs = step.together.map((t, i) => {
+            const r = build(h, t.req ?? step.req, `lease-${stepNo}-${i}`);
+            return { ...r, expect: t.expect };
+          });
+          const ds = await Promise.all(
+            reqs.map((r) =>
+              h.store.decide({
+                buckets: r.buckets,
+                degradeAt: 0,
+                degradeFactor: 1,
+                degradedHint: false,
+              }),
+            ),
+          );
+          ds.forEach((d, i) =>
+            check(d, reqs[i]!.names, reqs[i]!.expect, `step ${stepNo}@${i + 1}`),
+          );
+          made.set(stepNo, { buckets: reqs[0]!.buckets, d: ds[0]! });
+          for (const r of reqs)
+            for (const b of r.buckets) {
+              const ttl = await h.ttl(b.key);
+              expect(ttl === -2 || ttl > 0, `${b.key} has a TTL (got ${ttl})`).toBe(true);
+            }
+          continue;
+        }
         if (step.release) {
           const leased = build(h, step.req).buckets.filter((b) => b.kind === 'c');
           await h.store.release({ id: step.release, keys: leased });

@@ -1,5 +1,6 @@
 import type { BucketSpec, DecideRequest } from '../core/decision.types.js';
-import { ScriptArgs, pushFastBucket, pushRiskParams } from './redis-script-args.js';
+import { ScriptArgs, pushFastBucket, pushHashBucket, pushRiskParams } from './redis-script-args.js';
+import { gcra } from '../core/kinds/gcra.js';
 import type { Argv } from './redis-store.options.js';
 import type { RiskParams } from '../core/risk.types.js';
 
@@ -37,6 +38,7 @@ export function batchArgs(
       if (!k) byKey.set(b.key, (k = { ki: keys.push(b.key), refs: [] }));
       let ref = k.refs.find(
         (r) =>
+          r.b.kind === b.kind &&
           r.b.capacity === b.capacity &&
           r.b.intervalUs === b.intervalUs &&
           r.b.cost === b.cost &&
@@ -50,9 +52,13 @@ export function batchArgs(
         k.refs.push((ref = { b, factor, index: ++specCount }));
         // A spec's ARGV: key index, then the bucket's fast-path values (its degraded ones always, when degradable),
         // and when risk-scaled what the script scales by a request's band: capacity, interval, cost, factor.
+        // A hash kind (concurrency, tokens; flag 32): its kind code, capacity, interval, cost and factor instead.
         specs.push(k.ki);
-        pushFastBucket(specs, b, b.degradable, factor, specs, b.risky === true);
-        if (b.risky) specs.push(b.capacity, b.intervalUs, b.cost, factor);
+        if (b.kind !== gcra.code) pushHashBucket(specs, b, factor);
+        else {
+          pushFastBucket(specs, b, b.degradable, factor, specs, b.risky === true);
+          if (b.risky) specs.push(b.capacity, b.intervalUs, b.cost, factor);
+        }
       }
       idx[i] = ref.index;
       sig += ` ${ref.index}`;
@@ -82,6 +88,11 @@ export function batchArgs(
       if (req.told) keys.push(...req.told);
       args.push(req.told ? first : 0);
     }
+  }
+  if (list.some(({ req }) => req.buckets.some((b) => b.leaseId !== undefined))) {
+    // Leases: per request its lease id ('' when it takes none).
+    args.push('l');
+    for (const { req } of list) args.push(req.buckets.find((b) => b.leaseId)?.leaseId ?? '');
   }
   const records = list.some(({ req }) => req.risk?.keys.length) ? pushRisk(list, keys, args) : 0;
   return { keys, args, records };

@@ -9,6 +9,8 @@ import {
 import { batchArgs } from './redis-batch-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
 import { touched } from '../core/risk-math.js';
+import { ruleKind } from '../core/rule-kinds.js';
+import type { Stored } from '../core/rule-kind.types.js';
 import type { RiskState } from '../core/risk.types.js';
 
 interface Pending {
@@ -18,7 +20,7 @@ interface Pending {
 }
 
 /**
- * Fast-path decisions (GCRA, no penalty; risk-scored or not) that arrive in one event-loop turn
+ * Decisions without penalty (GCRA, concurrency, tokens; risk-scored or not) that arrive in one event-loop turn
  * go to Redis together: ONE `ratelimit_decide_batch` call per hash slot, each
  * request decided in turn as if it had its own call. A lone decision keeps
  * the one-request call (`single`) unless the mode is `always`.
@@ -85,12 +87,20 @@ export class SameTurnBatcher {
     // Replay the batch with bucket-math.ts from the values read: each request's state is what the ones before
     // it left (charges and risk-record touches), as in the script; each decision must match the script's.
     const nk = keys.length - records;
-    const values = new Map<string, number | undefined>();
-    for (let i = 0; i < nk; i++) values.set(keys[i]!, num(out[i]));
-    const risk = new Map<string, RiskState>();
-    for (let j = 0; j < records; j++) risk.set(keys[nk + j]!, riskStateAt(out, nk + 4 * j));
     const base = nk + 4 * records;
     const now = out[base + list.length] as number;
+    // A hash kind's key (concurrency, tokens) replies its first field in place, its second after `now`.
+    const hashKinds = new Map<string, string>();
+    for (const p of list)
+      for (const b of p.req.buckets) if (b.kind !== 'g') hashKinds.set(b.key, b.kind);
+    const values = new Map<string, Stored | undefined>();
+    let x = base + list.length + 1;
+    for (let i = 0; i < nk; i++) {
+      const kind = hashKinds.get(keys[i]!);
+      values.set(keys[i]!, kind ? ruleKind(kind).fromReply([out[i], out[x++]]) : num(out[i]));
+    }
+    const risk = new Map<string, RiskState>();
+    for (let j = 0; j < records; j++) risk.set(keys[nk + j]!, riskStateAt(out, nk + 4 * j));
     for (let r = 0; r < list.length; r++) {
       const p = list[r]!;
       const code = out[base + r] as number;
@@ -118,7 +128,7 @@ export class SameTurnBatcher {
         for (const rest of list.slice(r)) rest.reject(err);
         return;
       }
-      for (const w of writes) values.set(w.key, w.value as number);
+      for (const w of writes) values.set(w.key, w.value);
       if (p.req.risk) {
         for (let j = 0; j < seen.length; j++) {
           const t = touched(seen[j], now, p.req.risk.params);

@@ -3,18 +3,32 @@ import { RedisScriptError } from '../../../redis/redis.errors.js';
 import { BucketState, decideBuckets } from '../core/bucket-math.js';
 import { gcra as GCRA } from '../core/kinds/gcra.js';
 import { ruleKind } from '../core/rule-kinds.js';
+import { concurrency } from '../core/kinds/concurrency.js';
+import { tokens } from '../core/kinds/tokens.js';
 import { CrossSlotDecider, claimGroup, groupBy } from './cross-slot.js';
 import type { Lease, RateLimitStore, Settlement } from './rate-limit.store.js';
 import {
+  type BucketSpec,
   Decision,
   DecideRequest,
   duplicateDecision,
   reenteredDecision,
 } from '../core/decision.types.js';
 import { SameTurnBatcher, riskStateAt } from './redis-batcher.js';
+import { TurnBatcher } from './turn-batcher.js';
 import { clockArgs, fastArgs, generalArgs } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
 import type { RiskState } from '../core/risk.types.js';
+
+/** Kinds the batch script decides: GCRA and the hash kinds of leases and reservations (lib/kind_*.lua). */
+const BATCHED = new Set<string>([GCRA.code, concurrency.code, tokens.code]);
+
+/** A bucket the batch script takes: one of those kinds, without penalty. */
+const batchable = (b: BucketSpec): boolean => BATCHED.has(b.kind) && !(b.penaltyKey && b.penalty);
+
+/** Every bucket GCRA without penalty: the fast path of `ratelimit_decide`. */
+const allGcra = (req: DecideRequest): boolean =>
+  req.buckets.every((b) => b.kind === GCRA.code && !(b.penaltyKey && b.penalty));
 
 /**
  * Rate-limit state in Redis: ONE `ratelimit_decide` call per request when
@@ -28,6 +42,20 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly appClock: Clock;
   private readonly batcher: SameTurnBatcher | undefined;
   private readonly slots: CrossSlotDecider;
+  private readonly releases = new TurnBatcher<{ key: string; id: string }>((list) =>
+    this.redis.script(
+      'ratelimit_release',
+      list.map((l) => l.key),
+      list.map((l) => l.id),
+    ),
+  );
+  private readonly settlements = new TurnBatcher<Settlement>((list) =>
+    this.redis.script(
+      'ratelimit_settle',
+      list.map((s) => s.key),
+      list.flatMap((s) => [String(s.reserved), String(s.used), String(s.untilUs)]),
+    ),
+  );
 
   constructor(
     private readonly redis: ScriptRunner,
@@ -42,7 +70,7 @@ export class RedisRateLimitStore implements RateLimitStore {
         maxBatch: opts.maxBatch,
         mode: batch,
         clockArgs: clock,
-        single: (req) => this.single(req, !req.risk?.keys.length),
+        single: (req) => this.single(req, allGcra(req) && !req.risk?.keys.length),
       });
     }
     this.slots = new CrossSlotDecider(redis, {
@@ -63,33 +91,34 @@ export class RedisRateLimitStore implements RateLimitStore {
     return one || groups.length === 0 ? this.decideSlot(req) : this.slots.decide(req, groups);
   }
 
-  /** One `ratelimit_release` call per hash slot of the request's leases (one slot unless `scope: subject`). */
+  /**
+   * The releases of one event-loop turn go in ONE `ratelimit_release` call per hash slot (one slot unless
+   * `scope: subject`).
+   */
   async release(lease: Lease): Promise<void> {
-    const slots = new Map<string, string[]>();
+    const slots = new Map<string, { key: string; id: string }[]>();
     for (const k of lease.keys) {
-      const keys = slots.get(k.group);
-      if (keys) keys.push(k.key);
-      else slots.set(k.group, [k.key]);
+      const list = slots.get(k.group);
+      if (list) list.push({ key: k.key, id: lease.id });
+      else slots.set(k.group, [{ key: k.key, id: lease.id }]);
     }
-    await Promise.all(
-      [...slots.values()].map((keys) => this.redis.script('ratelimit_release', keys, [lease.id])),
-    );
+    await Promise.all([...slots].map(([g, list]) => this.releases.add(this.slotOf(g), list)));
   }
 
-  /** One `ratelimit_settle` call per hash slot of the settlements (one slot unless `scope: subject`). */
+  /** The settlements of one event-loop turn go in ONE `ratelimit_settle` call per hash slot. */
   async settle(items: readonly Settlement[]): Promise<void> {
-    const slots = new Map<string, { keys: string[]; args: (string | number)[] }>();
+    const slots = new Map<string, Settlement[]>();
     for (const it of items) {
-      let s = slots.get(it.group);
-      if (!s) slots.set(it.group, (s = { keys: [], args: [] }));
-      s.keys.push(it.key);
-      s.args.push(it.reserved, it.used, it.untilUs);
+      const list = slots.get(it.group);
+      if (list) list.push(it);
+      else slots.set(it.group, [it]);
     }
-    await Promise.all(
-      [...slots.values()].map((s) =>
-        this.redis.script('ratelimit_settle', s.keys, s.args.map(String)),
-      ),
-    );
+    await Promise.all([...slots].map(([g, list]) => this.settlements.add(this.slotOf(g), list)));
+  }
+
+  /** The batchers' slot of a hash-tag group: every group is one slot on a standalone Redis. */
+  private slotOf(group: string): string {
+    return this.opts.cluster ? group : '';
   }
 
   /**
@@ -97,12 +126,9 @@ export class RedisRateLimitStore implements RateLimitStore {
    * own call (the fast path of `ratelimit_decide` when unscored too).
    */
   private decideSlot(sub: DecideRequest): Promise<Decision> {
-    const gcra =
-      this.opts.fastPath !== false &&
-      sub.buckets.length > 0 &&
-      sub.buckets.every((b) => b.kind === GCRA.code && !(b.penaltyKey && b.penalty));
-    if (gcra && this.batcher) return this.batcher.enqueue(sub);
-    return this.single(sub, gcra && !sub.risk?.keys.length);
+    const fast = this.opts.fastPath !== false && sub.buckets.length > 0;
+    if (fast && this.batcher && sub.buckets.every(batchable)) return this.batcher.enqueue(sub);
+    return this.single(sub, fast && allGcra(sub) && !sub.risk?.keys.length);
   }
 
   /**

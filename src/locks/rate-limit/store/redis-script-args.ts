@@ -14,6 +14,7 @@ const FLAG_SOFT = 2;
 const FLAG_DEGRADABLE = 4;
 const FLAG_PENALTY = 8;
 const FLAG_RISKY = 16;
+const FLAG_HASH = 32;
 
 export interface ScriptArgs {
   keys: string[];
@@ -76,6 +77,20 @@ export function pushFastBucket(
     const T = b.intervalUs / m;
     degraded.push(b.capacity * m * T, b.cost * T);
   }
+}
+
+/**
+ * A hash kind's spec in the batch script (concurrency, tokens): tolerance and increment 0, flags with 32, TTL ms,
+ * then its kind code, capacity, interval µs, cost and degrade factor (the kind decides in lib/kind_*.lua).
+ */
+export function pushHashBucket(args: Argv, b: BucketSpec, factor: number): void {
+  const flags =
+    (b.shadow ? FLAG_SHADOW : 0) |
+    (b.soft ? FLAG_SOFT : 0) |
+    (b.degradable ? FLAG_DEGRADABLE : 0) |
+    (b.risky ? FLAG_RISKY : 0) |
+    FLAG_HASH;
+  args.push(0, 0, flags, bucketTtlMs(b), b.kind, b.capacity, b.intervalUs, b.cost, factor);
 }
 
 /** ARGV of the general path: every bucket's parameters, then the penalties. */

@@ -1,5 +1,11 @@
 import { parseDuration } from '../rate-parse.js';
-import { EPS, type RuleKind, type Stored, replyNumber } from '../rule-kind.types.js';
+import {
+  EPS,
+  type OneOutcome,
+  type RuleKind,
+  type Stored,
+  replyNumber,
+} from '../rule-kind.types.js';
 
 /** Longest lease of a concurrency rule: a slot a dead instance held comes back within it. */
 export const MAX_LEASE_MS = 86_400_000;
@@ -26,6 +32,16 @@ function live(v: Stored | undefined, now: number): { n: number; first?: number }
   }
   return { n, first };
 }
+
+/** The outcome of a request that takes a lease, with n live before it. */
+const admitted = (c: number, n: number, limit: number): OneOutcome['o'] => ({
+  allowed: true,
+  remaining: Math.floor(c - n - 1 + EPS),
+  retryAfterMs: 0,
+  resetMs: 0,
+  limit,
+  charged: 1,
+});
 
 /** The count field of a script reply (never a lease id: those are 12+ characters of base64url). */
 const REPLY = '#n';
@@ -56,21 +72,19 @@ export const concurrency = {
     const limit = Math.floor(c + EPS);
     const { n, first } = live(v, now);
     if (n + 1 <= c + EPS) {
+      // A script's reply (the batch replay): what the next request reads is one more lease, the first expiring first.
+      if (v !== undefined && typeof v !== 'number' && REPLY in v) {
+        const exp = now + b.intervalUs;
+        return {
+          o: admitted(c, n, limit),
+          value: { [REPLY]: n + 1, e: Math.min(first ?? exp, exp) },
+        };
+      }
       const leases: Record<string, number> = {};
       if (v !== undefined && typeof v !== 'number' && !(REPLY in v))
         for (const id in v) if (v[id]! > now) leases[id] = v[id]!;
       leases[b.leaseId ?? ''] = now + b.intervalUs;
-      return {
-        o: {
-          allowed: true,
-          remaining: Math.floor(c - n - 1 + EPS),
-          retryAfterMs: 0,
-          resetMs: 0,
-          limit,
-          charged: 1,
-        },
-        value: leases,
-      };
+      return { o: admitted(c, n, limit), value: leases };
     }
     const toFirst = first === undefined ? CONCURRENCY_RETRY_MS : Math.ceil((first - now) / 1000);
     const retry = Math.max(1, Math.min(CONCURRENCY_RETRY_MS, toFirst));
