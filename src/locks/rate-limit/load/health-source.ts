@@ -6,8 +6,8 @@ import type { HealthSample } from '../core/load.types.js';
 
 /** Where the load monitor reads this instance's own health (tests inject a fixed one). */
 export interface HealthSource {
-  /** The inputs over the window since the last read; starts a new window. */
-  read(): HealthSample;
+  /** The inputs over the window since the last read (expected `windowMs` long); starts a new window. */
+  read(windowMs: number): HealthSample;
   /** Switches on the measures the settings ask for (a fixed source ignores it). */
   start?(inputs: { eventLoop: boolean; latency: boolean }): void;
 }
@@ -30,6 +30,7 @@ export class NodeHealthSource implements HealthSource, OnApplicationShutdown {
   private latencies = new Float64Array(RESERVOIR);
   private seen = 0;
   private latency = false;
+  private lastRead: number | undefined;
 
   start(inputs: { eventLoop: boolean; latency: boolean }): void {
     if (inputs.eventLoop && !this.loop) {
@@ -56,13 +57,18 @@ export class NodeHealthSource implements HealthSource, OnApplicationShutdown {
     }
   }
 
-  read(): HealthSample {
+  read(windowMs: number): HealthSample {
     const out: HealthSample = {};
+    const now = performance.now();
     if (this.loop) {
-      // Histogram values are ns; an empty window (no tick measured yet) reads as no delay.
-      out.eventLoopMs = this.loop.count > 0 ? this.loop.percentile(99) / 1e6 : 0;
+      // Histogram values are ns. A loop blocked longer than the window may leave it without a
+      // sample: the lateness of this read itself (the poll timer's lag) then counts as the delay.
+      const p99 = this.loop.count > 0 ? this.loop.percentile(99) / 1e6 : 0;
+      const lag = this.lastRead === undefined ? 0 : Math.max(0, now - this.lastRead - windowMs);
+      out.eventLoopMs = Math.max(p99, lag);
       this.loop.reset();
     }
+    this.lastRead = now;
     const n = Math.min(this.seen, RESERVOIR);
     if (n > 0) {
       const sorted = this.latencies.slice(0, n).sort();

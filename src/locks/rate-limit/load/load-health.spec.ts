@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LockChain } from '../../../chain/lock-chain.service.js';
 import type { Clock } from '../../../common/clock.js';
-import type { HealthSample, LoadState } from '../core/load.types.js';
+import type { HealthSample, LoadSettings, LoadState } from '../core/load.types.js';
 import { healthLevelOf } from '../core/load.types.js';
 import type { QuotaMetrics } from '../quota.metrics.js';
 import type { RateLimitSettings } from '../rate-limit.types.js';
@@ -20,7 +20,7 @@ const HEALTH = {
 };
 
 /** A monitor over a store that answers `shared` and a health source that answers `sample`. */
-function monitor(load = HEALTH) {
+function monitor(load: LoadSettings = HEALTH) {
   const t = { now: 1_000, sample: {} as HealthSample, shown: [] as (HealthSample | undefined)[] };
   const shared = {
     value: { level: 'normal', fill: 0, reason: 'pressure' } as Omit<LoadState, 'at'>,
@@ -110,18 +110,18 @@ describe('NodeHealthSource', () => {
   it('should give the p99 of admitted latencies in a bounded reservoir, and start a new window per read', () => {
     const h = new NodeHealthSource();
     for (let i = 1; i <= 100; i++) h.admitted(i);
-    expect(h.read()).toEqual({ admittedMs: 99 });
-    expect(h.read()).toEqual({});
+    expect(h.read(250)).toEqual({ admittedMs: 99 });
+    expect(h.read(250)).toEqual({});
     for (let i = 0; i < 50_000; i++) h.admitted(i % 100 === 0 ? 5_000 : 10);
-    const p99 = h.read().admittedMs!;
+    const p99 = h.read(250).admittedMs!;
     expect([10, 5_000]).toContain(p99); // one in 100 slow: the p99 lands on the edge, from a bounded sample
   });
 
   it('should measure the event loop only once started', () => {
     const h = new NodeHealthSource();
-    expect(h.read().eventLoopMs).toBeUndefined();
+    expect(h.read(250).eventLoopMs).toBeUndefined();
     h.start({ eventLoop: true, latency: false });
-    expect(h.read().eventLoopMs).toBeGreaterThanOrEqual(0);
+    expect(h.read(250).eventLoopMs).toBeGreaterThanOrEqual(0);
     h.onApplicationShutdown();
   });
 });

@@ -116,7 +116,7 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
   private withHealth(): LoadState {
     const now = this.clock.now();
     const s = this.settings.load;
-    const health = this.health.read();
+    const health = this.health.read(s.pollMs);
     const wanted = healthLevelOf(health, s);
     const rank = (l: LoadState['level']): number => LOAD_LEVELS.indexOf(l);
     if (
