@@ -2,7 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { Counter, Gauge } from 'prom-client';
 import type { HotCounter } from '../../metrics/hot-counter.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
-import { LOAD_LEVELS, type LoadAction, type LoadLevel } from './core/load.types.js';
+import {
+  type HealthSample,
+  LOAD_LEVELS,
+  type LoadAction,
+  type LoadLevel,
+} from './core/load.types.js';
 
 const ACTIONS: LoadAction[] = ['none', 'cache', 'reduce', 'refuse', 'exempt'];
 
@@ -11,6 +16,8 @@ const ACTIONS: LoadAction[] = ['none', 'cache', 'reduce', 'refuse', 'exempt'];
 export class QuotaMetrics {
   readonly level: Gauge;
   readonly fill: Gauge;
+  readonly eventLoop: Gauge;
+  readonly admitted: Gauge;
   readonly action: Gauge<'policy' | 'action'>;
   readonly shed: Counter<'policy'>;
   readonly riskObserved: Counter<'result'>;
@@ -19,6 +26,14 @@ export class QuotaMetrics {
   constructor(m: MetricsService) {
     this.level = m.gauge('rampart_load_level', 'Service-wide load level: 0 normal, 1 soft, 2 hard');
     this.fill = m.gauge('rampart_load_fill', 'Fill (0–1) of the fullest global bucket');
+    this.eventLoop = m.gauge(
+      'rampart_load_event_loop_delay_seconds',
+      "This instance's event-loop delay p99 over the last load poll (when rateLimit.load.eventLoopDelay is set)",
+    );
+    this.admitted = m.gauge(
+      'rampart_load_admitted_p99_seconds',
+      "This instance's p99 latency of admitted requests over the last load poll (when rateLimit.load.admittedP99 is set)",
+    );
     this.action = m.gauge(
       'rampart_load_policy_action',
       'What each policy does at the current load level (1 = this action: none, cache, reduce, refuse, exempt)',
@@ -42,9 +57,16 @@ export class QuotaMetrics {
   }
 
   /** Sets the level gauges and one action per policy. */
-  show(level: LoadLevel, fill: number, actions: Record<string, LoadAction>): void {
+  show(
+    level: LoadLevel,
+    fill: number,
+    actions: Record<string, LoadAction>,
+    health?: HealthSample,
+  ): void {
     this.level.set(LOAD_LEVELS.indexOf(level));
     this.fill.set(fill);
+    if (health?.eventLoopMs !== undefined) this.eventLoop.set(health.eventLoopMs / 1000);
+    if (health?.admittedMs !== undefined) this.admitted.set(health.admittedMs / 1000);
     for (const [policy, a] of Object.entries(actions))
       for (const x of ACTIONS) this.action.set({ policy, action: x }, x === a ? 1 : 0);
   }

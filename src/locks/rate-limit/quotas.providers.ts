@@ -3,6 +3,7 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import { RedisService } from '../../redis/redis.service.js';
 import { LOAD_STORE } from './store/load/load-store.js';
 import { LoadMonitor } from './load/load-monitor.service.js';
+import { HEALTH_SOURCE, NodeHealthSource } from './load/health-source.js';
 import { MemoryLoadStore } from './store/load/memory-load.store.js';
 import { QuotaMetrics } from './quota.metrics.js';
 import { RedisLoadStore } from './store/load/redis-load.store.js';
@@ -55,6 +56,8 @@ export const QUOTA_PROVIDERS: Provider[] = [
       redis.enabled ? new RedisLoadStore(redis, clock, s.clock) : mem,
     inject: [RedisService, MemoryLoadStore, RATE_LIMIT_SETTINGS, CLOCK],
   },
+  NodeHealthSource,
+  { provide: HEALTH_SOURCE, useExisting: NodeHealthSource },
   LoadMonitor,
   RateLimitAdmin,
   { provide: RATE_LIMIT_ADMIN, useExisting: RateLimitAdmin },

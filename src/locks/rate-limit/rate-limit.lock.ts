@@ -5,6 +5,7 @@ import { setReplyHeader } from '../../http/http-context.js';
 import { RateLimitExtensions } from './extensions/rate-limit-extensions.js';
 import { rateLimitField, rateLimitPolicyField, tokenHeaders } from './core/rate-limit-headers.js';
 import { RateLimiter } from './limiter/rate-limiter.service.js';
+import { NodeHealthSource } from './load/health-source.js';
 import { rateLimitProblem } from './rate-limit.problems.js';
 import type { RateLimitSlice } from './rate-limit.types.js';
 import { validateSlice } from './rate-limit.validate.js';
@@ -18,6 +19,7 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
   constructor(
     private readonly limiter: RateLimiter,
     private readonly extensions: RateLimitExtensions,
+    private readonly health: NodeHealthSource,
   ) {}
 
   /** Validated at boot (every product has registered by then) and by the admin API. */
@@ -41,6 +43,7 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
     const v = await this.limiter.decide(ctx, slice);
     switch (v.kind) {
       case 'allowed':
+        this.health.track(ctx);
         if (v.quota) {
           setReplyHeader(ctx.reply, 'RateLimit-Policy', rateLimitPolicyField(v.quota));
           setReplyHeader(ctx.reply, 'RateLimit', rateLimitField(v.quota));

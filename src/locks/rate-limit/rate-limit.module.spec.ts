@@ -1,3 +1,4 @@
+import { NodeHealthSource } from './load/health-source.js';
 import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { describe, expect, it } from 'vitest';
@@ -26,7 +27,7 @@ describe(RateLimitModule.name, () => {
 
   it('should let a slice use exactly the registered cost names, listed in the problem', () => {
     const ext = new RateLimitExtensions();
-    const lock = new RateLimitLock({} as RateLimiter, ext);
+    const lock = new RateLimitLock({} as RateLimiter, ext, new NodeHealthSource());
     const slice = {
       mode: 'enforce' as const,
       cost: 'inference',

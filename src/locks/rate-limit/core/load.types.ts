@@ -33,6 +33,43 @@ export interface LoadSettings {
   retryAfterS: number;
   /** The configured load rule: a level pinned by the operator (computed from pressure when absent). */
   pin?: LoadLevel;
+  /** This instance's event-loop delay p99 (ms) over one poll: off when absent. */
+  eventLoopDelay?: HealthThreshold;
+  /** This instance's p99 latency (ms) of admitted requests over one poll: off when absent. */
+  admittedP99?: HealthThreshold;
+}
+
+/** Milliseconds from which an instance's own health input raises its local level. */
+export interface HealthThreshold {
+  softMs: number;
+  hardMs: number;
+}
+
+/** This instance's own health over the last poll window (undefined: not measured). */
+export interface HealthSample {
+  /** p99 of the event-loop delay, ms. */
+  eventLoopMs?: number;
+  /** p99 latency of requests the rate-limit lock admitted, ms (undefined when none finished). */
+  admittedMs?: number;
+}
+
+/** Why the level is what it is: bucket fill, a held or pinned level, or the instance's own health. */
+export type LoadReason = 'pressure' | 'held' | 'pinned' | 'event_loop' | 'latency';
+
+/** The level an instance's own health asks for, and the input that asks for the most. */
+export function healthLevelOf(
+  h: HealthSample,
+  s: Pick<LoadSettings, 'eventLoopDelay' | 'admittedP99'>,
+): { level: LoadLevel; reason?: 'event_loop' | 'latency' } {
+  const of = (v: number | undefined, t: HealthThreshold | undefined): LoadLevel =>
+    v === undefined || !t ? 'normal' : v >= t.hardMs ? 'hard' : v >= t.softMs ? 'soft' : 'normal';
+  const loop = of(h.eventLoopMs, s.eventLoopDelay);
+  const lat = of(h.admittedMs, s.admittedP99);
+  const rank = (l: LoadLevel): number => LOAD_LEVELS.indexOf(l);
+  if (rank(loop) === 0 && rank(lat) === 0) return { level: 'normal' };
+  return rank(loop) >= rank(lat)
+    ? { level: loop, reason: 'event_loop' }
+    : { level: lat, reason: 'latency' };
 }
 
 /** The level as every instance sees it. */
@@ -42,8 +79,13 @@ export interface LoadState {
   fill: number;
   /** The policy whose global bucket is the fullest, when any is filled. */
   source?: string;
-  /** `pressure`, `held` (raised level kept for holdMs) or `pinned`. */
-  reason: 'pressure' | 'held' | 'pinned';
+  /**
+   * `pressure`, `held` (raised level kept for holdMs), `pinned`, or this instance's own health:
+   * `event_loop` / `latency` (local only: never written to the shared level).
+   */
+  reason: LoadReason;
+  /** This instance's health inputs at the last computation (those configured). */
+  health?: HealthSample;
   /** Epoch ms of the computation. */
   at: number;
 }

@@ -14,7 +14,14 @@ import { parseRate } from '../core/rate-parse.js';
 import { kindOfAlgorithm } from '../core/rule-kinds.js';
 import { type GlobalBucket, LOAD_STORE, type LoadStore } from '../store/load/load-store.js';
 import { MemoryLoadStore } from '../store/load/memory-load.store.js';
-import { type LoadAction, type LoadState, loadAction } from '../core/load.types.js';
+import {
+  LOAD_LEVELS,
+  type LoadAction,
+  type LoadState,
+  healthLevelOf,
+  loadAction,
+} from '../core/load.types.js';
+import { HEALTH_SOURCE, type HealthSource } from './health-source.js';
 import { QuotaMetrics } from '../quota.metrics.js';
 
 /** A policy's place in the degrade order and what it does at the current level. */
@@ -33,7 +40,9 @@ export type LoadView = LoadState & { policies: PolicyLoadView[] };
  * Computes the one load level of the service every `load.pollMs` from the
  * fill of every policy's global bucket (Redis: every instance reads the same
  * buckets and the same held level, so all agree within one poll), and says
- * what each policy does at it. The limiter reads `state` synchronously.
+ * what each policy does at it. This instance's own health (event-loop delay,
+ * p99 of admitted requests) may raise its local level above the shared one,
+ * held `holdMs` here only. The limiter reads `state` synchronously.
  */
 @Injectable()
 export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -41,6 +50,14 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
   state: LoadState = { level: 'normal', fill: 0, reason: 'pressure', at: 0 };
   private timer: NodeJS.Timeout | undefined;
   private failing = false;
+  /** The shared level (bucket fill, held or pinned) as last computed. */
+  private shared: Omit<LoadState, 'at'> = { level: 'normal', fill: 0, reason: 'pressure' };
+  /** A level raised by this instance's health, kept until `until` (epoch ms). */
+  private healthHeld: {
+    level: LoadState['level'];
+    reason: 'event_loop' | 'latency';
+    until: number;
+  } = { level: 'normal', reason: 'event_loop', until: 0 };
 
   constructor(
     private readonly chain: LockChain,
@@ -50,9 +67,14 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly m: QuotaMetrics,
     @InjectRateLimitSettings() private readonly settings: RateLimitSettings,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(HEALTH_SOURCE) private readonly health: HealthSource,
   ) {}
 
   onApplicationBootstrap(): void {
+    this.health.start?.({
+      eventLoop: this.settings.load.eventLoopDelay !== undefined,
+      latency: this.settings.load.admittedP99 !== undefined,
+    });
     this.timer = setInterval(() => void this.poll(), this.settings.load.pollMs);
     this.timer.unref();
     void this.poll();
@@ -72,20 +94,44 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
         this.globals(),
         this.settings.load,
       );
-      this.state = { ...got, at: this.clock.now() };
+      this.shared = got;
       this.failing = false;
     } catch (err) {
       // Redis failed: the level stays as last computed until the next poll reaches it.
       if (!this.failing) this.logger.warn(`load level not computed: ${(err as Error).message}`);
       this.failing = true;
     }
+    this.state = this.withHealth();
     const view = this.view();
     this.m.show(
       view.level,
       view.fill,
       Object.fromEntries(view.policies.map((p) => [p.policy, p.action])),
+      view.health,
     );
     return this.state;
+  }
+
+  /** The shared level raised to this instance's health (never above it by a pin: a pin is final). */
+  private withHealth(): LoadState {
+    const now = this.clock.now();
+    const s = this.settings.load;
+    const health = this.health.read(s.pollMs);
+    const wanted = healthLevelOf(health, s);
+    const rank = (l: LoadState['level']): number => LOAD_LEVELS.indexOf(l);
+    if (
+      wanted.reason &&
+      (this.healthHeld.until <= now || rank(wanted.level) >= rank(this.healthHeld.level))
+    )
+      this.healthHeld = { level: wanted.level, reason: wanted.reason, until: now + s.holdMs };
+    const out: LoadState = { ...this.shared, at: now };
+    if (s.eventLoopDelay || s.admittedP99) out.health = health;
+    const held = this.healthHeld;
+    if (s.pin === undefined && held.until >= now && rank(held.level) > rank(out.level)) {
+      out.level = held.level;
+      out.reason = held.reason;
+    }
+    return out;
   }
 
   /** The level and every policy's action at it. */

@@ -1,6 +1,11 @@
 import { isRecord } from '../../../common/is-record.js';
 import { parseDuration } from '../core/rate-parse.js';
-import { LOAD_LEVELS, type LoadLevel, type LoadSettings } from '../core/load.types.js';
+import {
+  type HealthThreshold,
+  LOAD_LEVELS,
+  type LoadLevel,
+  type LoadSettings,
+} from '../core/load.types.js';
 
 export function defaultLoadSettings(): LoadSettings {
   return {
@@ -25,7 +30,25 @@ const KEYS = new Set([
   'cacheFrom',
   'retryAfter',
   'pin',
+  'eventLoopDelay',
+  'admittedP99',
 ]);
+
+/** `{ soft, hard }` durations of one health input (absent: the input is off). */
+function threshold(raw: unknown, at: string, p: string[]): HealthThreshold | undefined {
+  if (raw === undefined) return undefined;
+  if (!isRecord(raw) || Object.keys(raw).some((k) => k !== 'soft' && k !== 'hard')) {
+    p.push(`${at}: must be { soft, hard } durations (e.g. { soft: 50ms, hard: 200ms })`);
+    return undefined;
+  }
+  const soft = parseDuration(raw.soft);
+  const hard = parseDuration(raw.hard);
+  if (soft === undefined || hard === undefined || soft < 1 || hard > 600_000 || soft >= hard) {
+    p.push(`${at}: soft and hard must be durations from 1 ms to 10 min, soft below hard`);
+    return undefined;
+  }
+  return { softMs: soft, hardMs: hard };
+}
 
 /** Reads CONFIG_FILE `rateLimit.load`; every problem is listed with its path. */
 export function validateLoad(raw: unknown, at: string): { load: LoadSettings; problems: string[] } {
@@ -77,5 +100,9 @@ export function validateLoad(raw: unknown, at: string): { load: LoadSettings; pr
       p.push(`${at}.pin: must be one of ${LOAD_LEVELS.join(', ')}`);
     else load.pin = raw.pin as LoadLevel;
   }
+  const loop = threshold(raw.eventLoopDelay, `${at}.eventLoopDelay`, p);
+  if (loop) load.eventLoopDelay = loop;
+  const lat = threshold(raw.admittedP99, `${at}.admittedP99`, p);
+  if (lat) load.admittedP99 = lat;
   return { load, problems: p };
 }
