@@ -75,7 +75,7 @@ describe.skipIf(!canStartRedis())(
       await commands(6);
       calls.clear();
       await redis.run('del', (c) => c.del(conc('').key, tok.key));
-    expect(await commands(1)).toEqual(['del']);
+      expect(await commands(1)).toEqual(['del']);
 
       const ds = await Promise.all(Array.from({ length: 12 }, (_, i) => store.decide(req(i))));
       expect(await commands(1)).toEqual(['evalsha']);
@@ -84,12 +84,12 @@ describe.skipIf(!canStartRedis())(
       const allowed = ds.flatMap((d, i) => (d.allowed ? [i] : []));
       expect(allowed).toEqual([0, 1, 2, 3, 4]);
       expect(ds.slice(5).every((d) => d.blocker === 1)).toBe(true);
-      expect((await redis.run('zrange', (c) => c.zrange(conc('').key, 0, -1))).sort()).toEqual(
+      expect((await redis.run('zrange', (c) => c.zrange(conc('').key, '0', '-1'))).sort()).toEqual(
         allowed.map((i) => `lease-${i}`).sort(),
       );
       expect(await redis.run('hget', (c) => c.hget(tok.key, 'c'))).toBe('500');
       // (our own two reads)
-    expect(await commands(2)).toEqual(['zrange', 'hget']);
+      expect(await commands(2)).toEqual(['zrange', 'hget']);
 
       // The answers end in one turn: one release call, one settlement call.
       await Promise.all(
