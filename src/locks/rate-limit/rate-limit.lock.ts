@@ -41,9 +41,17 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
     const v = await this.limiter.decide(ctx, slice);
     switch (v.kind) {
       case 'allowed':
-        if (v.quota) {
-          setReplyHeader(ctx.reply, 'RateLimit-Policy', rateLimitPolicyField(v.quota));
-          setReplyHeader(ctx.reply, 'RateLimit', rateLimitField(v.quota));
+        {
+          // IETF fields are lists: the tightest request rule, then the tightest token budget.
+          const quotas = [v.quota, v.tokens].filter((q) => q !== undefined);
+          if (quotas.length > 0) {
+            setReplyHeader(
+              ctx.reply,
+              'RateLimit-Policy',
+              quotas.map(rateLimitPolicyField).join(', '),
+            );
+            setReplyHeader(ctx.reply, 'RateLimit', quotas.map(rateLimitField).join(', '));
+          }
         }
         if (v.tokens)
           for (const [name, value] of Object.entries(tokenHeaders(v.tokens)))
