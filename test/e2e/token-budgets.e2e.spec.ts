@@ -244,6 +244,26 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
       }
     });
 
+    it('should count the tokens used per rule and model in Prometheus, with no user or app label', async () => {
+      const series = (rule: string) =>
+        `rampart_ratelimit_tokens_used_total{policy="inference",rule="${rule}",model="gpt-4o-mini",count="total"}`;
+      const read = async (rule: string): Promise<number> => {
+        const text = await (await fetch(`${app.url}/metrics`)).text();
+        const line = text.split('\n').find((l) => l.startsWith(`${series(rule)} `));
+        return line ? Number(line.slice(series(rule).length + 1)) : 0;
+      };
+      const [user0, app0] = [await read('user-tokens'), await read('app-tokens')];
+      const res = await call(newUser(), { max_tokens: 50 });
+      const { usage } = (await res.json()) as { usage: { total_tokens: number } };
+      await expect.poll(() => read('app-tokens')).toBe(app0 + usage.total_tokens);
+      expect(await read('user-tokens')).toBe(user0 + usage.total_tokens);
+      const text = await (await fetch(`${app.url}/metrics`)).text();
+      const lines = text
+        .split('\n')
+        .filter((l) => l.startsWith('rampart_ratelimit_tokens_used_total{'));
+      expect(lines.some((l) => /user-\d|app=|user=/.test(l))).toBe(false);
+    });
+
     it("should keep each app's users apart: app B cannot spend app A's user budget", async () => {
       const user = newUser();
       fake.setUsage({ completion: 'max_tokens' });
