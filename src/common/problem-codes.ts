@@ -48,7 +48,7 @@ export const PROBLEM_CODES = {
   // Lock 2, rate limit (docs/rate-limit.md, docs/quotas.md)
   rate_limited: 429,
   concurrency_limit: 429,
-  token_limit: 429,
+  token_budget: 429,
   rate_limit_unavailable: 503,
   load_shed: 503,
   // Lock 3, cache shield (docs/cache-shield.md)

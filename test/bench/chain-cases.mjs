@@ -73,6 +73,37 @@ export const concConfig = writeConfig(
   },
   'rampart-conc.json',
 );
+/**
+ * "tok": app "on" with the shipped inference policy's two token budgets (`user-tokens` per minute, `app-tokens-day`
+ * per day) added, raised so that nothing is refused: the cost of reserving at admission (in the same decision
+ * call) and settling to the answer's usage when it ends (docs/rate-limit.md#token-rules).
+ */
+const TOKEN_RULES = [
+  {
+    name: 'user-tokens',
+    dimension: 'user',
+    algorithm: 'tokens',
+    capacity: 1_000_000_000,
+    window: '1m',
+  },
+  {
+    name: 'app-tokens-day',
+    dimension: 'app',
+    algorithm: 'tokens',
+    capacity: 1_000_000_000,
+    window: '1d',
+  },
+];
+export const tokConfig = writeConfig(
+  {
+    ...ON,
+    policies: {
+      ...ON.policies,
+      inference: { locks: { rateLimit: { rules: [...rules('app', 'global'), ...TOKEN_RULES] } } },
+    },
+  },
+  'rampart-tok.json',
+);
 export const offConfig = writeConfig({
   policies: Object.fromEntries(
     ['search', 'search-item', 'inference', 'whoami', 'models', 'bench-off'].map((p) => [p, allOff]),
@@ -122,8 +153,10 @@ const get = (path) => [{ method: 'GET', path }];
 export const WITHOUT_CONCURRENCY = 'signed inference + user, rate rules only';
 export const WITH_CONCURRENCY = 'signed inference + user, + 2 concurrency rules';
 const USER = { 'x-user-id': 'bench-user' };
+/** The token-rule pair: the same signed inference of one user, on app "on" and on app "tok". */
+export const WITH_TOKENS = 'signed inference + user, + 2 token rules';
 
-/** [name, app ("on" | "off" | "conc"), autocannon requests, expected status, ratio base]. */
+/** [name, app ("on" | "off" | "conc" | "tok"), autocannon requests, expected status, ratio base]. */
 export const VARIANTS = [
   ['bare GET /v1/time', 'on', get('/v1/time'), 200],
   ['empty guard + interceptor (floor)', 'on', get('/bench/floor'), 200],
@@ -136,6 +169,7 @@ export const VARIANTS = [
   ['inference, every lock off', 'off', signed('POST', '/v1/inference', CHAT), 200],
   [WITHOUT_CONCURRENCY, 'on', signed('POST', '/v1/inference', CHAT, APP.secret, USER), 200],
   [WITH_CONCURRENCY, 'conc', signed('POST', '/v1/inference', CHAT, APP.secret, USER), 200],
+  [WITH_TOKENS, 'tok', signed('POST', '/v1/inference', CHAT, APP.secret, USER), 200],
   ['401 from a bare guard (reject floor)', 'on', get('/bench/reject'), 401],
   ['401 forged signature', 'on', signed('GET', '/v1/whoami', undefined, 'forged'.repeat(8)), 401],
   ['429 known-blocked', 'on', get('/v1/search/items/2988507'), 429],

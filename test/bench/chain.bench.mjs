@@ -21,10 +21,12 @@ import {
   VARIANTS,
   WITHOUT_CONCURRENCY,
   WITH_CONCURRENCY,
+  WITH_TOKENS,
   appsFile,
   concConfig,
   offConfig,
   onConfig,
+  tokConfig,
   presign,
 } from './chain-cases.mjs';
 
@@ -48,6 +50,8 @@ const BASES = [
   ['inference, every lock off', '÷ locks off', /^signed inference/],
   // The same signed inference of one user without the two concurrency rules (app "on"): their cost.
   [WITHOUT_CONCURRENCY, '÷ without concurrency', /concurrency rules$/],
+  // The same signed inference of one user without the two token rules (app "on"): their cost.
+  [WITHOUT_CONCURRENCY, '÷ without token rules', /token rules$/],
 ];
 const picked = ([n], i) => !ONLY || i < 2 || ONLY.some((o) => n.includes(o));
 const needed = new Set(
@@ -71,7 +75,7 @@ const start = async (adapter, kind) => {
     HTTP_ADAPTER: adapter,
     APPS_FILE: appsFile,
     SEARCH_SQLITE_PATH: process.env.BENCH_SQLITE ?? join(dir, 'search.sqlite'),
-    CONFIG_FILE: { on: onConfig, conc: concConfig, off: offConfig }[kind],
+    CONFIG_FILE: { on: onConfig, conc: concConfig, tok: tokConfig, off: offConfig }[kind],
     // A loaded 2-core machine can stall a Redis reply past the 50 ms default: that is not an outage.
     REDIS_COMMAND_TIMEOUT_MS: '1000',
     ...(kind === 'off' ? {} : { REDIS_URL: redis.url, RAMPART_ENV: `bench${kind}${adapter}` }),
@@ -135,7 +139,8 @@ try {
     const on = await start(adapter, 'on');
     const off = variants.some(([, kind]) => kind === 'off') ? await start(adapter, 'off') : on;
     const conc = variants.some(([, kind]) => kind === 'conc') ? await start(adapter, 'conc') : on;
-    const appOf = (kind) => ({ on, off, conc })[kind];
+    const tok = variants.some(([, kind]) => kind === 'tok') ? await start(adapter, 'tok') : on;
+    const appOf = (kind) => ({ on, off, conc, tok })[kind];
     for (const [, kind, requests] of variants)
       await cannon({ url: appOf(kind).url, requests, duration: Math.min(2, RUN_SECONDS) });
     const results = new Map(variants.map(([n]) => [n, []]));
@@ -171,10 +176,15 @@ try {
         'redis µs/req': +med(name, 'rcpu').toFixed(1),
       });
     }
-    if (results.has(WITH_CONCURRENCY) && results.has(WITHOUT_CONCURRENCY)) {
-      const [w, wo] = [WITH_CONCURRENCY, WITHOUT_CONCURRENCY];
+    for (const [w, label] of [
+      [WITH_CONCURRENCY, 'two concurrency rules'],
+      [WITH_TOKENS, 'two token rules'],
+    ]) {
+      const wo = WITHOUT_CONCURRENCY;
+      if (!results.has(w) || !results.has(wo)) continue;
       pairs.push({
         adapter,
+        pair: label,
         'req/s without': Math.round(med(wo, 'rps')),
         'req/s with': Math.round(med(w, 'rps')),
         'req/s ÷': ratio(w, wo),
@@ -194,6 +204,6 @@ try {
 }
 console.table(rows);
 if (pairs.length) {
-  console.log('two concurrency rules (app + user), side by side: with ÷ without');
+  console.log('two concurrency rules / two token rules (app + user), side by side: with ÷ without');
   console.table(pairs);
 }

@@ -2,7 +2,7 @@
  * Token budgets (docs/rate-limit.md#token-rules, docs/inference.md#token-budgets) on both adapters and both stores,
  * against the fake upstream: many concurrent large requests never take a budget past its limit; a call is settled
  * to the upstream's usage; a stream without usage is counted from its deltas; a client abort is charged what it was
- * sent; app B cannot spend app A's user budget; 429 `token_limit` with its headers.
+ * sent; app B cannot spend app A's user budget; 429 `token_budget` with its headers.
  *
  * The budget is read exactly with a probe: a request whose reservation can never fit (max_tokens 8192 > the
  * budget) is refused and changes nothing, and its `x-ratelimit-remaining-tokens` is the budget less what is used.
@@ -164,7 +164,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
       }
     });
 
-    it("should settle a call to the upstream's usage, and refuse with 429 token_limit and token headers", async () => {
+    it("should settle a call to the upstream's usage, and refuse with 429 token_budget and token headers", async () => {
       const user = newUser();
       const res = await call(user, { max_tokens: 500 });
       expect(res.status).toBe(200);
@@ -178,7 +178,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
       const refused = await call(user, { max_tokens: 8192 });
       expect(refused.status).toBe(429);
       const problem = (await refused.json()) as { error: { code: string } };
-      expect(problem.error.code).toBe('token_limit');
+      expect(problem.error.code).toBe('token_budget');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(60);
       expect(refused.headers.get('x-should-retry')).toBe('false');
       expect(refused.headers.get('x-ratelimit-remaining-tokens')).toBe(
@@ -242,6 +242,26 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
       } finally {
         fake.reset();
       }
+    });
+
+    it('should count the tokens used per rule and model in Prometheus, with no user or app label', async () => {
+      const series = (rule: string) =>
+        `rampart_ratelimit_tokens_used_total{policy="inference",rule="${rule}",model="gpt-4o-mini",count="total"}`;
+      const read = async (rule: string): Promise<number> => {
+        const text = await (await fetch(`${app.url}/metrics`)).text();
+        const line = text.split('\n').find((l) => l.startsWith(`${series(rule)} `));
+        return line ? Number(line.slice(series(rule).length + 1)) : 0;
+      };
+      const [user0, app0] = [await read('user-tokens'), await read('app-tokens')];
+      const res = await call(newUser(), { max_tokens: 50 });
+      const { usage } = (await res.json()) as { usage: { total_tokens: number } };
+      await expect.poll(() => read('app-tokens')).toBe(app0 + usage.total_tokens);
+      expect(await read('user-tokens')).toBe(user0 + usage.total_tokens);
+      const text = await (await fetch(`${app.url}/metrics`)).text();
+      const lines = text
+        .split('\n')
+        .filter((l) => l.startsWith('rampart_ratelimit_tokens_used_total{'));
+      expect(lines.some((l) => /user-\d|app=|user=/.test(l))).toBe(false);
     });
 
     it("should keep each app's users apart: app B cannot spend app A's user budget", async () => {

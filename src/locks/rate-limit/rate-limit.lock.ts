@@ -44,9 +44,17 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
     switch (v.kind) {
       case 'allowed':
         this.health.track(ctx);
-        if (v.quota) {
-          setReplyHeader(ctx.reply, 'RateLimit-Policy', rateLimitPolicyField(v.quota));
-          setReplyHeader(ctx.reply, 'RateLimit', rateLimitField(v.quota));
+        {
+          // IETF fields are lists: the tightest request rule, then the tightest token budget.
+          const quotas = [v.quota, v.tokens].filter((q) => q !== undefined);
+          if (quotas.length > 0) {
+            setReplyHeader(
+              ctx.reply,
+              'RateLimit-Policy',
+              quotas.map(rateLimitPolicyField).join(', '),
+            );
+            setReplyHeader(ctx.reply, 'RateLimit', quotas.map(rateLimitField).join(', '));
+          }
         }
         if (v.tokens)
           for (const [name, value] of Object.entries(tokenHeaders(v.tokens)))

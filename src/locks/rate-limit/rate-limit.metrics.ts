@@ -3,6 +3,9 @@ import { Counter, Gauge } from 'prom-client';
 import type { HotCounter } from '../../metrics/hot-counter.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 
+/** Distinct model label values per policy (model names come from clients). */
+export const MAX_MODEL_LABELS = 32;
+
 type Outcome = 'allowed' | 'rejected' | 'shadow_rejected' | 'duplicate' | 'reentered';
 
 /** The rate limiter's Prometheus series. Labels: policy, rule, dimension, kinds — never a subject. */
@@ -17,6 +20,9 @@ export class RateLimitMetrics {
   readonly denyCacheHits: HotCounter<'policy'>;
   readonly degraded: HotCounter<'policy'>;
   readonly refunds: Counter;
+  readonly tokens: Counter<'policy' | 'rule' | 'model' | 'count'>;
+  /** Model label values seen per policy (bounded: past MAX_MODEL_LABELS a new name is `other`). */
+  private readonly models = new Map<string, Set<string>>();
   readonly liveInstances: Gauge;
   readonly clockSkew: Gauge;
 
@@ -25,6 +31,23 @@ export class RateLimitMetrics {
   /** Counts one rule outcome. */
   decision(policy: string, rule: string, outcome: Outcome): void {
     this.decisions.inc({ policy, rule, outcome });
+  }
+
+  /**
+   * Tokens an answer used, as one tokens rule counts them (`count`: total, prompt or completion), when its
+   * reservation is settled. The model comes from the client: the first MAX_MODEL_LABELS names a policy sees get
+   * their own label (as the bucket keys write them: plain, else a hash; the caller's `modelPart`), every later one is `other`.
+   */
+  tokensUsed(policy: string, rule: string, model: string, count: string, n: number): void {
+    if (n <= 0) return;
+    let seen = this.models.get(policy);
+    if (!seen) this.models.set(policy, (seen = new Set()));
+    let label = model;
+    if (!seen.has(label)) {
+      if (seen.size < MAX_MODEL_LABELS) seen.add(label);
+      else label = 'other';
+    }
+    this.tokens.inc({ policy, rule, model: label, count }, n);
   }
 
   /** Redis TIME minus the app clock of the last decision (exported when the registry is read). */
@@ -79,6 +102,11 @@ export class RateLimitMetrics {
     this.refunds = m.counter(
       'rampart_ratelimit_refunds_total',
       'Cross-slot reservations given back because another slot refused',
+    );
+    this.tokens = m.counter(
+      'rampart_ratelimit_tokens_used_total',
+      'Tokens answers used, as each tokens rule counts them (count: total, prompt, completion), at settlement; model: first 32 names per policy, then other',
+      ['policy', 'rule', 'model', 'count'],
     );
     this.liveInstances = m.gauge(
       'rampart_ratelimit_live_instances',

@@ -14,7 +14,7 @@ const SDK_MAX_RETRY_S = 60;
 /** Why the rate-limit lock refused a request: the stable `error` code of the answer. */
 export type RateLimitErrorCode = Extract<
   ProblemCode,
-  'rate_limited' | 'concurrency_limit' | 'token_limit' | 'rate_limit_unavailable' | 'load_shed'
+  'rate_limited' | 'concurrency_limit' | 'token_budget' | 'rate_limit_unavailable' | 'load_shed'
 >;
 
 /** A verdict that refuses. */
@@ -69,11 +69,11 @@ export function rateLimitProblem(v: Refusal): ProblemException {
 }
 
 /**
- * 429 `token_limit`: a token budget cannot hold this request's reservation. Retry-After is the end of the window;
+ * 429 `token_budget`: a token budget cannot hold this request's reservation. Retry-After is the end of the window;
  * past the SDKs' longest wait (60 s) `x-should-retry: false` stops their automatic retries.
  */
 function tokenProblem(v: Extract<Refusal, { kind: 'limited' }>): ProblemException {
-  const code: RateLimitErrorCode = 'token_limit';
+  const code: RateLimitErrorCode = 'token_budget';
   const retryAfter = retryAfterSeconds(v.retryAfterMs);
   const quota = { ...v.quota, resetS: retryAfter };
   return ProblemException.fast(429, code, 'Token budget exceeded', {

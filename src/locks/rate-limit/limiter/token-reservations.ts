@@ -5,11 +5,12 @@ import type { TokenReservation, TokenUse } from '../../../http/request-state.js'
 import type { BucketSpec, Decision } from '../core/decision.types.js';
 import type { TokenCount } from '../core/kinds/tokens.js';
 import { RateLimitMetrics } from '../rate-limit.metrics.js';
-import type { ActiveRule, TokenAsk } from '../rules/request-buckets.js';
+import { modelPart, type ActiveRule, type TokenAsk } from '../rules/request-buckets.js';
 import type { RateLimitStore, Settlement } from '../store/rate-limit.store.js';
 
 /** One reservation of an allowed request: its bucket, what it counts, and the window it went to. */
 interface Reserved {
+  rule: string;
   key: string;
   group: string;
   count: TokenCount;
@@ -38,6 +39,7 @@ export function reservationsOf(
     if (!t || !o || o.charged <= 0 || o.untilUs === undefined) continue;
     const b = buckets[i]!;
     out.push({
+      rule: active[i]!.rule.name,
       key: b.key,
       group: b.group,
       count: t.count,
@@ -56,7 +58,7 @@ class Reservation implements TokenReservation {
   constructor(
     readonly reserved: TokenUse,
     private readonly items: Reserved[],
-    private readonly commit: (s: Settlement[]) => void,
+    private readonly commit: (s: Settlement[], rules: Reserved[]) => void,
   ) {}
 
   hold(): void {
@@ -74,6 +76,7 @@ class Reservation implements TokenReservation {
         used: usedBy(r.count, used),
         untilUs: r.untilUs,
       })),
+      this.items,
     );
   }
 
@@ -101,12 +104,20 @@ export class TokenReservations {
     ask: TokenAsk,
     items: Reserved[],
   ): void {
-    const r = new Reservation({ prompt: ask.prompt, completion: ask.completion }, items, (s) => {
-      store.settle(s).catch((err: unknown) => {
-        this.m.storeErrors.inc({ policy, kind: 'settle' });
-        this.logger.warn({ msg: 'token settlement failed', policy, err: (err as Error).message });
-      });
-    });
+    const r = new Reservation(
+      { prompt: ask.prompt, completion: ask.completion },
+      items,
+      (s, rules) => {
+        const model = modelPart(ask.model);
+        rules.forEach((rule, i) =>
+          this.m.tokensUsed(policy, rule.rule, model, rule.count, s[i]!.used),
+        );
+        store.settle(s).catch((err: unknown) => {
+          this.m.storeErrors.inc({ policy, kind: 'settle' });
+          this.logger.warn({ msg: 'token settlement failed', policy, err: (err as Error).message });
+        });
+      },
+    );
     ctx.state.tokens = r;
     onReplyClosed(ctx.reply, () => r.closed());
   }

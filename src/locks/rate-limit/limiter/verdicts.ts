@@ -25,7 +25,7 @@ export type Verdict =
       retryAfterMs: number;
       /** The blocking rule is a concurrency rule (429 `concurrency_limit`). */
       concurrency?: boolean;
-      /** The blocking rule is a token budget (429 `token_limit`). */
+      /** The blocking rule is a token budget (429 `token_budget`). */
       tokens?: boolean;
       /** First refusal of this subject and rule in its window (only decided for `onLimit: flag`). */
       notify: boolean;
