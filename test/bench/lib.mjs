@@ -159,13 +159,15 @@ export async function startRedis() {
     /**
      * Round trips: the commands clients sent while `during` ran, counted with
      * MONITOR (commands a script runs show as `[0 lua]` and are not round
-     * trips; INFO commandstats counts them too). Returns { total, byCommand }.
+     * trips; INFO commandstats counts them too). Returns { total, byCommand, byClass }:
+     * `classify(line)` names a line's class (or undefined: not counted in byClass).
      */
-    async roundTrips(during) {
+    async roundTrips(during, classify = () => undefined) {
       const mon = spawn('redis-cli', ['-p', String(port), 'monitor'], {
         stdio: ['ignore', 'pipe', 'ignore'],
       });
       const byCommand = {};
+      const byClass = {};
       let total = 0;
       let rest = '';
       mon.stdout.setEncoding('utf8').on('data', (chunk) => {
@@ -176,6 +178,8 @@ export async function startRedis() {
           if (!m || m[1] === 'lua' || /^(monitor|info)$/i.test(m[2])) continue;
           const c = m[2].toLowerCase();
           byCommand[c] = (byCommand[c] ?? 0) + 1;
+          const k = classify(line);
+          if (k !== undefined) byClass[k] = (byClass[k] ?? 0) + 1;
           total += 1;
         }
       });
@@ -186,7 +190,7 @@ export async function startRedis() {
       } finally {
         mon.kill();
       }
-      return { total, byCommand };
+      return { total, byCommand, byClass };
     },
     /** { command: { calls, usec } } from INFO commandstats (commands run inside scripts included). */
     commandstats() {

@@ -34,13 +34,21 @@ export type LoadView = LoadState & { policies: PolicyLoadView[] };
  * fill of every policy's global bucket (Redis: every instance reads the same
  * buckets and the same held level, so all agree within one poll), and says
  * what each policy does at it. The limiter reads `state` synchronously.
+ *
+ * The level matters only to requests: a poll with no read of `state` since
+ * the one before is skipped, so an idle instance asks Redis nothing. The
+ * first read after an idle spell gets the level last computed and starts a
+ * poll at once: the level is current again one round trip later.
  */
 @Injectable()
 export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('LoadMonitor');
-  state: LoadState = { level: 'normal', fill: 0, reason: 'pressure', at: 0 };
+  private current: LoadState = { level: 'normal', fill: 0, reason: 'pressure', at: 0 };
   private timer: NodeJS.Timeout | undefined;
   private failing = false;
+  /** A request read the level since the last poll (or none has run yet). */
+  private wanted = true;
+  private polling = false;
 
   constructor(
     private readonly chain: LockChain,
@@ -52,8 +60,18 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  /** The level requests are decided with (marks the instance busy: the next poll runs). */
+  get state(): LoadState {
+    if (!this.wanted) {
+      this.wanted = true;
+      // Idle until now: refresh at once rather than at the next tick.
+      if (this.clock.now() - this.current.at > this.settings.load.pollMs) void this.poll();
+    }
+    return this.current;
+  }
+
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.poll(), this.settings.load.pollMs);
+    this.timer = setInterval(() => void this.tick(), this.settings.load.pollMs);
     this.timer.unref();
     void this.poll();
   }
@@ -62,8 +80,16 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     clearInterval(this.timer);
   }
 
-  /** One computation (the timer's; tests call it to skip a wait). */
+  /** The timer's turn: a poll when a request read the level since the last one. */
+  private async tick(): Promise<void> {
+    if (!this.wanted || this.polling) return;
+    await this.poll();
+  }
+
+  /** One computation (tests call it to skip a wait). */
   async poll(): Promise<LoadState> {
+    this.wanted = false;
+    this.polling = true;
     const lane = this.lanes.current();
     const store = lane?.remote ? this.store : this.memory;
     try {
@@ -72,12 +98,14 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
         this.globals(),
         this.settings.load,
       );
-      this.state = { ...got, at: this.clock.now() };
+      this.current = { ...got, at: this.clock.now() };
       this.failing = false;
     } catch (err) {
       // Redis failed: the level stays as last computed until the next poll reaches it.
       if (!this.failing) this.logger.warn(`load level not computed: ${(err as Error).message}`);
       this.failing = true;
+    } finally {
+      this.polling = false;
     }
     const view = this.view();
     this.m.show(
@@ -85,7 +113,7 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
       view.fill,
       Object.fromEntries(view.policies.map((p) => [p.policy, p.action])),
     );
-    return this.state;
+    return this.current;
   }
 
   /** The level and every policy's action at it. */
@@ -96,7 +124,7 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
       const rank = slice?.degradeRank ?? 0;
       const critical = p.critical === true;
       const reducedRules =
-        this.state.level === 'soft' && !critical
+        this.current.level === 'soft' && !critical
           ? (slice?.rules ?? [])
               .filter(
                 (r) =>
@@ -109,11 +137,11 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
         policy: name,
         rank,
         critical,
-        action: loadAction(this.state.level, rank, critical, this.settings.load),
+        action: loadAction(this.current.level, rank, critical, this.settings.load),
         reducedRules,
       });
     }
-    return { ...this.state, policies };
+    return { ...this.current, policies };
   }
 
   /** The enforced global buckets of every ranked policy (service hash tag only: one script call). */
