@@ -62,12 +62,15 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** The level requests are decided with (marks the instance busy: the next poll runs). */
   get state(): LoadState {
-    if (!this.wanted) {
-      this.wanted = true;
-      // Idle until now: refresh at once rather than at the next tick.
-      if (this.clock.now() - this.current.at > this.settings.load.pollMs) void this.poll();
-    }
+    this.want();
     return this.current;
+  }
+
+  /** A reader is here: the next tick polls; after an idle spell, poll at once rather than then. */
+  private want(): void {
+    if (this.wanted) return;
+    this.wanted = true;
+    if (this.clock.now() - this.current.at > this.settings.load.pollMs) void this.poll();
   }
 
   onApplicationBootstrap(): void {
@@ -107,7 +110,7 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     } finally {
       this.polling = false;
     }
-    const view = this.view();
+    const view = this.viewOf();
     this.m.show(
       view.level,
       view.fill,
@@ -116,8 +119,13 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     return this.current;
   }
 
-  /** The level and every policy's action at it. */
+  /** The level and every policy's action at it (a reader: the admin API; see `state`). */
   view(): LoadView {
+    this.want();
+    return this.viewOf();
+  }
+
+  private viewOf(): LoadView {
     const policies: PolicyLoadView[] = [];
     for (const [name, p] of Object.entries(this.chain.current().policies)) {
       const slice = p.locks.rateLimit as RateLimitSlice | undefined;
