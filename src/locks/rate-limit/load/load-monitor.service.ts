@@ -70,7 +70,8 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
   private want(): void {
     if (this.wanted) return;
     this.wanted = true;
-    if (this.clock.now() - this.current.at > this.settings.load.pollMs) void this.poll();
+    if (this.clock.now() - this.current.at > 2 * this.settings.load.pollMs && !this.polling)
+      void this.poll();
   }
 
   onApplicationBootstrap(): void {
@@ -85,7 +86,9 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** The timer's turn: a poll when a request read the level since the last one. */
   private async tick(): Promise<void> {
+    // Not wanted, or a poll a read started just now: no second call in the same interval.
     if (!this.wanted || this.polling) return;
+    if (this.clock.now() - this.current.at < this.settings.load.pollMs / 2) return;
     await this.poll();
   }
 
