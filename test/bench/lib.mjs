@@ -171,14 +171,18 @@ export async function startRedis() {
     /**
      * Round trips: the commands clients sent while `during` ran, counted with
      * MONITOR (commands a script runs show as `[0 lua]` and are not round
-     * trips; INFO commandstats counts them too). Returns { total, byCommand }; script calls are also counted
-     * as `evalsha <name>` by `scriptNames` (sha → name, luaScriptNames()).
+     * trips; INFO commandstats counts them too). Returns { total, byCommand, byClass }. The second argument is
+     * either `scriptNames` (sha → lua/<name>.lua, see luaScriptNames: script calls are also counted as
+     * `evalsha <name>`) or `classify(line)`, which names a line's class (undefined: not in byClass).
      */
-    async roundTrips(during, scriptNames = {}) {
+    async roundTrips(during, namesOrClassify = {}) {
+      const classify = typeof namesOrClassify === 'function' ? namesOrClassify : () => undefined;
+      const scriptNames = typeof namesOrClassify === 'function' ? {} : namesOrClassify;
       const mon = spawn('redis-cli', ['-p', String(port), 'monitor'], {
         stdio: ['ignore', 'pipe', 'ignore'],
       });
       const byCommand = {};
+      const byClass = {};
       let total = 0;
       let rest = '';
       mon.stdout.setEncoding('utf8').on('data', (chunk) => {
@@ -195,6 +199,8 @@ export async function startRedis() {
             const k = `evalsha ${scriptNames[sha] ?? sha.slice(0, 8)}`;
             byCommand[k] = (byCommand[k] ?? 0) + 1;
           }
+          const k = classify(line);
+          if (k !== undefined) byClass[k] = (byClass[k] ?? 0) + 1;
           total += 1;
         }
       });
@@ -205,7 +211,7 @@ export async function startRedis() {
       } finally {
         mon.kill();
       }
-      return { total, byCommand };
+      return { total, byCommand, byClass };
     },
     /** { command: { calls, usec } } from INFO commandstats (commands run inside scripts included). */
     commandstats() {

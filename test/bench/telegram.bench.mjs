@@ -5,7 +5,10 @@
 //      breaker) to a fake bot backend, next to the fake backend called directly;
 //   2. Redis round trips per update (INFO commandstats over the run; goal 1);
 //   3. one user flooding a group with /ask: what the backend sees, next to that
-//      user's budget (3 /ask a minute: 15 tokens, cost 5).
+//      user's budget (3 /ask a minute: 15 tokens, cost 5);
+//   4. Redis round trips per update at a bot's normal pace (one update every
+//      150 ms) and in a burst (40 connections), by kind (decision, risk write);
+//   5. Redis round trips per second of two idle instances on one redis-server.
 // The global rule is raised for (1) so that the run measures the path, not the
 // shipped 2000/min; every other limit is the shipped one.
 import { once } from 'node:events';
@@ -94,20 +97,76 @@ function update(text, userId, chatId) {
   });
 }
 
+/** A MONITOR line's kind, from its command and first key (hashed parts left out). */
+function kindOf(line) {
+  const args = [...line.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]);
+  const cmd = (args[0] ?? '').toLowerCase();
+  const key = cmd === 'evalsha' || cmd === 'eval' ? args[3] : args[1];
+  if (key === undefined) return cmd;
+  const parts = key.replace(/\{[^}]*\}/, '{tag}').split(':');
+  const shape = /^risk[cp]?$/.test(parts[2] ?? '') ? 'risk' : parts.slice(0, 3).join(':');
+  return `${cmd} ${shape}`;
+}
+const sortedKinds = (byClass) =>
+  Object.entries(byClass)
+    .sort((a, b) => b[1] - a[1])
+    .map(([c, n]) => `${c} ${n}`)
+    .join(', ');
+
 const backend = await startBackend();
 const redis = await startRedis();
-const app = await startApp({
-  REDIS_URL: redis.url,
-  RAMPART_ENV: 'benchtg',
-  CONFIG_FILE: configFile(backend.url),
-});
+const config = configFile(backend.url);
+const app = await startApp({ REDIS_URL: redis.url, RAMPART_ENV: 'benchtg', CONFIG_FILE: config });
+const idle = await startApp({ REDIS_URL: redis.url, RAMPART_ENV: 'benchtg', CONFIG_FILE: config });
 const hook = `${app.url}/telegram/bench/${PATH}`;
 // Measure the armed steady state: /health/ready is 200 once the Bloom filters are built.
 const t0 = Date.now();
 await waitReady(app.url);
+await waitReady(idle.url);
 console.log(`ready after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 const headers = { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': SECRET };
 try {
+  // 5 (first, before any traffic). Two idle instances: round trips per second over a window.
+  await new Promise((r) => setTimeout(r, 2_000)); // boot-time work settles
+  const idleSeconds = Math.max(5, Math.min(SECONDS, 10));
+  const idleTrips = await redis.roundTrips(
+    () => new Promise((r) => setTimeout(r, idleSeconds * 1000)),
+    kindOf,
+  );
+  console.log(
+    `Two idle instances: ${(idleTrips.total / idleSeconds).toFixed(1)} Redis round trips/s ` +
+      `(${(idleTrips.total / idleSeconds / 2).toFixed(2)} per instance; MONITOR over ${idleSeconds} s) — ` +
+      sortedKinds(idleTrips.byClass),
+  );
+  await idle.stop();
+
+  // 4a. A bot's normal pace: one update every 150 ms, each a new user of one group.
+  const pacedN = Math.max(60, Math.round((SECONDS * 1000) / 150));
+  const paced = await redis.roundTrips(async () => {
+    for (let i = 0; i < pacedN; i++) {
+      const t = Date.now();
+      const r = await fetch(hook, {
+        method: 'POST',
+        headers,
+        body: update('hello', 500_000 + i, -1005000),
+      });
+      await r.arrayBuffer();
+      await new Promise((res) => setTimeout(res, Math.max(0, 150 - (Date.now() - t))));
+    }
+    await new Promise((res) => setTimeout(res, Number(process.env.BENCH_RISK_TAIL_MS ?? 6_000))); // the last risk flush
+  }, kindOf);
+  const perUpdate = (byClass, re) =>
+    Object.entries(byClass)
+      .filter(([k]) => re.test(k))
+      .reduce((t, [, n]) => t + n, 0);
+  const pacedDecide = perUpdate(paced.byClass, /^evals?h?a? rl:\{tag\}:global/);
+  const pacedRisk = perUpdate(paced.byClass, /risk/);
+  console.log(
+    `Paced (${pacedN} updates, one every 150 ms): ${((pacedDecide + pacedRisk) / pacedN).toFixed(3)} ` +
+      `Redis calls per update (decision scripts ${(pacedDecide / pacedN).toFixed(3)}, risk writes ` +
+      `${(pacedRisk / pacedN).toFixed(3)}); all round trips in the window: ${sortedKinds(paced.byClass)}`,
+  );
+
   // 1. Throughput: fresh update_id each, users spread so no per-user limit bites.
   const viaIngress = (duration) =>
     cannon({
@@ -166,7 +225,8 @@ try {
   let sampled = 0;
   const trips = await redis.roundTrips(async () => {
     sampled = (await viaIngress(Math.min(3, SECONDS))).requests.total;
-  });
+    await new Promise((res) => setTimeout(res, Number(process.env.BENCH_RISK_TAIL_MS ?? 6_000)));
+  }, kindOf);
   const byCommand = Object.entries(trips.byCommand)
     .sort((a, b) => b[1] - a[1])
     .map(([c, n]) => `${c} ${n}`)
@@ -174,6 +234,16 @@ try {
   console.log(
     `Redis round trips per update (MONITOR, ${sampled} updates): ` +
       `${(trips.total / Math.max(1, sampled)).toFixed(3)} — ${byCommand}`,
+  );
+  const burstDecide = perUpdate(trips.byClass, /^evals?h?a? rl:\{tag\}:global/);
+  const burstRisk = perUpdate(trips.byClass, /risk/);
+  // Updates still in flight when autocannon stops are decided after it counted: per decision script
+  // (one per verified update, the e2e asserts it) rather than per answered request.
+  const burstN = Math.max(1, burstDecide);
+  console.log(
+    `Burst (${burstDecide} updates decided, ${sampled} answered in time, ${MAX_CONNECTIONS} connections): ` +
+      `${((burstDecide + burstRisk) / burstN).toFixed(3)} Redis calls per update ` +
+      `(risk writes ${(burstRisk / burstN).toFixed(3)}) — ${sortedKinds(trips.byClass)}`,
   );
 
   // 3. One user floods a group with /ask for a few seconds.
@@ -213,6 +283,7 @@ try {
   ]);
 } finally {
   await app.stop();
+  await idle.stop();
   await redis.stop();
   backend.close();
 }

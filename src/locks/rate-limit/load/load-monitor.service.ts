@@ -43,13 +43,22 @@ export type LoadView = LoadState & { policies: PolicyLoadView[] };
  * what each policy does at it. This instance's own health (event-loop delay,
  * p99 of admitted requests) may raise its local level above the shared one,
  * held `holdMs` here only. The limiter reads `state` synchronously.
+ *
+ * The level matters only to requests: a poll with no read of `state` since
+ * the one before is skipped, so an idle instance asks Redis nothing. The
+ * first read after an idle spell gets the level last computed and starts a
+ * poll at once: the level is current again one round trip later. The health
+ * inputs are local: when they are on, an idle tick still reads them (no Redis).
  */
 @Injectable()
 export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('LoadMonitor');
-  state: LoadState = { level: 'normal', fill: 0, reason: 'pressure', at: 0 };
+  private current: LoadState = { level: 'normal', fill: 0, reason: 'pressure', at: 0 };
   private timer: NodeJS.Timeout | undefined;
   private failing = false;
+  /** A request read the level since the last poll (or none has run yet). */
+  private wanted = true;
+  private polling = false;
   /** The shared level (bucket fill, held or pinned) as last computed. */
   private shared: Omit<LoadState, 'at'> = { level: 'normal', fill: 0, reason: 'pressure' };
   /** A level raised by this instance's health, kept until `until` (epoch ms). */
@@ -70,12 +79,26 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(HEALTH_SOURCE) private readonly health: HealthSource,
   ) {}
 
+  /** The level requests are decided with (marks the instance busy: the next poll runs). */
+  get state(): LoadState {
+    this.want();
+    return this.current;
+  }
+
+  /** A reader is here: the next tick polls; after an idle spell, poll at once rather than then. */
+  private want(): void {
+    if (this.wanted) return;
+    this.wanted = true;
+    if (this.clock.now() - this.current.at > 2 * this.settings.load.pollMs && !this.polling)
+      void this.poll();
+  }
+
   onApplicationBootstrap(): void {
     this.health.start?.({
       eventLoop: this.settings.load.eventLoopDelay !== undefined,
       latency: this.settings.load.admittedP99 !== undefined,
     });
-    this.timer = setInterval(() => void this.poll(), this.settings.load.pollMs);
+    this.timer = setInterval(() => void this.tick(), this.settings.load.pollMs);
     this.timer.unref();
     void this.poll();
   }
@@ -84,8 +107,22 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     clearInterval(this.timer);
   }
 
-  /** One computation (the timer's; tests call it to skip a wait). */
+  /** The timer's turn: a poll when a request read the level since the last one. */
+  private async tick(): Promise<void> {
+    // Not wanted, or a poll a read started just now: no second call in the same interval. The
+    // instance's own health is read all the same when it is an input (local, no Redis).
+    if (!this.wanted || this.polling) {
+      if (!this.polling && this.healthOn()) this.show((this.current = this.withHealth()));
+      return;
+    }
+    if (this.clock.now() - this.current.at < this.settings.load.pollMs / 2) return;
+    await this.poll();
+  }
+
+  /** One computation (tests call it to skip a wait). */
   async poll(): Promise<LoadState> {
+    this.wanted = false;
+    this.polling = true;
     const lane = this.lanes.current();
     const store = lane?.remote ? this.store : this.memory;
     try {
@@ -100,16 +137,29 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
       // Redis failed: the level stays as last computed until the next poll reaches it.
       if (!this.failing) this.logger.warn(`load level not computed: ${(err as Error).message}`);
       this.failing = true;
+    } finally {
+      this.polling = false;
     }
-    this.state = this.withHealth();
-    const view = this.view();
+    this.current = this.withHealth();
+    this.show(this.current);
+    return this.current;
+  }
+
+  private show(state: LoadState): void {
+    const view = this.viewOf();
     this.m.show(
       view.level,
       view.fill,
       Object.fromEntries(view.policies.map((p) => [p.policy, p.action])),
-      view.health,
+      state.health,
     );
-    return this.state;
+  }
+
+  private healthOn(): boolean {
+    return (
+      this.settings.load.eventLoopDelay !== undefined ||
+      this.settings.load.admittedP99 !== undefined
+    );
   }
 
   /** The shared level raised to this instance's health (never above it by a pin: a pin is final). */
@@ -134,15 +184,20 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     return out;
   }
 
-  /** The level and every policy's action at it. */
+  /** The level and every policy's action at it (a reader: the admin API; see `state`). */
   view(): LoadView {
+    this.want();
+    return this.viewOf();
+  }
+
+  private viewOf(): LoadView {
     const policies: PolicyLoadView[] = [];
     for (const [name, p] of Object.entries(this.chain.current().policies)) {
       const slice = p.locks.rateLimit as RateLimitSlice | undefined;
       const rank = slice?.degradeRank ?? 0;
       const critical = p.critical === true;
       const reducedRules =
-        this.state.level === 'soft' && !critical
+        this.current.level === 'soft' && !critical
           ? (slice?.rules ?? [])
               .filter(
                 (r) =>
@@ -155,11 +210,11 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
         policy: name,
         rank,
         critical,
-        action: loadAction(this.state.level, rank, critical, this.settings.load),
+        action: loadAction(this.current.level, rank, critical, this.settings.load),
         reducedRules,
       });
     }
-    return { ...this.state, policies };
+    return { ...this.current, policies };
   }
 
   /** The enforced global buckets of every ranked policy (service hash tag only: one script call). */

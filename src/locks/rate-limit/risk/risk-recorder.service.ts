@@ -14,13 +14,20 @@ import { RISK_STORE, type RiskStore } from '../store/risk/risk-store.js';
 import { type ObserveParams } from '../core/risk.types.js';
 import type { RiskObservation, RiskSignal } from '../core/risk.types.js';
 
-const FLUSH_MS = 20;
-const MAX_BATCH = 256;
+/** A batch is written as soon as this many observations are queued (bursts: about 1/64 call per update). */
+const MAX_BATCH = 64;
+/** A signal (a failed or junk answer, never a verified update) is written this soon. */
+const SIGNAL_FLUSH_MS = 20;
 
 /**
  * The RiskSink: resolves the request's scored subjects, queues observations
- * and writes them in batches (one script call per batch) a few milliseconds
- * later, never on the request's path. While Redis is down they go to the
+ * and writes them in batches (one script call per batch), never on the
+ * request's path: a signal (a failed or junk answer) within SIGNAL_FLUSH_MS;
+ * the observations every verified request makes (chat, payload) at most
+ * `risk.flushMs` (5 s) later, so a bot at a normal pace costs one decision
+ * call per update and one risk write per flush, not per update (their
+ * chat_spread and repeated_payload points land within that delay); a batch
+ * also goes once MAX_BATCH are queued, and what is queued on shutdown. While Redis is down they go to the
  * memory records (failMode local decides with those); a failed write is
  * counted and dropped (a score is advisory; it never blocks by itself).
  */
@@ -29,6 +36,8 @@ export class RiskRecorder implements RiskSink, OnApplicationShutdown {
   private readonly logger = new Logger('RiskRecorder');
   private readonly queue = new Map<RiskStore, RiskObservation[]>();
   private timer: NodeJS.Timeout | undefined;
+  /** When the scheduled flush runs (clock ms), to bring it forward for a signal. */
+  private due = 0;
   private readonly params: ObserveParams;
 
   constructor(
@@ -52,7 +61,8 @@ export class RiskRecorder implements RiskSink, OnApplicationShutdown {
     const points = count * this.settings.risk.weights[signal];
     if (points <= 0) return;
     const { keys, store } = this.keys(ctx, this.settings.risk.dimensions as Dimension[]);
-    for (const key of keys) this.push(store, { kind: 'signal', key, signal, count, points });
+    for (const key of keys)
+      this.push(store, { kind: 'signal', key, signal, count, points }, SIGNAL_FLUSH_MS);
   }
 
   payload(ctx: SubjectContext, text: string): void {
@@ -60,11 +70,11 @@ export class RiskRecorder implements RiskSink, OnApplicationShutdown {
     const key = keys[0];
     if (key === undefined) return;
     const hash = createHash('sha256').update(text).digest('base64url').slice(0, 16);
-    this.push(store, {
-      kind: 'payload',
-      key,
-      marker: `${key.replace(':risk:', ':riskp:')}:${hash}`,
-    });
+    this.push(
+      store,
+      { kind: 'payload', key, marker: `${key.replace(':risk:', ':riskp:')}:${hash}` },
+      this.settings.risk.flushMs,
+    );
   }
 
   chat(ctx: SubjectContext, chatId: string): void {
@@ -74,7 +84,11 @@ export class RiskRecorder implements RiskSink, OnApplicationShutdown {
     // The member is the chat's keyed hash, as in bucket keys: no raw chat (in private chats: user) id in Redis.
     const hasher = (this.lanes.current() ?? this.lanes.local()).hasher;
     const member = hasher.part('chat', { value: chatId, personal: true });
-    this.push(store, { kind: 'chat', key, set: key.replace(':risk:', ':riskc:'), member });
+    this.push(
+      store,
+      { kind: 'chat', key, set: key.replace(':risk:', ':riskc:'), member },
+      this.settings.risk.flushMs,
+    );
   }
 
   /** Writes what is queued now (tests, shutdown). */
@@ -116,14 +130,19 @@ export class RiskRecorder implements RiskSink, OnApplicationShutdown {
     return { keys: out, store: lane.remote ? this.store : this.memory };
   }
 
-  private push(store: RiskStore, o: RiskObservation): void {
+  private push(store: RiskStore, o: RiskObservation, withinMs: number): void {
     let q = this.queue.get(store);
     if (!q) this.queue.set(store, (q = []));
     q.push(o);
-    if (q.length >= MAX_BATCH) void this.flush();
-    else if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
-      this.timer.unref();
+    if (q.length >= MAX_BATCH) {
+      void this.flush();
+      return;
     }
+    const due = Date.now() + withinMs;
+    if (this.timer && this.due <= due) return;
+    clearTimeout(this.timer);
+    this.due = due;
+    this.timer = setTimeout(() => void this.flush(), withinMs);
+    this.timer.unref();
   }
 }

@@ -38,4 +38,12 @@ describe(validateRisk.name, () => {
       'CONFIG_FILE rateLimit.risk.chatSpread: must be {chats: integer ≥ 1, window: duration}',
     ]);
   });
+
+  it('should read the risk flush delay, 5 s by default, from 10 ms to 60 s', () => {
+    expect(validateRisk(undefined, 'r').risk.flushMs).toBe(5_000);
+    expect(validateRisk({ flush: '1s' }, 'r').risk.flushMs).toBe(1_000);
+    expect(validateRisk({ flush: '2m' }, 'r').problems).toEqual([
+      'r.flush: must be a duration from "10ms" to "60s"',
+    ]);
+  });
 });

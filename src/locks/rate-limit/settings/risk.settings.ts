@@ -37,6 +37,7 @@ export function defaultRiskSettings(): RiskSettings {
     addressWindowMs: 60_000,
     payloadWindowMs: 60_000,
     chatSpread: { chats: 5, windowMs: 60_000 },
+    flushMs: 5_000,
   };
 }
 
@@ -54,6 +55,7 @@ const KEYS = new Set([
   'addressWindow',
   'payloadWindow',
   'chatSpread',
+  'flush',
 ]);
 
 const num = (v: unknown, min: number, max: number): v is number =>
@@ -88,6 +90,12 @@ export function validateRisk(raw: unknown, at: string): { risk: RiskSettings; pr
   duration('ttl', (ms) => (risk.ttlMs = ms));
   duration('payloadWindow', (ms) => (risk.payloadWindowMs = ms));
   duration('addressWindow', (ms) => (risk.addressWindowMs = ms));
+  if (raw.flush !== undefined) {
+    const ms = parseDuration(raw.flush);
+    if (ms === undefined || ms < 10 || ms > 60_000)
+      p.push(`${at}.flush: must be a duration from "10ms" to "60s"`);
+    else risk.flushMs = ms;
+  }
   if (raw.maxScore !== undefined) {
     if (!num(raw.maxScore, 1, 1e6)) p.push(`${at}.maxScore: must be a number from 1 to 1000000`);
     else risk.maxScore = raw.maxScore;
