@@ -35,7 +35,10 @@ const STORES = [
     : []),
 ];
 
-/** The shipped inference rules plus a per-address and a global concurrency rule: four leases per request. */
+/**
+ * The shipped inference rules plus a per-address and a global concurrency rule: four leases per request. The
+ * token budgets are left out: the endless fake streams far past `max_tokens`, and what was streamed is charged.
+ */
 function moreLeases(c: RampartConfig): RampartConfig {
   const inference = c.policies.inference!;
   const rl = inference.locks.rateLimit as unknown as { mode: 'enforce'; rules: RuleConfig[] };
@@ -43,7 +46,7 @@ function moreLeases(c: RampartConfig): RampartConfig {
     { name: 'ip-concurrent', dimension: 'ip', algorithm: 'concurrency', capacity: 8 },
     { name: 'all-concurrent', dimension: 'global', algorithm: 'concurrency', capacity: 100 },
   ] as RuleConfig[];
-  const rules = [...rl.rules, ...extra];
+  const rules = [...rl.rules.filter((r) => r.algorithm !== 'tokens'), ...extra];
   return {
     ...c,
     policies: {
