@@ -1,16 +1,5 @@
 import { EPS, type RuleKind, replyNumber } from '../rule-kind.types.js';
-
-/** Stored state: the count of the window and when it ends (µs), the hash fields `c` and `e`. */
-type Window = {
-  count: number;
-  expiresAtUs: number;
-};
-
-/** The live window of a stored state (undefined when absent or over). */
-const live = (v: unknown, now: number): Window | undefined => {
-  const w = v as Window | undefined;
-  return w && w.expiresAtUs > now ? w : undefined;
-};
+import { liveWindow, windowRefusal } from './count-window.js';
 
 /**
  * A fixed window (the emergency fuse, not a policy algorithm): a count that
@@ -24,10 +13,10 @@ export const fixedWindow = {
     const n = replyNumber(c);
     return n === undefined ? undefined : { count: n, expiresAtUs: Number(e) };
   },
-  used: (b, v, now) => (live(v, now)?.count ?? 0) / b.capacity,
+  used: (b, v, now) => (liveWindow(v, now)?.count ?? 0) / b.capacity,
   refillUs: (b) => b.intervalUs,
   decide(b, v, { cap, limit }, now) {
-    const s = live(v, now);
+    const s = liveWindow(v, now);
     const count = s?.count ?? 0;
     const expiresAt = s?.expiresAtUs ?? now + b.intervalUs;
     const left = Math.max(0, Math.ceil((expiresAt - now) / 1000));
@@ -44,15 +33,6 @@ export const fixedWindow = {
         value: { count: count + b.cost, expiresAtUs: expiresAt },
       };
     }
-    return {
-      o: {
-        allowed: false,
-        remaining: Math.max(0, Math.floor(cap - count + EPS)),
-        retryAfterMs: Math.max(1, left),
-        resetMs: left,
-        limit,
-        charged: 0,
-      },
-    };
+    return { o: windowRefusal(cap, count, left, limit) };
   },
 } as const satisfies RuleKind;

@@ -1,5 +1,6 @@
 import { parseDuration } from '../rate-parse.js';
 import { EPS, type RuleKind, replyNumber } from '../rule-kind.types.js';
+import { type CountWindow, liveWindow, windowRefusal } from './count-window.js';
 
 /** Which tokens of an answer a tokens rule counts (docs/rate-limit.md#token-rules). */
 export const TOKEN_COUNTS = ['prompt', 'completion', 'total'] as const;
@@ -8,14 +9,6 @@ export type TokenCount = (typeof TOKEN_COUNTS)[number];
 /** Shortest and longest window of a tokens rule. */
 export const MIN_TOKEN_WINDOW_MS = 1_000;
 export const MAX_TOKEN_WINDOW_MS = 31 * 86_400_000;
-
-/** Stored state: tokens used (reservations included) in the window, and when it ends (µs): the hash fields `c`, `e`. */
-type Window = { count: number; expiresAtUs: number };
-
-const live = (v: unknown, now: number): Window | undefined => {
-  const w = v as Window | undefined;
-  return w && w.expiresAtUs > now ? w : undefined;
-};
 
 /**
  * End of the window holding `now` (µs): windows are aligned to the epoch (a `1d` window ends at 00:00 UTC), so
@@ -43,10 +36,10 @@ export const tokens = {
     const n = replyNumber(c);
     return n === undefined ? undefined : { count: n, expiresAtUs: Number(e) };
   },
-  used: (b, v, now) => (live(v, now)?.count ?? 0) / b.capacity,
+  used: (b, v, now) => (liveWindow(v, now)?.count ?? 0) / b.capacity,
   refillUs: (b) => b.intervalUs,
   decide(b, v, { cap, limit }, now) {
-    const s = live(v, now);
+    const s = liveWindow(v, now);
     const count = s?.count ?? 0;
     const end = s?.expiresAtUs ?? windowEndUs(now, b.intervalUs);
     const left = Math.max(0, Math.ceil((end - now) / 1000));
@@ -64,16 +57,7 @@ export const tokens = {
         value: { count: count + b.cost, expiresAtUs: end },
       };
     }
-    return {
-      o: {
-        allowed: false,
-        remaining: Math.max(0, Math.floor(cap - count + EPS)),
-        retryAfterMs: Math.max(1, left),
-        resetMs: left,
-        limit,
-        charged: 0,
-      },
-    };
+    return { o: windowRefusal(cap, count, left, limit) };
   },
   validate(rule, path) {
     const p: string[] = [];
@@ -103,8 +87,8 @@ export function settledWindow(
   untilUs: number,
   reserved: number,
   used: number,
-): Window | undefined {
-  const w = v as Window | undefined;
+): CountWindow | undefined {
+  const w = v as CountWindow | undefined;
   if (!w || w.expiresAtUs !== untilUs) return undefined;
   return { count: Math.max(0, w.count - reserved + used), expiresAtUs: w.expiresAtUs };
 }
