@@ -10,6 +10,7 @@ import { TelegramTeller } from './telegram-teller.js';
 import { TelegramController } from './telegram.controller.js';
 import { TelegramMetrics } from './telegram.metrics.js';
 import { WebhookInfoService } from './webhook-info.service.js';
+import { PollingMetrics } from './polling/polling.metrics.js';
 import { TelegramPolling } from './polling/telegram-polling.service.js';
 
 /**
@@ -31,6 +32,7 @@ import { TelegramPolling } from './polling/telegram-polling.service.js';
     ClaimReleaseInterceptor,
     WebhookInfoService,
     TelegramPolling,
+    PollingMetrics,
   ],
   exports: [OutboundModule],
 })

@@ -7,21 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpAdapterName } from '../../src/http/http-adapters.js';
 import { RunningApp, startApp } from '../support/app.js';
 import { FakeBotApi, startFakeBotApi } from '../support/fake-bot-api.js';
+import { sample } from '../support/metrics-sample.js';
 import { Notify, notice, outboundSetup, ready, token } from '../support/telegram-outbound.js';
 
 const BOT = { id: 'metered', scope: 'm', token: token(1, 'M') };
 const GROUP = -1001234567;
-
-/** The value of one series of a /metrics text (undefined when absent). */
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    const body = line.slice(name.length + 1, line.lastIndexOf('}'));
-    if (Object.entries(labels).every(([k, v]) => body.includes(`${k}="${v}"`)))
-      return Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return undefined;
-}
 
 describe.each(['express', 'fastify'] as HttpAdapterName[])('outbound metrics (%s)', (adapter) => {
   let api: FakeBotApi;

@@ -5,6 +5,7 @@ import type { PollStateStore } from '../../src/telegram/polling/poll-state.store
 import { RunningApp, startApp } from '../support/app.js';
 import { FakeBotBackend, startFakeBotBackend } from '../support/fake-bot-backend.js';
 import { FakeBotUpdates, startFakeBotUpdates } from '../support/fake-bot-updates.js';
+import { sample } from '../support/metrics-sample.js';
 import { containing, redisTexts } from '../support/redis-scan.js';
 import { canStartRedis, uniqueEnv } from '../support/redis-env.js';
 import { RedisProcess, startRedis } from '../support/redis-server.js';
@@ -16,6 +17,9 @@ function counts(be: FakeBotBackend): Map<number, number> {
   for (const id of be.updates) m.set(id, (m.get(id) ?? 0) + 1);
   return m;
 }
+
+const metricsOf = async (a: RunningApp): Promise<string> =>
+  (await fetch(`${a.url}/metrics`)).text();
 
 const polling = (a: RunningApp): boolean => a.app.get(TelegramPolling).polling('poll');
 
@@ -170,6 +174,12 @@ describe('Telegram long polling, one instance on the memory store', () => {
       timeout: 10_000,
     });
     for (const id of ids) expect(counts(be).get(id)).toBe(1);
+    const m = await metricsOf(app);
+    expect(sample(m, 'rampart_telegram_poll_handled_total', { bot: 'poll' })).toBe(5);
+    expect(
+      sample(m, 'rampart_telegram_poll_updates_total', { bot: 'poll' }),
+    ).toBeGreaterThanOrEqual(5);
+    expect(sample(m, 'rampart_telegram_poller_active', { bot: 'poll' })).toBe(1);
   });
 
   it('should not confirm an update the pipeline could not take (backend down), and deliver it once it can', async () => {
@@ -187,5 +197,13 @@ describe('Telegram long polling, one instance on the memory store', () => {
     });
     for (const id of ids) expect(counts(be).get(id)).toBe(1);
     await vi.waitFor(() => expect(api.pending()).toBe(0), { timeout: 5_000 });
+    // Each refusal counted as a dispatch failure; each update handled once.
+    const m = await metricsOf(app);
+    const failed = sample(m, 'rampart_telegram_poll_failures_total', {
+      bot: 'poll',
+      step: 'dispatch',
+    });
+    expect(failed).toBeGreaterThanOrEqual(3);
+    expect(sample(m, 'rampart_telegram_poll_handled_total', { bot: 'poll' })).toBe(8);
   }, 40_000);
 });

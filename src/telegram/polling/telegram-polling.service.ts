@@ -21,6 +21,7 @@ import { dispatchLocally, ownBaseUrl } from './local-dispatch.js';
 import { MemoryPollStateStore } from './memory-poll-state.store.js';
 import type { PollStateStore } from './poll-state.store.js';
 import { RedisPollStateStore } from './redis-poll-state.store.js';
+import { type PollFailure, PollingMetrics } from './polling.metrics.js';
 import { type PolledUpdate, UpdatePoller } from './update-poller.js';
 
 /** What getUpdates asks for: the updates the webhook is set up for (set-webhook-cli.ts). */
@@ -56,6 +57,7 @@ export class TelegramPolling implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly host: HttpAdapterHost,
     redis: RedisService,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly metrics: PollingMetrics,
   ) {
     this.store = redis.enabled ? new RedisPollStateStore(redis) : new MemoryPollStateStore(clock);
   }
@@ -104,7 +106,14 @@ export class TelegramPolling implements OnApplicationBootstrap, OnModuleDestroy 
           // grammY types its signal as the abort-controller shim's; the platform one is what it uses.
           signal as unknown as Parameters<Api['getUpdates']>[1],
         ) as unknown as Promise<PolledUpdate[]>,
-      dispatch: (u) => this.dispatch(bot, u),
+      dispatch: async (u) => {
+        const ok = await this.dispatch(bot, u);
+        if (ok) this.metrics.handled.inc({ bot: bot.id });
+        else this.metrics.failures.inc({ bot: bot.id, step: 'dispatch' });
+        return ok;
+      },
+      onFetched: (n) => this.metrics.fetched.inc({ bot: bot.id }, n),
+      onActive: (on) => this.metrics.active.set({ bot: bot.id }, on ? 1 : 0),
       // Only an instance that serves HTTP polls (a worker process never takes the lease).
       ready: async (signal) => {
         while (!signal.aborted && this.base() === undefined)
@@ -115,13 +124,15 @@ export class TelegramPolling implements OnApplicationBootstrap, OnModuleDestroy 
         if (retryAfter !== undefined) return retryAfter * 1000;
         return Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(failures, 8));
       },
-      onError: (what, err) =>
+      onError: (what, err) => {
+        this.metrics.failures.inc({ bot: bot.id, step: what as PollFailure });
         this.logger.warn({
           msg: `polling ${what} failed`,
           bot: bot.id,
           token: bot.fingerprint,
           err: err instanceof Error ? err.message.replaceAll(bot.token, '<token>') : String(err),
-        }),
+        });
+      },
     });
   }
 

@@ -22,6 +22,9 @@ export interface PollerDeps {
   /** Milliseconds to wait after a failure (the Bot API's retry_after when it gave one). */
   backoffMs(err: unknown, failures: number): number;
   onError(what: string, err: unknown): void;
+  /** Told what happened, for the metrics: `n` updates fetched, this instance holding the lease or not. */
+  onFetched?(n: number): void;
+  onActive?(active: boolean): void;
 }
 
 /**
@@ -91,6 +94,7 @@ export class UpdatePoller {
       );
     }, third);
     this.active = true;
+    this.d.onActive?.(true);
     let offset = from;
     let failures = 0;
     try {
@@ -105,6 +109,7 @@ export class UpdatePoller {
           await pause(this.d.backoffMs(err, failures), both);
           continue;
         }
+        this.d.onFetched?.(updates.length);
         let next = offset;
         let failed = false;
         for (const u of [...updates].sort((a, b) => a.update_id - b.update_id)) {
@@ -133,6 +138,7 @@ export class UpdatePoller {
     } finally {
       clearInterval(renew);
       this.active = false;
+      this.d.onActive?.(false);
     }
   }
 }
