@@ -12,7 +12,11 @@ export class ChainInterceptor implements NestInterceptor {
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
     const policyName = requestState(ctx.switchToHttp().getRequest<AnyRequest>()).policy ?? '';
     const compiled = this.chain.compile(policyName);
-    if (!compiled || compiled.interceptors.length === 0) return next.handle();
+    if (!compiled || compiled.interceptors.length === 0) {
+      const state = requestState(ctx.switchToHttp().getRequest<AnyRequest>());
+      if (state.overQuota) throw state.overQuota;
+      return next.handle();
+    }
     const base = lockContext(ctx, policyName, compiled.policy);
     return from(
       this.chain.runInterceptors(base, compiled.interceptors, () =>

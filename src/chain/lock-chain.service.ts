@@ -9,6 +9,7 @@ import type { BaseLockContext } from './lock-context.js';
 import type { GuardLock, InterceptorLock, Lock, Next } from './lock.types.js';
 import { LOCK_MODES, LockMode, LockSlice, PolicySet, RoutePolicy } from '../config/policy.types.js';
 import { LockStats } from './lock-stats.service.js';
+import { beforeHandler } from './before-handler.js';
 import { GuardRunner, Step, effectiveMode, withMode } from './run-guards.js';
 
 export { effectiveMode } from './run-guards.js';
@@ -209,7 +210,7 @@ export class LockChain implements OnApplicationBootstrap {
     handler: () => Promise<unknown>,
   ): Promise<unknown> {
     const at = (i: number): Promise<unknown> => {
-      if (i >= steps.length) return handler();
+      if (i >= steps.length) return beforeHandler(base.state, handler);
       const { lock, slice } = steps[i]!;
       const mode = effectiveMode(slice, this.clock.now());
       if (mode === 'off') return at(i + 1);

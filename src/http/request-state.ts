@@ -88,6 +88,11 @@ export interface RequestState {
    */
   deferredBy?: string;
   /**
+   * Set by the rate limiter (`onLimit: stale`) instead of throwing its 429: a later lock may answer the
+   * request from a cache; if none does, the chain throws it before the handler runs.
+   */
+  overQuota?: Error;
+  /**
    * A claim a guard lock left for a later guard's own store call, so that both cost one
    * round trip (the signature lock's nonce, made by the rate limiter's script). The chain
    * has its owner finish it (LockChain.runGuards).

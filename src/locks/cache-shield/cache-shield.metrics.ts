@@ -5,7 +5,14 @@ import { MetricsService } from '../../metrics/metrics.service.js';
 
 /** Why the shield answered a request itself (the Rampart-Shield header names the same reasons). */
 export type ShieldReason =
-  'bloom-absent' | 'no-keys' | 'null-cache' | 'cache-hit' | 'stale' | 'coalesced' | 'too-long';
+  | 'bloom-absent'
+  | 'no-keys'
+  | 'null-cache'
+  | 'cache-hit'
+  | 'stale'
+  | 'over-quota'
+  | 'coalesced'
+  | 'too-long';
 
 /** The cache shield's Prometheus series. Labels: policy, filter, reasons — never a query, id or client. */
 @Injectable()

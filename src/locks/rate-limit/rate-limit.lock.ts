@@ -78,6 +78,15 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
           };
           return;
         }
+        // onLimit stale: the 429 waits for a cache's answer (the chain raises it if none comes).
+        if (
+          slice.onLimit === 'stale' &&
+          ctx.mode === 'enforce' &&
+          ctx.state.deferredBy === undefined
+        ) {
+          ctx.state.overQuota = rateLimitProblem(v);
+          return;
+        }
         throw rateLimitProblem(v);
       case 'unavailable':
       case 'shed':

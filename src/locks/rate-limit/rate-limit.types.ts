@@ -94,7 +94,7 @@ export interface RuleConfig {
 }
 
 /** What a limited request gets: `reject` answers 429 (default); `flag` lets it through with `state.limited` set. */
-export const ON_LIMIT = ['reject', 'flag'] as const;
+export const ON_LIMIT = ['reject', 'flag', 'stale'] as const;
 export type OnLimit = (typeof ON_LIMIT)[number];
 
 /** Degrade before reject: the global soft threshold. */
@@ -128,7 +128,11 @@ export interface RateLimitSlice {
   tokens?: string;
   /** Name of a claim a product registered: a request whose claim id was already taken is a duplicate (not charged). */
   claim?: string;
-  /** `reject` (default): 429. `flag`: never 429; `state.limited` says retry-after, rule and whether to tell the user. */
+  /**
+   * `reject` (default): 429. `flag`: never 429; `state.limited` says retry-after, rule and whether to tell the user.
+   * `stale`: the 429 is held (`state.overQuota`); a later lock may answer from a cache instead (the cache shield's
+   * result cache, fresh or stale, marked `cache-hit;stale;over-quota`), else the chain raises the 429 before the handler.
+   */
   onLimit?: OnLimit;
   /**
    * Place in the service-wide degrade order, 0–9 (default 0): under load, the highest ranks give way

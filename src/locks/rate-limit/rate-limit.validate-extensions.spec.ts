@@ -29,7 +29,7 @@ describe('validateSlice (conditions, claim, onLimit)', () => {
       'p.rules[0].when.command: must be a list of 1-64 strings',
       'p.rules[0].unless: must map attribute names to lists of values, e.g. {chatType: [group]}',
       'p.claim: must be one of update',
-      'p.onLimit: must be one of reject, flag',
+      'p.onLimit: must be one of reject, flag, stale',
     ]);
   });
 

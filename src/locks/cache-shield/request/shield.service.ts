@@ -83,8 +83,10 @@ export class ShieldService {
     const app = route.scope === 'app' ? (ctx.state.appId ?? '') : undefined;
     const key = this.cache.key(ctx.policyName, r.cacheKey, app);
     const gen = this.bloom.generation();
+    // Degraded load, or a caller over its quota whose route answers it from the cache (`onLimit: stale`).
+    const staleOk = ctx.state.degraded === true || ctx.state.overQuota !== undefined;
     const hit =
-      route.resultTtlMs > 0 || route.nullTtlMs > 0 || ctx.state.degraded
+      route.resultTtlMs > 0 || route.nullTtlMs > 0 || staleOk
         ? await this.cache.get(key, gen)
         : undefined;
     this.metrics.cache.inc({
@@ -93,14 +95,16 @@ export class ShieldService {
     });
     if (hit) {
       const fresh = hit.gen === gen && hit.freshUntil > this.clock.now();
-      if (fresh || ctx.state.degraded) {
+      if (fresh || staleOk) {
         if (single && verdict === 'maybe' && hit.empty)
           this.bloom.observe(r.filter, 'false-positive');
-        const [header, reason]: [string, ShieldReason] = hit.empty
-          ? ['null-cache', 'null-cache']
-          : fresh
-            ? ['cache-hit', 'cache-hit']
-            : ['cache-hit;stale', 'stale'];
+        const [header, reason]: [string, ShieldReason] = ctx.state.overQuota
+          ? [hit.empty ? 'null-cache;over-quota' : 'cache-hit;stale;over-quota', 'over-quota']
+          : hit.empty
+            ? ['null-cache', 'null-cache']
+            : fresh
+              ? ['cache-hit', 'cache-hit']
+              : ['cache-hit;stale', 'stale'];
         const done = enforce ? answers.answer(ctx, r, route, header, reason, hit) : NOT_MINE;
         if (done !== NOT_MINE) return done;
         if (!enforce) answers.intercepted(ctx, reason);
