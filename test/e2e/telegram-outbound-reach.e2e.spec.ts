@@ -12,7 +12,14 @@ import { ADMIN_TOKEN, AdminClient } from '../support/admin-client.js';
 import { RunningApp, startApp } from '../support/app.js';
 import { FakeBotApi, startFakeBotApi } from '../support/fake-bot-api.js';
 import { redisUrl, uniqueEnv } from '../support/redis-env.js';
-import { Notify, notice, outboundSetup, ready, token } from '../support/telegram-outbound.js';
+import {
+  Notify,
+  SLOW_MACHINE,
+  notice,
+  outboundSetup,
+  ready,
+  token,
+} from '../support/telegram-outbound.js';
 
 const A = { id: 'a', scope: 'reach', token: token(1, 'R'), apps: ['app-e2e'] };
 const B = { id: 'b', scope: 'reach', token: token(2, 'R'), apps: ['app-e2e'] };
@@ -57,7 +64,8 @@ describe.each(RUNS)('telegram outbound reach (%s, %s store)', (adapter, store, e
   beforeAll(async () => {
     if (store === 'redis' && !redisUrl()) return;
     api = await startFakeBotApi();
-    const s = outboundSetup([A, B, H], api.url, { maxAttempts: 3 });
+    // Every send here must be delivered: a loaded machine's slow call must not turn ambiguous (dead).
+    const s = outboundSetup([A, B, H], api.url, { maxAttempts: 3, ...SLOW_MACHINE });
     app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter, ADMIN_TOKEN });
     notify = new Notify(app.url, s.app);
     hostile = new Notify(app.url, s.other);
