@@ -26,6 +26,25 @@ const B = { id: 'b', scope: 'reach', token: token(2, 'R'), apps: ['app-e2e'] };
 // The hostile tenant's own bot.
 const H = { id: 'h', scope: 'hostile', token: token(3, 'R'), apps: ['app-debug'] };
 
+const w = (bot: string, chat: number) =>
+  createHash('sha1').update(`${bot}|${chat}`).digest().readUInt32BE(0);
+/** Group ids (from -860 down) that rendezvous hashing would give to bot `c` before `a` and `b`. */
+const cFirst = (n: number) => {
+  const out: number[] = [];
+  for (let c = -860; out.length < n; c--)
+    if (w('c', c) > Math.max(w('a', c), w('b', c))) out.push(c);
+  return out;
+};
+const [LISTED, UNLISTED] = cFirst(2) as [number, number];
+// Declares its one group: eligible for that chat only (telegram.bots[].outbound.chats).
+const C = {
+  id: 'c',
+  scope: 'reach',
+  token: token(4, 'R'),
+  apps: ['app-e2e'],
+  outbound: { chats: [LISTED] },
+};
+
 const RUNS: [HttpAdapterName, string, () => Record<string, string>][] = [
   ['express', 'memory', () => ({})],
   ['fastify', 'redis', () => ({ REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgr') })],
@@ -33,8 +52,6 @@ const RUNS: [HttpAdapterName, string, () => Record<string, string>][] = [
 
 /** A chat (from `from` up) that rendezvous hashing gives to bot `a` before bot `b` (bot-routing.ts). */
 function chatOfA(from: number): number {
-  const w = (bot: string, chat: number) =>
-    createHash('sha1').update(`${bot}|${chat}`).digest().readUInt32BE(0);
   for (let c = from; ; c++) if (w('a', c) > w('b', c)) return c;
 }
 
@@ -65,7 +82,7 @@ describe.each(RUNS)('telegram outbound reach (%s, %s store)', (adapter, store, e
     if (store === 'redis' && !redisUrl()) return;
     api = await startFakeBotApi();
     // Every send here must be delivered: a loaded machine's slow call must not turn ambiguous (dead).
-    const s = outboundSetup([A, B, H], api.url, { maxAttempts: 3, ...SLOW_MACHINE });
+    const s = outboundSetup([A, B, C, H], api.url, { maxAttempts: 3, ...SLOW_MACHINE });
     app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter, ADMIN_TOKEN });
     notify = new Notify(app.url, s.app);
     hostile = new Notify(app.url, s.other);
@@ -164,6 +181,17 @@ describe.each(RUNS)('telegram outbound reach (%s, %s store)', (adapter, store, e
     const next = notice(chat, 'reach');
     expect((await notify.post([next])).status).toBe(202);
     expect((await notify.settled([next.job_id], ['sent', 'dead']))[0]).toMatchObject({ bot: 'a' });
+  });
+
+  it('should route a group to a bot that declares its chats only if it lists that group', async () => {
+    if (!app) return;
+    const jobs = [notice(LISTED, 'reach'), notice(UNLISTED, 'reach')];
+    expect((await notify.post(jobs)).status).toBe(202);
+    const [listed, unlisted] = await notify.settled(jobs.map((j) => j.job_id));
+    expect(listed).toMatchObject({ state: 'sent', bot: 'c' });
+    expect(unlisted).toMatchObject({ state: 'sent' });
+    expect(unlisted!.bot).not.toBe('c');
+    expect(sends(C.token, UNLISTED)).toBe(0);
   });
 
   it('should keep a hostile app’s jobs on its own bots: its 403 is dead, never routed through a or b', async () => {

@@ -46,7 +46,7 @@ export class SendAttempt {
     const excluded = new Set<string>();
     const holdUntil = now + s.holdMs;
     for (;;) {
-      const bot = await this.p.routing.route(job, excluded);
+      const bot = await this.p.routing.route({ ...job, chatId }, excluded);
       if (bot === 'disabled')
         return this.lanes.wait(lease, now + 1_000, 'waiting', {
           error: 'every bot of its scope is disabled',
