@@ -18,6 +18,7 @@ import type { TokenCount } from '../core/kinds/tokens.js';
 import type { BucketKind, BucketSpec } from '../core/decision.types.js';
 import { parseDuration, parseRate } from '../core/rate-parse.js';
 import { kindOfAlgorithm } from '../core/rule-kinds.js';
+import { type CompiledFailQueue, compileFailQueue } from '../settings/fail-queue.validate.js';
 
 /** A rule ready to decide: parsed, defaults applied. */
 export interface CompiledRule {
@@ -56,6 +57,8 @@ export interface CompiledPolicy {
   policyName: string;
   rules: CompiledRule[];
   failMode: FailMode;
+  /** failMode `queue`: the wait bound and the fallback (defaults filled in). */
+  failQueue: CompiledFailQueue;
   /** Tokens per request, or the cost function registered under the slice's `cost` name. */
   cost: number | CostFunction;
   tiers: Record<string, number>;
@@ -87,6 +90,7 @@ export function compileSlice(
   return {
     policyName,
     failMode: slice.failMode ?? 'local',
+    failQueue: compileFailQueue(slice.failQueue),
     // A name is registered (validation admits no other); 1 only if a slice skipped validation.
     cost: typeof slice.cost === 'string' ? (extensions.cost(slice.cost) ?? 1) : (slice.cost ?? 1),
     tiers: slice.tiers ?? {},
