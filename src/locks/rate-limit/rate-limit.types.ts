@@ -101,6 +101,12 @@ export interface RuleConfig {
   degradeRank?: number;
   /** `false`: the subject's risk score never scales this rule (an exact ceiling). Default true. */
   risk?: boolean;
+  /**
+   * Staged enforcement (`mode: enforce` only): enforce on `instances` percent of instances and, there, for
+   * `subjects` percent of subjects (by their hashed key); everywhere else the rule runs as shadow. Each 0–100,
+   * default 100. Raise the shares step by step after shadow mode (docs/rate-limit.md#staged-enforcement).
+   */
+  stage?: { subjects?: number; instances?: number };
 }
 
 /** What a limited request gets: `reject` answers 429 (default); `flag` lets it through with `state.limited` set. */

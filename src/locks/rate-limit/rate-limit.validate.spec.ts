@@ -121,6 +121,20 @@ describe(validateSlice.name, () => {
     ]);
   });
 
+  it('should take a stage of whole percents, only on an enforcing rule', () => {
+    const rule = { name: 'r', dimension: 'user', capacity: 1, rate: 1 };
+    expect(validateRule({ ...rule, stage: { subjects: 10, instances: 50 } }, 'r', [])).toEqual([]);
+    expect(validateRule({ ...rule, stage: { subjects: 101 } }, 'r', [])).toEqual([
+      'r.stage: must be {subjects?, instances?}, whole percents from 0 to 100',
+    ]);
+    expect(validateRule({ ...rule, stage: { share: 5 } }, 'r', [])).toEqual([
+      'r.stage: must be {subjects?, instances?}, whole percents from 0 to 100',
+    ]);
+    expect(validateRule({ ...rule, mode: 'shadow', stage: { subjects: 5 } }, 'r', [])).toEqual([
+      'r.stage: a shadow rule has no stage (use mode enforce)',
+    ]);
+  });
+
   it('should take failQueue only beside failMode queue, with a bounded wait and a fallback', () => {
     const rules = [{ name: 'r', dimension: 'ip', capacity: 1, rate: 1 }];
     const q = { mode: 'enforce', failMode: 'queue', rules };
