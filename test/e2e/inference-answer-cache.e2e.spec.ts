@@ -4,13 +4,14 @@
  * answered from the cache shield's result cache; temperature 0.7 never is; app B never reads app A's answer;
  * 10 concurrent identical requests make one upstream call; a cached answer is replayed to a stream as valid SSE;
  * an aborted or failed stream is not cached; a cache hit gives its token reservation back, or charges the cached
- * usage when INFERENCE_CHARGE_CACHED_TOKENS is set.
+ * usage when INFERENCE_CHARGE_CACHED_TOKENS is set; the kill switch (mode off through the admin API) stops it at once.
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import type { RuleConfig } from '../../src/locks/rate-limit/rate-limit.types.js';
 import { signRequest } from '../../src/sdk/sign-request.js';
+import { ADMIN_TOKEN, AdminClient } from '../support/admin-client.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { FakeOpenAI, sseData, startFakeOpenAI } from '../support/fake-openai.js';
 import { redisUrl, uniqueEnv } from '../support/redis-env.js';
@@ -78,7 +79,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
     beforeAll(async () => {
       fake = await startFakeOpenAI();
       const base = { ...env(), HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url };
-      app = await startApp({ ...base, APPS_FILE: apps.file }, { config: withCache });
+      app = await startApp({ ...base, APPS_FILE: apps.file, ADMIN_TOKEN }, { config: withCache });
       charging = await startApp(
         { ...base, APPS_FILE: apps.file, INFERENCE_CHARGE_CACHED_TOKENS: 'true' },
         { config: withCache },
@@ -310,6 +311,27 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
         await hit.arrayBuffer();
         await expect.poll(() => left(user, on)).toBe(BUDGET - 13 - charged);
       }
+    });
+
+    it('should stop answering from the cache at once when the kill switch turns it off, and again once it is on', async () => {
+      const admin = new AdminClient(app);
+      const path = '/admin/policies/inference/locks/cacheShield';
+      const body = chat(`kill switch ${unique()}`);
+      const before = fake.requests;
+      await (await call(body)).arrayBuffer();
+      try {
+        expect((await admin.call('PATCH', path, { mode: 'off' })).status).toBe(200);
+        const res = await call(body);
+        expect(res.headers.get('rampart-shield')).toBeNull();
+        expect(await content(res)).toBe(ANSWER);
+        expect(fake.requests - before).toBe(2);
+      } finally {
+        expect((await admin.call('PATCH', path, { mode: 'enforce' })).status).toBe(200);
+      }
+      const back = await call(body);
+      expect(back.headers.get('rampart-shield')).toBe('cache-hit');
+      await back.arrayBuffer();
+      expect(fake.requests - before).toBe(2);
     });
   },
 );
