@@ -52,6 +52,14 @@ export interface InferenceConfig {
    * reserved at this percent (default 110), docs/inference.md#token-budgets.
    */
   tokenSafetyPercent: number;
+  /** The deterministic answer cache (docs/inference.md#deterministic-answer-cache). */
+  cache: {
+    /**
+     * INFERENCE_CHARGE_CACHED_TOKENS: true charges a cached answer's usage to the policy's tokens rules as if the
+     * upstream had answered; false (default) gives the request's reservation back whole.
+     */
+    chargeTokens: boolean;
+  };
   /** Streamed answers (docs/inference.md#stream-limits): the longest a stream may last and how long a client may not read. */
   stream: {
     /** INFERENCE_STREAM_MAX_DURATION_MS: milliseconds from the first byte after which a stream is ended (default 300000). */

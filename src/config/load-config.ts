@@ -272,6 +272,7 @@ export function loadConfig(env: Env, shipped: Record<string, RoutePolicy>): Ramp
       upstreamApiKey: env.INFERENCE_UPSTREAM_API_KEY || undefined,
       upstreamTimeoutMs: int(env, 'INFERENCE_UPSTREAM_TIMEOUT_MS', 30_000, p, 1, 600_000),
       tokenSafetyPercent: int(env, 'INFERENCE_TOKEN_SAFETY_PERCENT', 110, p, 100, 400),
+      cache: { chargeTokens: bool(env, 'INFERENCE_CHARGE_CACHED_TOKENS', false, p) },
       stream: {
         maxDurationMs: int(env, 'INFERENCE_STREAM_MAX_DURATION_MS', 300_000, p, 100, 86_400_000),
         drainTimeoutMs: int(env, 'INFERENCE_STREAM_DRAIN_TIMEOUT_MS', 30_000, p, 100, 600_000),

@@ -9,6 +9,9 @@ import { CacheShieldModule } from '../locks/cache-shield/cache-shield.module.js'
 import { RateLimitModule } from '../locks/rate-limit/rate-limit.module.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { inferenceCost } from './inference-cost.js';
+import { CompletionCacheModule } from './cache/completion-cache.module.js';
+import { COMPLETION_KEY_SOURCE, completionKeySource } from './cache/completion-key-source.js';
+import { CompletionRecorder } from './cache/completion-recorder.js';
 import { inferenceTokens, setTokenSafety } from './tokens/token-ask.js';
 import { warmTokenizer } from './tokens/token-count.js';
 import { InferenceController } from './inference.controller.js';
@@ -44,7 +47,7 @@ export function createInferenceBackend(
 /**
  * `POST /v1/chat/completions` (alias `POST /v1/inference`) behind
  * `@Protect('inference')` and `GET /v1/models` behind `@Protect('models')`,
- * their backend, the rate-limit cost function (`cost: inference`: by
+ * their backend, the deterministic answer cache (key source `completion`), the rate-limit cost function (`cost: inference`: by
  * `max_tokens` bands) and token counter (`tokens: inference`: prompt tokens + `max_tokens`), the cache shield's `models` key source (the model list
  * is cached by the shield), OpenAI-style problem bodies on the paths the
  * official SDKs call, and the readiness check. An upstream that fails its
@@ -58,7 +61,20 @@ export function createInferenceBackend(
       costs: { inference: (req) => inferenceCost(req.body) },
       tokens: { inference: inferenceTokens },
     }),
-    CacheShieldModule.forFeature({ keySources: { [MODELS_KEY_SOURCE]: modelsKeySource } }),
+    CompletionCacheModule,
+    CacheShieldModule.forFeatureAsync({
+      imports: [CompletionCacheModule],
+      inject: [CompletionRecorder, RAMPART_CONFIG],
+      useFactory: (recorder: CompletionRecorder, config: RampartConfig) => ({
+        keySources: {
+          [MODELS_KEY_SOURCE]: modelsKeySource,
+          [COMPLETION_KEY_SOURCE]: completionKeySource(
+            recorder,
+            config.inference.cache.chargeTokens,
+          ),
+        },
+      }),
+    }),
   ],
   controllers: [InferenceController, ModelsController],
   providers: [

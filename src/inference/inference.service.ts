@@ -6,10 +6,16 @@ import { AnyReply, AnyRequest, requestState } from '../http/http-context.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { ChatCompletionRequestDto } from './dto/chat-completion-request.dto.js';
 import { InferenceError } from './inference.errors.js';
-import { INFERENCE_BACKEND, InferenceBackend, InferenceCall } from './inference-backend.js';
+import {
+  INFERENCE_BACKEND,
+  InferenceBackend,
+  InferenceCall,
+  type SseSink,
+} from './inference-backend.js';
 import { openInferenceCall } from './inference-call.js';
 import type { ChatCompletion, ModelList } from './openai.types.js';
 import { SseResponse, type StreamCut } from './sse-response.js';
+import { CompletionRecorder } from './cache/completion-recorder.js';
 import { usedTokens } from './tokens/settle-usage.js';
 import { UsageMeter } from './tokens/usage-meter.js';
 
@@ -26,6 +32,7 @@ export class InferenceService {
     @Inject(INFERENCE_BACKEND) readonly backend: InferenceBackend,
     metrics: MetricsService,
     @Inject(RAMPART_CONFIG) config: RampartConfig,
+    private readonly recorder: CompletionRecorder,
   ) {
     this.limits = config.inference.stream;
     this.cutoffs = metrics.counter(
@@ -92,13 +99,19 @@ export class InferenceService {
       req,
       reply,
       'stream',
-      (call) => {
-        const sse = new SseResponse(reply, call.clientGone, { ...this.limits, onCut });
-        if (!meter) return this.backend.stream(body, call, sse);
-        // Metered: the backend is always asked for usage; the meter drops it unless the client asked too.
-        const wants = body.stream_options?.include_usage === true;
-        const asked = { ...body, stream_options: { ...body.stream_options, include_usage: true } };
-        return this.backend.stream(asked, call, meter.sink(sse, wants));
+      async (call) => {
+        let sse: SseSink = new SseResponse(reply, call.clientGone, { ...this.limits, onCut });
+        let asked = body;
+        if (meter) {
+          // Metered: the backend is always asked for usage; the meter drops it unless the client asked too.
+          const wants = body.stream_options?.include_usage === true;
+          asked = { ...body, stream_options: { ...body.stream_options, include_usage: true } };
+          sse = meter.sink(sse, wants);
+        }
+        // The deterministic answer cache keeps a stream only once it finished normally.
+        const recording = this.recorder.recording(req);
+        await this.backend.stream(asked, call, recording ? recording.sink(sse) : sse);
+        if (recording && !call.signal.aborted) this.recorder.finish(req);
       },
       cut.signal,
     );

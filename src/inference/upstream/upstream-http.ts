@@ -32,7 +32,7 @@ export class UpstreamHttp {
   private readonly agent: Agent;
 
   constructor(
-    private readonly config: Omit<InferenceConfig, 'stream' | 'tokenSafetyPercent'> & {
+    private readonly config: Omit<InferenceConfig, 'stream' | 'tokenSafetyPercent' | 'cache'> & {
       upstreamUrl: string;
     },
   ) {

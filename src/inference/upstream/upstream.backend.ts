@@ -29,7 +29,7 @@ export class UpstreamBackend implements InferenceBackend {
   private readonly http: UpstreamHttp;
 
   constructor(
-    private readonly config: Omit<InferenceConfig, 'stream' | 'tokenSafetyPercent'> & {
+    private readonly config: Omit<InferenceConfig, 'stream' | 'tokenSafetyPercent' | 'cache'> & {
       upstreamUrl: string;
     },
   ) {

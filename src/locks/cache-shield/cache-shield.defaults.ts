@@ -30,7 +30,19 @@ const SLICES: Record<string, CacheShieldSlice> = {
     jitter: 0.1,
     cacheScope: 'shared',
   },
-  inference: { mode: 'off' },
+  // The deterministic answer cache (docs/inference.md#deterministic-answer-cache): opt in with `mode: enforce`.
+  // Answers may depend on the app's own prompts: never shared across apps.
+  inference: {
+    mode: 'off',
+    key: 'completion',
+    filter: 'off',
+    allowlist: [],
+    resultTtlSeconds: 300,
+    nullTtlSeconds: 0,
+    staleTtlSeconds: 0,
+    jitter: 0.1,
+    cacheScope: 'app',
+  },
   // One list for everybody, from the result cache (no Bloom filter); the last list while the breaker is open.
   models: {
     mode: 'enforce',

@@ -1,4 +1,4 @@
-import type { AnyRequest } from '../../http/http-context.js';
+import type { AnyReply, AnyRequest } from '../../http/http-context.js';
 
 /**
  * The cache shield's KEY SOURCE extension point: everything the shield must
@@ -31,6 +31,9 @@ export interface ShieldRequest {
   input?: unknown;
 }
 
+/** The data generation of a route whose answers do not depend on the filters' data ({@link KeySource.independentOfData}). */
+export const NO_GENERATION = '-';
+
 /** What a key source read: a request to shield, a key over the slice's `maxQueryLength`, or none (`skip`: the shield calls on). */
 export type KeyRead = { request: ShieldRequest } | { tooLong: number } | { skip: true };
 
@@ -52,6 +55,12 @@ export interface KeySource<V = unknown> {
    * None (or a filter no product registers): nothing to wait for.
    */
   readonly filters?: readonly string[];
+  /**
+   * True when the route's answers do not depend on the data the shield's filters hold (e.g. inference
+   * answers): its entries are not tied to the data generation, so a Bloom build or add anywhere does not
+   * make them stale. Default false.
+   */
+  readonly independentOfData?: boolean;
   /**
    * Reads the key(s) of a request. Runs before the route's validation, so
    * every value is taken defensively: anything unexpected (a repeated or
@@ -75,8 +84,18 @@ export interface KeySource<V = unknown> {
    * `.asAnswer()` and carrying `{ [SHIELD_HEADER]: header }` in its headers.
    */
   absent(request: V, header: string): unknown;
-  /** A cached body as the route would answer this request (e.g. with this request's own query text). */
-  found(request: V, body: unknown): unknown;
+  /**
+   * A cached body as the route would answer this request (e.g. with this request's own query text).
+   * `reply` is the route's reply, for an answer the product writes itself (e.g. server-sent events):
+   * it then returns a promise that settles once the answer is written (undefined: nothing more to send).
+   */
+  found(request: V, body: unknown, reply?: AnyReply): unknown;
+  /**
+   * What of a backend answer the caches keep and the requests that joined its call get: by default the
+   * answer itself; undefined keeps nothing (those requests make their own call). E.g. an answer the
+   * product wrote itself as a stream, kept only once it finished normally. No I/O.
+   */
+  keep?(request: ShieldRequest, body: unknown): unknown;
   /** True for a backend answer without content (kept in the null cache), e.g. a page with no hits. */
   isEmpty(body: unknown): boolean;
   /** True for a backend error that means "nothing there" (kept in the null cache), e.g. the route's 404. */

@@ -17,8 +17,8 @@ const validateSlice = (slice: Parameters<typeof validate>[0], path: string) =>
 
 describe(validate.name, () => {
   it('should accept every shipped slice', () => {
-    // The shipped products' key sources: search's `query` and `id`, inference's `models`.
-    const shipped = [...SOURCES.keys(), 'models'];
+    // The shipped products' key sources: search's `query` and `id`, inference's `models` and `completion`.
+    const shipped = [...SOURCES.keys(), 'models', 'completion'];
     for (const [name, slice] of Object.entries(CACHE_SHIELD_DEFAULTS))
       expect(validate(slice, name, shipped)).toEqual([]);
   });

@@ -37,16 +37,17 @@ export class ShieldAnswers {
     this.count(ctx, reason);
     // Readable after the answer (e.g. by the app's risk signals), whatever the adapter does with headers.
     ctx.state.shieldAnswer = reason;
-    const body =
-      entry && !entry.empty ? source.found(request, entry.body) : source.absent(request, header);
+    // Before the answer: a key source may write the reply itself (found with the reply).
     setReplyHeader(ctx.reply, SHIELD_HEADER, header);
-    return body;
+    return entry && !entry.empty
+      ? source.found(request, entry.body, ctx.reply)
+      : source.absent(request, header);
   }
 
   /** A cached body as the route would answer this request, or undefined when it would refuse the request. */
-  render(r: ShieldRequest, route: ShieldRoute, body: unknown): unknown {
+  render(ctx: LockContext, r: ShieldRequest, route: ShieldRoute, body: unknown): unknown {
     const request = route.source.accept(r);
-    return request === undefined ? undefined : route.source.found(request, body);
+    return request === undefined ? undefined : route.source.found(request, body, ctx.reply);
   }
 
   /** Counts a request the shield answered (enforce), or would have answered (shadow: told to the chain on calling on). */

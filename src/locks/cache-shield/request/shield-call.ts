@@ -2,12 +2,12 @@ import type { LockContext, Next } from '../../../chain/lock.types.js';
 import { ProblemException } from '../../../common/problem.exception.js';
 import type { BloomService, Verdict } from '../bloom/bloom.service.js';
 import type { AnswerCache } from '../cache/answer-cache.js';
-import type { ShieldRequest } from '../cache-shield.key-source.js';
+import { NO_GENERATION, type ShieldRequest } from '../cache-shield.key-source.js';
 import type { ShieldRoute } from '../cache-shield.types.js';
 import { NOT_MINE, type ShieldAnswers } from './shield-answers.js';
 
 /** What the backend gave one call: shared with the requests that joined it. */
-export type Outcome = { ok: true; body: unknown } | { ok: false; error: unknown };
+export type Outcome = { ok: true; body: unknown; kept: unknown } | { ok: false; error: unknown };
 
 /** The shield's calls to the backend: one per key and instance, whose answer fills the caches. */
 export class ShieldCalls {
@@ -29,25 +29,28 @@ export class ShieldCalls {
   ): Promise<Outcome> {
     let outcome: Outcome;
     try {
-      outcome = { ok: true, body: await this.answers.forward(ctx, next) };
+      const body = await this.answers.forward(ctx, next);
+      const { keep } = route.source;
+      outcome = { ok: true, body, kept: keep ? keep.call(route.source, r, body) : body };
     } catch (error) {
       outcome = { ok: false, error };
     }
     const empty = outcome.ok
       ? route.source.isEmpty(outcome.body)
       : route.source.isEmptyError(outcome.error);
-    const found = outcome.ok && !empty;
+    // An answer the key source keeps nothing of (e.g. a stream that did not finish) is not cached.
+    const found = outcome.ok && !empty && outcome.kept !== undefined;
     if (r.keys.length === 1 && verdict === 'maybe' && empty)
       this.bloom.observe(r.filter, 'false-positive');
     if (verdict === 'absent' && found) this.bloom.contradicted(r.filter);
     // Answers read while the data changed are not cached: they may predate the change.
-    if ((found || empty) && this.bloom.generation() === gen) {
+    if ((found || empty) && (gen === NO_GENERATION || this.bloom.generation() === gen)) {
       const ttl = {
         freshMs: empty ? route.nullTtlMs : route.resultTtlMs,
         staleMs: route.staleTtlMs,
         jitter: route.jitter,
       };
-      const body = outcome.ok ? outcome.body : null;
+      const body = outcome.ok ? outcome.kept : null;
       await this.cache.put(key, { body, empty, gen }, ttl, ctx.state.appId ?? '');
     }
     return outcome;
@@ -61,20 +64,24 @@ export class ShieldCalls {
     outcome: Outcome,
     next: Next,
   ): Promise<unknown> {
-    if (outcome.ok || route.source.isEmptyError(outcome.error)) {
+    if (outcome.ok ? outcome.kept !== undefined : route.source.isEmptyError(outcome.error)) {
       const done = this.answers.answer(
         ctx,
         r,
         route,
         'coalesced',
         'coalesced',
-        outcome.ok ? { body: outcome.body, empty: false } : { body: null, empty: true },
+        outcome.ok ? { body: outcome.kept, empty: false } : { body: null, empty: true },
       );
       if (done !== NOT_MINE) return done;
-    } else if (outcome.error instanceof ProblemException && outcome.error.getStatus() >= 500) {
+    } else if (
+      !outcome.ok &&
+      outcome.error instanceof ProblemException &&
+      outcome.error.getStatus() >= 500
+    ) {
       throw outcome.error;
     }
-    // The leader's failure was its own (validation, abort): this request makes its own call.
+    // The leader's failure was its own (validation, abort), or left nothing to share: this request makes its own call.
     return this.answers.forward(ctx, next);
   }
 }

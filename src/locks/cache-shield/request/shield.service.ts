@@ -5,6 +5,7 @@ import { BloomService, type Verdict } from '../bloom/bloom.service.js';
 import { ANSWER_CACHE, AnswerCache } from '../cache/answer-cache.js';
 import { SingleFlight } from '../cache/single-flight.js';
 import { ShieldMetrics, type ShieldReason } from '../cache-shield.metrics.js';
+import { NO_GENERATION } from '../cache-shield.key-source.js';
 import { queryTooLong } from '../cache-shield.problems.js';
 import type { ShieldRoute } from '../cache-shield.types.js';
 import { NOT_MINE, ShieldAnswers } from './shield-answers.js';
@@ -82,7 +83,7 @@ export class ShieldService {
     // An app-scoped route's entries (and its single flight) are the signing app's own.
     const app = route.scope === 'app' ? (ctx.state.appId ?? '') : undefined;
     const key = this.cache.key(ctx.policyName, r.cacheKey, app);
-    const gen = this.bloom.generation();
+    const gen = route.source.independentOfData ? NO_GENERATION : this.bloom.generation();
     // Degraded load, or a caller over its quota whose route answers it from the cache (`onLimit: stale`).
     const staleOk = ctx.state.degraded === true || ctx.state.overQuota !== undefined;
     const hit =
@@ -112,7 +113,7 @@ export class ShieldService {
     }
     ctx.state.staleResult = async () => {
       const entry = hit ?? (await this.cache.get(key));
-      return entry && !entry.empty ? answers.render(r, route, entry.body) : undefined;
+      return entry && !entry.empty ? answers.render(ctx, r, route, entry.body) : undefined;
     };
     const call = () => this.calls.call(ctx, r, route, key, gen, verdict, next);
     if (!enforce) return unwrap(await call());
