@@ -90,7 +90,7 @@ export class CircuitBreakerLock implements InterceptorLock<CircuitBreakerSlice> 
         return stale;
       }
     }
-    throw refusalProblem(backend, ticket.reason, ticket.retryAfterMs);
+    throw refusalProblem(backend, ticket.reason, ticket.retryAfterMs, ticket.queue);
   }
 }
 
