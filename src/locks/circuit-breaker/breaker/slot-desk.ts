@@ -66,6 +66,7 @@ export class SlotDesk {
 
   /** Whether `h` is within its fair share of the limit (so it may wait for a slot rather than be refused). */
   fair(h: Holder): boolean {
+    if (!this.options.fairShare) return true;
     return this.bulkhead.shares.fair(h.id, h.weight, this.limit.limit, this.clock.now());
   }
 
