@@ -30,11 +30,13 @@ const BREAKER: CircuitBreakerSlice = {
 };
 
 /** The shipped inference policy (signature on: the app is the fairness key) with only the breaker besides. */
-function withBreaker(c: RampartConfig): RampartConfig {
-  const inference = c.policies.inference!;
-  const off = { mode: 'off' as const };
-  const locks = { ...inference.locks, rateLimit: off, cacheShield: off, circuitBreaker: BREAKER };
-  return { ...c, policies: { ...c.policies, inference: { ...inference, locks } } };
+function withBreaker(breaker: CircuitBreakerSlice) {
+  return (c: RampartConfig): RampartConfig => {
+    const inference = c.policies.inference!;
+    const off = { mode: 'off' as const };
+    const locks = { ...inference.locks, rateLimit: off, cacheShield: off, circuitBreaker: breaker };
+    return { ...c, policies: { ...c.policies, inference: { ...inference, locks } } };
+  };
 }
 
 describe.each(ADAPTERS)('fair wait for a backend slot (%s)', (adapter) => {
@@ -43,16 +45,20 @@ describe.each(ADAPTERS)('fair wait for a backend slot (%s)', (adapter) => {
   const B = { appId: apps.main.appId, secret: apps.main.secrets[0]! };
   let fake: FakeOpenAI;
   let app: RunningApp;
+  const started: RunningApp[] = [];
+  const start = async (breaker: CircuitBreakerSlice): Promise<RunningApp> => {
+    const env = { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, APPS_FILE: apps.file };
+    const a = await startApp(env, { config: withBreaker(breaker) });
+    started.push(a);
+    return a;
+  };
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
-    app = await startApp(
-      { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, APPS_FILE: apps.file },
-      { config: withBreaker },
-    );
+    app = await start(BREAKER);
   });
   afterAll(async () => {
-    await app?.close();
+    for (const a of started) await a.close();
     await fake?.close();
   });
 
@@ -89,6 +95,17 @@ describe.each(ADAPTERS)('fair wait for a backend slot (%s)', (adapter) => {
     await expect.poll(() => fake.inFlight, { timeout: 10_000 }).toBe(1);
     fake.setLatency(150); // calls after the holder are quick
     return { release: () => (gone.abort(), void held) };
+  }
+
+  /** A signed streaming call over node:http: the response as soon as its headers arrive. */
+  function openStream(who: typeof A): Promise<IncomingMessage> {
+    const r = signed(who, true);
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpRequest(r.url, { method: 'POST', agent: false, headers: r.headers });
+      req.on('response', resolve);
+      req.on('error', reject);
+      req.end(r.body);
+    });
   }
 
   const waiting = async (): Promise<number> => {
@@ -133,13 +150,7 @@ describe.each(ADAPTERS)('fair wait for a backend slot (%s)', (adapter) => {
 
   it('should send a waiting stream `: queued position=N` first, then its answer once it has a slot', async () => {
     const slot = await holdSlot();
-    const r = signed(B, true);
-    const res = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = httpRequest(r.url, { method: 'POST', agent: false, headers: r.headers });
-      req.on('response', resolve);
-      req.on('error', reject);
-      req.end(r.body);
-    });
+    const res = await openStream(B);
     // Headers and the first event come while the call still waits (the only slot is held).
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/event-stream');
@@ -155,5 +166,27 @@ describe.each(ADAPTERS)('fair wait for a backend slot (%s)', (adapter) => {
     const text = chunks.join('');
     expect(text).toContain('data: {');
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  it('should end a waiting stream whose maxWaitMs ran out with one backend_busy error event after `: queued`', async () => {
+    const short = await start({ ...BREAKER, maxWaitMs: 300 });
+    const main = app;
+    app = short; // holdSlot, openStream and waiting() talk to this app
+    try {
+      const slot = await holdSlot();
+      const res = await openStream(B);
+      expect(res.statusCode).toBe(200);
+      let text = '';
+      for await (const c of res) text += (c as Buffer).toString();
+      const [first, second] = text.split('\n\n');
+      expect(first).toBe(': queued position=1 length=1');
+      expect(JSON.parse(second!.replace(/^data: /, ''))).toMatchObject({
+        error: { code: 'backend_busy' },
+      });
+      expect(text).not.toContain('[DONE]');
+      slot.release();
+    } finally {
+      app = main;
+    }
   });
 });
