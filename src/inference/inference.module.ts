@@ -17,6 +17,8 @@ import { warmTokenizer } from './tokens/token-count.js';
 import { InferenceController } from './inference.controller.js';
 import { INFERENCE_BACKEND, InferenceBackend } from './inference-backend.js';
 import { InferenceService } from './inference.service.js';
+import { SseWaitNotice } from './sse-wait-notice.js';
+import { BREAKER_WAIT_NOTICE } from '../locks/circuit-breaker/wait-notice.js';
 import { LocalModelBackend } from './local/local-model.backend.js';
 import { MODELS_KEY_SOURCE, modelsKeySource } from './models/models-key-source.js';
 import { ModelsController } from './models/models.controller.js';
@@ -84,6 +86,7 @@ export function createInferenceBackend(
       useFactory: createInferenceBackend,
     },
     InferenceService,
+    { provide: BREAKER_WAIT_NOTICE, useClass: SseWaitNotice },
   ],
   exports: [INFERENCE_BACKEND],
 })

@@ -13,6 +13,19 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
+/**
+ * Takes over the reply and sends the SSE headers, once: a reply already opened (by the wait notice, which wrote
+ * `: queued` while the call waited for a slot) is adopted as it is.
+ */
+export function openSseReply(reply: AnyReply): ServerResponse {
+  const raw = rawResponse(reply);
+  if (raw.headersSent) return raw;
+  const res = takeOverReply(reply);
+  res.writeHead(200, SSE_HEADERS);
+  res.flushHeaders();
+  return res;
+}
+
 /** Why a stream was cut off: it ran past its maximum duration, or its client stopped reading. */
 export type StreamCut = 'max_duration' | 'no_read';
 
@@ -48,9 +61,7 @@ export class SseResponse implements SseSink {
 
   open(): void {
     if (this.res) return;
-    const res = takeOverReply(this.reply);
-    res.writeHead(200, SSE_HEADERS);
-    res.flushHeaders();
+    const res = openSseReply(this.reply);
     this.res = res;
     if (!this.limits) return;
     const timer = setTimeout(() => this.cutOff('max_duration'), this.limits.maxDurationMs);

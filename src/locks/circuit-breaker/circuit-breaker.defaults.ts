@@ -7,6 +7,7 @@ const OVERLOAD_OFF = {
   adaptive: false,
   maxWaitMs: 0,
   maxWaiting: 100,
+  maxWaitingPerApp: 25,
   slowCallMs: 0,
   slowCallRatio: 0.5,
   minimumVolume: 20,

@@ -27,6 +27,7 @@ export class BreakerMetrics {
   private readonly sampleRtt: Gauge<'backend'>;
   private readonly waitingGauge: Gauge<'backend'>;
   private readonly trips: Counter<'backend' | 'reason'>;
+  private readonly waitTime: Histogram<'backend' | 'outcome'>;
 
   constructor(metrics: MetricsService) {
     this.state = metrics.gauge(
@@ -87,8 +88,14 @@ export class BreakerMetrics {
     );
     this.waitingGauge = metrics.gauge(
       'rampart_breaker_waiting',
-      'Calls waiting (maxWaitMs) for a slot of a full bulkhead',
+      'Calls waiting (maxWaitMs) for a slot of a full bulkhead (queue length)',
       ['backend'],
+    );
+    this.waitTime = metrics.histogram(
+      'rampart_breaker_wait_seconds',
+      'Time calls waited in the queue for a slot, by backend and outcome (slot, timeout, gone)',
+      ['backend', 'outcome'],
+      [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     );
     this.trips = metrics.counter(
       'rampart_breaker_trips_total',
@@ -105,6 +112,10 @@ export class BreakerMetrics {
 
   waiting(backend: string, n: number): void {
     this.waitingGauge.set({ backend }, n);
+  }
+
+  waited(backend: string, outcome: 'slot' | 'timeout' | 'gone', seconds: number): void {
+    this.waitTime.observe({ backend, outcome }, seconds);
   }
 
   tripped(backend: string, reason: TripReason): void {

@@ -2,7 +2,7 @@ import { HttpException } from '@nestjs/common';
 import type { ProblemCode } from '../../common/problem-codes.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import { BreakerTimeoutError, classifyError } from './breaker/call-outcome.js';
-import type { BreakerRefusal } from './circuit-breaker.types.js';
+import type { BreakerRefusal, QueueRefusal } from './circuit-breaker.types.js';
 
 /**
  * The `error` codes the breaker answers with. 503 (`circuit_open`,
@@ -43,6 +43,12 @@ const REASON_TEXT: Record<BreakerRefusal, string> = {
   busy: 'has as many calls in flight as it may take',
 };
 
+const QUEUE_TEXT: Record<QueueRefusal['why'], string> = {
+  full: 'and its wait queue is full',
+  app_full: 'and your app has as many calls waiting as it may',
+  timeout: 'and no slot was freed while the call waited',
+};
+
 /**
  * The breaker refused the call without touching the backend: 503
  * `circuit_open` (or `backend_busy` for a full bulkhead), with Retry-After.
@@ -53,14 +59,17 @@ export function refusalProblem(
   backend: string,
   reason: BreakerRefusal,
   retryAfterMs: number,
+  queue?: QueueRefusal,
 ): ProblemException {
   const retryAfter = retryAfterSeconds(retryAfterMs);
+  const why = queue ? ` ${QUEUE_TEXT[queue.why]}` : '';
   return breakerProblem(reason === 'busy' ? 'backend_busy' : 'circuit_open', {
-    detail: `The ${backend} backend ${REASON_TEXT[reason]}. Retry in ${retryAfter} s.`,
+    detail: `The ${backend} backend ${REASON_TEXT[reason]}${why}. Retry in ${retryAfter} s.`,
     headers: { 'Retry-After': String(retryAfter), 'Rampart-Breaker': reason },
     backend,
     state: reason,
     retry_after: retryAfter,
+    ...(queue && { queue }),
   });
 }
 

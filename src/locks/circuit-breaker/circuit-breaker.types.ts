@@ -49,6 +49,11 @@ export interface BreakerOptions {
   maxWaitMs: number;
   /** Calls at most waiting for a slot at once; past it, 503 `backend_busy` at once. */
   maxWaiting: number;
+  /**
+   * Calls of one app (fairness key) at most waiting at once; past it, that app's next call gets 503
+   * `backend_busy` at once while other apps still queue. Keep it below `maxWaiting` so one app cannot fill it.
+   */
+  maxWaitingPerApp: number;
   /** A call slower than this (milliseconds; timeouts too) is slow; 0 (default) = no slow-call rule. */
   slowCallMs: number;
   /** Share of slow calls (0–1] in the rolling window at or above which the circuit opens (reason `slow_calls`). */
@@ -74,6 +79,7 @@ export const BREAKER_OPTION_KEYS = [
   'adaptive',
   'maxWaitMs',
   'maxWaiting',
+  'maxWaitingPerApp',
   'slowCallMs',
   'slowCallRatio',
   'minimumVolume',
@@ -140,7 +146,17 @@ export type Admission<R extends BreakerRefusal = BreakerRefusal> =
       probe?: { epoch: number };
       /** It waited and was handed a freed slot. */ waited?: true;
     }
-  | { admit: false; reason: R; retryAfterMs: number };
+  | { admit: false; reason: R; retryAfterMs: number; queue?: QueueRefusal };
+
+/**
+ * Why a call that could have waited for a slot got none: the queue or its app's lane was full (`position`: where
+ * it would have stood), or `maxWaitMs` ran out; `length`: calls waiting then.
+ */
+export interface QueueRefusal {
+  why: 'full' | 'app_full' | 'timeout';
+  length: number;
+  position?: number;
+}
 
 /** What a probe proved about the backend: it answered, it failed, or nothing (the caller went away). */
 export type ProbeOutcome = 'success' | 'failure' | 'neutral';

@@ -55,6 +55,7 @@ const OPTION_CHECKS: Record<(typeof BREAKER_OPTION_KEYS)[number], Check> = {
   adaptive: checkAdaptive,
   maxWaitMs: int(0, 60_000, ' (milliseconds)'),
   maxWaiting: int(0, 100_000),
+  maxWaitingPerApp: int(1, 100_000),
   slowCallMs: int(0, 600_000, ' (milliseconds)'),
   slowCallRatio: (v) =>
     typeof v === 'number' && v > 0 && v <= 1

@@ -7,6 +7,7 @@ import type {
   BreakerOptions,
   BreakerPhase,
   CallOutcome,
+  QueueRefusal,
 } from '../circuit-breaker.types.js';
 import { RecoveryGate } from '../recovery/recovery-gate.js';
 import { AdminControls } from './admin-controls.js';
@@ -15,7 +16,9 @@ import { BreakerStatusView, statusView } from './breaker-status.js';
 import { CallLedger } from './call-ledger.js';
 import { classifyError } from './call-outcome.js';
 import { GuardOptions, Guarded, withTimeout } from './guarded-call.js';
+import type { QueuePlace } from './fair-queue.js';
 import { OpossumWindow } from './opossum-window.js';
+import { admitQueued, type WaitingRoomDeps } from './queued-admission.js';
 import { type Holder, SlotDesk } from './slot-desk.js';
 import { SlowCallWindow } from './slow-call-window.js';
 
@@ -45,6 +48,7 @@ export class BackendBreaker {
   private readonly slots: SlotDesk;
   private readonly controls: AdminControls;
   private readonly ledger: CallLedger;
+  private readonly room: WaitingRoomDeps;
 
   constructor(
     plan: BackendPlan,
@@ -53,13 +57,17 @@ export class BackendBreaker {
   ) {
     this.plan = plan;
     this.ledger = new CallLedger(plan.backend, metrics);
-    this.slots = new SlotDesk(
-      plan.options,
-      clock,
-      (n) => metrics.slots(plan.backend, n),
-      (n) => metrics.waiting(plan.backend, n),
-    );
+    this.slots = new SlotDesk(plan.options, clock, (n) => metrics.slots(plan.backend, n), {
+      waiting: (n) => metrics.waiting(plan.backend, n),
+      waited: (ms, outcome) => metrics.waited(plan.backend, outcome, ms / 1000),
+    });
     this.gate = new RecoveryGate(plan.options, clock, (from, to) => this.moved(from, to));
+    this.room = {
+      slots: this.slots,
+      refusing: () => this.gate.refusing(),
+      refused: () => this.ledger.refused(),
+      busy: (a, queue) => this.busy(a, queue),
+    };
     this.controls = new AdminControls(this.gate, clock, plan.resetAt);
     this.window = new OpossumWindow(plan.backend, plan.options, () => this.gate.tripped('errors'));
     this.slow = new SlowCallWindow(plan.backend, plan.options, () =>
@@ -109,21 +117,19 @@ export class BackendBreaker {
   }
 
   /**
-   * Like admit(), but a call that finds the limit reached, and is within its fair share, waits in order up to
-   * `maxWaitMs` for a freed slot (at most `maxWaiting` calls wait); `signal` aborts when the caller goes away.
+   * Like admit(), but a call that finds the limit reached, and is within its fair share, waits in its app's lane
+   * (round robin between apps) up to `maxWaitMs` for a freed slot (at most `maxWaiting` calls, `maxWaitingPerApp`
+   * of one app); `signal` aborts when the caller goes away; `onQueued` hears its place once it is queued.
    */
-  async admitWaiting(tenant: Tenant = ANONYMOUS, signal?: AbortSignal): Promise<Admission> {
+  async admitWaiting(
+    tenant: Tenant = ANONYMOUS,
+    signal?: AbortSignal,
+    onQueued?: (place: QueuePlace) => void,
+  ): Promise<Admission> {
     const a = this.gated();
     const h = this.holder(tenant);
     if (!a.admit || this.slots.free(h, false)) return a;
-    if (a.probe || !this.slots.fair(h) || !(await this.slots.wait(signal))) return this.busy(a);
-    const refusal = this.gate.refusing();
-    if (!refusal && this.slots.free(h, true)) return { ...a, waited: true };
-    // Opened while it waited, or over its share now (another app started waiting): the slot goes on.
-    this.slots.declined();
-    if (!refusal) return this.busy(a);
-    this.ledger.refused();
-    return refusal;
+    return admitQueued(this.room, a, h, signal, onQueued);
   }
 
   /** Runs an admitted call: through opossum (counted) or as a probe (judged by the gate). */
@@ -197,10 +203,13 @@ export class BackendBreaker {
     return a;
   }
 
-  private busy(a: Ticket): Admission {
+  /** Refused for a full bulkhead: Retry-After 1 s, or `maxWaitMs` when the wait queue refused (it drains by then). */
+  private busy(a: Ticket, queue?: QueueRefusal): Admission {
     if (a.probe) this.gate.probeDone(a.probe.epoch, 'neutral');
     this.ledger.refused();
-    return { admit: false, reason: 'busy', retryAfterMs: 1_000 };
+    if (!queue) return { admit: false, reason: 'busy', retryAfterMs: 1_000 };
+    const retryAfterMs = Math.max(1_000, this.plan.options.maxWaitMs);
+    return { admit: false, reason: 'busy', retryAfterMs, queue };
   }
 
   private holder(tenant: Tenant): Holder {

@@ -37,9 +37,12 @@ export function abortableCall(
   state.signal = outer ? AbortSignal.any([outer, ctl.signal]) : ctl.signal;
   const res = rawResponse(reply);
   state.backendCalled = false;
+  // Headers already sent by a wait notice (an SSE comment while queued): committed once more bytes follow.
+  const early = res.headersSent ? (res.socket?.bytesWritten ?? 0) : undefined;
   return {
     abortOnTimeout,
-    committed: () => res.headersSent,
+    committed: () =>
+      early === undefined ? res.headersSent : (res.socket?.bytesWritten ?? 0) > early,
     abort: (r) => ctl.abort(r),
     backendCalled: () => state.backendCalled === true,
   };

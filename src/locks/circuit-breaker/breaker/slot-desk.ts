@@ -2,7 +2,8 @@ import type { Clock } from '../../../common/clock.js';
 import { ConcurrencyLimit, type LimitSignal } from '../adaptive/concurrency-limit.js';
 import type { BreakerOptions } from '../circuit-breaker.types.js';
 import { Bulkhead } from './bulkhead.js';
-import { SlotQueue } from './slot-queue.js';
+import type { QueuePlace } from './fair-queue.js';
+import { type QueueListener, SlotQueue, type Waited } from './slot-queue.js';
 
 /** Who asks for a slot, with the weight of its tier in the fair share. */
 export interface Holder {
@@ -13,8 +14,8 @@ export interface Holder {
 /**
  * The slots of one backend: a Bulkhead whose size is the ConcurrencyLimit
  * (`capacity`, or the adaptive limit within it), fair between tenants, and a
- * SlotQueue where calls that find it full may wait in order. A freed slot (or
- * a higher limit) goes to the waiting calls first.
+ * SlotQueue where calls that find it full may wait, round robin between apps. A
+ * freed slot (or a higher limit) goes to the waiting calls first.
  */
 export class SlotDesk {
   private readonly bulkhead: Bulkhead;
@@ -25,10 +26,10 @@ export class SlotDesk {
     private options: BreakerOptions,
     private readonly clock: Clock,
     onSlots: (inFlight: number) => void,
-    onWaiting: (waiting: number) => void,
+    queue: QueueListener,
   ) {
     this.limit = new ConcurrencyLimit(options, clock);
-    this.queue = new SlotQueue(onWaiting);
+    this.queue = new SlotQueue(clock, queue);
     this.bulkhead = new Bulkhead((n) => {
       onSlots(n);
       this.passOn();
@@ -65,12 +66,16 @@ export class SlotDesk {
 
   /** Whether `h` is within its fair share of the limit (so it may wait for a slot rather than be refused). */
   fair(h: Holder): boolean {
+    if (!this.options.fairShare) return true;
     return this.bulkhead.shares.fair(h.id, h.weight, this.limit.limit, this.clock.now());
   }
 
-  /** Waits (maxWaitMs, maxWaiting) for a freed slot; true when one was handed over: take it with hold(). */
-  wait(signal?: AbortSignal): Promise<boolean> {
-    return this.queue.wait(this.options.maxWaitMs, this.options.maxWaiting, signal);
+  /**
+   * Waits in `h`'s lane (maxWaitMs, maxWaiting, maxWaitingPerApp) for a freed slot; `got` when one was handed
+   * over: take it with hold(). `onQueued` hears the call's place once it is queued.
+   */
+  wait(h: Holder, signal?: AbortSignal, onQueued?: (place: QueuePlace) => void): Promise<Waited> {
+    return this.queue.wait(h, this.options, signal, onQueued);
   }
 
   /** A call handed a slot will not take it: the slot goes on to the next waiting call. */
