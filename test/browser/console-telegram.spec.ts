@@ -27,6 +27,8 @@ const BOTS = [
   { id: 'spare1', scope: 'spare', token: token(3, 'Con') },
 ];
 const NEW_TOKEN = token(1, 'Rot');
+/** The pages poll every 2 s (dead letters 5 s): a poll of the page waits for a few of theirs. */
+const WAIT = { timeout: 15_000, interval: 250 };
 
 interface Bot {
   id: string;
@@ -98,7 +100,7 @@ describe.skipIf(!chromiumAvailable() || !redisUrl()).each(ADAPTERS)(
       expect(listed.reduce((s, b) => s + b.answers_15m, 0)).toBe(2);
       for (const b of listed)
         await expect
-          .poll(() => tab.page.getByTestId(`bot-429-${b.id}`).textContent())
+          .poll(() => tab.page.getByTestId(`bot-429-${b.id}`).textContent(), WAIT)
           .toContain(`(${b.rate_limited_15m} of ${b.answers_15m})`);
       const limited = listed.find((b) => b.rate_limited_15m === 1)!;
       expect(await tab.page.getByTestId(`bot-429-${limited.id}`).textContent()).toMatch(
@@ -114,14 +116,16 @@ describe.skipIf(!chromiumAvailable() || !redisUrl()).each(ADAPTERS)(
       expect((await notify.post([waiting])).status).toBe(202);
       await tab.page.getByTestId('bot-state-news1').getByText('disabled').waitFor();
       await expect
-        .poll(() => tab.page.getByTestId('bot-state-spare1').textContent())
+        .poll(() => tab.page.getByTestId('bot-state-spare1').textContent(), WAIT)
         .toMatch(/^cooldown ends in (9|10) min/);
-      await expect.poll(() => tab.page.getByTestId('bot-queue-news1').textContent()).toBe('1');
+      await expect
+        .poll(() => tab.page.getByTestId('bot-queue-news1').textContent(), WAIT)
+        .toBe('1');
 
       const q = await open('queues');
-      await expect.poll(() => q.page.getByTestId('queue-jobs-news').textContent()).toBe('1');
+      await expect.poll(() => q.page.getByTestId('queue-jobs-news').textContent(), WAIT).toBe('1');
       await expect
-        .poll(() => q.page.getByTestId('queue-lag-news').textContent(), { timeout: 10_000 })
+        .poll(() => q.page.getByTestId('queue-lag-news').textContent(), WAIT)
         .toMatch(/\d+(\.\d)? s|\d+ ms/);
       // Counts only: no chat, no token in the answer.
       const answer = (
