@@ -94,6 +94,14 @@ describe.skipIf(!chromiumAvailable()).each(ADAPTERS)('console in a browser (%s)'
         timeout: 20_000,
       })
       .toBeGreaterThan(0);
+    // The hover read-out names the time of the point (whole seconds, one label) and each line's value.
+    const chart = tab.page.locator('.chart', { hasText: 'Requests per second by policy' });
+    const plot = chart.locator('.u-over');
+    const box = (await plot.boundingBox())!;
+    await tab.page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
+    await expect
+      .poll(() => chart.getByTestId('chart-readout').textContent())
+      .toMatch(/^\d\d:\d\d:\d\d: .*search \d[\d.]*\/s/);
     expect(unexpected(tab.errors)).toEqual([]);
   });
 

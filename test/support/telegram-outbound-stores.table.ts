@@ -174,6 +174,26 @@ export function runQueueTable(make: () => Promise<OutboundQueueStore>): void {
     expect(await q.enqueue([d2], T0 + 5)).toEqual(['queued']);
     expect((await q.claim(T0 + 600, 1_000, 5)).leases.map((l) => l.job.id)).toEqual([d2.id]);
   });
+
+  it('should sum the backlog per queue (scope, pinned bot) with its oldest due job, never naming a chat', async () => {
+    const q = await make();
+    const scope = `sc${++seq}`;
+    const [a, b, c] = [chat(), chat(), chat()];
+    await q.enqueue(
+      [job(a, { scope }), job(a, { scope }), job(b, { scope, notBefore: T0 + 50 })],
+      T0,
+    );
+    await q.enqueue([job(c, { scope, pinnedBot: `${scope}bot` })], T0 + 10);
+    const { queues, truncated } = await q.backlog(1_000);
+    const mine = queues.filter((x) => x.queue.includes(scope));
+    expect(truncated).toBe(false);
+    expect(mine.sort((x, y) => x.queue.localeCompare(y.queue))).toEqual([
+      { queue: `bot=${scope}bot`, jobs: 1, lanes: 1, oldestDueAt: T0 + 10 },
+      { queue: scope, jobs: 3, lanes: 2, oldestDueAt: T0 },
+    ]);
+    expect(JSON.stringify(queues)).not.toMatch(new RegExp(`${a}|${b}|${c}`));
+    expect((await q.backlog(0)).truncated).toBe(true);
+  });
 }
 
 const B = { perSecond: 1, burst: 1 };
@@ -280,5 +300,18 @@ export function runGateTable(make: () => Promise<SendGateStore>): void {
     expect(await g.inflight(bot)).toBe(0);
     await g.setStatus(bot, { bumpGen: true, rotating: false });
     expect(await g.charge(req(bot, '2'))).toMatchObject({ kind: 'ok', gen: 1 });
+  });
+
+  it('should count answers and 429s of a bot over the window, from release', async () => {
+    const g = await make();
+    const bot = `b${++seq}`;
+    for (const answer of ['ok', 'rate_limited', 'rate_limited', 'other', undefined] as const) {
+      const r = req(bot, String(++seq));
+      await g.charge(r);
+      await g.release(bot, r.sendId, answer);
+    }
+    expect(await g.answers(bot)).toEqual({ answers: 4, rateLimited: 2 });
+    expect(await g.answers(`${bot}x`)).toEqual({ answers: 0, rateLimited: 0 });
+    expect(await g.inflight(bot)).toBe(0);
   });
 }

@@ -1,7 +1,6 @@
 /**
  * The console's navigation, as data. A page is one entry; entries with
- * `soon` are shown disabled until their feature exists (Telegram bots,
- * queues and dead letters come with the Telegram issues) — adding a page is
+ * `soon` are shown disabled until their feature exists — adding a page is
  * adding an entry here and a component in pages/index.ts.
  */
 export interface NavEntry {
@@ -21,14 +20,9 @@ export const NAV: readonly NavEntry[] = [
   { id: 'apps', label: 'Apps', group: 'Clients' },
   { id: 'versions', label: 'Versions', group: 'Changes' },
   { id: 'audit', label: 'Audit log', group: 'Changes' },
-  { id: 'bots', label: 'Bots', group: 'Telegram', soon: 'arrives with Telegram ingress' },
-  { id: 'queues', label: 'Queues', group: 'Telegram', soon: 'arrives with the outbound sender' },
-  {
-    id: 'dead-letters',
-    label: 'Dead letters',
-    group: 'Telegram',
-    soon: 'arrives with the outbound sender',
-  },
+  { id: 'bots', label: 'Bots', group: 'Telegram' },
+  { id: 'queues', label: 'Queues', group: 'Telegram' },
+  { id: 'dead-letters', label: 'Dead letters', group: 'Telegram' },
 ];
 
 export const DEFAULT_PAGE = 'overview';

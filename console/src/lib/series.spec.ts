@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { lockColumns, mergePoints, recentRates, requestColumns, requestsIn } from './series.js';
+import {
+  lockColumns,
+  mergePoints,
+  nextPollMs,
+  recentRates,
+  requestColumns,
+  requestsIn,
+} from './series.js';
 import type { SeriesPoint } from './types.js';
 
 const points: SeriesPoint[] = [
@@ -67,5 +74,12 @@ describe(mergePoints.name, () => {
       20_000,
     );
     expect(merged.map((p) => p.at)).toEqual([15_000, 20_000]);
+  });
+
+  it('should poll just after the next point is due, not a whole step later', () => {
+    expect(nextPollMs(10_000, 12_000, 5_000)).toBe(3_150);
+    expect(nextPollMs(10_000, 15_100, 5_000)).toBe(250);
+    expect(nextPollMs(10_000, 10_000, 500)).toBe(500);
+    expect(nextPollMs(undefined, 10_000, 5_000)).toBe(1_000);
   });
 });

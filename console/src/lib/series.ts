@@ -87,3 +87,13 @@ export function mergePoints(
   const last = held.length > 0 ? held[held.length - 1]!.at : -Infinity;
   return [...held, ...fresh.filter((p) => p.at > last)].filter((p) => p.at > now - windowMs);
 }
+
+/**
+ * Milliseconds until the next poll: just after the server's next point is due (its last point's time
+ * plus one step, on the server's clock), so the newest point — and the Requests/s tile — is never a
+ * whole step behind. Between 250 ms and one step; one step when no point is held yet.
+ */
+export function nextPollMs(lastAt: number | undefined, serverNow: number, stepMs: number): number {
+  if (lastAt === undefined) return Math.min(stepMs, 1000);
+  return Math.min(stepMs, Math.max(250, lastAt + stepMs - serverNow + 150));
+}

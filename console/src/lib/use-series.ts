@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AdminApi } from './api.js';
-import { mergePoints } from './series.js';
+import { mergePoints, nextPollMs } from './series.js';
 import type { SeriesPoint, SeriesView } from './types.js';
 
 export interface SeriesState {
@@ -30,7 +30,8 @@ export function useSeries(api: AdminApi): SeriesState {
         if (!alive) return;
         held.current = mergePoints(held.current, v.points, v.windowMs, v.now);
         setState({ points: held.current, now: v.now, stepMs: v.stepMs });
-        timer = window.setTimeout(() => void tick(), Math.max(1000, Math.min(v.stepMs, 5000)));
+        const newest = held.current[held.current.length - 1]?.at;
+        timer = window.setTimeout(() => void tick(), nextPollMs(newest, v.now, v.stepMs));
       } catch (e) {
         if (!alive) return;
         setState((s) => ({ ...s, error: e as Error }));

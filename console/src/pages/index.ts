@@ -3,8 +3,11 @@ import { NAV } from '../lib/nav.js';
 import { Apps } from './apps.js';
 import { Audit } from './audit.js';
 import { Bloom } from './bloom.js';
+import { Bots } from './bots.js';
 import { Breakers } from './breakers.js';
+import { DeadLetters } from './dead-letters.js';
 import { Overview } from './overview.js';
+import { Queues } from './queues.js';
 import { RateLimits } from './rate-limits.js';
 import { Routes } from './routes.js';
 import { Soon } from './soon.js';
@@ -20,5 +23,8 @@ export const PAGES: Record<string, FunctionComponent> = {
   apps: Apps,
   versions: Versions,
   audit: Audit,
+  bots: Bots,
+  queues: Queues,
+  'dead-letters': DeadLetters,
   ...Object.fromEntries(NAV.filter((e) => e.soon).map((e) => [e.id, Soon])),
 };

@@ -55,7 +55,7 @@ export function Overview() {
         <Tile
           label="Load level"
           value={s?.load ? String(s.load.level) : '—'}
-          note={s?.load?.detail ?? (s?.load ? '' : 'not reported by this service yet')}
+          note={s?.load?.detail ?? (s?.load ? '' : 'no rate-limit lock')}
         />
         <Tile
           label="Redis memory"

@@ -8,6 +8,7 @@ import {
   OutboundAdminError,
 } from '../../telegram/outbound/outbound-admin.service.js';
 import type { JobView } from '../../telegram/outbound/outbound.service.js';
+import type { QueueView } from '../../telegram/outbound/outbound-queues.js';
 import { invalidChange } from '../admin-problems.js';
 import { AdminBody, AdminController } from '../admin-route.decorator.js';
 import { AdminActor } from '../auth/admin-actor.js';
@@ -51,6 +52,15 @@ export class AdminTelegramController {
   })
   async bots(): Promise<{ bots: BotView[] }> {
     return { bots: await this.outbound.list() };
+  }
+
+  @Get('queues')
+  @ApiOperation({
+    summary:
+      "Every queue (a scope, or a bot's pinned jobs): jobs, chats waiting and lag of the oldest; counts only, no chat",
+  })
+  async queues(): Promise<{ truncated: boolean; queues: QueueView[] }> {
+    return this.outbound.queues();
   }
 
   @Put('bots/:id/state')

@@ -8,14 +8,26 @@ import { type JobView, jobView } from './outbound.service.js';
 import type { BotState, BotStatus } from './outbound.types.js';
 import { OutboundWorkers } from './outbound-workers.service.js';
 import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
+import {
+  BACKLOG_MAX_LANES,
+  type BotQueue,
+  type QueueView,
+  botQueue,
+  queueViews,
+} from './outbound-queues.js';
 
-export interface BotView extends Omit<BotStatus, 'until'>, BotHealthView {
+export interface BotView extends Omit<BotStatus, 'until'>, BotHealthView, Partial<BotQueue> {
   id: string;
   scope: string;
   /** Fingerprint of the token this instance holds (never the token). */
   token: string;
   until?: string;
   inflight: number;
+  /** Telegram's answers to its sends over the last 15 minutes (every worker's), and how many were 429s. */
+  answers_15m: number;
+  rate_limited_15m: number;
+  /** rate_limited_15m / answers_15m; null without answers. */
+  rate_limited_ratio: number | null;
 }
 
 /** Thrown for an unknown bot or a token that cannot be read; the admin controller maps it. */
@@ -51,13 +63,24 @@ export class OutboundAdmin {
     return b;
   }
 
+  /** Every bot, with its share of the queues (jobs, lag). */
   async list(): Promise<BotView[]> {
-    return Promise.all(this.bots.all().map((b) => this.view(b.id)));
+    const { queues } = await this.queues();
+    return Promise.all(
+      this.bots.all().map(async (b) => ({ ...(await this.view(b.id)), ...botQueue(b.id, queues) })),
+    );
+  }
+
+  /** Every queue: jobs, chats and lag, by scope and by pinned bot (counts only, never a chat). */
+  async queues(): Promise<{ queues: QueueView[]; truncated: boolean }> {
+    const { queues, truncated } = await this.queue.backlog(BACKLOG_MAX_LANES);
+    return { queues: queueViews(this.bots.all(), queues, this.clock.now()), truncated };
   }
 
   async view(id: string): Promise<BotView> {
     const b = this.bot(id);
     const s = await this.gate.status(id);
+    const a = await this.gate.answers(id);
     return {
       ...s,
       id,
@@ -65,6 +88,9 @@ export class OutboundAdmin {
       token: b.fingerprint,
       until: s.until === undefined ? undefined : new Date(s.until).toISOString(),
       inflight: await this.gate.inflight(id),
+      answers_15m: a.answers,
+      rate_limited_15m: a.rateLimited,
+      rate_limited_ratio: a.answers > 0 ? a.rateLimited / a.answers : null,
       ...this.workers.health.view(id),
     };
   }

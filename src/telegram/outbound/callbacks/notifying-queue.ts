@@ -58,4 +58,7 @@ export class NotifyingQueue implements OutboundQueueStore {
   depth(): Promise<number> {
     return this.q.depth();
   }
+  backlog(maxLanes: number): ReturnType<OutboundQueueStore['backlog']> {
+    return this.q.backlog(maxLanes);
+  }
 }

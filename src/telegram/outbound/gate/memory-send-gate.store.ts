@@ -2,6 +2,7 @@ import { BoundedMap } from '../../../common/bounded-map.js';
 import type { Clock } from '../../../common/clock.js';
 import type { BotStatus } from '../outbound.types.js';
 import { type AimdSettings, type AimdState, aimdCut, aimdRate } from './aimd.js';
+import { type AnswerCounts, AnswerTally, type SendAnswer } from './answer-tally.js';
 import { charged, earliest, nextFitMs } from './gcra.js';
 import {
   ChargeRequest,
@@ -38,6 +39,7 @@ export class MemorySendGateStore implements SendGateStore {
   private readonly aimd = new Map<string, AimdState>();
   /** Per bot, the departures of the last window (at most `max` each). */
   private readonly departures = new Map<string, number[]>();
+  private readonly tally = new AnswerTally();
 
   constructor(
     private readonly clock: Clock,
@@ -116,9 +118,14 @@ export class MemorySendGateStore implements SendGateStore {
     return Promise.resolve({ kind: 'go' });
   }
 
-  release(bot: string, sendId: string): Promise<void> {
+  release(bot: string, sendId: string, answer?: SendAnswer): Promise<void> {
     this.flights.get(bot)?.delete(sendId);
+    if (answer) this.tally.add(bot, answer, this.clock.now());
     return Promise.resolve();
+  }
+
+  answers(bot: string): Promise<AnswerCounts> {
+    return Promise.resolve(this.tally.counts(bot, this.clock.now()));
   }
 
   cooldown(

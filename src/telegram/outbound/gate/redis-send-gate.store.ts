@@ -5,6 +5,13 @@ import { IdCipher } from '../id-cipher.js';
 import type { SendBucket } from '../outbound.settings.js';
 import type { AimdSettings } from './aimd.js';
 import {
+  ANSWER_WINDOW_MS,
+  type AnswerCounts,
+  type SendAnswer,
+  answerMinutes,
+  minuteOf,
+} from './answer-tally.js';
+import {
   ChargeRequest,
   ChargeResult,
   Departure,
@@ -91,8 +98,34 @@ export class RedisSendGateStore implements SendGateStore {
     return { kind: 'go' };
   }
 
-  async release(bot: string, sendId: string): Promise<void> {
-    await this.redis.run('telegram.inflight', (c) => c.zrem(this.key(bot, 'f'), sendId));
+  async release(bot: string, sendId: string, answer?: SendAnswer): Promise<void> {
+    if (!answer) {
+      await this.redis.run('telegram.inflight', (c) => c.zrem(this.key(bot, 'f'), sendId));
+      return;
+    }
+    // One round trip: the in-flight mark goes and the answer is counted in its minute (kept for the window).
+    const k = this.key(bot, `a:${minuteOf(this.clock.now())}`);
+    await this.redis.run('telegram.inflight', async (c) => {
+      const m = c.multi().zrem(this.key(bot, 'f'), sendId).hincrby(k, 'n', 1);
+      if (answer === 'rate_limited') m.hincrby(k, 'r', 1);
+      await m.pexpire(k, ANSWER_WINDOW_MS + 120_000).exec();
+    });
+  }
+
+  async answers(bot: string): Promise<AnswerCounts> {
+    const rows = await this.redis.run('telegram.answers', async (c) => {
+      const m = c.multi();
+      for (const minute of answerMinutes(this.clock.now()))
+        m.hmget(this.key(bot, `a:${minute}`), 'n', 'r');
+      return (await m.exec()) ?? [];
+    });
+    const out = { answers: 0, rateLimited: 0 };
+    for (const [, v] of rows) {
+      const [n, r] = (v as (string | null)[] | null) ?? [];
+      out.answers += Number(n ?? 0);
+      out.rateLimited += Number(r ?? 0);
+    }
+    return out;
   }
 
   async cooldown(

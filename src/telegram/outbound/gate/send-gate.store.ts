@@ -1,6 +1,7 @@
 import type { BotState, BotStatus } from '../outbound.types.js';
 import type { SendBucket } from '../outbound.settings.js';
 import type { AimdSettings } from './aimd.js';
+import type { AnswerCounts, SendAnswer } from './answer-tally.js';
 
 /** One send to charge: the bot's, the bot × method's and the bot × chat's buckets, at once. */
 export interface ChargeRequest {
@@ -72,8 +73,10 @@ export interface SendGateStore {
    * in the last `windowMs` (then nothing is recorded); else its departure is recorded.
    */
   depart(bot: string, sendId: string, windowMs: number, max: number): Promise<Departure>;
-  /** The send ended (either way): its in-flight mark goes. */
-  release(bot: string, sendId: string): Promise<void>;
+  /** The send ended (either way): its in-flight mark goes; `answer`: Telegram answered it (counted). */
+  release(bot: string, sendId: string, answer?: SendAnswer): Promise<void>;
+  /** Telegram's answers to the bot's sends over the last ANSWER_WINDOW_MS (every worker's). */
+  answers(bot: string): Promise<AnswerCounts>;
   /**
    * Cools down the bot (no chat) or the bot × chat for `ms` milliseconds from now; a longer cooldown
    * in force is kept (the end is the max of both). A bot's cooldown also cuts its adaptive rate

@@ -8,8 +8,10 @@ import type {
   EnqueueOutcome,
   Lease,
   OutboundQueueStore,
+  QueueBacklog,
   Settlement,
 } from './outbound-queue.store.js';
+import { addBacklog } from './outbound-queue.store.js';
 
 interface Due {
   prio: Priority;
@@ -208,6 +210,20 @@ export class MemoryOutboundQueueStore implements OutboundQueueStore {
     let n = 0;
     for (const l of this.lanes.values()) n += l.length;
     return Promise.resolve(n);
+  }
+
+  backlog(maxLanes: number): Promise<{ queues: QueueBacklog[]; truncated: boolean }> {
+    const by = new Map<string, QueueBacklog>();
+    let seen = 0;
+    for (const [lane, ids] of this.lanes) {
+      const head = this.jobs.get(ids[0] ?? '');
+      if (!head) continue;
+      if (++seen > maxLanes) return Promise.resolve({ queues: [...by.values()], truncated: true });
+      const queue = lane.slice(0, lane.lastIndexOf('|'));
+      const due = Math.max(head.createdAt, head.notBefore);
+      addBacklog(by, { queue, jobs: ids.length, lanes: 1, oldestDueAt: due });
+    }
+    return Promise.resolve({ queues: [...by.values()], truncated: false });
   }
 
   /** Forgets finished jobs past their retention (at most once a second unless `force`). */

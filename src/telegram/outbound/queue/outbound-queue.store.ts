@@ -37,6 +37,17 @@ export type Settlement =
       error?: string;
     };
 
+/** Jobs waiting in the lanes of one queue: a scope's, or a pinned bot's (`bot=<id>`). No chat is named. */
+export interface QueueBacklog {
+  queue: string;
+  /** Jobs queued, waiting or being sent. */
+  jobs: number;
+  /** Chat lanes with at least one job. */
+  lanes: number;
+  /** Epoch ms the oldest head job became due (accepted or not_before). */
+  oldestDueAt: number;
+}
+
 /**
  * The outbound queue: one FIFO lane per chat (per scope), each lane held by
  * at most one worker at a time (a lease that expires, so a crashed worker's
@@ -64,10 +75,23 @@ export interface OutboundQueueStore {
   cancel(id: string, now: number): Promise<CancelOutcome>;
   /** Jobs waiting or held, by lane count (for metrics: queue depth). */
   depth(): Promise<number>;
+  /** Backlog per queue, reading at most `maxLanes` lanes per partition (`truncated` when more exist). */
+  backlog(maxLanes: number): Promise<{ queues: QueueBacklog[]; truncated: boolean }>;
 }
 
 /** Injection token of the OutboundQueueStore. */
 export const OUTBOUND_QUEUE_STORE = Symbol('OUTBOUND_QUEUE_STORE');
+
+/** Adds one partition's (or lane's) backlog of a queue to the sums. */
+export function addBacklog(by: Map<string, QueueBacklog>, b: QueueBacklog): void {
+  const had = by.get(b.queue);
+  if (!had) by.set(b.queue, { ...b });
+  else {
+    had.jobs += b.jobs;
+    had.lanes += b.lanes;
+    had.oldestDueAt = Math.min(had.oldestDueAt, b.oldestDueAt);
+  }
+}
 
 /** FNV-1a of a string: the partition of a lane or a job id. */
 export function partitionOf(key: string, partitions: number): number {

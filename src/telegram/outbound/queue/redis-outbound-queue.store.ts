@@ -7,7 +7,9 @@ import {
   EnqueueOutcome,
   Lease,
   OutboundQueueStore,
+  QueueBacklog,
   Settlement,
+  addBacklog,
   partitionOf,
 } from './outbound-queue.store.js';
 import { decodeJob, jobArgs } from './redis-job-codec.js';
@@ -213,5 +215,20 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
       n += Number(v ?? 0);
     }
     return n;
+  }
+
+  async backlog(maxLanes: number): Promise<{ queues: QueueBacklog[]; truncated: boolean }> {
+    const by = new Map<string, QueueBacklog>();
+    let truncated = false;
+    for (let k = 0; k < this.partitions; k++) {
+      const p = this.prefix(k);
+      const [cut, ...rows] = await this.redis.script<
+        [number, ...[string, number, number, number][]]
+      >('telegram_queue_backlog', [`${p}:lanes`], [p, maxLanes]);
+      truncated ||= cut === 1;
+      for (const [queue, jobs, lanes, due] of rows)
+        addBacklog(by, { queue, jobs, lanes, oldestDueAt: due });
+    }
+    return { queues: [...by.values()], truncated };
   }
 }

@@ -1,4 +1,5 @@
 import { Api, GrammyError, HttpError } from 'grammy';
+import type { SendAnswer } from '../gate/answer-tally.js';
 
 /** What Telegram's answer (or its absence) means for the queue. */
 export type CallOutcome =
@@ -17,6 +18,13 @@ export type CallOutcome =
   | { kind: 'retryable'; error: string }
   /** A timeout or a broken connection after the request was sent: it may have been delivered. */
   | { kind: 'ambiguous'; error: string };
+
+/** How the send gate counts an answer (a bot's 429 ratio). A network error is no answer of Telegram's. */
+export function answerOf(out: CallOutcome): SendAnswer | undefined {
+  if (out.kind === 'ok') return 'ok';
+  if (out.kind === 'retry_after') return 'rate_limited';
+  return out.kind === 'retryable' || out.kind === 'ambiguous' ? undefined : 'other';
+}
 
 /** Errors raised before a byte of the request was sent: retrying cannot duplicate. */
 const NOT_SENT = new Set([

@@ -4,7 +4,7 @@ import { appOfJob } from '../job-namespace.js';
 import { chatKind } from '../outbound.types.js';
 import type { Lease } from '../queue/outbound-queue.store.js';
 import { type AttemptParts, botBucket } from './attempt-parts.js';
-import { type CallOutcome, callBotApi } from './bot-call.js';
+import { type CallOutcome, answerOf, callBotApi } from './bot-call.js';
 import { LaneSettler } from './lane-settler.js';
 import { SendOutcome } from './send-outcome.js';
 
@@ -114,7 +114,9 @@ export class SendAttempt {
       }
       // The in-flight mark goes in the same round trip as the settlement's first call (for a 429, the
       // cooldown the other workers read at their next check: one round trip after the answer, not two).
-      const released = this.p.gate.release(bot.id, lease.token).catch(() => undefined);
+      const released = this.p.gate
+        .release(bot.id, lease.token, answerOf(out))
+        .catch(() => undefined);
       try {
         return await this.outcome.settle(lease, bot, out, c.chatNextMs, chatId);
       } finally {
