@@ -55,6 +55,11 @@ export class TelegramController {
       this.metrics.update(bot.id, u, 'deduplicated');
       return {};
     }
+    // Banned by the admin (docs/telegram.md#banned): dropped, acknowledged so Telegram does not redeliver.
+    if (state.banned) {
+      this.metrics.update(bot.id, u, 'banned');
+      return {};
+    }
     this.observe(req, u);
     if (state.limited) {
       this.metrics.update(bot.id, u, 'limited');
