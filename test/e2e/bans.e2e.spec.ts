@@ -248,3 +248,41 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('bans on two instances (%s)', (
     expect(seen.slice(0, banned).filter(decides)).toEqual([]);
   });
 });
+
+describe.each(ADAPTERS)('bans without Redis, one instance (%s)', (adapter) => {
+  const apps = sessionKeyApps();
+  let app: RunningApp;
+  let admin: AdminClient;
+
+  beforeAll(async () => {
+    app = await startApp(
+      { HTTP_ADAPTER: adapter, APPS_FILE: apps.file, ADMIN_TOKEN },
+      { imports: [SessionKeyRoutesModule], config: roomy },
+    );
+    admin = new AdminClient(app);
+  });
+  afterAll(() => app?.close());
+
+  const status = async (appId: string, secret: string, user: string) => {
+    const url = `${app.url}/sk-test/user`;
+    const res = await fetch(url, {
+      headers: { ...signRequest({ appId, secret, method: 'GET', url }), 'x-user-id': user },
+    });
+    await res.arrayBuffer();
+    return res.status;
+  };
+
+  it('should ban from the memory store at once, for that app only, and lift', async () => {
+    const set = await admin.call<Ban>('POST', '/admin/bans', {
+      dimension: 'user',
+      subject: 'u-mem',
+      app: 'sk-web',
+      ttlSeconds: 600,
+    });
+    expect(set.status).toBe(201);
+    expect(await status('sk-web', apps.web, 'u-mem')).toBe(403);
+    expect(await status('sk-other', apps.other, 'u-mem')).toBe(200);
+    expect((await admin.call('DELETE', `/admin/bans/${set.body.id}`)).status).toBe(200);
+    expect(await status('sk-web', apps.web, 'u-mem')).toBe(200);
+  });
+});
