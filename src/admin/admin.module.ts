@@ -44,6 +44,12 @@ import { StatusSeries } from './status/status-series.service.js';
 import { RedisFiguresSampler } from './observability/redis-figures.service.js';
 import { ConsoleController } from './console/console.controller.js';
 import { ConsoleFiles } from './console/console-files.js';
+import { AdminBansController } from './controllers/admin-bans.controller.js';
+import { BAN_STORE } from './bans/ban-store.js';
+import { BansAdmin } from './bans/bans-admin.service.js';
+import { BansSync } from './bans/bans-sync.service.js';
+import { MemoryBanStore } from './bans/memory-ban.store.js';
+import { RedisBanStore } from './bans/redis-ban.store.js';
 
 /**
  * The admin API under /admin: read the configuration, change route
@@ -67,6 +73,7 @@ import { ConsoleFiles } from './console/console-files.js';
     AdminAuditController,
     AdminTelegramController,
     AdminSubjectsController,
+    AdminBansController,
     ConsoleController,
   ],
   providers: [
@@ -84,6 +91,12 @@ import { ConsoleFiles } from './console/console-files.js';
       provide: APP_STORE,
       useFactory: (redis: RedisService, admin: AdminRedis, bus: AdminBus) =>
         redis.enabled ? new RedisAppStore(admin, bus) : new MemoryAppStore(),
+      inject: [RedisService, AdminRedis, AdminBus],
+    },
+    {
+      provide: BAN_STORE,
+      useFactory: (redis: RedisService, admin: AdminRedis, bus: AdminBus) =>
+        redis.enabled ? new RedisBanStore(admin, bus) : new MemoryBanStore(),
       inject: [RedisService, AdminRedis, AdminBus],
     },
     {
@@ -108,6 +121,8 @@ import { ConsoleFiles } from './console/console-files.js';
     PolicyChanges,
     AppsSync,
     AppsAdmin,
+    BansSync,
+    BansAdmin,
     SessionKeysAdmin,
     AdminStatus,
     StatusSeries,

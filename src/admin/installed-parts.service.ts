@@ -1,3 +1,4 @@
+import { RATE_LIMIT_BANS, type BanAdminPort } from '../locks/rate-limit/bans/ban.types.js';
 import { Inject, Injectable, Optional, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { AppRegistry } from '../locks/signature/apps/app-registry.js';
@@ -62,6 +63,15 @@ export class InstalledParts {
 
   requireRateLimit(): RateLimitAdminPort {
     return this.rateLimit() ?? throwNotInstalled('rateLimit');
+  }
+
+  /** The rate-limit lock's bans port (undefined: the lock is not installed). */
+  bans(): BanAdminPort | undefined {
+    return this.find<BanAdminPort>(RATE_LIMIT_BANS);
+  }
+
+  requireBans(): BanAdminPort {
+    return this.bans() ?? throwNotInstalled('rateLimit');
   }
 
   requireBreaker(): BreakerAdminPort {

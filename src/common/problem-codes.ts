@@ -51,6 +51,7 @@ export const PROBLEM_CODES = {
   token_budget: 429,
   rate_limit_unavailable: 503,
   load_shed: 503,
+  banned: 403,
   // Lock 3, cache shield (docs/cache-shield.md)
   query_too_long: 400,
   bloom_filter_not_found: 404,
@@ -104,6 +105,9 @@ export const PROBLEM_CODES = {
   unknown_bot: 404,
   rotation_timeout: 409,
   token_unreadable: 422,
+  invalid_ban: 400,
+  ban_not_found: 404,
+  too_many_bans: 409,
 } as const satisfies Record<string, number | '4xx'>;
 
 /** A stable `error` code of the service. */

@@ -81,6 +81,8 @@ export interface RequestState {
    * rule within the window (`notify`: tell the user once).
    */
   limited?: { retryAfterMs: number; rule: string; notify: boolean };
+  /** Set by the rate limiter instead of a 403 `banned` when the slice says `onLimit: flag`: the subject is banned. */
+  banned?: boolean;
   /**
    * A guard lock whose slice has `onFailure: defer` refused this request; its refusal is
    * raised after the later guards ran (e.g. so the rate limiter can limit refused requests

@@ -57,6 +57,11 @@ export class TelegramController {
       this.metrics.update(bot.id, u, 'deduplicated');
       return {};
     }
+    // Banned by the admin (docs/telegram.md#banned): dropped, acknowledged so Telegram does not redeliver.
+    if (state.banned) {
+      this.metrics.update(bot.id, u, 'banned');
+      return {};
+    }
     this.observe(req, u);
     // The bot back in a chat (or gone from it), learnt even from a limited user: its 403 mark follows.
     await this.reach.learn(bot.id, u);

@@ -6,7 +6,13 @@ import { KNOWN_COMMANDS } from './telegram.types.js';
 
 /** How an update ended. */
 export type UpdateOutcome =
-  'handled' | 'forwarded' | 'limited' | 'deduplicated' | 'malformed' | 'backend_unavailable';
+  | 'handled'
+  | 'forwarded'
+  | 'limited'
+  | 'banned'
+  | 'deduplicated'
+  | 'malformed'
+  | 'backend_unavailable';
 
 /**
  * The Telegram product's series. Labels: bot id (configured, bounded), update kind,
@@ -21,7 +27,7 @@ export class TelegramMetrics {
   constructor(m: MetricsService) {
     this.updates = m.counter(
       'rampart_telegram_updates_total',
-      'Webhook updates by bot, kind, command and outcome (handled, forwarded, limited, deduplicated, malformed, backend_unavailable)',
+      'Webhook updates by bot, kind, command and outcome (handled, forwarded, limited, banned, deduplicated, malformed, backend_unavailable)',
       ['bot', 'kind', 'command', 'outcome'],
     );
     this.told = m.counter(

@@ -12,6 +12,7 @@ const PAGES = [
   'bloom',
   'breakers',
   'apps',
+  'bans',
   'versions',
   'audit',
   'bots',

@@ -2,6 +2,7 @@ import type { FunctionComponent } from 'preact';
 import { NAV } from '../lib/nav.js';
 import { Apps } from './apps.js';
 import { Audit } from './audit.js';
+import { Bans } from './bans.js';
 import { Bloom } from './bloom.js';
 import { Bots } from './bots.js';
 import { Breakers } from './breakers.js';
@@ -21,6 +22,7 @@ export const PAGES: Record<string, FunctionComponent> = {
   bloom: Bloom,
   breakers: Breakers,
   apps: Apps,
+  bans: Bans,
   versions: Versions,
   audit: Audit,
   bots: Bots,

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { GuardLock, LockContext } from '../../chain/lock.types.js';
 import type { LockSlice } from '../../config/policy.types.js';
 import { setReplyHeader } from '../../http/http-context.js';
+import { BanCheck } from './bans/ban-check.js';
+import { banProblem } from './bans/ban.problems.js';
 import { RateLimitExtensions } from './extensions/rate-limit-extensions.js';
 import { rateLimitField, rateLimitPolicyField, tokenHeaders } from './core/rate-limit-headers.js';
 import { RateLimiter } from './limiter/rate-limiter.service.js';
@@ -20,6 +22,7 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
     private readonly limiter: RateLimiter,
     private readonly extensions: RateLimitExtensions,
     private readonly health: NodeHealthSource,
+    private readonly bans: BanCheck,
   ) {}
 
   /** Validated at boot (every product has registered by then) and by the admin API. */
@@ -40,6 +43,18 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
   }
 
   async check(ctx: LockContext, slice: RateLimitSlice): Promise<void> {
+    // Bans first, from memory: a banned subject costs no Redis call (docs/rate-limit.md#bans).
+    const ban = this.bans.match(ctx);
+    if (ban) {
+      // onLimit flag (Telegram): never an error; the product drops the request (state.banned).
+      if (slice.onLimit === 'flag' && ctx.mode === 'enforce' && ctx.state.deferredBy === undefined)
+        return void (ctx.state.banned = true);
+      // A fused nonce claim (state.claimHandoff) is not made: the request is refused and serves nothing,
+      // so the ban costs no Redis call at all. Shadow mode serves it: the claim is made as usual.
+      const h = ctx.state.claimHandoff;
+      if (ctx.mode === 'enforce' && h !== undefined && h.result === undefined) h.result = 'fresh';
+      throw banProblem(ban, this.bans.now());
+    }
     const v = await this.limiter.decide(ctx, slice);
     switch (v.kind) {
       case 'allowed':

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { RateLimitExtensions, type SubjectExtractor } from './extensions/rate-limit-extensions.js';
 import type { RateLimiter } from './limiter/rate-limiter.service.js';
 import { RateLimitLock } from './rate-limit.lock.js';
+import type { BanCheck } from './bans/ban-check.js';
 import { RateLimitModule } from './rate-limit.module.js';
 
 const chat: SubjectExtractor = () => ({ value: '42', personal: true });
@@ -27,7 +28,7 @@ describe(RateLimitModule.name, () => {
 
   it('should let a slice use exactly the registered cost names, listed in the problem', () => {
     const ext = new RateLimitExtensions();
-    const lock = new RateLimitLock({} as RateLimiter, ext, new NodeHealthSource());
+    const lock = new RateLimitLock({} as RateLimiter, ext, new NodeHealthSource(), {} as BanCheck);
     const slice = {
       mode: 'enforce' as const,
       cost: 'inference',

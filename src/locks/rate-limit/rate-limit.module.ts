@@ -31,6 +31,8 @@ import { QUOTA_PROVIDERS } from './quotas.providers.js';
 import { RATE_LIMIT_ADMIN } from './rate-limit.admin.js';
 import { RISK_SINK } from './extensions/risk-sink.js';
 import { LoadMonitor } from './load/load-monitor.service.js';
+import { BAN_PROVIDERS } from './bans/ban.providers.js';
+import { RATE_LIMIT_BANS } from './bans/ban.types.js';
 
 /** Lock 2: multi-dimensional rate limits decided atomically (one Redis call per request). */
 @Module({
@@ -65,8 +67,16 @@ import { LoadMonitor } from './load/load-monitor.service.js';
     RateLimitLeases,
     TokenReservations,
     ...QUOTA_PROVIDERS,
+    ...BAN_PROVIDERS,
   ],
-  exports: [RateLimitLock, RATE_LIMIT_SETTINGS, RateLimitClaims, RISK_SINK, RATE_LIMIT_ADMIN],
+  exports: [
+    RateLimitLock,
+    RATE_LIMIT_SETTINGS,
+    RateLimitClaims,
+    RISK_SINK,
+    RATE_LIMIT_ADMIN,
+    RATE_LIMIT_BANS,
+  ],
 })
 export class RateLimitModule implements OnModuleInit {
   /**

@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { LockContext } from '../../../chain/lock.types.js';
+import { CLOCK, type Clock } from '../../../common/clock.js';
+import { RedisService } from '../../../redis/redis.service.js';
+import { RateLimitExtensions } from '../extensions/rate-limit-extensions.js';
+import type { Subject } from '../extensions/rate-limit-extensions.js';
+import type { KeyHasher } from '../subjects/key-hasher.js';
+import { SubjectResolver } from '../subjects/subject-resolver.js';
+import { KeyHashers } from '../store/lanes/key-hashers.js';
+import type { BanDimension, BanEntry } from './ban.types.js';
+import { BanTable } from './ban-table.js';
+
+/**
+ * Is this request's subject banned? Read from the in-memory BanTable only:
+ * no Redis call, nothing at all while no ban is held. Each banned dimension's
+ * subject is resolved as the limiter resolves it and hashed without its scope
+ * (the ban names the scope itself: its app, or none for a global ban).
+ */
+@Injectable()
+export class BanCheck {
+  constructor(
+    readonly table: BanTable,
+    private readonly subjects: SubjectResolver,
+    private readonly extensions: RateLimitExtensions,
+    private readonly hashers: KeyHashers,
+    private readonly redis: RedisService,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** The hasher of ban subjects: the shared one with Redis (the same on every instance), undefined until known. */
+  hasher(): KeyHasher | undefined {
+    return this.redis.enabled ? this.hashers.shared() : this.hashers.local;
+  }
+
+  /** The key part a ban names `subject` of `dimension` by (its value without scope, hashed where personal). */
+  part(dimension: BanDimension, subject: Subject, hasher: KeyHasher): string {
+    return hasher.part(dimension, { value: subject.value, personal: subject.personal });
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  match(ctx: LockContext): BanEntry | undefined {
+    if (this.table.size === 0) return undefined;
+    const hasher = this.hasher();
+    if (!hasher) return undefined;
+    const now = this.clock.now();
+    for (const dim of this.table.dimensions()) {
+      const s = this.subjects.resolve(dim, ctx, this.extensions.subject(dim));
+      if (s === undefined) continue;
+      // A user's or chat's scope is its app or bot; an address is judged for the request's app.
+      const scope = s.scope ?? ctx.state.appId;
+      const hit = this.table.find(dim, this.part(dim, s, hasher), scope, now);
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+}
