@@ -30,6 +30,8 @@ import { QUOTA_PROVIDERS } from './quotas.providers.js';
 import { RATE_LIMIT_ADMIN } from './rate-limit.admin.js';
 import { RISK_SINK } from './extensions/risk-sink.js';
 import { LoadMonitor } from './load/load-monitor.service.js';
+import { Pacer } from './limiter/pacer.js';
+import { PacingMetrics } from './limiter/pacing.metrics.js';
 
 /** Lock 2: multi-dimensional rate limits decided atomically (one Redis call per request). */
 @Module({
@@ -62,6 +64,8 @@ import { LoadMonitor } from './load/load-monitor.service.js';
     RateLimitClaims,
     RateLimitLeases,
     TokenReservations,
+    PacingMetrics,
+    Pacer,
     ...QUOTA_PROVIDERS,
   ],
   exports: [RateLimitLock, RATE_LIMIT_SETTINGS, RateLimitClaims, RISK_SINK, RATE_LIMIT_ADMIN],

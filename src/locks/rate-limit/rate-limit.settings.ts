@@ -31,6 +31,7 @@ const SETTINGS_KEYS = new Set([
   'heartbeat',
   'closedRetryAfter',
   'probeAfter',
+  'maxPaced',
   'risk',
   'load',
 ]);
@@ -53,6 +54,7 @@ export function validateSettings(raw: unknown): {
     heartbeatMs: 2_000,
     closedRetryAfterS: 1,
     probeAfterMs: 250,
+    maxPaced: 1_000,
     risk: defaultRiskSettings(),
     load: defaultLoadSettings(),
   };
@@ -121,6 +123,7 @@ export function validateSettings(raw: unknown): {
   num('heartbeat', 100, 60_000, (n) => (settings.heartbeatMs = n), true);
   num('closedRetryAfter', 1, 3_600, (n) => (settings.closedRetryAfterS = n));
   num('probeAfter', 10, 60_000, (n) => (settings.probeAfterMs = n), true);
+  num('maxPaced', 0, 1_000_000, (n) => (settings.maxPaced = n));
   const risk = validateRisk(raw.risk, at('risk'));
   const load = validateLoad(raw.load, at('load'));
   settings.risk = risk.risk;

@@ -91,6 +91,12 @@ export interface RuleConfig {
   degradeRank?: number;
   /** `false`: the subject's risk score never scales this rule (an exact ceiling). Default true. */
   risk?: boolean;
+  /**
+   * Paced bursts (`gcra` and `token-bucket` only; docs/rate-limit.md#paced-bursts): a request that would fit
+   * within this many milliseconds is admitted now, its slot reserved, and held that long before it goes on,
+   * instead of a 429. Integer 0–60000; absent or 0: refused at once.
+   */
+  maxWaitMs?: number;
 }
 
 /** What a limited request gets: `reject` answers 429 (default); `flag` lets it through with `state.limited` set. */
@@ -169,6 +175,11 @@ export interface RateLimitSettings {
   closedRetryAfterS: number;
   /** Milliseconds Redis is left alone after it failed, before the next request probes it. */
   probeAfterMs: number;
+  /**
+   * Requests held by paced rules at once on this instance (docs/rate-limit.md#paced-bursts); one more that
+   * would wait is answered 503 `pacing_full`. Default 1000.
+   */
+  maxPaced: number;
   /** Risk score and reputation (core/risk.types.ts). */
   risk: RiskSettings;
   /** The service-wide load level and degrade order (core/load.types.ts). */
