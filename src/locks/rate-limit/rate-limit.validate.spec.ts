@@ -224,4 +224,24 @@ describe('paced rules (maxWaitMs)', () => {
       ),
     ).toContain('r.maxWaitMs: only gcra and token-bucket rules can pace (not tokens)');
   });
+
+  it('should check maxWaitMs through the slice validator the admin API shares', () => {
+    const rule = { name: 'p', dimension: 'user', capacity: 5, rate: '10/s' };
+    expect(
+      validateSlice(
+        { mode: 'enforce', rules: [{ ...rule, maxWaitMs: 500 }] },
+        'p',
+        [],
+        SHIPPED_NAMES,
+      ),
+    ).toEqual([]);
+    expect(
+      validateSlice(
+        { mode: 'enforce', rules: [{ ...rule, maxWaitMs: 90_000 }] },
+        'p',
+        [],
+        SHIPPED_NAMES,
+      ),
+    ).toEqual(['p.rules[0].maxWaitMs: must be an integer from 0 to 60000 (milliseconds)']);
+  });
 });
