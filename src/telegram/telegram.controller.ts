@@ -7,6 +7,7 @@ import { Protect } from '../chain/protect.decorator.js';
 import { ProblemException } from '../common/problem.exception.js';
 import { type AnyRequest, requestState } from '../http/http-context.js';
 import { ClaimReleaseInterceptor } from './claim-release.interceptor.js';
+import { ChatReach } from './outbound/chat-reach.js';
 import { BackendUnavailableError, forwardUpdate } from './telegram-forward.js';
 import { TelegramBots } from './telegram-bots.js';
 import { TelegramBuiltin } from './telegram-builtin.js';
@@ -31,6 +32,7 @@ export class TelegramController {
     private readonly teller: TelegramTeller,
     @Inject(TELEGRAM_SETTINGS) private readonly settings: TelegramSettings,
     private readonly moduleRef: ModuleRef,
+    private readonly reach: ChatReach,
   ) {}
 
   /** The rate-limit lock's risk sink, found once (undefined: lock not installed or scores off). */
@@ -56,6 +58,8 @@ export class TelegramController {
       return {};
     }
     this.observe(req, u);
+    // The bot back in a chat (or gone from it), learnt even from a limited user: its 403 mark follows.
+    await this.reach.learn(bot.id, u);
     if (state.limited) {
       this.metrics.update(bot.id, u, 'limited');
       if (state.limited.notify) this.teller.tell(bot, u, state.limited.retryAfterMs);

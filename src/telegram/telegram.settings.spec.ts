@@ -165,8 +165,29 @@ describe(telegramSettings.name, () => {
     ).toEqual([
       'CONFIG_FILE: telegram.bots[0].outbound.buckets.bot must be { rate: "<n>/<unit>", burst?: integer ≥ 1 }',
       'CONFIG_FILE: telegram.bots[0].outbound.buckets.chat is not a known bucket (bot, private, group, methods)',
-      'CONFIG_FILE: telegram.bots[0].outbound.retries is not a known option (buckets)',
-      'CONFIG_FILE: telegram.bots[1].outbound must be an object ({ buckets })',
+      'CONFIG_FILE: telegram.bots[0].outbound.retries is not a known option (buckets, chats)',
+      'CONFIG_FILE: telegram.bots[1].outbound must be an object ({ buckets, chats })',
+    ]);
+  });
+
+  it("should read a bot's declared chats (groups and channels only), and refuse a private chat's id", () => {
+    const s = telegramSettings(
+      config({ bots: [bot({ outbound: { chats: [-1001234567890, '-42'] } })] }),
+      {},
+    );
+    expect([...s.bots[0]!.chats!]).toEqual(['-1001234567890', '-42']);
+    const bad =
+      'must be a list of 1–10000 group or channel ids (negative integers; no private chats)';
+    expect(
+      problems({
+        bots: [
+          bot({ outbound: { chats: [-5, 777] } }),
+          bot({ id: 'two', outbound: { chats: [] } }),
+        ],
+      }),
+    ).toEqual([
+      `CONFIG_FILE: telegram.bots[0].outbound.chats ${bad}`,
+      `CONFIG_FILE: telegram.bots[1].outbound.chats ${bad}`,
     ]);
   });
 

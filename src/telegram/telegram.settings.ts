@@ -4,7 +4,7 @@ import { ConfigError } from '../config/config.error.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { readSecretEnv } from '../config/secret-env.js';
 import { randomBytes } from 'node:crypto';
-import { botOutboundBuckets } from './bot-outbound.settings.js';
+import { botOutbound } from './bot-outbound.settings.js';
 import { type OutboundSettings, outboundSettings } from './outbound/outbound.settings.js';
 import {
   BOT_INGRESS,
@@ -162,7 +162,7 @@ function parseBot(
     (typeof o.backendUrl !== 'string' || !/^https?:\/\/\S+$/.test(o.backendUrl))
   )
     p.push(`${at}.backendUrl must be an http(s) URL in forward mode`);
-  const buckets = botOutboundBuckets(o.outbound, outbound.buckets, at, p);
+  const { buckets, chats } = botOutbound(o.outbound, outbound.buckets, at, p);
   const costs = { ...DEFAULT_COMMAND_COSTS };
   if (o.commandCosts !== undefined) {
     if (typeof o.commandCosts !== 'object' || o.commandCosts === null)
@@ -218,6 +218,7 @@ function parseBot(
     scope: (o.scope as string | undefined) ?? 'default',
     ...(apps !== undefined ? { apps: apps as string[] } : {}),
     ...(buckets ? { buckets } : {}),
+    ...(chats ? { chats } : {}),
     tokenSource:
       typeof o.tokenFile === 'string' ? { file: o.tokenFile } : { env: o.tokenEnv as string },
   };

@@ -54,6 +54,11 @@ export interface BotConfig {
   apps?: string[];
   /** Outbound: this bot's own buckets (`outbound.buckets`, over the global ones); undefined: the global ones. */
   buckets?: OutboundBuckets;
+  /**
+   * Outbound: the only chats this bot sends to (`outbound.chats`, group and channel ids it is a member of);
+   * undefined: any chat (what it cannot reach is learnt from 403s and `my_chat_member`).
+   */
+  chats?: ReadonlySet<string>;
   /** Where the token was read from: a rotation reads it again (a file can change, the environment cannot). */
   tokenSource: { file: string } | { env: string };
 }

@@ -3,13 +3,17 @@ import { loadAppConfig } from '../../src/app.config.js';
 import { systemClock } from '../../src/common/clock.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { RedisService } from '../../src/redis/redis.service.js';
+import { MemoryChatMigrationStore } from '../../src/telegram/outbound/gate/chat-migration.store.js';
 import { MemorySendGateStore } from '../../src/telegram/outbound/gate/memory-send-gate.store.js';
+import { RedisChatMigrationStore } from '../../src/telegram/outbound/gate/redis-chat-migration.store.js';
 import { RedisSendGateStore } from '../../src/telegram/outbound/gate/redis-send-gate.store.js';
 import { MemoryOutboundQueueStore } from '../../src/telegram/outbound/queue/memory-outbound-queue.store.js';
 import { RedisOutboundQueueStore } from '../../src/telegram/outbound/queue/redis-outbound-queue.store.js';
 import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
 import { RedisClusterProcess, startRedisCluster } from '../support/redis-server.js';
 import { runGateTable, runQueueTable } from '../support/telegram-outbound-stores.table.js';
+import { runChatMigrationTable } from '../support/chat-migration-store.table.js';
+import { ManualClock } from '../../src/common/clock.js';
 
 const WEEK = 7 * 24 * 3600_000;
 const services: RedisService[] = [];
@@ -47,6 +51,24 @@ describe('MemoryOutboundQueueStore', () => {
 
 describe('MemorySendGateStore', () => {
   runGateTable(() => Promise.resolve(new MemorySendGateStore(systemClock)));
+});
+
+describe('MemoryChatMigrationStore', () => {
+  const clock = new ManualClock(1_800_000_000_000);
+  runChatMigrationTable(
+    () => Promise.resolve(new MemoryChatMigrationStore(clock, 1_000)),
+    (ms) => Promise.resolve(clock.advance(ms)),
+  );
+});
+
+describe.skipIf(!redisUrl())('RedisChatMigrationStore', () => {
+  runChatMigrationTable(
+    async () => {
+      const r = await redis();
+      return new RedisChatMigrationStore(r, r.tag.slice(1, -1));
+    },
+    (ms) => new Promise((res) => setTimeout(res, ms)),
+  );
 });
 
 describe.skipIf(!redisUrl())('RedisOutboundQueueStore', () => {

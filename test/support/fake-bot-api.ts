@@ -18,6 +18,9 @@
  * retryAfter, times, hang })` answers matching calls with that error (or never answers when `hang`)
  * for the next `times` calls (default: until removed); `acceptTokens([...])` answers 401 to any
  * other token. Every other send* / copy / forward / edit method answers a Message.
+ * A 403 rule answers as Telegram does (`Forbidden: bot was blocked by the user`, or its `description`);
+ * `migrateTo` answers 400 `group chat was upgraded to a supergroup chat` with
+ * `parameters.migrate_to_chat_id` (the chat moved).
  */
 import { once } from 'node:events';
 import { createServer, IncomingMessage } from 'node:http';
@@ -38,6 +41,10 @@ export interface FakeRule {
   /** Bot API error code to answer (429, 500, 401, 403…); ignored with `hang`. */
   status?: number;
   retryAfter?: number;
+  /** Answer 400 with `parameters.migrate_to_chat_id` = this id (a group upgraded to a supergroup). */
+  migrateTo?: number;
+  /** The error's description (default: Telegram's for 429 and 403, else `Injected failure`). */
+  description?: string;
   /** Never answer (the connection stays open until the client gives up). */
   hang?: boolean;
   /** Matching calls it answers; undefined = every one until `clearRules()`. */
@@ -127,15 +134,25 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
           res.on('close', () => hanging.delete(res));
           return;
         }
-        const status = hit.status ?? 500;
+        const status = hit.migrateTo !== undefined ? 400 : (hit.status ?? 500);
         return send(status, {
           ok: false,
           error_code: status,
           description:
-            status === 429
+            hit.description ??
+            (status === 429
               ? `Too Many Requests: retry after ${hit.retryAfter ?? 1}`
-              : 'Injected failure',
-          parameters: hit.retryAfter !== undefined ? { retry_after: hit.retryAfter } : undefined,
+              : status === 403
+                ? 'Forbidden: bot was blocked by the user'
+                : hit.migrateTo !== undefined
+                  ? 'Bad Request: group chat was upgraded to a supergroup chat'
+                  : 'Injected failure'),
+          parameters:
+            hit.migrateTo !== undefined
+              ? { migrate_to_chat_id: hit.migrateTo }
+              : hit.retryAfter !== undefined
+                ? { retry_after: hit.retryAfter }
+                : undefined,
         });
       }
       if (fail) {

@@ -256,6 +256,18 @@ export function runGateTable(make: () => Promise<SendGateStore>): void {
     expect(await g.setStatus(bot, { state: 'active' })).toMatchObject({ state: 'active' });
   });
 
+  it('should clear one bot × chat mark only (the bot seen back in that chat)', async () => {
+    const g = await make();
+    const [bot, other] = [`b${++seq}`, `b${++seq}`];
+    await g.markUnreachable(bot, '9', 60_000);
+    await g.markUnreachable(bot, '10', 60_000);
+    await g.markUnreachable(other, '9', 60_000);
+    await g.clearUnreachable(bot, '9');
+    expect(await g.charge(req(bot, '9'))).toMatchObject({ kind: 'ok' });
+    expect(await g.charge(req(bot, '10'))).toEqual({ kind: 'refused', why: 'unreachable' });
+    expect(await g.charge(req(other, '9'))).toEqual({ kind: 'refused', why: 'unreachable' });
+  });
+
   it('should hold sends while rotating, count those in flight, and move the generation', async () => {
     const g = await make();
     const bot = `b${++seq}`;

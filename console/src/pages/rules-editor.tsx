@@ -14,7 +14,7 @@ import {
 import type { ChangeAnswer, LockSlice } from '../lib/types.js';
 import { RuleRow } from './rule-row.js';
 
-const FAIL_MODES = ['', 'local', 'open', 'closed'];
+const FAIL_MODES = ['', 'local', 'open', 'closed', 'queue'];
 
 /** One policy's rate-limit rules and fail mode, saved as one JSON Merge Patch of the slice. */
 export function RulesEditor({ policy, slice }: { policy: string; slice: LockSlice }) {

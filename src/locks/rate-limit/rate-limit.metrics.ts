@@ -25,6 +25,9 @@ export class RateLimitMetrics {
   private readonly models = new Map<string, Set<string>>();
   readonly liveInstances: Gauge;
   readonly clockSkew: Gauge;
+  /** failMode `queue`: how each wait for Redis ended (redis, fallback, full). */
+  readonly failQueue: Counter<'policy' | 'outcome'>;
+  readonly failQueueWaiting: Gauge;
 
   private skewMs: number | undefined;
 
@@ -107,6 +110,15 @@ export class RateLimitMetrics {
       'rampart_ratelimit_tokens_used_total',
       'Tokens answers used, as each tokens rule counts them (count: total, prompt, completion), at settlement; model: first 32 names per policy, then other',
       ['policy', 'rule', 'model', 'count'],
+    );
+    this.failQueue = m.counter(
+      'rampart_ratelimit_fail_queue_total',
+      'failMode queue: requests that waited for Redis, by outcome (redis: decided there; fallback: the wait ran out; full: no room)',
+      ['policy', 'outcome'],
+    );
+    this.failQueueWaiting = m.gauge(
+      'rampart_ratelimit_fail_queue_waiting',
+      'failMode queue: requests waiting for Redis on this instance now',
     );
     this.liveInstances = m.gauge(
       'rampart_ratelimit_live_instances',

@@ -17,6 +17,7 @@ import { RateLimitLeases } from './limiter/rate-limit-leases.js';
 import { TokenReservations } from './limiter/token-reservations.js';
 import { RateLimitPeers } from './store/lanes/rate-limit-peers.service.js';
 import { RateLimiter } from './limiter/rate-limiter.service.js';
+import { RedisWaitRoom } from './limiter/redis-wait-room.js';
 import { StoreLanes } from './store/lanes/store-lanes.js';
 import { Verdicts } from './limiter/verdicts.js';
 import { RateLimitLock } from './rate-limit.lock.js';
@@ -60,6 +61,7 @@ import { PacingMetrics } from './limiter/pacing.metrics.js';
     Verdicts,
     CompiledPolicies,
     RateLimiter,
+    RedisWaitRoom,
     RateLimitLock,
     RateLimitClaims,
     RateLimitLeases,

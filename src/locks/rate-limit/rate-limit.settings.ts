@@ -32,6 +32,7 @@ const SETTINGS_KEYS = new Set([
   'closedRetryAfter',
   'probeAfter',
   'maxPaced',
+  'failQueueMax',
   'risk',
   'load',
 ]);
@@ -55,6 +56,7 @@ export function validateSettings(raw: unknown): {
     closedRetryAfterS: 1,
     probeAfterMs: 250,
     maxPaced: 1_000,
+    failQueueMax: 1_000,
     risk: defaultRiskSettings(),
     load: defaultLoadSettings(),
   };
@@ -124,6 +126,7 @@ export function validateSettings(raw: unknown): {
   num('closedRetryAfter', 1, 3_600, (n) => (settings.closedRetryAfterS = n));
   num('probeAfter', 10, 60_000, (n) => (settings.probeAfterMs = n), true);
   num('maxPaced', 0, 1_000_000, (n) => (settings.maxPaced = n));
+  num('failQueueMax', 1, 100_000, (n) => (settings.failQueueMax = n));
   const risk = validateRisk(raw.risk, at('risk'));
   const load = validateLoad(raw.load, at('load'));
   settings.risk = risk.risk;

@@ -27,8 +27,18 @@ export { ALGORITHMS, type Algorithm } from './core/rule-kinds.js';
 import type { Algorithm } from './core/rule-kinds.js';
 
 /** What a policy does when Redis cannot answer within its command timeout. */
-export const FAIL_MODES = ['open', 'closed', 'local'] as const;
+export const FAIL_MODES = ['open', 'closed', 'local', 'queue'] as const;
 export type FailMode = (typeof FAIL_MODES)[number];
+/** The failModes a `queue` can end in when its wait runs out. */
+export type QueueFallback = Exclude<FailMode, 'queue'>;
+
+/** failMode `queue`: wait for Redis (bounded, in order), then the policy's fallback. */
+export interface FailQueueConfig {
+  /** Longest wait for Redis: milliseconds or a duration (`2s`), from 1 ms to 30 s; default 2 s. */
+  maxWait?: number | string;
+  /** What decides when the wait runs out or the queue is full: `local` (default), `closed` or `open`. */
+  then?: QueueFallback;
+}
 
 /** Progressive penalty: repeated rejections shrink the rule's quota, which then decays back. */
 export interface PenaltyConfig {
@@ -97,6 +107,12 @@ export interface RuleConfig {
    * instead of a 429. Integer 0–60000; absent or 0: refused at once.
    */
   maxWaitMs?: number;
+  /**
+   * Staged enforcement (`mode: enforce` only): enforce on `instances` percent of instances and, there, for
+   * `subjects` percent of subjects (by their hashed key); everywhere else the rule runs as shadow. Each 0–100,
+   * default 100. Raise the shares step by step after shadow mode (docs/rate-limit.md#staged-enforcement).
+   */
+  stage?: { subjects?: number; instances?: number };
 }
 
 /** What a limited request gets: `reject` answers 429 (default); `flag` lets it through with `state.limited` set. */
@@ -114,8 +130,13 @@ export interface DegradeConfig {
 /** The rateLimit slice of a route policy. */
 export interface RateLimitSlice {
   mode: LockMode;
-  /** Redis unreachable: `open` lets through (counted), `closed` answers 503, `local` limits in-process at limit ÷ live instances. Default `local`. */
+  /**
+   * Redis unreachable: `open` lets through (counted), `closed` answers 503, `local` limits in-process at
+   * limit ÷ live instances, `queue` waits for Redis (bounded by `failQueue`) then falls back. Default `local`.
+   */
   failMode?: FailMode;
+  /** failMode `queue` only: how long a request waits for Redis, and what decides after. */
+  failQueue?: FailQueueConfig;
   rules: RuleConfig[];
   /**
    * Tokens per request: integer ≥ 1, or the name of a cost function a product registered
@@ -180,6 +201,8 @@ export interface RateLimitSettings {
    * would wait is answered 503 `pacing_full`. Default 1000.
    */
   maxPaced: number;
+  /** failMode `queue`: most requests waiting for Redis at once on this instance (beyond: the fallback at once). */
+  failQueueMax: number;
   /** Risk score and reputation (core/risk.types.ts). */
   risk: RiskSettings;
   /** The service-wide load level and degrade order (core/load.types.ts). */

@@ -22,6 +22,7 @@ const RULE_KEYS = new Set([
   'degradeRank',
   'risk',
   'maxWaitMs',
+  'stage',
 ]);
 
 export const posInt = (v: unknown): boolean =>
@@ -81,6 +82,7 @@ export function validateRule(rule: unknown, path: string, attributes: readonly s
     );
   if (rule.mode !== undefined && !oneOf(rule.mode, ['enforce', 'shadow']))
     p.push(`${path}.mode: must be enforce or shadow`);
+  p.push(...validateStage(rule, path));
   if (rule.cost !== undefined && !posInt(rule.cost)) p.push(`${path}.cost: must be an integer ≥ 1`);
   if (rule.action !== undefined && (typeof rule.action !== 'string' || !ACTION.test(rule.action))) {
     p.push(`${path}.action: must be 1-64 characters of [A-Za-z0-9._-]`);
@@ -116,4 +118,22 @@ export function validateRule(rule: unknown, path: string, attributes: readonly s
   }
   p.push(...validateConditions(rule, path, attributes));
   return p;
+}
+
+/** `stage`: {subjects?, instances?}, integers 0–100, only on an enforcing rule. */
+function validateStage(rule: Record<string, unknown>, path: string): string[] {
+  const st = rule.stage;
+  if (st === undefined) return [];
+  if (rule.mode === 'shadow')
+    return [`${path}.stage: a shadow rule has no stage (use mode enforce)`];
+  const pct = (v: unknown): boolean =>
+    v === undefined || (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 100);
+  if (
+    !isRecord(st) ||
+    Object.keys(st).some((k) => k !== 'subjects' && k !== 'instances') ||
+    !pct(st.subjects) ||
+    !pct(st.instances)
+  )
+    return [`${path}.stage: must be {subjects?, instances?}, whole percents from 0 to 100`];
+  return [];
 }

@@ -121,6 +121,39 @@ describe(validateSlice.name, () => {
     ]);
   });
 
+  it('should take a stage of whole percents, only on an enforcing rule', () => {
+    const rule = { name: 'r', dimension: 'user', capacity: 1, rate: 1 };
+    expect(validateRule({ ...rule, stage: { subjects: 10, instances: 50 } }, 'r', [])).toEqual([]);
+    expect(validateRule({ ...rule, stage: { subjects: 101 } }, 'r', [])).toEqual([
+      'r.stage: must be {subjects?, instances?}, whole percents from 0 to 100',
+    ]);
+    expect(validateRule({ ...rule, stage: { share: 5 } }, 'r', [])).toEqual([
+      'r.stage: must be {subjects?, instances?}, whole percents from 0 to 100',
+    ]);
+    expect(validateRule({ ...rule, mode: 'shadow', stage: { subjects: 5 } }, 'r', [])).toEqual([
+      'r.stage: a shadow rule has no stage (use mode enforce)',
+    ]);
+  });
+
+  it('should take failQueue only beside failMode queue, with a bounded wait and a fallback', () => {
+    const rules = [{ name: 'r', dimension: 'ip', capacity: 1, rate: 1 }];
+    const q = { mode: 'enforce', failMode: 'queue', rules };
+    expect(validateSlice(q, 'p', COSTS)).toEqual([]);
+    expect(
+      validateSlice({ ...q, failQueue: { maxWait: '2s', then: 'closed' } }, 'p', COSTS),
+    ).toEqual([]);
+    expect(
+      validateSlice({ ...q, failQueue: { maxWait: '1m', then: 'queue', size: 1 } }, 'p', COSTS),
+    ).toEqual([
+      'p.failQueue.size: unknown option (known: maxWait, then)',
+      'p.failQueue.maxWait: must be a duration from 1 ms to 30 s, such as "2s"',
+      'p.failQueue.then: must be one of local, closed, open',
+    ]);
+    expect(
+      validateSlice({ ...q, failMode: 'local', failQueue: { maxWait: '2s' } }, 'p', COSTS),
+    ).toEqual(['p.failQueue: only with failMode: queue']);
+  });
+
   it('should take as cost exactly the names the products registered, and list them', () => {
     const slice = {
       mode: 'enforce',

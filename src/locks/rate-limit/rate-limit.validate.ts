@@ -9,10 +9,12 @@ import {
 } from './rate-limit.validate-extensions.js';
 
 import { validateLoadOptions } from './settings/load.validate.js';
+import { validateFailQueue } from './settings/fail-queue.validate.js';
 const SLICE_KEYS = new Set([
   'mode',
   'override',
   'failMode',
+  'failQueue',
   'rules',
   'cost',
   'tiers',
@@ -44,6 +46,7 @@ export function validateSlice(
     p.push(`${path}.mode: must be one of ${LOCK_MODES.join(', ')}`);
   if (slice.failMode !== undefined && !oneOf(slice.failMode, FAIL_MODES))
     p.push(`${path}.failMode: must be one of ${FAIL_MODES.join(', ')}`);
+  p.push(...validateFailQueue(slice, path));
   const off = slice.mode === 'off' && slice.override === undefined;
   if (slice.rules === undefined ? !off : !Array.isArray(slice.rules)) {
     p.push(`${path}.rules: must be a list of rules`);

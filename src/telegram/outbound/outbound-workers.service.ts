@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { TelegramBots } from '../telegram-bots.js';
+import { CHAT_MIGRATION_STORE, type ChatMigrationStore } from './gate/chat-migration.store.js';
 import { SEND_GATE_STORE, type SendGateStore } from './gate/send-gate.store.js';
 import { OutboundMetrics } from './outbound.metrics.js';
 import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
@@ -26,6 +27,7 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     @Inject(OUTBOUND_QUEUE_STORE) private readonly queue: OutboundQueueStore,
     @Inject(SEND_GATE_STORE) gate: SendGateStore,
+    @Inject(CHAT_MIGRATION_STORE) migrations: ChatMigrationStore,
     private readonly bots: TelegramBots,
     private readonly metrics: OutboundMetrics,
     @Inject(CLOCK) clock: Clock,
@@ -49,6 +51,7 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
     const attempt = new SendAttempt({
       queue,
       gate,
+      migrations,
       routing: this.routing,
       pacing,
       tokens,

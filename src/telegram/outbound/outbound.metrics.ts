@@ -32,7 +32,7 @@ export class OutboundMetrics {
     );
     this.retries = m.counter(
       'rampart_telegram_out_retries_total',
-      'Sends tried again, by why (server, network, ambiguous, retry_after, revoked)',
+      'Sends tried again, by why (retryable, ambiguous, retry_after, revoked, forbidden: another bot, migrated: the new chat id)',
       ['bot', 'method', 'chat_type', 'why'],
     );
     this.dead = m.counter('rampart_telegram_out_dead_total', 'Jobs dead-lettered, by reason', [

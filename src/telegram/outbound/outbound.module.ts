@@ -10,7 +10,10 @@ import { CallbackDispatcher } from './callbacks/callback-dispatcher.js';
 import { NotifyingQueue } from './callbacks/notifying-queue.js';
 import { TelegramBots } from '../telegram-bots.js';
 import { TelegramBotsModule } from '../telegram-bots.module.js';
+import { CHAT_MIGRATION_STORE, MemoryChatMigrationStore } from './gate/chat-migration.store.js';
+import { ChatReach } from './chat-reach.js';
 import { MemorySendGateStore } from './gate/memory-send-gate.store.js';
+import { RedisChatMigrationStore } from './gate/redis-chat-migration.store.js';
 import { RedisSendGateStore } from './gate/redis-send-gate.store.js';
 import { SEND_GATE_STORE } from './gate/send-gate.store.js';
 import { jobsOf } from './job-validate.js';
@@ -81,12 +84,31 @@ function idCipher(c: RampartConfig): IdCipher {
             )
           : new MemorySendGateStore(c, b.settings.outbound.memoryChatEntries),
     },
+    {
+      provide: CHAT_MIGRATION_STORE,
+      inject: [RedisService, OutboundRedis, CLOCK, RAMPART_CONFIG, TelegramBots],
+      useFactory: (
+        r: RedisService,
+        o: OutboundRedis,
+        c: Clock,
+        cfg: RampartConfig,
+        b: TelegramBots,
+      ) =>
+        o.enabled
+          ? new RedisChatMigrationStore(
+              o,
+              base(r),
+              IdCipher.from(cfg.redisDataSecret, cfg.rateLimitKeySecret),
+            )
+          : new MemoryChatMigrationStore(c, b.settings.outbound.memoryChatEntries),
+    },
     OutboundWorkers,
     OutboundService,
     OutboundAdmin,
     OutboundHealth,
+    ChatReach,
   ],
-  exports: [OutboundService, OutboundAdmin, OutboundWorkers],
+  exports: [OutboundService, OutboundAdmin, OutboundWorkers, ChatReach],
 })
 export class OutboundCoreModule {}
 

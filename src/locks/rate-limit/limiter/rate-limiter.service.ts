@@ -25,6 +25,8 @@ import { RiskPlanner } from '../risk/risk-planner.js';
 import { ALLOWED, Verdict, Verdicts } from './verdicts.js';
 import { Pacer } from './pacer.js';
 import { pacedVerdict } from './paced-verdict.js';
+import { RedisWaitRoom } from './redis-wait-room.js';
+import type { FailMode } from '../rate-limit.types.js';
 
 type Claim = NonNullable<DecideRequest['claim']>;
 type Load = NonNullable<Extract<LoadGate, { shed: false }>['load']>;
@@ -56,6 +58,7 @@ export class RateLimiter {
     private readonly leases: RateLimitLeases,
     private readonly reservations: TokenReservations,
     private readonly pacer: Pacer,
+    private readonly room: RedisWaitRoom,
   ) {}
 
   /** A rule without a subject in this request: counted (one function for all, no closure per request). */
@@ -204,7 +207,7 @@ export class RateLimiter {
     this.lanes.failed();
   }
 
-  /** Redis cannot decide: the policy's failMode does. */
+  /** Redis cannot decide: the policy's failMode does (`queue`: Redis after a bounded wait, else its fallback). */
   private storeDown(
     ctx: LockContext,
     policy: CompiledPolicy,
@@ -213,9 +216,18 @@ export class RateLimiter {
     claim: Claim | undefined,
     load: Load | undefined,
     ask?: TokenAsk,
+    mode: FailMode = policy.failMode,
   ): Verdict | Promise<Verdict> {
-    this.m.fallbacks.inc({ policy: policy.policyName, mode: policy.failMode });
-    switch (policy.failMode) {
+    this.m.fallbacks.inc({ policy: policy.policyName, mode });
+    switch (mode) {
+      case 'queue':
+        return this.room
+          .wait(ctx, policy.policyName, policy.failQueue)
+          .then((lane) =>
+            lane
+              ? this.decideOn(lane, ctx, policy, active, cost, claim, load, undefined, ask)
+              : this.storeDown(ctx, policy, active, cost, claim, load, ask, policy.failQueue.then),
+          );
       case 'open':
         // Nothing is limited, but a claim still dedups on this instance (the memory store's claims).
         return claim

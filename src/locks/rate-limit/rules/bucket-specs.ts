@@ -1,6 +1,7 @@
 import { fixedWindow } from '../core/kinds/fixed-window.js';
 import type { BucketSpec } from '../core/decision.types.js';
 import type { CompiledRule } from './compile-policy.js';
+import { subjectPlace } from '../core/stage.js';
 
 /**
  * The bucket of one rule for one request: `multiplier` (tier × 1/live
@@ -22,7 +23,9 @@ export function bucketFor(
     // A token budget's window is its own too (aligned to the epoch): multipliers scale its count only.
     intervalUs: rule.leaseUs ?? rule.windowUs ?? 1e6 / (rule.rate * multiplier),
     cost: rule.cost ?? cost,
-    shadow: rule.shadow,
+    // A staged rule enforces for its share of subjects only (core/stage.ts); the rest run as shadow.
+    shadow:
+      rule.shadow || (rule.stage !== undefined && subjectPlace(at.key) >= rule.stage.subjects),
     soft: degrade && rule.dimension === 'global',
     degradable: degrade && rule.dimension !== 'global',
     penalty: rule.penalty,

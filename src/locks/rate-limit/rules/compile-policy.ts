@@ -18,6 +18,8 @@ import type { TokenCount } from '../core/kinds/tokens.js';
 import type { BucketKind, BucketSpec } from '../core/decision.types.js';
 import { parseDuration, parseRate } from '../core/rate-parse.js';
 import { kindOfAlgorithm } from '../core/rule-kinds.js';
+import { type RuleStage, instanceStaged } from '../core/stage.js';
+import { type CompiledFailQueue, compileFailQueue } from '../settings/fail-queue.validate.js';
 
 /** A rule ready to decide: parsed, defaults applied. */
 export interface CompiledRule {
@@ -35,6 +37,9 @@ export interface CompiledRule {
   windowUs?: number;
   tokens?: { count: TokenCount; perModel: boolean };
   shadow: boolean;
+  /** Staged enforcement: enforced for this share of subjects only (shadow for the rest); absent when the
+   * rule is shadow, unstaged, or this instance is outside the stage's share of instances (then `shadow`). */
+  stage?: RuleStage;
   /** Fixed cost of this rule, overriding the request's. */
   cost?: number;
   action: string;
@@ -58,6 +63,8 @@ export interface CompiledPolicy {
   policyName: string;
   rules: CompiledRule[];
   failMode: FailMode;
+  /** failMode `queue`: the wait bound and the fallback (defaults filled in). */
+  failQueue: CompiledFailQueue;
   /** Tokens per request, or the cost function registered under the slice's `cost` name. */
   cost: number | CostFunction;
   tiers: Record<string, number>;
@@ -89,6 +96,7 @@ export function compileSlice(
   return {
     policyName,
     failMode: slice.failMode ?? 'local',
+    failQueue: compileFailQueue(slice.failQueue),
     // A name is registered (validation admits no other); 1 only if a slice skipped validation.
     cost: typeof slice.cost === 'string' ? (extensions.cost(slice.cost) ?? 1) : (slice.cost ?? 1),
     tiers: slice.tiers ?? {},
@@ -106,7 +114,7 @@ export function compileSlice(
       kind: kindOfAlgorithm(r.algorithm).code,
       capacity: r.capacity,
       ...rateOf(r),
-      shadow: r.mode === 'shadow',
+      ...stageOf(r),
       cost: r.cost,
       action: r.action ?? `${policyName}.${r.name}`,
       scope: r.scope ?? 'service',
@@ -156,4 +164,13 @@ export function penaltyOf(
 ): NonNullable<BucketSpec['penalty']> {
   const toFloor = floor >= 1 ? 0 : Math.ceil(Math.log(floor) / Math.log(factor) - 1e-9);
   return { threshold, factor, decayUs, floor, maxStrikes: threshold - 1 + Math.max(1, toFloor) };
+}
+
+/** A rule's shadow flag and stage: a staged rule on an instance outside its share of instances is shadow here. */
+function stageOf(r: RuleConfig): { shadow: boolean; stage?: RuleStage } {
+  if (r.mode === 'shadow') return { shadow: true };
+  if (!r.stage) return { shadow: false };
+  const stage = { subjects: r.stage.subjects ?? 100, instances: r.stage.instances ?? 100 };
+  if (!instanceStaged(stage)) return { shadow: true };
+  return stage.subjects >= 100 ? { shadow: false } : { shadow: false, stage };
 }

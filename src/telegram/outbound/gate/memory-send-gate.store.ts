@@ -168,6 +168,11 @@ export class MemorySendGateStore implements SendGateStore {
     return Promise.resolve();
   }
 
+  clearUnreachable(bot: string, chatId: string): Promise<void> {
+    this.unreachable.delete(`${bot}|${chatId}`);
+    return Promise.resolve();
+  }
+
   inflight(bot: string): Promise<number> {
     const now = this.clock.now();
     let n = 0;

@@ -144,6 +144,12 @@ export class RedisSendGateStore implements SendGateStore {
     );
   }
 
+  async clearUnreachable(bot: string, chatId: string): Promise<void> {
+    await this.redis.run('telegram.unreachable', (c) =>
+      c.del(this.key(bot, `u:${this.ids.pseudonym(chatId)}`)),
+    );
+  }
+
   async inflight(bot: string): Promise<number> {
     const now = this.clock.now();
     return this.redis.run('telegram.inflight', (c) => c.zcount(this.key(bot, 'f'), now, '+inf'));

@@ -89,9 +89,17 @@ export interface SendGateStore {
   status(bot: string): Promise<BotStatus>;
   /** Telegram answered 403 for this chat: this bot cannot reach it (for `ttlMs`). */
   markUnreachable(bot: string, chatId: string, ttlMs: number): Promise<void>;
+  /**
+   * The bot is back in the chat (a `my_chat_member` update showing it a member, or the user's new
+   * `/start`, seen at THIS bot's ingress): its 403 mark for the chat goes. Another bot's mark stays.
+   */
+  clearUnreachable(bot: string, chatId: string): Promise<void>;
   /** Sends of this bot in flight on any worker. */
   inflight(bot: string): Promise<number>;
 }
+
+/** A 403 marks bot × chat unreachable for this long, unless the bot is seen back in the chat (chat-reach.ts). */
+export const UNREACHABLE_MS = 30 * 24 * 3600_000;
 
 /** Injection token of the SendGateStore. */
 export const SEND_GATE_STORE = Symbol('SEND_GATE_STORE');

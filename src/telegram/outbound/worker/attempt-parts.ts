@@ -1,4 +1,5 @@
 import type { Clock } from '../../../common/clock.js';
+import type { ChatMigrationStore } from '../gate/chat-migration.store.js';
 import type { SendGateStore } from '../gate/send-gate.store.js';
 import type { OutboundMetrics } from '../outbound.metrics.js';
 import type { OutboundSettings, SendBucket } from '../outbound.settings.js';
@@ -13,6 +14,7 @@ import type { BotTokens } from './bot-tokens.js';
 export interface AttemptParts {
   queue: OutboundQueueStore;
   gate: SendGateStore;
+  migrations: ChatMigrationStore;
   routing: BotRouting;
   pacing: BotPacing;
   tokens: BotTokens;

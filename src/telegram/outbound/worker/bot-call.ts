@@ -9,6 +9,8 @@ export type CallOutcome =
   | { kind: 'unauthorized'; error: string }
   /** 403: this bot cannot reach this chat (blocked, kicked, never started). */
   | { kind: 'forbidden'; error: string }
+  /** 400 with `migrate_to_chat_id`: the group became a supergroup; the chat's id is now `to`. */
+  | { kind: 'migrated'; to: string; error: string }
   /** 400 and other 4xx: the request is wrong; retrying changes nothing. */
   | { kind: 'rejected'; error: string }
   /** 5xx, or the request never left (connect, DNS): safe to retry. */
@@ -55,6 +57,8 @@ export async function callBotApi(
       if (e.error_code === 401) return { kind: 'unauthorized', error };
       if (e.error_code === 403) return { kind: 'forbidden', error };
       if (e.error_code >= 500) return { kind: 'retryable', error };
+      const to = e.parameters.migrate_to_chat_id;
+      if (Number.isSafeInteger(to)) return { kind: 'migrated', to: String(to), error };
       return { kind: 'rejected', error };
     }
     const inner = e instanceof HttpError ? e.error : e;

@@ -38,7 +38,8 @@ export class BotRouting {
   ranked(job: Pick<Job, 'scope' | 'chatId' | 'pinnedBot'>): BotConfig[] {
     const pool = job.pinnedBot
       ? this.bots.filter((b) => b.id === job.pinnedBot)
-      : this.bots.filter((b) => b.scope === job.scope);
+      : // A bot that lists its chats (telegram.bots[].outbound.chats) is eligible for those only.
+        this.bots.filter((b) => b.scope === job.scope && (!b.chats || b.chats.has(job.chatId)));
     return pool
       .map((b) => ({ b, w: weight(b.id, job.chatId) }))
       .sort((x, y) => y.w - x.w)

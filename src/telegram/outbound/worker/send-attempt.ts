@@ -1,4 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { currentChat } from '../gate/chat-migration.store.js';
+import { appOfJob } from '../job-namespace.js';
 import { chatKind } from '../outbound.types.js';
 import type { Lease } from '../queue/outbound-queue.store.js';
 import { type AttemptParts, botBucket } from './attempt-parts.js';
@@ -39,10 +41,12 @@ export class SendAttempt {
         'its worker stopped while sending it',
       );
     if (now > job.deadline) return this.lanes.dead(lease, 'deadline', job.bot);
+    // A group that became a supergroup: sent to its new id (the job stays in its lane, order kept).
+    const chatId = await currentChat(this.p.migrations, appOfJob(job.id) ?? '', job.chatId);
     const excluded = new Set<string>();
     const holdUntil = now + s.holdMs;
     for (;;) {
-      const bot = await this.p.routing.route(job, excluded);
+      const bot = await this.p.routing.route({ ...job, chatId }, excluded);
       if (bot === 'disabled')
         return this.lanes.wait(lease, now + 1_000, 'waiting', {
           error: 'every bot of its scope is disabled',
@@ -61,7 +65,7 @@ export class SendAttempt {
       }
       const c = await this.p.gate.charge({
         bot: bot.id,
-        chatId: job.chatId,
+        chatId,
         method: job.method,
         weight: s.methodWeights[job.method] ?? 1,
         sendId: lease.token,
@@ -69,7 +73,7 @@ export class SendAttempt {
         buckets: {
           bot: botB,
           method: b.methods[job.method],
-          chat: b[chatKind(job.chatId)],
+          chat: b[chatKind(chatId)],
         },
         maxWaitMs: s.reserveAheadMs,
         aimd: { backoff: s.aimdBackoff, recoverPerSecond: s.aimdRecoverPerSecond },
@@ -98,7 +102,7 @@ export class SendAttempt {
       }
       let out: CallOutcome;
       try {
-        const payload = { ...job.payload, chat_id: job.chatId };
+        const payload = { ...job.payload, chat_id: chatId };
         out = await callBotApi(this.p.tokens.api(bot, c.gen), job.method, payload);
         // Known the instant the answer is read, before any other await: no reserved send of the bot
         // leaves after this (the cooldown's jitter and the gate follow in settle).
@@ -112,7 +116,7 @@ export class SendAttempt {
       // cooldown the other workers read at their next check: one round trip after the answer, not two).
       const released = this.p.gate.release(bot.id, lease.token).catch(() => undefined);
       try {
-        return await this.outcome.settle(lease, bot, out, c.chatNextMs);
+        return await this.outcome.settle(lease, bot, out, c.chatNextMs, chatId);
       } finally {
         await released;
       }

@@ -1,18 +1,21 @@
 import { Logger } from '@nestjs/common';
 import type { BotConfig } from '../../telegram.types.js';
+import { MIGRATION_TTL_MS } from '../gate/chat-migration.store.js';
+import { UNREACHABLE_MS } from '../gate/send-gate.store.js';
+import { appOfJob } from '../job-namespace.js';
 import { chatKind } from '../outbound.types.js';
 import type { Lease } from '../queue/outbound-queue.store.js';
 import type { CallOutcome } from './bot-call.js';
 import type { LaneSettler } from './lane-settler.js';
 import { type AttemptParts, botBucket } from './attempt-parts.js';
 
-/** A 403 marks bot × chat unreachable for this long (a user who unblocks the bot writes to it again). */
-const UNREACHABLE_MS = 30 * 24 * 3600_000;
-
 /**
  * What Telegram's answer does to the job, the bot and the chat: sent; 429 a
  * cooldown in the gate (the job waits, no attempt counted); 401 revoked; 403
- * unreachable; 5xx a bounded retry with backoff; ambiguous by the policy.
+ * unreachable (the job goes to another bot of its scope); 400 with
+ * `migrate_to_chat_id` a moved chat (sent again to the new id); 5xx a bounded
+ * retry with backoff; ambiguous by the policy. `chatId` is the id the job was
+ * sent to (its own, or the one its chat moved to).
  */
 export class SendOutcome {
   private readonly log = new Logger('TelegramOutbound');
@@ -22,10 +25,10 @@ export class SendOutcome {
     private readonly lanes: LaneSettler,
   ) {}
 
-  async settle(lease: Lease, bot: BotConfig, out: CallOutcome, chatNextMs: number) {
+  async settle(lease: Lease, bot: BotConfig, out: CallOutcome, chatNextMs: number, chatId: string) {
     const { job } = lease;
     const now = this.p.clock.now();
-    const labels = { bot: bot.id, method: job.method, chat_type: chatKind(job.chatId) };
+    const labels = { bot: bot.id, method: job.method, chat_type: chatKind(chatId) };
     const error =
       'error' in out ? out.error.replaceAll(this.p.tokens.token(bot), '<token>') : undefined;
     if (out.kind === 'ok') this.p.health.success(bot.id);
@@ -48,7 +51,7 @@ export class SendOutcome {
         this.p.pacing.cooled(bot.id, now + ms, 'answer');
         // Telegram does not say which limit it was: the whole token waits (the chat with it). A group or
         // an edit is likely its chat's limit: the chat is cooled too, and the bot's rate is not cut.
-        const chat = chatKind(job.chatId) === 'group' || job.method.startsWith('edit');
+        const chat = chatKind(chatId) === 'group' || job.method.startsWith('edit');
         const s = this.p.settings;
         const aimd = chat
           ? undefined
@@ -58,7 +61,7 @@ export class SendOutcome {
               recoverPerSecond: s.aimdRecoverPerSecond,
             };
         let until = await this.p.gate.cooldown(bot.id, undefined, ms, aimd);
-        if (chat) until = Math.max(until, await this.p.gate.cooldown(bot.id, job.chatId, ms));
+        if (chat) until = Math.max(until, await this.p.gate.cooldown(bot.id, chatId, ms));
         this.p.routing.invalidate(bot.id);
         this.p.metrics.rateLimited.inc(labels);
         this.p.metrics.retries.inc({ ...labels, why: 'retry_after' });
@@ -80,8 +83,18 @@ export class SendOutcome {
         // Nothing was delivered: the job is routed again (another bot of its scope, or dead `revoked`).
         return this.lanes.wait(lease, now, 'queued', { bot: bot.id, error });
       case 'forbidden':
-        await this.p.gate.markUnreachable(bot.id, job.chatId, UNREACHABLE_MS);
-        return this.lanes.dead(lease, 'forbidden', bot.id, error);
+        // The 403 proves nothing landed: the job is routed again, to another bot of its scope (the mark
+        // makes the gate refuse this one for the chat), or dead `forbidden` when no bot is left.
+        await this.p.gate.markUnreachable(bot.id, chatId, UNREACHABLE_MS);
+        this.p.metrics.retries.inc({ ...labels, why: 'forbidden' });
+        return this.lanes.wait(lease, now, 'queued', { bot: bot.id, error });
+      case 'migrated':
+        // Moved once already (a supergroup does not migrate): Telegram is not making sense, stop.
+        if (chatId !== job.chatId || out.to === chatId)
+          return this.lanes.dead(lease, 'rejected', bot.id, error);
+        await this.p.migrations.set(appOfJob(job.id) ?? '', job.chatId, out.to, MIGRATION_TTL_MS);
+        this.p.metrics.retries.inc({ ...labels, why: 'migrated' });
+        return this.lanes.wait(lease, now, 'queued', { bot: bot.id, error });
       case 'rejected':
         return this.lanes.dead(lease, 'rejected', bot.id, error);
       case 'ambiguous':
