@@ -16,11 +16,13 @@
 --   [3] 'x' any buckets: [4] degrade-at fraction (0 = off) [5] degrade factor [6] degraded hint '1'|'0' [7] n;
 --     then per bucket i, at 7 + 6(i-1): kind 'g' GCRA | 't' token bucket | 'f' fixed window | 'c' concurrency,
 --     capacity (tokens), interval µs per token (window µs for 'f'), cost, flags (1 shadow, 2 soft, 4 degradable, 8 penalty,
---     16 risk-scaled),
+--     16 risk-scaled, 64 paced),
 --     TTL ms of the key (full refill time + 1 s: capacity × interval, which multipliers do not change)
 --     then per penalty j, at 7 + 6n + 6(j-1): threshold, factor, decay µs, floor, max strikes,
 --     pending strikes (refusals the app's deny cache answered since; added now, capped like all strikes)
---   then [R0 = 8 + 6n + 6·penalties] nr (risk records, 0 = none); when nr > 0: nv (verified ones, 0 = none), point
+--   then per paced bucket k (flag 64; kinds that pace: 'g', 't'), at 8 + 6n + 6·penalties + (k-1): its max wait µs
+--     (a request that fits within it is admitted now, its slot reserved: the app makes it wait)
+--   then [R0 = 8 + 6n + 6·penalties + paced] nr (risk records, 0 = none); when nr > 0: nv (verified ones, 0 = none), point
 --     decay µs, new-subject window µs, new-subject weight, reputation period µs, points per period, reputation max,
 --     tier bonus, record TTL ms, touch µs, address window µs, number of bands nb, then nb pairs (below,
 --     multiplier): the last band takes every higher score, then the quiet TTL ms (a record younger than one
@@ -66,11 +68,12 @@ if ARGV[3] ~= 'x' then return decide_fast(told, NT, NX) end
 local degradeAt = tonumber(ARGV[4])
 local degraded = ARGV[6] == '1'
 local n = tonumber(ARGV[7])
-local np = 0
+local np, npc = 0, 0
 for i = 1, n do
   if ARGV[6 + i * 6] % 16 >= 8 then np = np + 1 end
+  if ARGV[6 + i * 6] % 128 >= 64 then npc = npc + 1 end
 end
-local R0 = 8 + n * 6 + np * 6
+local R0 = 8 + n * 6 + np * 6 + npc
 local nr = tonumber(ARGV[R0])
 -- Read: one MGET for the string kinds' buckets then the penalty keys (its reply starts the output), one HMGET per
 -- hash kind's bucket (appended). KD kind, V value, X second value (the hash's second field).
@@ -134,15 +137,18 @@ end
 -- retry-after ms.
 local allowed, OK, W, TS = true, {}, {}, {}
 local BL, WORST = 0, -1
+local pc = R0 - npc
 for i = 1, n do
   local b = 2 + i * 6
   local fl = tonumber(ARGV[b + 4])
+  local wait = 0
+  if fl % 128 >= 64 then wait, pc = tonumber(ARGV[pc]), pc + 1 end
   local m = penalty_multiplier(pen, i)
   if degraded and fl % 8 >= 4 then m = m * tonumber(ARGV[5]) end
   if fl % 32 >= 16 then m = m * RM end
   local t = tonumber(ARGV[b + 2])
   if KD[i].scales then t = t / m end
-  local ok, w, x = KD[i].decide(V[i], X[i], tonumber(ARGV[b + 1]) * m, t, tonumber(ARGV[b + 3]))
+  local ok, w, x = KD[i].decide(V[i], X[i], tonumber(ARGV[b + 1]) * m, t, tonumber(ARGV[b + 3]), wait)
   OK[i] = ok
   if ok then
     W[i], TS[i] = w, x

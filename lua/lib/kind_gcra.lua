@@ -5,13 +5,14 @@ KINDS.g = {
     if not v then return 0 end
     return math.max(0, v - now) / (cap * T)
   end,
-  decide = function(v, x, c, t, q)
+  -- w: the wait µs of a paced bucket (0 = none): one that fits within it is admitted, its slot reserved.
+  decide = function(v, x, c, t, q, w)
     local tat = v
     if not tat or tat < now then tat = now end
     local nxt, tau = tat + q * t, c * t
-    if nxt - now <= tau + EPS then return true, nxt end
-    if q * t > tau + EPS then return false, math.ceil(math.max(tat - now, 1e6) / 1000) end
-    return false, math.ceil((nxt - tau - now) / 1000)
+    if nxt - now <= tau + w + EPS then return true, nxt end
+    if q * t > tau + w + EPS then return false, math.ceil(math.max(tat - now, 1e6) / 1000) end
+    return false, math.ceil((nxt - tau - w - now) / 1000)
   end,
   write = function(key, w, x, ttl)
     if w % 1 == 0 then w = string.format('%d', w) end

@@ -6,12 +6,14 @@ KINDS.t = {
     if not v then return 0 end
     return 1 - math.min(cap, v + math.max(0, now - x) / T) / cap
   end,
-  decide = function(v, x, c, t, q)
+  -- w: the wait µs of a paced bucket (0 = none): up to w / t tokens may be owed, so the tokens may go below zero.
+  decide = function(v, x, c, t, q, w)
     local ts, tokens = now, c
     if v then ts, tokens = math.max(x, now), math.min(c, v + math.max(0, now - x) / t) end
-    if tokens + EPS >= q then return true, tokens - q, ts end
-    if q > c + EPS then return false, math.ceil(math.max((c - tokens) * t, 1e6) / 1000) end
-    return false, math.ceil((q - tokens) * t / 1000)
+    local owe = w / t
+    if tokens + owe + EPS >= q then return true, tokens - q, ts end
+    if q > c + owe + EPS then return false, math.ceil(math.max((c - tokens) * t, 1e6) / 1000) end
+    return false, math.ceil((q - tokens - owe) * t / 1000)
   end,
   write = function(key, w, x, ttl)
     redis.call('HSET', key, 't', w, 'ts', x)

@@ -52,6 +52,7 @@ export const PROBLEM_CODES = {
   rate_limit_unavailable: 503,
   load_shed: 503,
   banned: 403,
+  pacing_full: 503,
   // Lock 3, cache shield (docs/cache-shield.md)
   query_too_long: 400,
   bloom_filter_not_found: 404,

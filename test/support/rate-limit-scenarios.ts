@@ -78,6 +78,8 @@ interface Expect {
   retry?: Record<string, number>;
   ok?: Record<string, boolean>;
   limit?: Record<string, number>;
+  /** Per rule name: milliseconds a paced request waits for its reserved slot (0 = none). */
+  wait?: Record<string, number>;
   /** The claim was taken already (nothing decided). Checked as false when the step has a claim and this is unset. */
   duplicate?: boolean;
   /** The claim kept an earlier copy's charge: taken again, allowed, nothing decided. Checked as false when unset. */
@@ -130,7 +132,113 @@ const TOK = rule('tok', 100, 10, {
   tokens: { count: 'total', perModel: false },
 });
 
+/** Paced: burst 2, 10/s (100 ms a token), a request that fits within 300 ms waits for its slot. */
+const PACED = rule('paced', 2, 10, { maxWaitUs: 300_000 });
+const TB_PACED = rule('tbp', 2, 10, { kind: 't', maxWaitUs: 300_000 });
+
 export const SCENARIOS: Scenario[] = [
+  {
+    name: 'paced GCRA: past the burst each request waits one interval more, past the wait a 429',
+    steps: [
+      {
+        req: { rules: [PACED] },
+        expect: { allowed: true, remaining: { paced: 1 }, wait: { paced: 0 } },
+      },
+      {
+        req: { rules: [PACED] },
+        expect: { allowed: true, remaining: { paced: 0 }, wait: { paced: 0 } },
+      },
+      {
+        req: { rules: [PACED] },
+        expect: { allowed: true, remaining: { paced: 0 }, wait: { paced: 100 } },
+      },
+      { req: { rules: [PACED] }, expect: { allowed: true, wait: { paced: 200 } } },
+      // The last slot within the wait; a next request would be admitted (paced) 100 ms from now.
+      {
+        req: { rules: [PACED] },
+        expect: { allowed: true, wait: { paced: 300 }, retry: { paced: 100 } },
+      },
+      // Past the wait: refused, nothing reserved, retry when it would fit within the wait.
+      {
+        req: { rules: [PACED] },
+        expect: { allowed: false, blocker: 'paced', retry: { paced: 100 }, wait: { paced: 0 } },
+        times: 2,
+      },
+      // Another subject's bucket decides its own wait: none.
+      {
+        req: { rules: [{ ...PACED, action: 'other' }] },
+        expect: { allowed: true, remaining: { paced: 1 }, wait: { paced: 0 } },
+      },
+      { advance: 100, req: { rules: [PACED] }, expect: { allowed: true, wait: { paced: 300 } } },
+      {
+        advance: 2000,
+        req: { rules: [PACED] },
+        expect: { allowed: true, remaining: { paced: 1 }, wait: { paced: 0 } },
+      },
+    ],
+  },
+  {
+    name: 'paced token bucket: tokens owed up to the wait, the same waits and refusals as GCRA',
+    steps: [
+      {
+        req: { rules: [TB_PACED] },
+        expect: { allowed: true, remaining: { tbp: 1 }, wait: { tbp: 0 } },
+      },
+      {
+        req: { rules: [TB_PACED] },
+        expect: { allowed: true, remaining: { tbp: 0 }, wait: { tbp: 0 } },
+      },
+      {
+        req: { rules: [TB_PACED] },
+        expect: { allowed: true, remaining: { tbp: 0 }, wait: { tbp: 100 } },
+      },
+      { req: { rules: [TB_PACED] }, expect: { allowed: true, wait: { tbp: 200 } } },
+      {
+        req: { rules: [TB_PACED] },
+        expect: { allowed: true, wait: { tbp: 300 }, retry: { tbp: 100 } },
+      },
+      {
+        req: { rules: [TB_PACED] },
+        expect: { allowed: false, blocker: 'tbp', retry: { tbp: 100 } },
+      },
+      { advance: 100, req: { rules: [TB_PACED] }, expect: { allowed: true, wait: { tbp: 300 } } },
+      {
+        advance: 2000,
+        req: { rules: [TB_PACED] },
+        expect: { allowed: true, remaining: { tbp: 1 }, wait: { tbp: 0 } },
+      },
+    ],
+  },
+  {
+    name: 'paced with other rules: all-or-nothing, each paced rule reports its own wait, a cost may wait past capacity',
+    steps: [
+      { req: { rules: [PACED, B] }, expect: { allowed: true, wait: { paced: 0 } } },
+      { req: { rules: [PACED, B] }, expect: { allowed: true, wait: { paced: 0 } } },
+      // b refuses: the paced rule reserves nothing.
+      {
+        req: { rules: [PACED, B] },
+        expect: { allowed: false, blocker: 'b', ok: { paced: true, b: false } },
+        times: 2,
+      },
+      {
+        req: { rules: [PACED, TB_PACED] },
+        expect: { allowed: true, wait: { paced: 100, tbp: 0 } },
+      },
+      // A cost of 3 on a burst of 1 (paced 300 ms): admitted, waiting for the two tokens beyond the burst.
+      {
+        req: { rules: [rule('c', 1, 10, { maxWaitUs: 300_000 })], cost: 3 },
+        expect: { allowed: true, wait: { c: 200 } },
+      },
+      {
+        req: { rules: [rule('c', 1, 10, { maxWaitUs: 300_000 })] },
+        expect: { allowed: true, wait: { c: 300 } },
+      },
+      {
+        req: { rules: [rule('c', 1, 10, { maxWaitUs: 300_000 })] },
+        expect: { allowed: false, retry: { c: 100 } },
+      },
+    ],
+  },
   {
     name: 'concurrency in one turn: the free slots go in order, the refused requests hold no lease',
     steps: [
@@ -956,6 +1064,8 @@ function check(d: Decision, names: string[], e: Expect, where: string): void {
     expect(d.buckets[at(n)]!.allowed, `${where} ok ${n}`).toBe(v);
   for (const [n, v] of Object.entries(e.limit ?? {}))
     expect(d.buckets[at(n)]!.limit, `${where} limit ${n}`).toBe(v);
+  for (const [n, v] of Object.entries(e.wait ?? {}))
+    expect(d.buckets[at(n)]!.waitMs ?? 0, `${where} wait ${n}`).toBe(v);
 }
 
 /** Declares one `it` per scenario against the store that `make` builds (fresh keys each time). */

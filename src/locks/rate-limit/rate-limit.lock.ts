@@ -7,6 +7,8 @@ import { banProblem } from './bans/ban.problems.js';
 import { RateLimitExtensions } from './extensions/rate-limit-extensions.js';
 import { rateLimitField, rateLimitPolicyField, tokenHeaders } from './core/rate-limit-headers.js';
 import { RateLimiter } from './limiter/rate-limiter.service.js';
+import { Pacer } from './limiter/pacer.js';
+import { ProblemException } from '../../common/problem.exception.js';
 import { NodeHealthSource } from './load/health-source.js';
 import { rateLimitProblem } from './rate-limit.problems.js';
 import type { RateLimitSlice } from './rate-limit.types.js';
@@ -23,6 +25,7 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
     private readonly extensions: RateLimitExtensions,
     private readonly health: NodeHealthSource,
     private readonly bans: BanCheck,
+    private readonly pacer: Pacer,
   ) {}
 
   /** Validated at boot (every product has registered by then) and by the admin API. */
@@ -58,7 +61,7 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
     const v = await this.limiter.decide(ctx, slice);
     switch (v.kind) {
       case 'allowed':
-        this.health.track(ctx);
+        this.health.track(ctx, v.waitMs === undefined ? 0 : await this.pace(ctx, v.waitMs));
         {
           // IETF fields are lists: the tightest request rule, then the tightest token budget.
           const quotas = [v.quota, v.tokens].filter((q) => q !== undefined);
@@ -105,7 +108,23 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
         throw rateLimitProblem(v);
       case 'unavailable':
       case 'shed':
+      case 'pacingFull':
         throw rateLimitProblem(v);
     }
+  }
+
+  /**
+   * Paced: the request's slot is reserved `ms` ahead; it goes on when that time has come (`x-ratelimit-paced-ms`
+   * says how long it was held; returns the ms held). Shadow mode only observes: never held. A client gone meanwhile
+   * gets nothing more.
+   */
+  private async pace(ctx: LockContext, ms: number): Promise<number> {
+    if (ctx.mode !== 'enforce') return (this.pacer.leave('held'), 0);
+    setReplyHeader(ctx.reply, 'x-ratelimit-paced-ms', String(ms));
+    if (!(await this.pacer.hold(ctx.reply, ms, ctx.policyName)))
+      throw ProblemException.fast(499, 'client_closed', 'Client closed the connection', {
+        detail: 'The client went away while its request waited for its rate-limit slot.',
+      });
+    return ms;
   }
 }

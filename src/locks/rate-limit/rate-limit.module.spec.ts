@@ -1,6 +1,7 @@
 import { NodeHealthSource } from './load/health-source.js';
 import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import type { Pacer } from './limiter/pacer.js';
 import { describe, expect, it } from 'vitest';
 import { RateLimitExtensions, type SubjectExtractor } from './extensions/rate-limit-extensions.js';
 import type { RateLimiter } from './limiter/rate-limiter.service.js';
@@ -28,7 +29,13 @@ describe(RateLimitModule.name, () => {
 
   it('should let a slice use exactly the registered cost names, listed in the problem', () => {
     const ext = new RateLimitExtensions();
-    const lock = new RateLimitLock({} as RateLimiter, ext, new NodeHealthSource(), {} as BanCheck);
+    const lock = new RateLimitLock(
+      {} as RateLimiter,
+      ext,
+      new NodeHealthSource(),
+      {} as BanCheck,
+      {} as Pacer,
+    );
     const slice = {
       mode: 'enforce' as const,
       cost: 'inference',

@@ -33,6 +33,8 @@ import { RISK_SINK } from './extensions/risk-sink.js';
 import { LoadMonitor } from './load/load-monitor.service.js';
 import { BAN_PROVIDERS } from './bans/ban.providers.js';
 import { RATE_LIMIT_BANS } from './bans/ban.types.js';
+import { Pacer } from './limiter/pacer.js';
+import { PacingMetrics } from './limiter/pacing.metrics.js';
 
 /** Lock 2: multi-dimensional rate limits decided atomically (one Redis call per request). */
 @Module({
@@ -66,6 +68,8 @@ import { RATE_LIMIT_BANS } from './bans/ban.types.js';
     RateLimitClaims,
     RateLimitLeases,
     TokenReservations,
+    PacingMetrics,
+    Pacer,
     ...QUOTA_PROVIDERS,
     ...BAN_PROVIDERS,
   ],

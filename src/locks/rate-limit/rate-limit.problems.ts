@@ -14,7 +14,12 @@ const SDK_MAX_RETRY_S = 60;
 /** Why the rate-limit lock refused a request: the stable `error` code of the answer. */
 export type RateLimitErrorCode = Extract<
   ProblemCode,
-  'rate_limited' | 'concurrency_limit' | 'token_budget' | 'rate_limit_unavailable' | 'load_shed'
+  | 'rate_limited'
+  | 'concurrency_limit'
+  | 'token_budget'
+  | 'rate_limit_unavailable'
+  | 'load_shed'
+  | 'pacing_full'
 >;
 
 /** A verdict that refuses. */
@@ -25,7 +30,8 @@ export type Refusal = Exclude<Verdict, { kind: 'allowed' } | { kind: 'duplicate'
  * Retry-After and the blocking rule's RateLimit fields (`concurrency_limit` when that rule is a concurrency rule:
  * too many of the subject's requests in flight), or 503
  * `rate_limit_unavailable` when Redis cannot decide and the route fails closed, or 503 `load_shed` when the
- * service-wide load level is hard and the route is not critical (docs/quotas.md).
+ * service-wide load level is hard and the route is not critical (docs/quotas.md), or 503 `pacing_full` when a
+ * paced rule would hold the request but `rateLimit.maxPaced` requests wait already (docs/rate-limit.md#paced-bursts).
  */
 export function rateLimitProblem(v: Refusal): ProblemException {
   switch (v.kind) {
@@ -61,6 +67,15 @@ export function rateLimitProblem(v: Refusal): ProblemException {
       const code: RateLimitErrorCode = 'load_shed';
       return ProblemException.fast(503, code, 'Service under load', {
         detail: 'The service sheds non-critical requests at load level hard; retry later.',
+        headers: { 'Retry-After': String(v.retryAfterS) },
+        retry_after: v.retryAfterS,
+      });
+    }
+    case 'pacingFull': {
+      const code: RateLimitErrorCode = 'pacing_full';
+      return ProblemException.fast(503, code, 'Too many requests waiting', {
+        detail:
+          'This request would wait for its rate-limit slot, but too many requests wait already; retry later.',
         headers: { 'Retry-After': String(v.retryAfterS) },
         retry_after: v.retryAfterS,
       });

@@ -51,4 +51,12 @@ describe(validateSettings.name, () => {
         'CONFIG_FILE rateLimit.memory: must be {entries?, riskRecords?, riskMarkers?, riskChatSets?}, integers from 10 to 50000000',
       ]);
   });
+
+  it('should read maxPaced (default 1000), an integer from 0', () => {
+    expect(validateSettings({}).settings.maxPaced).toBe(1000);
+    expect(validateSettings({ maxPaced: 5 }).settings.maxPaced).toBe(5);
+    expect(validateSettings({ maxPaced: -1 }).problems).toEqual([
+      'CONFIG_FILE rateLimit.maxPaced: must be an integer between 0 and 1000000',
+    ]);
+  });
 });

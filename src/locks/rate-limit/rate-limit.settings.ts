@@ -31,6 +31,7 @@ const SETTINGS_KEYS = new Set([
   'heartbeat',
   'closedRetryAfter',
   'probeAfter',
+  'maxPaced',
   'failQueueMax',
   'risk',
   'load',
@@ -54,6 +55,7 @@ export function validateSettings(raw: unknown): {
     heartbeatMs: 2_000,
     closedRetryAfterS: 1,
     probeAfterMs: 250,
+    maxPaced: 1_000,
     failQueueMax: 1_000,
     risk: defaultRiskSettings(),
     load: defaultLoadSettings(),
@@ -123,6 +125,7 @@ export function validateSettings(raw: unknown): {
   num('heartbeat', 100, 60_000, (n) => (settings.heartbeatMs = n), true);
   num('closedRetryAfter', 1, 3_600, (n) => (settings.closedRetryAfterS = n));
   num('probeAfter', 10, 60_000, (n) => (settings.probeAfterMs = n), true);
+  num('maxPaced', 0, 1_000_000, (n) => (settings.maxPaced = n));
   num('failQueueMax', 1, 100_000, (n) => (settings.failQueueMax = n));
   const risk = validateRisk(raw.risk, at('risk'));
   const load = validateLoad(raw.load, at('load'));

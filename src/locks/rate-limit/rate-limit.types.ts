@@ -102,6 +102,12 @@ export interface RuleConfig {
   /** `false`: the subject's risk score never scales this rule (an exact ceiling). Default true. */
   risk?: boolean;
   /**
+   * Paced bursts (`gcra` and `token-bucket` only; docs/rate-limit.md#paced-bursts): a request that would fit
+   * within this many milliseconds is admitted now, its slot reserved, and held that long before it goes on,
+   * instead of a 429. Integer 0–60000; absent or 0: refused at once.
+   */
+  maxWaitMs?: number;
+  /**
    * Staged enforcement (`mode: enforce` only): enforce on `instances` percent of instances and, there, for
    * `subjects` percent of subjects (by their hashed key); everywhere else the rule runs as shadow. Each 0–100,
    * default 100. Raise the shares step by step after shadow mode (docs/rate-limit.md#staged-enforcement).
@@ -190,6 +196,11 @@ export interface RateLimitSettings {
   closedRetryAfterS: number;
   /** Milliseconds Redis is left alone after it failed, before the next request probes it. */
   probeAfterMs: number;
+  /**
+   * Requests held by paced rules at once on this instance (docs/rate-limit.md#paced-bursts); one more that
+   * would wait is answered 503 `pacing_full`. Default 1000.
+   */
+  maxPaced: number;
   /** failMode `queue`: most requests waiting for Redis at once on this instance (beyond: the fallback at once). */
   failQueueMax: number;
   /** Risk score and reputation (core/risk.types.ts). */

@@ -21,6 +21,7 @@ const RULE_KEYS = new Set([
   'unless',
   'degradeRank',
   'risk',
+  'maxWaitMs',
   'stage',
 ]);
 
@@ -39,6 +40,9 @@ export const MAX_CAPACITY = 1_000_000_000;
 export const MAX_RATE = 1_000_000;
 /** Slowest refill, in tokens per second (one token in 30 days): keys must expire. */
 export const MIN_RATE = 1 / (30 * 86_400);
+
+/** Longest wait of a paced rule, milliseconds (a minute: longer is a queue, not a rate limit). */
+export const MAX_WAIT_MS = 60_000;
 
 /** Every problem with one rule (empty = valid). */
 export function validateRule(rule: unknown, path: string, attributes: readonly string[]): string[] {
@@ -98,6 +102,19 @@ export function validateRule(rule: unknown, path: string, attributes: readonly s
       if (pen.floor !== undefined && !fraction(pen.floor, 1, true))
         p.push(`${path}.penalty.floor: must be a number with 0 < floor ≤ 1`);
     }
+  }
+  if (rule.maxWaitMs !== undefined) {
+    if (kind.paces !== true)
+      p.push(
+        `${path}.maxWaitMs: only gcra and token-bucket rules can pace (not ${String(rule.algorithm)})`,
+      );
+    else if (
+      typeof rule.maxWaitMs !== 'number' ||
+      !Number.isInteger(rule.maxWaitMs) ||
+      rule.maxWaitMs < 0 ||
+      rule.maxWaitMs > MAX_WAIT_MS
+    )
+      p.push(`${path}.maxWaitMs: must be an integer from 0 to ${MAX_WAIT_MS} (milliseconds)`);
   }
   p.push(...validateConditions(rule, path, attributes));
   return p;

@@ -231,3 +231,50 @@ describe('tokens rules', () => {
     ]);
   });
 });
+
+describe('paced rules (maxWaitMs)', () => {
+  it('should take a wait of whole milliseconds up to a minute, on the kinds that pace only', () => {
+    const base = { name: 'p', dimension: 'user', capacity: 5, rate: '10/s' };
+    for (const maxWaitMs of [0, 1, 500, 60_000])
+      for (const algorithm of [undefined, 'gcra', 'token-bucket'])
+        expect(validateRule({ ...base, algorithm, maxWaitMs }, 'r', [])).toEqual([]);
+    for (const maxWaitMs of [-1, 1.5, 60_001, '500', null])
+      expect(validateRule({ ...base, maxWaitMs }, 'r', [])).toEqual([
+        'r.maxWaitMs: must be an integer from 0 to 60000 (milliseconds)',
+      ]);
+    expect(
+      validateRule(
+        { name: 'c', dimension: 'app', algorithm: 'concurrency', capacity: 4, maxWaitMs: 100 },
+        'r',
+        [],
+      ),
+    ).toEqual(['r.maxWaitMs: only gcra and token-bucket rules can pace (not concurrency)']);
+    expect(
+      validateRule(
+        { ...base, rate: undefined, algorithm: 'tokens', window: '1m', maxWaitMs: 100 },
+        'r',
+        [],
+      ),
+    ).toContain('r.maxWaitMs: only gcra and token-bucket rules can pace (not tokens)');
+  });
+
+  it('should check maxWaitMs through the slice validator the admin API shares', () => {
+    const rule = { name: 'p', dimension: 'user', capacity: 5, rate: '10/s' };
+    expect(
+      validateSlice(
+        { mode: 'enforce', rules: [{ ...rule, maxWaitMs: 500 }] },
+        'p',
+        [],
+        SHIPPED_NAMES,
+      ),
+    ).toEqual([]);
+    expect(
+      validateSlice(
+        { mode: 'enforce', rules: [{ ...rule, maxWaitMs: 90_000 }] },
+        'p',
+        [],
+        SHIPPED_NAMES,
+      ),
+    ).toEqual(['p.rules[0].maxWaitMs: must be an integer from 0 to 60000 (milliseconds)']);
+  });
+});

@@ -47,6 +47,12 @@ export interface BucketSpec {
   leaseId?: string;
   /** Hash-tag group: buckets of one group share a Redis Cluster slot and are decided in one call. */
   group: string;
+  /**
+   * Paced rules (`maxWaitMs`, kinds that pace: GCRA, token bucket): a request that would fit within this many
+   * µs is admitted now, its slot reserved (the TAT advanced, the tokens owed), and waits `waitMs` before it goes
+   * on. Absent or 0: refused at once, as without pacing.
+   */
+  maxWaitUs?: number;
 }
 
 export interface DecideRequest {
@@ -96,6 +102,8 @@ export interface BucketOutcome {
   charged: number;
   /** Reconciled kinds (token budgets), charged: the end of the window the reservation went to, epoch µs. */
   untilUs?: number;
+  /** Paced kinds, allowed: milliseconds (rounded up) this request waits for its reserved slot; 0 or absent: none. */
+  waitMs?: number;
 }
 
 export interface Decision {

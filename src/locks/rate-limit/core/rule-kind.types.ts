@@ -50,6 +50,11 @@ export interface RuleKind {
    * deny cache and left out of the RateLimit fields of allowed answers (it has its own token headers).
    */
   readonly reconciled?: boolean;
+  /**
+   * A kind that can pace (a rule's `maxWaitMs`, BucketSpec.maxWaitUs): it admits a request that fits within the
+   * bucket's wait by reserving its future slot, and reports the wait (BucketOutcome.waitMs).
+   */
+  readonly paces?: boolean;
   /** The stored state from its reply values (one per field, or the string), undefined when absent. */
   fromReply(values: readonly Reply[]): Stored | undefined;
   /** One bucket at a multiplier: its outcome and the value to store when charged (µs). */

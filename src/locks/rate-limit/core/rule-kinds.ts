@@ -76,8 +76,11 @@ export function used(b: BucketSpec, v: Stored | undefined, now: number): number 
  * TTL of a bucket key: its full refill time plus the margin. Capacity ×
  * interval (the GCRA tolerance) does not change under tier, degrade or
  * penalty multipliers (capacity × m, interval ÷ m), so it bounds every state
- * the bucket can be in; for a window it is the window.
+ * the bucket can be in (plus the wait of a paced bucket); for a window it is the window.
  */
-export function bucketTtlMs(b: Pick<BucketSpec, 'kind' | 'capacity' | 'intervalUs'>): number {
-  return Math.ceil(ruleKind(b.kind).refillUs(b) / 1000) + TTL_MARGIN_MS;
+export function bucketTtlMs(
+  b: Pick<BucketSpec, 'kind' | 'capacity' | 'intervalUs' | 'maxWaitUs'>,
+): number {
+  // A paced bucket may be reserved up to its wait beyond full use: that much longer to refill.
+  return Math.ceil((ruleKind(b.kind).refillUs(b) + (b.maxWaitUs ?? 0)) / 1000) + TTL_MARGIN_MS;
 }

@@ -23,6 +23,8 @@ import { LoadMonitor } from '../load/load-monitor.service.js';
 import { QuotaMetrics } from '../quota.metrics.js';
 import { RiskPlanner } from '../risk/risk-planner.js';
 import { ALLOWED, Verdict, Verdicts } from './verdicts.js';
+import { Pacer } from './pacer.js';
+import { pacedVerdict } from './paced-verdict.js';
 import { RedisWaitRoom } from './redis-wait-room.js';
 import type { FailMode } from '../rate-limit.types.js';
 
@@ -55,6 +57,7 @@ export class RateLimiter {
     private readonly qm: QuotaMetrics,
     private readonly leases: RateLimitLeases,
     private readonly reservations: TokenReservations,
+    private readonly pacer: Pacer,
     private readonly room: RedisWaitRoom,
   ) {}
 
@@ -148,6 +151,8 @@ export class RateLimiter {
       const refused = this.verdicts.cached(policy.policyName, buckets, meta, now);
       if (refused) return refused;
     }
+    // Paced rules: a place among the held requests first (none left: decided without pacing).
+    const place = this.pacer.enter(buckets);
     let d: Decision;
     try {
       d = await lane.store.decide({
@@ -160,6 +165,7 @@ export class RateLimiter {
         risk,
       });
     } catch (err) {
+      this.pacer.leave(place);
       if (err instanceof MemoryStoreFullError) return this.memoryFull();
       if (!lane.remote) throw err;
       this.storeFailed(policy.policyName, err);
@@ -180,7 +186,9 @@ export class RateLimiter {
       if (reserved.length > 0)
         this.reservations.hold(ctx, policy.policyName, lane.store, ask, reserved);
     }
-    return this.verdicts.of(ctx, policy, buckets, meta, d, lane.remote);
+    // Decided without pacing for want of a place: the deny cache must not learn those unpaced refusals.
+    const v = this.verdicts.of(ctx, policy, buckets, meta, d, lane.remote && place !== 'full');
+    return pacedVerdict(this.pacer, place, v, buckets, d, policy.policyName);
   }
 
   /**

@@ -17,6 +17,8 @@ export type Verdict =
       degraded: boolean;
       /** The tightest token budget after this request's reservation (token headers). */
       tokens?: QuotaState;
+      /** Paced: milliseconds to hold the request for its reserved slot (the longest wait of its enforced rules). */
+      waitMs?: number;
     }
   | { kind: 'duplicate' }
   | {
@@ -32,7 +34,9 @@ export type Verdict =
     }
   | { kind: 'unavailable'; retryAfterS: number }
   /** Load level hard: a non-critical request is refused 503 `load_shed`. */
-  | { kind: 'shed'; retryAfterS: number };
+  | { kind: 'shed'; retryAfterS: number }
+  /** A paced rule would hold it, but `rateLimit.maxPaced` requests wait already: 503 `pacing_full`. */
+  | { kind: 'pacingFull'; retryAfterS: number };
 
 export const ALLOWED: Verdict = { kind: 'allowed', degraded: false };
 const DUPLICATE: Verdict = { kind: 'duplicate' };
@@ -139,7 +143,8 @@ export class Verdicts {
         notify: d.notify === true,
       };
     }
-    if (!policy.headers) return { kind: 'allowed', degraded: d.degraded };
+    const waitMs = pacedWait(buckets, d);
+    if (!policy.headers) return { kind: 'allowed', degraded: d.degraded, waitMs };
     // Leases are no quota over time (a slot comes back whenever an answer ends), token budgets have headers of
     // their own: neither is in the RateLimit fields.
     const tight = tightest(
@@ -152,6 +157,7 @@ export class Verdicts {
       degraded: d.degraded,
       quota: tight < 0 ? undefined : quotaOf(meta[tight]!, d.buckets[tight]!),
       tokens: tokens < 0 ? undefined : quotaOf(meta[tokens]!, d.buckets[tokens]!),
+      waitMs,
     };
   }
 
@@ -170,6 +176,15 @@ export class Verdicts {
       else if (this.denies.size > 0) this.denies.forget(b.key);
     });
   }
+}
+
+/** The longest wait of the enforced paced buckets of an allowed decision; undefined when none waits. */
+function pacedWait(buckets: BucketSpec[], d: Decision): number | undefined {
+  let wait = 0;
+  d.buckets.forEach((o, i) => {
+    if (!buckets[i]!.shadow && (o.waitMs ?? 0) > wait) wait = o.waitMs!;
+  });
+  return wait > 0 ? wait : undefined;
 }
 
 /** The enforced bucket with the fewest tokens left (the longest reset on ties) among those `pick` keeps; -1: none. */

@@ -40,10 +40,13 @@ export class NodeHealthSource implements HealthSource, OnApplicationShutdown {
     this.latency ||= inputs.latency;
   }
 
-  /** An admitted request: its latency (from the request's arrival) is recorded when its response finishes. */
-  track(ctx: LockContext): void {
+  /**
+   * An admitted request: its latency (from the request's arrival, less `heldMs` a paced rule held it: waiting
+   * for its slot is not slowness) is recorded when its response finishes.
+   */
+  track(ctx: LockContext, heldMs = 0): void {
     if (!this.latency) return;
-    const from = requestState(ctx.req).startedAt ?? performance.now();
+    const from = (requestState(ctx.req).startedAt ?? performance.now()) + heldMs;
     rawResponse(ctx.reply).once('finish', () => this.admitted(performance.now() - from));
   }
 

@@ -30,6 +30,7 @@ export function bucketFor(
     degradable: degrade && rule.dimension !== 'global',
     penalty: rule.penalty,
     group: at.group,
+    maxWaitUs: rule.maxWaitUs,
   };
 }
 

@@ -55,6 +55,8 @@ export interface CompiledRule {
   rank: number;
   /** The subject's risk multiplier may scale it (`risk: false` opts out). */
   risk?: boolean;
+  /** Paced (`maxWaitMs` > 0): a request that fits within this many µs waits for its slot instead of a 429. */
+  maxWaitUs?: number;
 }
 
 export interface CompiledPolicy {
@@ -129,6 +131,7 @@ export function compileSlice(
       conditions: compileConditions(r, extensions),
       rank: r.degradeRank ?? slice.degradeRank ?? 0,
       risk: r.risk !== false,
+      maxWaitUs: r.maxWaitMs ? r.maxWaitMs * 1000 : undefined,
     })),
   };
 }

@@ -16,19 +16,20 @@ import {
 } from '../core/decision.types.js';
 import { SameTurnBatcher, riskStateAt } from './redis-batcher.js';
 import { TurnBatcher } from './turn-batcher.js';
-import { clockArgs, fastArgs, generalArgs } from './redis-script-args.js';
+import { clockArgs, fastArgs, generalArgs, paced } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
 import type { RiskState } from '../core/risk.types.js';
 
 /** Kinds the batch script decides: GCRA and the hash kinds of leases and reservations (lib/kind_*.lua). */
 const BATCHED = new Set<string>([GCRA.code, concurrency.code, tokens.code]);
 
-/** A bucket the batch script takes: one of those kinds, without penalty. */
-const batchable = (b: BucketSpec): boolean => BATCHED.has(b.kind) && !(b.penaltyKey && b.penalty);
+/** A bucket the batch script takes: one of those kinds, without penalty, not paced. */
+const batchable = (b: BucketSpec): boolean =>
+  BATCHED.has(b.kind) && !(b.penaltyKey && b.penalty) && !paced(b);
 
-/** Every bucket GCRA without penalty: the fast path of `ratelimit_decide`. */
+/** Every bucket GCRA without penalty nor pacing: the fast path of `ratelimit_decide` (paced: the general path). */
 const allGcra = (req: DecideRequest): boolean =>
-  req.buckets.every((b) => b.kind === GCRA.code && !(b.penaltyKey && b.penalty));
+  req.buckets.every((b) => b.kind === GCRA.code && !(b.penaltyKey && b.penalty) && !paced(b));
 
 /**
  * Rate-limit state in Redis: ONE `ratelimit_decide` call per request when

@@ -15,6 +15,10 @@ const FLAG_DEGRADABLE = 4;
 const FLAG_PENALTY = 8;
 const FLAG_RISKY = 16;
 const FLAG_HASH = 32;
+const FLAG_PACED = 64;
+
+/** A paced bucket (`maxWaitMs`): decided on the general path only, with its wait in ARGV. */
+export const paced = (b: BucketSpec): boolean => (b.maxWaitUs ?? 0) > 0;
 
 export interface ScriptArgs {
   keys: string[];
@@ -93,7 +97,7 @@ export function pushHashBucket(args: Argv, b: BucketSpec, factor: number): void 
   args.push(0, 0, flags, bucketTtlMs(b), b.kind, b.capacity, b.intervalUs, b.cost, factor);
 }
 
-/** ARGV of the general path: every bucket's parameters, then the penalties. */
+/** ARGV of the general path: every bucket's parameters, then the penalties, then the paced buckets' waits. */
 export function generalArgs(req: DecideRequest, clock: Argv): ScriptArgs & { penalties: number } {
   const keys: string[] = [];
   const args = [
@@ -112,7 +116,8 @@ export function generalArgs(req: DecideRequest, clock: Argv): ScriptArgs & { pen
       (b.soft ? FLAG_SOFT : 0) |
       (b.degradable ? FLAG_DEGRADABLE : 0) |
       (b.penaltyKey && b.penalty ? FLAG_PENALTY : 0) |
-      (b.risky && req.risk ? FLAG_RISKY : 0);
+      (b.risky && req.risk ? FLAG_RISKY : 0) |
+      (paced(b) ? FLAG_PACED : 0);
     args.push(b.kind, b.capacity, b.intervalUs, b.cost, flags, bucketTtlMs(b));
   }
   for (const b of penalized) {
@@ -126,6 +131,7 @@ export function generalArgs(req: DecideRequest, clock: Argv): ScriptArgs & { pen
       b.pendingStrikes ?? 0,
     );
   }
+  for (const b of req.buckets) if (paced(b)) args.push(b.maxWaitUs!);
   pushRisk(req, keys, args);
   args.push(req.buckets.find((b) => b.leaseId !== undefined)?.leaseId ?? '');
   pushExtras(req, keys, args);

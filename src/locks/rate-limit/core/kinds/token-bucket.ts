@@ -1,3 +1,4 @@
+import type { BucketOutcome } from '../decision.types.js';
 import { EPS, type RuleKind, replyNumber } from '../rule-kind.types.js';
 
 /** Stored state: tokens left and the time (µs) they were counted, the hash fields `t` and `ts`. */
@@ -6,7 +7,10 @@ type Tokens = {
   ts: number;
 };
 
-/** The classic token bucket: tokens plus the time they were counted, in a Redis hash. lua/lib/kind_token_bucket.lua. */
+/**
+ * The classic token bucket: tokens plus the time they were counted, in a Redis hash; paced (`maxWaitMs`), the
+ * tokens may go below zero by the wait's refill. lua/lib/kind_token_bucket.lua.
+ */
 export const tokenBucket = {
   code: 't',
   algorithm: 'token-bucket',
@@ -22,26 +26,29 @@ export const tokenBucket = {
     return 1 - Math.min(b.capacity, s.t + Math.max(0, now - s.ts) / b.intervalUs) / b.capacity;
   },
   refillUs: (b) => b.capacity * b.intervalUs,
+  paces: true,
   decide(b, v, { cap, T, limit }, now) {
     const s = v as Tokens | undefined;
     const ts = s ? Math.max(s.ts, now) : now;
     const tokens = s ? Math.min(cap, s.t + Math.max(0, now - s.ts) / T) : cap;
-    if (tokens + EPS >= b.cost) {
+    // Paced: up to `owe` tokens may be owed (the wait's refill); the request waits until they are back.
+    const owe = (b.maxWaitUs ?? 0) / T;
+    if (tokens + owe + EPS >= b.cost) {
       const left = tokens - b.cost;
       const reset = (cap - left) * T;
-      return {
-        o: {
-          allowed: true,
-          remaining: Math.floor(left + EPS),
-          retryAfterMs: Math.floor((Math.max(0, b.cost - left) * T) / 1000),
-          resetMs: Math.ceil(reset / 1000),
-          limit,
-          charged: b.cost,
-        },
-        value: { t: left, ts },
+      const o: BucketOutcome = {
+        allowed: true,
+        remaining: Math.max(0, Math.floor(left + EPS)),
+        retryAfterMs: Math.floor((Math.max(0, b.cost - left - owe) * T) / 1000),
+        resetMs: Math.ceil(reset / 1000),
+        limit,
+        charged: b.cost,
       };
+      if (owe > 0) o.waitMs = Math.max(0, Math.ceil(((b.cost - tokens) * T - EPS) / 1000));
+      return { o, value: { t: left, ts } };
     }
-    const retry = b.cost > cap + EPS ? Math.max((cap - tokens) * T, 1e6) : (b.cost - tokens) * T;
+    const retry =
+      b.cost > cap + owe + EPS ? Math.max((cap - tokens) * T, 1e6) : (b.cost - tokens - owe) * T;
     return {
       o: {
         allowed: false,
