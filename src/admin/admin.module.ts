@@ -30,6 +30,7 @@ import { AdminStatusController } from './controllers/admin-status.controller.js'
 import { AdminTelegramController } from './controllers/admin-telegram.controller.js';
 import { OutboundCoreModule } from '../telegram/outbound/outbound.module.js';
 import { AdminSubjectsController } from './controllers/admin-subjects.controller.js';
+import { AdminUsageController } from './controllers/admin-usage.controller.js';
 import { InstalledParts } from './installed-parts.service.js';
 import { MemoryPolicyStore } from './policies/memory-policy.store.js';
 import { PolicyChanges } from './policies/policy-changes.service.js';
@@ -67,6 +68,7 @@ import { ConsoleFiles } from './console/console-files.js';
     AdminAuditController,
     AdminTelegramController,
     AdminSubjectsController,
+    AdminUsageController,
     ConsoleController,
   ],
   providers: [

@@ -10,6 +10,7 @@ import { RateLimitModule } from '../locks/rate-limit/rate-limit.module.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { inferenceCost } from './inference-cost.js';
 import { inferenceTokens, setTokenSafety } from './tokens/token-ask.js';
+import { modelPrices, setModelPrices } from './tokens/model-prices.js';
 import { warmTokenizer } from './tokens/token-count.js';
 import { InferenceController } from './inference.controller.js';
 import { INFERENCE_BACKEND, InferenceBackend } from './inference-backend.js';
@@ -79,6 +80,7 @@ export class InferenceModule implements OnModuleInit, OnApplicationShutdown {
     @Inject(RAMPART_CONFIG) config: RampartConfig,
   ) {
     setTokenSafety(config.inference.tokenSafetyPercent);
+    setModelPrices(modelPrices(config));
     warmTokenizer();
   }
 

@@ -27,7 +27,7 @@ import { memoryStoreProvider, rateLimitStoreProvider } from './store/rate-limit-
 import { KeyHashers } from './store/lanes/key-hashers.js';
 import { SubjectResolver } from './subjects/subject-resolver.js';
 import { QUOTA_PROVIDERS } from './quotas.providers.js';
-import { RATE_LIMIT_ADMIN } from './rate-limit.admin.js';
+import { RATE_LIMIT_ADMIN, USAGE_ADMIN } from './rate-limit.admin.js';
 import { RISK_SINK } from './extensions/risk-sink.js';
 import { LoadMonitor } from './load/load-monitor.service.js';
 
@@ -64,7 +64,14 @@ import { LoadMonitor } from './load/load-monitor.service.js';
     TokenReservations,
     ...QUOTA_PROVIDERS,
   ],
-  exports: [RateLimitLock, RATE_LIMIT_SETTINGS, RateLimitClaims, RISK_SINK, RATE_LIMIT_ADMIN],
+  exports: [
+    RateLimitLock,
+    RATE_LIMIT_SETTINGS,
+    RateLimitClaims,
+    RISK_SINK,
+    RATE_LIMIT_ADMIN,
+    USAGE_ADMIN,
+  ],
 })
 export class RateLimitModule implements OnModuleInit {
   /**
