@@ -12,6 +12,7 @@ const PAGES = [
   'bloom',
   'breakers',
   'apps',
+  'usage',
   'versions',
   'audit',
 ];

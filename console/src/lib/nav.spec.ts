@@ -15,6 +15,6 @@ describe(navGroups.name, () => {
     const telegram = navGroups().find((g) => g.group === 'Telegram');
     expect(telegram?.entries.map((e) => e.id)).toEqual(['bots', 'queues', 'dead-letters']);
     expect(telegram?.entries.every((e) => e.soon)).toBe(true);
-    expect(NAV.filter((e) => !e.soon)).toHaveLength(8);
+    expect(NAV.filter((e) => !e.soon)).toHaveLength(9);
   });
 });

@@ -8,6 +8,7 @@ import { Overview } from './overview.js';
 import { RateLimits } from './rate-limits.js';
 import { Routes } from './routes.js';
 import { Soon } from './soon.js';
+import { Usage } from './usage.js';
 import { Versions } from './versions.js';
 
 /** Page id (lib/nav.ts) → component; entries marked `soon` show what is coming. */
@@ -18,6 +19,7 @@ export const PAGES: Record<string, FunctionComponent> = {
   bloom: Bloom,
   breakers: Breakers,
   apps: Apps,
+  usage: Usage,
   versions: Versions,
   audit: Audit,
   ...Object.fromEntries(NAV.filter((e) => e.soon).map((e) => [e.id, Soon])),
