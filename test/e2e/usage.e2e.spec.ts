@@ -166,6 +166,12 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
       expect(day.rows[0]).toMatchObject({ app: apps.main.appId, model: 'gpt-4o-mini' });
       expect(day.user).toMatch(/^[A-Za-z0-9_-]{16}$/);
       expect(JSON.stringify(day)).not.toContain(user);
+      // Prometheus: the spend in micro-dollars per policy and model, no app or user label.
+      const text = await (await fetch(`${app.url}/metrics`)).text();
+      const lines = text.split('\n').filter((l) => l.startsWith('rampart_ratelimit_spend_total{'));
+      const mini = lines.find((l) => l.includes('model="gpt-4o-mini"'));
+      expect(Number(mini?.split(' ')[1])).toBeGreaterThanOrEqual(want.spendMicros + spend(5, 8));
+      expect(lines.some((l) => /app=|user=|usage-user/.test(l))).toBe(false);
     });
 
     it('should record a stream without usage as metered, an abort as what was sent, an error as nothing', async () => {
