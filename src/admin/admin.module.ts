@@ -30,6 +30,7 @@ import { AdminStatusController } from './controllers/admin-status.controller.js'
 import { AdminTelegramController } from './controllers/admin-telegram.controller.js';
 import { OutboundCoreModule } from '../telegram/outbound/outbound.module.js';
 import { AdminSubjectsController } from './controllers/admin-subjects.controller.js';
+import { AdminUsageController } from './controllers/admin-usage.controller.js';
 import { InstalledParts } from './installed-parts.service.js';
 import { MemoryPolicyStore } from './policies/memory-policy.store.js';
 import { PolicyChanges } from './policies/policy-changes.service.js';
@@ -74,6 +75,7 @@ import { RedisBanStore } from './bans/redis-ban.store.js';
     AdminTelegramController,
     AdminSubjectsController,
     AdminBansController,
+    AdminUsageController,
     ConsoleController,
   ],
   providers: [

@@ -5,7 +5,12 @@ import { AppRegistry } from '../locks/signature/apps/app-registry.js';
 import { BLOOM_ADMIN, BloomAdminPort } from '../locks/cache-shield/cache-shield.admin.js';
 import { BREAKER_ADMIN, BreakerAdminPort } from '../locks/circuit-breaker/circuit-breaker.admin.js';
 import { lockNotInstalled } from './admin-problems.js';
-import { RATE_LIMIT_ADMIN, type RateLimitAdminPort } from '../locks/rate-limit/rate-limit.admin.js';
+import {
+  RATE_LIMIT_ADMIN,
+  USAGE_ADMIN,
+  type RateLimitAdminPort,
+  type UsageAdminPort,
+} from '../locks/rate-limit/rate-limit.admin.js';
 import {
   SESSION_KEY_STORE,
   type SessionKeyStore,
@@ -72,6 +77,11 @@ export class InstalledParts {
 
   requireBans(): BanAdminPort {
     return this.bans() ?? throwNotInstalled('rateLimit');
+  }
+
+  /** The rate-limit lock's usage port, or a 404 `lock_not_installed`. */
+  requireUsage(): UsageAdminPort {
+    return this.find<UsageAdminPort>(USAGE_ADMIN) ?? throwNotInstalled('rateLimit');
   }
 
   requireBreaker(): BreakerAdminPort {

@@ -93,6 +93,7 @@ export const PROBLEM_CODES = {
   admin_conflict: 409,
   unknown_lock: 400,
   invalid_app: 400,
+  invalid_usage_query: 400,
   lock_not_installed: 404,
   policy_not_found: 404,
   version_not_found: 404,

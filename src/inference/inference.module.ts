@@ -13,6 +13,7 @@ import { CompletionCacheModule } from './cache/completion-cache.module.js';
 import { COMPLETION_KEY_SOURCE, completionKeySource } from './cache/completion-key-source.js';
 import { CompletionRecorder } from './cache/completion-recorder.js';
 import { inferenceTokens, setTokenSafety } from './tokens/token-ask.js';
+import { modelPrices, setModelPrices } from './tokens/model-prices.js';
 import { warmTokenizer } from './tokens/token-count.js';
 import { InferenceController } from './inference.controller.js';
 import { INFERENCE_BACKEND, InferenceBackend } from './inference-backend.js';
@@ -98,6 +99,7 @@ export class InferenceModule implements OnModuleInit, OnApplicationShutdown {
     @Inject(RAMPART_CONFIG) config: RampartConfig,
   ) {
     setTokenSafety(config.inference.tokenSafetyPercent);
+    setModelPrices(modelPrices(config));
     warmTokenizer();
   }
 

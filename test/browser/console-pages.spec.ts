@@ -13,6 +13,7 @@ const PAGES = [
   'breakers',
   'apps',
   'bans',
+  'usage',
   'versions',
   'audit',
   'bots',

@@ -15,6 +15,6 @@ describe(navGroups.name, () => {
     const telegram = navGroups().find((g) => g.group === 'Telegram');
     expect(telegram?.entries.map((e) => e.id)).toEqual(['bots', 'queues', 'dead-letters']);
     expect(telegram?.entries.some((e) => e.soon)).toBe(false);
-    expect(NAV.filter((e) => !e.soon)).toHaveLength(12);
+    expect(NAV.filter((e) => !e.soon)).toHaveLength(13);
   });
 });

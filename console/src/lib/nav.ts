@@ -19,6 +19,7 @@ export const NAV: readonly NavEntry[] = [
   { id: 'breakers', label: 'Breakers', group: 'Locks' },
   { id: 'apps', label: 'Apps', group: 'Clients' },
   { id: 'bans', label: 'Bans', group: 'Clients' },
+  { id: 'usage', label: 'Usage', group: 'Clients' },
   { id: 'versions', label: 'Versions', group: 'Changes' },
   { id: 'audit', label: 'Audit log', group: 'Changes' },
   { id: 'bots', label: 'Bots', group: 'Telegram' },

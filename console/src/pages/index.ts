@@ -12,6 +12,7 @@ import { Queues } from './queues.js';
 import { RateLimits } from './rate-limits.js';
 import { Routes } from './routes.js';
 import { Soon } from './soon.js';
+import { Usage } from './usage.js';
 import { Versions } from './versions.js';
 
 /** Page id (lib/nav.ts) → component; entries marked `soon` show what is coming. */
@@ -23,6 +24,7 @@ export const PAGES: Record<string, FunctionComponent> = {
   breakers: Breakers,
   apps: Apps,
   bans: Bans,
+  usage: Usage,
   versions: Versions,
   audit: Audit,
   bots: Bots,

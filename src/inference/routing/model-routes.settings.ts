@@ -75,7 +75,8 @@ export function modelRoutes(config: RampartConfig, env: Env = readSecretEnv()): 
   const p: string[] = [];
   const at = 'CONFIG_FILE: inference';
   if (!isRecord(section)) throw new ConfigError([`${at} must be an object`]);
-  for (const k of Object.keys(section)) if (k !== 'models') p.push(`${at}.${k}: unknown setting`);
+  for (const k of Object.keys(section))
+    if (k !== 'models' && k !== 'prices') p.push(`${at}.${k}: unknown setting`);
   const models = section.models ?? {};
   if (!isRecord(models))
     throw new ConfigError([...p, `${at}.models must be a map of alias to model`]);

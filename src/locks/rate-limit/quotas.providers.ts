@@ -7,7 +7,7 @@ import { HEALTH_SOURCE, NodeHealthSource } from './load/health-source.js';
 import { MemoryLoadStore } from './store/load/memory-load.store.js';
 import { QuotaMetrics } from './quota.metrics.js';
 import { RedisLoadStore } from './store/load/redis-load.store.js';
-import { RATE_LIMIT_ADMIN } from './rate-limit.admin.js';
+import { RATE_LIMIT_ADMIN, USAGE_ADMIN } from './rate-limit.admin.js';
 import { RATE_LIMIT_SETTINGS } from './rate-limit.settings.js';
 import type { RateLimitSettings } from './rate-limit.types.js';
 import { MemoryRiskStore } from './store/risk/memory-risk.store.js';
@@ -17,6 +17,7 @@ import { RiskRecorder } from './risk/risk-recorder.service.js';
 import { RISK_SINK } from './extensions/risk-sink.js';
 import { RISK_STORE } from './store/risk/risk-store.js';
 import { RateLimitAdmin } from './subject-admin.service.js';
+import { UsageAdmin } from './usage-admin.service.js';
 import { MemoryRateLimitStore } from './store/memory-rate-limit.store.js';
 
 /**
@@ -61,4 +62,6 @@ export const QUOTA_PROVIDERS: Provider[] = [
   LoadMonitor,
   RateLimitAdmin,
   { provide: RATE_LIMIT_ADMIN, useExisting: RateLimitAdmin },
+  UsageAdmin,
+  { provide: USAGE_ADMIN, useExisting: UsageAdmin },
 ];

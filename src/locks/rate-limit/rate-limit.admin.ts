@@ -64,3 +64,35 @@ export interface RateLimitAdminPort {
   /** Deletes the subject's record (it starts as a new subject); true when there was one. */
   resetSubject(dimension: string, id: string, scope?: string): Promise<boolean>;
 }
+
+/** Injection token of the rate-limit lock's usage port (docs/admin-api.md#usage). */
+export const USAGE_ADMIN = Symbol('USAGE_ADMIN');
+
+/** A usage query, validated by the admin API: apps, user and model in clear (hashed here as the keys hash them). */
+export interface UsageQuery {
+  period: 'hour' | 'day';
+  /** Epoch ms: buckets starting at or after the bucket holding `fromMs`, and before `toMs`. */
+  fromMs: number;
+  toMs: number;
+  apps: readonly string[];
+  /** A user id of the one app in `apps`. */
+  user?: string;
+  model?: string;
+  /** Most rows answered (the rest: `truncated`). */
+  maxRows: number;
+}
+
+/** One row: one bucket of one app and model. `spendMicros`: micro-dollars (USD × 1 000 000). */
+export interface UsageRow {
+  start: string;
+  app: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  spendMicros: number;
+}
+
+/** Implemented by the rate-limit lock (UsageAdmin). */
+export interface UsageAdminPort {
+  usage(q: UsageQuery): Promise<{ user: string | null; rows: UsageRow[]; truncated: boolean }>;
+}

@@ -21,6 +21,7 @@ export class RateLimitMetrics {
   readonly degraded: HotCounter<'policy'>;
   readonly refunds: Counter;
   readonly tokens: Counter<'policy' | 'rule' | 'model' | 'count'>;
+  readonly spend: Counter<'policy' | 'model'>;
   /** Model label values seen per policy (bounded: past MAX_MODEL_LABELS a new name is `other`). */
   private readonly models = new Map<string, Set<string>>();
   readonly liveInstances: Gauge;
@@ -43,14 +44,22 @@ export class RateLimitMetrics {
    */
   tokensUsed(policy: string, rule: string, model: string, count: string, n: number): void {
     if (n <= 0) return;
+    this.tokens.inc({ policy, rule, model: this.modelLabel(policy, model), count }, n);
+  }
+
+  /** Spend of one answer in micro-dollars (docs/quotas.md#usage-and-spend), its model label capped as above. */
+  spent(policy: string, model: string, micros: number): void {
+    if (micros <= 0) return;
+    this.spend.inc({ policy, model: this.modelLabel(policy, model) }, micros);
+  }
+
+  private modelLabel(policy: string, model: string): string {
     let seen = this.models.get(policy);
     if (!seen) this.models.set(policy, (seen = new Set()));
-    let label = model;
-    if (!seen.has(label)) {
-      if (seen.size < MAX_MODEL_LABELS) seen.add(label);
-      else label = 'other';
-    }
-    this.tokens.inc({ policy, rule, model: label, count }, n);
+    if (seen.has(model)) return model;
+    if (seen.size >= MAX_MODEL_LABELS) return 'other';
+    seen.add(model);
+    return model;
   }
 
   /** Redis TIME minus the app clock of the last decision (exported when the registry is read). */
@@ -119,6 +128,11 @@ export class RateLimitMetrics {
     this.failQueueWaiting = m.gauge(
       'rampart_ratelimit_fail_queue_waiting',
       'failMode queue: requests waiting for Redis on this instance now',
+    );
+    this.spend = m.counter(
+      'rampart_ratelimit_spend_total',
+      'Spend of answers in micro-dollars (tokens × inference.prices), at settlement; model: first 32 names per policy, then other',
+      ['policy', 'model'],
     );
     this.liveInstances = m.gauge(
       'rampart_ratelimit_live_instances',

@@ -28,7 +28,7 @@ import { memoryStoreProvider, rateLimitStoreProvider } from './store/rate-limit-
 import { KeyHashers } from './store/lanes/key-hashers.js';
 import { SubjectResolver } from './subjects/subject-resolver.js';
 import { QUOTA_PROVIDERS } from './quotas.providers.js';
-import { RATE_LIMIT_ADMIN } from './rate-limit.admin.js';
+import { RATE_LIMIT_ADMIN, USAGE_ADMIN } from './rate-limit.admin.js';
 import { RISK_SINK } from './extensions/risk-sink.js';
 import { LoadMonitor } from './load/load-monitor.service.js';
 import { BAN_PROVIDERS } from './bans/ban.providers.js';
@@ -80,6 +80,7 @@ import { PacingMetrics } from './limiter/pacing.metrics.js';
     RISK_SINK,
     RATE_LIMIT_ADMIN,
     RATE_LIMIT_BANS,
+    USAGE_ADMIN,
   ],
 })
 export class RateLimitModule implements OnModuleInit {

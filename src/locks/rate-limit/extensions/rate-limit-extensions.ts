@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { LockContext } from '../../../chain/lock.types.js';
 import type { AnyRequest } from '../../../http/http-context.js';
 import { DIMENSIONS, type Dimension } from '../rate-limit.types.js';
+import type { TokenPrice } from '../core/usage-keys.js';
 
 /** A subject before it enters a key: personal ones (IP, user, chat) are hashed with the shared key. */
 export interface Subject {
@@ -28,11 +29,12 @@ export type CostFunction = (req: AnyRequest) => number;
 /**
  * What one request reserves for a slice's tokens rules (docs/rate-limit.md#token-rules): its prompt's token count
  * (an upper bound) and the most tokens it may generate, and the model it names (`perModel` rules); undefined = the
- * request has no size (its tokens rules are skipped, as a rule without subject).
+ * request has no size (its tokens rules are skipped, as a rule without subject). `price`: the model's price in USD per
+ * 1M tokens, for the spend its usage records (docs/quotas.md#usage-and-spend).
  */
 export type TokenFunction = (
   req: AnyRequest,
-) => { prompt: number; completion: number; model?: string } | undefined;
+) => { prompt: number; completion: number; model?: string; price?: TokenPrice } | undefined;
 
 /** A named value of the request that rule conditions (`when`, `unless`) test; undefined = no value. */
 export type AttributeFunction = (ctx: SubjectContext) => string | undefined;

@@ -184,7 +184,13 @@ export class RateLimiter {
     if (ask) {
       const reserved = reservationsOf(buckets, active, d);
       if (reserved.length > 0)
-        this.reservations.hold(ctx, policy.policyName, lane.store, ask, reserved);
+        this.reservations.hold(
+          ctx,
+          policy.policyName,
+          { ...lane, tag: this.lanes.tag },
+          ask,
+          reserved,
+        );
     }
     // Decided without pacing for want of a place: the deny cache must not learn those unpaced refusals.
     const v = this.verdicts.of(ctx, policy, buckets, meta, d, lane.remote && place !== 'full');

@@ -1,5 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { LockContext } from '../../../chain/lock.types.js';
+import { CLOCK, type Clock } from '../../../common/clock.js';
 import { onReplyClosed } from '../../../http/http-context.js';
 import type { TokenReservation, TokenUse } from '../../../http/request-state.js';
 import type { BucketSpec, Decision } from '../core/decision.types.js';
@@ -7,6 +8,9 @@ import type { TokenCount } from '../core/kinds/tokens.js';
 import { RateLimitMetrics } from '../rate-limit.metrics.js';
 import { modelPart, type ActiveRule, type TokenAsk } from '../rules/request-buckets.js';
 import type { RateLimitStore, Settlement } from '../store/rate-limit.store.js';
+import type { KeyHasher } from '../subjects/key-hasher.js';
+import { SubjectResolver } from '../subjects/subject-resolver.js';
+import { spendMicros, usageWrites, type UsageRecord } from '../core/usage-keys.js';
 
 /** One reservation of an allowed request: its bucket, what it counts, and the window it went to. */
 interface Reserved {
@@ -58,7 +62,7 @@ class Reservation implements TokenReservation {
   constructor(
     readonly reserved: TokenUse,
     private readonly items: Reserved[],
-    private readonly commit: (s: Settlement[], rules: Reserved[]) => void,
+    private readonly commit: (s: Settlement[], rules: Reserved[], used: TokenUse) => void,
   ) {}
 
   hold(): void {
@@ -77,6 +81,7 @@ class Reservation implements TokenReservation {
         untilUs: r.untilUs,
       })),
       this.items,
+      used,
     );
   }
 
@@ -95,24 +100,39 @@ class Reservation implements TokenReservation {
 export class TokenReservations {
   private readonly logger = new Logger('TokenReservations');
 
-  constructor(private readonly m: RateLimitMetrics) {}
+  constructor(
+    private readonly m: RateLimitMetrics,
+    private readonly subjects: SubjectResolver,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
+  /**
+   * `lane`: the store that decided, the hasher of its keys and the service tag. The answer's usage (app, user as
+   * the keys hash it, model, tokens, spend) is written with the settlement, in the same store call.
+   */
   hold(
     ctx: LockContext,
     policy: string,
-    store: RateLimitStore,
+    lane: { store: RateLimitStore; hasher: KeyHasher; tag: string },
     ask: TokenAsk,
     items: Reserved[],
   ): void {
+    const who = this.who(ctx, lane.hasher);
     const r = new Reservation(
       { prompt: ask.prompt, completion: ask.completion },
       items,
-      (s, rules) => {
+      (s, rules, used) => {
         const model = modelPart(ask.model);
         rules.forEach((rule, i) =>
           this.m.tokensUsed(policy, rule.rule, model, rule.count, s[i]!.used),
         );
-        store.settle(s).catch((err: unknown) => {
+        const prompt = usedBy('prompt', used);
+        const completion = usedBy('completion', used);
+        const spend = spendMicros(prompt, completion, ask.price);
+        this.m.spent(policy, model, spend);
+        const rec: UsageRecord = { ...who, model, prompt, completion, spend };
+        const usage = prompt + completion > 0 ? usageWrites(lane.tag, rec, this.clock.now()) : [];
+        lane.store.settle(s, usage).catch((err: unknown) => {
           this.m.storeErrors.inc({ policy, kind: 'settle' });
           this.logger.warn({ msg: 'token settlement failed', policy, err: (err as Error).message });
         });
@@ -120,5 +140,15 @@ export class TokenReservations {
     );
     ctx.state.tokens = r;
     onReplyClosed(ctx.reply, () => r.closed());
+  }
+
+  /** The request's app and user as key parts (the user as the limiter's keys hash it, scoped by its app). */
+  private who(ctx: LockContext, hasher: KeyHasher): { app: string; user?: string } {
+    const app = ctx.state.appId;
+    const user = this.subjects.resolve('user', ctx, undefined);
+    return {
+      app: app ? hasher.part('app', { value: app, personal: false }) : '-',
+      ...(user ? { user: hasher.part('user', user) } : {}),
+    };
   }
 }

@@ -10,12 +10,15 @@ import type { RateLimitSettings } from '../rate-limit.types.js';
 import type { KeyHasher } from '../subjects/key-hasher.js';
 import { createHash } from 'node:crypto';
 import type { TokenCount } from '../core/kinds/tokens.js';
+import type { TokenPrice } from '../core/usage-keys.js';
 
 /** What a request reserves for its tokens rules (the slice's token counter). */
 export interface TokenAsk {
   prompt: number;
   completion: number;
   model?: string;
+  /** The model's price (USD per 1M tokens) for its usage's spend; none: spend 0. */
+  price?: TokenPrice;
 }
 
 /** Tokens a rule counting `count` reserves (or is charged) for prompt and completion: an integer ≥ 1. */

@@ -15,6 +15,8 @@ import {
 } from '../core/decision.types.js';
 import { bucketTtlMs } from '../core/rule-kinds.js';
 import { MEMORY_ENTRIES } from '../core/memory-caps.js';
+import type { UsageWrite } from '../core/usage-keys.js';
+import { MemoryUsage } from './memory-usage.js';
 
 /** One key's value (a class: two in-object fields, the smallest shape V8 gives an entry). */
 class Entry {
@@ -48,6 +50,8 @@ const CHARGED = 2;
 export class MemoryRateLimitStore implements RateLimitStore {
   private readonly entries: BoundedMap<string, Entry>;
   private writesSinceSweep = 0;
+  /** Usage buckets (docs/quotas.md#usage-and-spend), bounded on their own. */
+  readonly usage: MemoryUsage;
 
   constructor(
     private readonly clock: Clock = systemClock,
@@ -61,6 +65,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
       whenFull: 'refuse',
       expired: (e, now) => e.expiresAt <= now,
     });
+    this.usage = new MemoryUsage(clock);
   }
 
   decide(req: DecideRequest): Promise<Decision> {
@@ -84,8 +89,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   /** Settles token reservations: the window they went to keeps its expiry; an ended window is left alone. */
-  settle(items: readonly Settlement[]): Promise<void> {
+  settle(items: readonly Settlement[], usage?: readonly UsageWrite[]): Promise<void> {
     const nowMs = this.clock.now();
+    if (usage) this.usage.write(usage);
     for (const it of items) {
       const e = this.entries.get(it.key);
       if (e === undefined || e.expiresAt <= nowMs) continue;
@@ -93,6 +99,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
       if (w) this.entries.set(it.key, new Entry(w, e.expiresAt), nowMs);
     }
     return Promise.resolve();
+  }
+
+  readUsage(keys: readonly string[]): Promise<Record<string, string>[]> {
+    return Promise.resolve(this.usage.read(keys));
   }
 
   /** Drops one key (a claim given back: see RateLimitClaims.release). */

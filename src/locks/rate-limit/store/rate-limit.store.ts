@@ -1,4 +1,5 @@
 import type { DecideRequest, Decision } from '../core/decision.types.js';
+import type { UsageWrite } from '../core/usage-keys.js';
 
 /**
  * The state behind the rate-limit lock: one interface, a Redis store (one Lua
@@ -15,9 +16,12 @@ export interface RateLimitStore {
   release(lease: Lease): Promise<void>;
   /**
    * Settles token reservations (reconciled kinds: tokens) when answers have ended: each gives back what it
-   * reserved and charges what was used, in the window it reserved in only; one call per hash slot.
+   * reserved and charges what was used, in the window it reserved in only; one call per hash slot. `usage`: the
+   * answers' usage buckets (docs/quotas.md#usage-and-spend), written in the same call as the service tag's slot.
    */
-  settle(items: readonly Settlement[]): Promise<void>;
+  settle(items: readonly Settlement[], usage?: readonly UsageWrite[]): Promise<void>;
+  /** Usage bucket hashes (`<model>:p|c|s` → count), in the order of `keys` (one slot); empty when none. */
+  readUsage(keys: readonly string[]): Promise<Record<string, string>[]>;
 }
 
 /** One token reservation to settle: its bucket, what it reserved and used, and its window's end (epoch µs). */

@@ -19,6 +19,8 @@ import { TurnBatcher } from './turn-batcher.js';
 import { clockArgs, fastArgs, generalArgs, paced } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
 import type { RiskState } from '../core/risk.types.js';
+import type { UsageWrite } from '../core/usage-keys.js';
+import { type SettleOp, settleCall } from './settle-args.js';
 
 /** Kinds the batch script decides: GCRA and the hash kinds of leases and reservations (lib/kind_*.lua). */
 const BATCHED = new Set<string>([GCRA.code, concurrency.code, tokens.code]);
@@ -50,13 +52,10 @@ export class RedisRateLimitStore implements RateLimitStore {
       list.map((l) => l.id),
     ),
   );
-  private readonly settlements = new TurnBatcher<Settlement>((list) =>
-    this.redis.script(
-      'ratelimit_settle',
-      list.map((s) => s.key),
-      list.flatMap((s) => [String(s.reserved), String(s.used), String(s.untilUs)]),
-    ),
-  );
+  private readonly settlements = new TurnBatcher<SettleOp>((ops) => {
+    const { keys, args } = settleCall(ops);
+    return this.redis.script('ratelimit_settle', keys, args);
+  });
 
   constructor(
     private readonly redis: ScriptRunner,
@@ -106,15 +105,31 @@ export class RedisRateLimitStore implements RateLimitStore {
     await Promise.all([...slots].map(([g, list]) => this.releases.add(this.slotOf(g), list)));
   }
 
-  /** The settlements of one event-loop turn go in ONE `ratelimit_settle` call per hash slot. */
-  async settle(items: readonly Settlement[]): Promise<void> {
-    const slots = new Map<string, Settlement[]>();
-    for (const it of items) {
-      const list = slots.get(it.group);
-      if (list) list.push(it);
-      else slots.set(it.group, [it]);
+  /**
+   * The settlements of one event-loop turn go in ONE `ratelimit_settle` call per hash slot, their usage writes with
+   * them (the service tag's slot: the same call unless every reservation is `scope: subject` under Cluster).
+   */
+  async settle(items: readonly Settlement[], usage: readonly UsageWrite[] = []): Promise<void> {
+    const slots = new Map<string, SettleOp[]>();
+    const ops: SettleOp[] = [...items.map((s) => ({ s })), ...usage.map((u) => ({ u }))];
+    for (const op of ops) {
+      const g = (op.s ?? op.u).group;
+      const list = slots.get(g);
+      if (list) list.push(op);
+      else slots.set(g, [op]);
     }
     await Promise.all([...slots].map(([g, list]) => this.settlements.add(this.slotOf(g), list)));
+  }
+
+  /** Usage bucket hashes in one `ratelimit_usage_read` call (the keys share the service tag). */
+  async readUsage(keys: readonly string[]): Promise<Record<string, string>[]> {
+    if (keys.length === 0) return [];
+    const out = await this.redis.script<string[][]>('ratelimit_usage_read', keys, []);
+    return out.map((flat) => {
+      const h: Record<string, string> = {};
+      for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
+      return h;
+    });
   }
 
   /** The batchers' slot of a hash-tag group: every group is one slot on a standalone Redis. */
