@@ -10,7 +10,7 @@ import type { RateLimitSettings } from '../rate-limit.types.js';
 import type { KeyHasher } from '../subjects/key-hasher.js';
 import { createHash } from 'node:crypto';
 import type { TokenCount } from '../core/kinds/tokens.js';
-import type { TokenPrice } from '../core/usage-keys.js';
+import { spendMicros, type TokenPrice } from '../core/usage-keys.js';
 
 /** What a request reserves for its tokens rules (the slice's token counter). */
 export interface TokenAsk {
@@ -21,11 +21,28 @@ export interface TokenAsk {
   price?: TokenPrice;
 }
 
-/** Tokens a rule counting `count` reserves (or is charged) for prompt and completion: an integer ≥ 1. */
-export function tokensFor(count: TokenCount, t: { prompt: number; completion: number }): number {
+/**
+ * What a rule counting `count` reserves for prompt and completion: tokens, or for `spend` micro-dollars at the
+ * model's price (a spend rule applies only to a request with a price: `spendApplies`). An integer ≥ 1.
+ */
+export function tokensFor(
+  count: TokenCount,
+  t: { prompt: number; completion: number; price?: TokenPrice },
+): number {
   const n =
-    count === 'prompt' ? t.prompt : count === 'completion' ? t.completion : t.prompt + t.completion;
+    count === 'spend'
+      ? spendMicros(t.prompt, t.completion, t.price)
+      : count === 'prompt'
+        ? t.prompt
+        : count === 'completion'
+          ? t.completion
+          : t.prompt + t.completion;
   return Number.isFinite(n) && n >= 1 ? Math.ceil(n) : 1;
+}
+
+/** Whether a tokens rule applies to a sized request: a spend rule needs the model's price (else it is skipped). */
+export function spendApplies(rule: CompiledRule, ask: TokenAsk): boolean {
+  return rule.tokens?.count !== 'spend' || ask.price !== undefined;
 }
 
 const SAFE_MODEL = /^[A-Za-z0-9._-]{1,64}$/;
