@@ -200,13 +200,20 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(60);
     });
 
-    it('should skip the spend rule for a model with no price', async () => {
+    it('should skip the spend rule for a model with no price, counted as skipped', async () => {
+      const series =
+        'rampart_ratelimit_skipped_total{policy="inference",rule="user-spend",dimension="user"}';
+      const skipped = async (): Promise<number> => {
+        const text = await (await fetch(`${app.url}/metrics`)).text();
+        const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+        return line ? Number(line.slice(series.length + 1)) : 0;
+      };
       const user = newUser();
-      expect(await left(user)).toBe(BUDGET);
-      // A reservation past the whole budget, if the rule applied: it does not, and charges it nothing.
+      const before = await skipped();
       const res = await call(user, { max_tokens: 8192 }, apps.main.appId, 'unpriced-model');
       expect(res.status).toBe(200);
       await res.arrayBuffer();
+      expect(await skipped()).toBe(before + 1);
       expect(await left(user)).toBe(BUDGET);
     });
 
