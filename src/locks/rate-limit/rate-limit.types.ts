@@ -76,8 +76,11 @@ export interface RuleConfig {
    * (`1m`, `1d`), aligned to the epoch; `capacity` is the tokens per window.
    */
   window?: number | string;
-  /** `algorithm: tokens` only: which tokens count, `prompt`, `completion` or `total` (default). */
-  count?: 'prompt' | 'completion' | 'total';
+  /**
+   * `algorithm: tokens` only: which tokens count, `prompt`, `completion` or `total` (default), or `spend`: the
+   * answer's price in micro-dollars (`capacity` then is micro-dollars per window, docs/quotas.md#spend-budgets).
+   */
+  count?: 'prompt' | 'completion' | 'total' | 'spend';
   /** `algorithm: tokens` only: one budget per model name within the dimension (model, app × model, …). */
   perModel?: boolean;
   /** `shadow` rules are decided and counted ("would have blocked") but never block. Default `enforce`. */

@@ -17,7 +17,7 @@ import { CompiledPolicies } from './compiled-policies.js';
 import { RateLimitClaims } from './rate-limit-claims.js';
 import { RateLimitLeases, leaseBuckets, leaseOf } from './rate-limit-leases.js';
 import { TokenReservations, reservationsOf } from './token-reservations.js';
-import type { TokenAsk } from '../rules/request-buckets.js';
+import { spendApplies, type TokenAsk } from '../rules/request-buckets.js';
 import { LoadGate, loadGate } from '../load/load-gate.js';
 import { LoadMonitor } from '../load/load-monitor.service.js';
 import { QuotaMetrics } from '../quota.metrics.js';
@@ -94,8 +94,10 @@ export class RateLimiter {
     }
     const ask = policy.tokens?.(ctx.req);
     let active = activeRules(policy, ctx, this.subjects, this.onSkip);
-    // A request without a size (no token counter answer) has no tokens rules: skipped, as without a subject.
-    if (!ask && active.some((a) => a.rule.tokens)) active = this.withoutTokens(active, policy);
+    // A request without a size (no token counter answer) has no tokens rules: skipped, as without a subject;
+    // one whose model has no price has no spend rules.
+    if (active.some((a) => a.rule.tokens && !(ask && spendApplies(a.rule, ask))))
+      active = this.withoutTokens(active, policy, ask);
     const handoff = this.takesHandoff(ctx, slice) ? ctx.state.claimHandoff : undefined;
     const claim = policy.claim ? this.policies.claimOf(policy.claim, ctx) : handoff;
     if (active.length === 0 && !claim && (!this.settings.fuse || ctx.policy.critical === true))
@@ -111,10 +113,15 @@ export class RateLimiter {
       : this.storeDown(ctx, policy, active, cost, claim, gate.load, ask);
   }
 
-  private withoutTokens(active: ActiveRule[], policy: CompiledPolicy): ActiveRule[] {
+  private withoutTokens(
+    active: ActiveRule[],
+    policy: CompiledPolicy,
+    ask?: TokenAsk,
+  ): ActiveRule[] {
     return active.filter((a) => {
-      if (a.rule.tokens) this.onSkip(a.rule, policy.policyName);
-      return !a.rule.tokens;
+      const keep = !a.rule.tokens || (ask !== undefined && spendApplies(a.rule, ask));
+      if (!keep) this.onSkip(a.rule, policy.policyName);
+      return keep;
     });
   }
 

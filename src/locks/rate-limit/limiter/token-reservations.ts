@@ -10,7 +10,7 @@ import { modelPart, type ActiveRule, type TokenAsk } from '../rules/request-buck
 import type { RateLimitStore, Settlement } from '../store/rate-limit.store.js';
 import type { KeyHasher } from '../subjects/key-hasher.js';
 import { SubjectResolver } from '../subjects/subject-resolver.js';
-import { spendMicros, usageWrites, type UsageRecord } from '../core/usage-keys.js';
+import { spendMicros, usageWrites, type TokenPrice, type UsageRecord } from '../core/usage-keys.js';
 
 /** One reservation of an allowed request: its bucket, what it counts, and the window it went to. */
 interface Reserved {
@@ -22,8 +22,9 @@ interface Reserved {
   untilUs: number;
 }
 
-/** Tokens a rule counting `count` is charged for what was used (0 allowed: an upstream that reported 0). */
-export function usedBy(count: TokenCount, u: TokenUse): number {
+/** What a rule counting `count` is charged for what was used (0 allowed: an upstream that reported 0); spend: µ$. */
+export function usedBy(count: TokenCount, u: TokenUse, price?: TokenPrice): number {
+  if (count === 'spend') return spendMicros(usedBy('prompt', u), usedBy('completion', u), price);
   const n =
     count === 'prompt' ? u.prompt : count === 'completion' ? u.completion : u.prompt + u.completion;
   return Number.isFinite(n) && n > 0 ? Math.ceil(n) : 0;
@@ -63,6 +64,7 @@ class Reservation implements TokenReservation {
     readonly reserved: TokenUse,
     private readonly items: Reserved[],
     private readonly commit: (s: Settlement[], rules: Reserved[], used: TokenUse) => void,
+    private readonly price?: TokenPrice,
   ) {}
 
   hold(): void {
@@ -77,7 +79,7 @@ class Reservation implements TokenReservation {
         key: r.key,
         group: r.group,
         reserved: r.reserved,
-        used: usedBy(r.count, used),
+        used: usedBy(r.count, used, this.price),
         untilUs: r.untilUs,
       })),
       this.items,
@@ -123,9 +125,11 @@ export class TokenReservations {
       items,
       (s, rules, used) => {
         const model = modelPart(ask.model);
-        rules.forEach((rule, i) =>
-          this.m.tokensUsed(policy, rule.rule, model, rule.count, s[i]!.used),
-        );
+        // Spend rules' charges are in rampart_ratelimit_spend_total (µ$ are no tokens).
+        rules.forEach((rule, i) => {
+          if (rule.count !== 'spend')
+            this.m.tokensUsed(policy, rule.rule, model, rule.count, s[i]!.used);
+        });
         const prompt = usedBy('prompt', used);
         const completion = usedBy('completion', used);
         const spend = spendMicros(prompt, completion, ask.price);
@@ -137,6 +141,7 @@ export class TokenReservations {
           this.logger.warn({ msg: 'token settlement failed', policy, err: (err as Error).message });
         });
       },
+      ask.price,
     );
     ctx.state.tokens = r;
     onReplyClosed(ctx.reply, () => r.closed());

@@ -8,36 +8,10 @@ import type { BucketSpec } from '../core/decision.types.js';
 import type { QuotaState } from '../core/rate-limit-headers.js';
 import type { RateLimitSettings } from '../rate-limit.types.js';
 import type { KeyHasher } from '../subjects/key-hasher.js';
-import { createHash } from 'node:crypto';
-import type { TokenCount } from '../core/kinds/tokens.js';
-import type { TokenPrice } from '../core/usage-keys.js';
-
-/** What a request reserves for its tokens rules (the slice's token counter). */
-export interface TokenAsk {
-  prompt: number;
-  completion: number;
-  model?: string;
-  /** The model's price (USD per 1M tokens) for its usage's spend; none: spend 0. */
-  price?: TokenPrice;
-}
-
-/** Tokens a rule counting `count` reserves (or is charged) for prompt and completion: an integer ≥ 1. */
-export function tokensFor(count: TokenCount, t: { prompt: number; completion: number }): number {
-  const n =
-    count === 'prompt' ? t.prompt : count === 'completion' ? t.completion : t.prompt + t.completion;
-  return Number.isFinite(n) && n >= 1 ? Math.ceil(n) : 1;
-}
-
-const SAFE_MODEL = /^[A-Za-z0-9._-]{1,64}$/;
-
-/** A model name as a key part: as is when short and plain, else a 96-bit hash (it comes from the client). */
-export function modelPart(model: string | undefined): string {
-  if (model === undefined) return '-';
-  return SAFE_MODEL.test(model)
-    ? model
-    : `#${createHash('sha256').update(model).digest('base64url').slice(0, 16)}`;
-}
+import { modelPart, tokensFor, type TokenAsk } from './token-ask.js';
 import type { SubjectResolver } from '../subjects/subject-resolver.js';
+
+export { modelPart, spendApplies, tokensFor, type TokenAsk } from './token-ask.js';
 
 /** A rule that applies to this request, with its subject. */
 export interface ActiveRule {

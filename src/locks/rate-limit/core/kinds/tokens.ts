@@ -2,8 +2,11 @@ import { parseDuration } from '../rate-parse.js';
 import { EPS, type RuleKind, replyNumber } from '../rule-kind.types.js';
 import { type CountWindow, liveWindow, windowRefusal } from './count-window.js';
 
-/** Which tokens of an answer a tokens rule counts (docs/rate-limit.md#token-rules). */
-export const TOKEN_COUNTS = ['prompt', 'completion', 'total'] as const;
+/**
+ * What of an answer a tokens rule counts (docs/rate-limit.md#token-rules): its tokens, or `spend`, its price in
+ * integer micro-dollars (`capacity` then is micro-dollars per window: a spend budget, docs/quotas.md#spend-budgets).
+ */
+export const TOKEN_COUNTS = ['prompt', 'completion', 'total', 'spend'] as const;
 export type TokenCount = (typeof TOKEN_COUNTS)[number];
 
 /** Shortest and longest window of a tokens rule. */
@@ -68,7 +71,7 @@ export const tokens = {
       );
     if (rule.count !== undefined && !TOKEN_COUNTS.includes(rule.count as TokenCount))
       p.push(
-        `${path}.count: must be one of ${TOKEN_COUNTS.join(', ')} (which tokens the budget counts)`,
+        `${path}.count: must be one of ${TOKEN_COUNTS.join(', ')} (which tokens the budget counts, or spend in micro-dollars)`,
       );
     if (rule.perModel !== undefined && typeof rule.perModel !== 'boolean')
       p.push(`${path}.perModel: must be true or false (one budget per model name)`);
