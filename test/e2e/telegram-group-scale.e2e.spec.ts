@@ -27,8 +27,8 @@ describe.each(ADAPTERS)('Telegram group size scales the chat bucket (%s)', (adap
     metric(/decisions_total\{policy="telegram-demo",rule="chat",outcome="rejected"\} (\d+)/);
   const lookups = () =>
     metric(/rampart_telegram_group_size_lookups_total\{bot="demo",outcome="ok"\} (\d+)/);
-  const send = async (chat: number) =>
-    (await deliver(app.url, textUpdate('hello', ++user, chat), { bot: 'demo' })).status;
+  const send = async (chat: number, bot = 'demo') =>
+    (await deliver(app.url, textUpdate('hello', ++user, chat), { bot })).status;
   /** Updates to `chat` the chat rule refused out of `n`. */
   const refusedOf = async (chat: number, n: number) => {
     const before = await rejected();
@@ -45,10 +45,16 @@ describe.each(ADAPTERS)('Telegram group size scales the chat bucket (%s)', (adap
     ];
     app = await startApp({
       HTTP_ADAPTER: adapter,
-      CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'builtin', groupScale }], {
-        apiRoot: api.url,
-        extra: { policies: { telegram: { locks: { rateLimit: { rules: rules() } } } } },
-      }),
+      CONFIG_FILE: telegramConfigFile(
+        [
+          { id: 'demo', mode: 'builtin', groupScale },
+          { id: 'other', mode: 'builtin' },
+        ],
+        {
+          apiRoot: api.url,
+          extra: { policies: { telegram: { locks: { rateLimit: { rules: rules() } } } } },
+        },
+      ),
     });
   });
   afterAll(async () => {
@@ -71,5 +77,15 @@ describe.each(ADAPTERS)('Telegram group size scales the chat bucket (%s)', (adap
     expect(counts.map((c) => String(c.body.chat_id)).sort()).toEqual(
       [String(LARGE), String(SMALL)].sort(),
     );
+  });
+
+  it("should not scale, nor look up, another bot's same groups (no groupScale)", async () => {
+    const calls = api.calls.filter((c) => c.method === 'getChatMemberCount').length;
+    const refused = () =>
+      metric(/decisions_total\{policy="telegram-other",rule="chat",outcome="rejected"\} (\d+)/);
+    for (let i = 0; i < 10; i++) expect(await send(LARGE, 'other')).toBe(200);
+    // Its own chat bucket for the same group, at ×1: 3 allowed, 7 refused; no lookup.
+    expect(await refused()).toBe(7);
+    expect(api.calls.filter((c) => c.method === 'getChatMemberCount')).toHaveLength(calls);
   });
 });
