@@ -5,6 +5,8 @@ import type {
 import { requestState } from '../http/http-context.js';
 import type { SignatureFeature } from '../locks/signature/secret-token/secret-tokens.js';
 import type { TelegramBots } from './telegram-bots.js';
+import { groupFactor } from './group-scale.js';
+import type { GroupSizes } from './group-sizes.js';
 
 /** The header Telegram sends the webhook's secret_token in. */
 export const SECRET_TOKEN_HEADER = 'x-telegram-bot-api-secret-token';
@@ -53,7 +55,7 @@ export function updateClaimId(botId: string, updateId: number): string {
  * refusal) has no subject, attribute or claim but `verified: no`: a forged
  * update can neither spend a real user's budget nor claim a real update id.
  */
-export function telegramRateLimitFeature(bots: TelegramBots): RateLimitFeature {
+export function telegramRateLimitFeature(bots: TelegramBots, sizes?: GroupSizes): RateLimitFeature {
   const update = (ctx: SubjectContext) =>
     ctx.state.deferredBy === undefined ? bots.update(ctx.req) : undefined;
   return {
@@ -85,6 +87,16 @@ export function telegramRateLimitFeature(bots: TelegramBots): RateLimitFeature {
         const u = bots.update(req);
         const bot = bots.bot(req);
         return u?.action !== undefined && bot ? (bot.commandCosts[u.action] ?? 1) : 1;
+      },
+    },
+    // A group's chat-wide bucket × its size's factor (docs/telegram.md#group-size): a cached count, never a wait.
+    scales: sizes && {
+      chat: (ctx, subject) => {
+        const bot = bots.bot(ctx.req);
+        const type = update(ctx)?.chatType;
+        if (!bot?.groupScale || (type !== 'group' && type !== 'supergroup')) return 1;
+        const members = sizes.members(bot.id, subject.value);
+        return members === undefined ? 1 : groupFactor(bot.groupScale, members);
       },
     },
     subjects: {

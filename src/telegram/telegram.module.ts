@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { BotApiClients } from './bot-api-clients.js';
 import { BuiltinBackends } from './builtin-backends.js';
 import { ClaimReleaseInterceptor } from './claim-release.interceptor.js';
 import { OutboundModule } from './outbound/outbound.module.js';
@@ -25,7 +24,6 @@ import { TelegramPolling } from './polling/telegram-polling.service.js';
   controllers: [TelegramController],
   providers: [
     TelegramMetrics,
-    BotApiClients,
     TelegramTeller,
     BuiltinBackends,
     TelegramBuiltin,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { parseGroupScale } from './group-scale.js';
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config/config.error.js';
 import type { RampartConfig } from '../config/config.types.js';
@@ -41,6 +42,7 @@ const BOT_KEYS = [
   'backendUrl',
   'commandCosts',
   'adminUserIds',
+  'groupScale',
   'failMode',
   'maxConnections',
   'scope',
@@ -180,6 +182,7 @@ function parseBot(
     !admins.every((a) => Number.isSafeInteger(a) || (typeof a === 'string' && /^\d{1,20}$/.test(a)))
   )
     p.push(`${at}.adminUserIds must be a list of Telegram user ids`);
+  const groupScale = parseGroupScale(o.groupScale, at, p);
   if (o.failMode !== undefined && !['open', 'closed', 'local'].includes(o.failMode as string))
     p.push(`${at}.failMode must be one of open, closed, local`);
   const maxConnections = o.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
@@ -213,6 +216,7 @@ function parseBot(
     backendUrl: o.backendUrl as string | undefined,
     commandCosts: costs,
     adminUserIds: (admins as unknown[]).map(String),
+    ...(groupScale ? { groupScale } : {}),
     failMode: o.failMode as BotConfig['failMode'],
     maxConnections: maxConnections as number,
     scope: (o.scope as string | undefined) ?? 'default',

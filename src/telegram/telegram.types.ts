@@ -1,3 +1,4 @@
+import type { GroupScaleRow } from './group-scale.js';
 import type { OutboundBuckets, OutboundSettings } from './outbound/outbound.settings.js';
 
 /**
@@ -38,6 +39,11 @@ export interface BotConfig {
   commandCosts: Record<string, number>;
   /** Telegram user ids whose commands are exempt from global shedding. */
   adminUserIds: string[];
+  /**
+   * The chat-wide bucket of a group (`chat` rules) × the factor of its member count (getChatMemberCount,
+   * cached): docs/telegram.md#group-size. Undefined: every group gets the rule as written.
+   */
+  groupScale?: GroupScaleRow[];
   /** Overrides the rate-limit failMode of this bot's policy (`telegram-<id>`). */
   failMode?: 'open' | 'closed' | 'local';
   /**

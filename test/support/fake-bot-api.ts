@@ -11,7 +11,8 @@
  *
  * Methods: sendMessage (answers a Message), answerCallbackQuery, setWebhook
  * (stores url, secret_token, allowed_updates), getWebhookInfo (the stored
- * webhook plus `webhookInfo`), getMe; anything else answers `{ok: true, result: true}`.
+ * webhook plus `webhookInfo`), getMe, getChatMemberCount (`memberCounts[chat]`, else `memberCount`,
+ * default 1); anything else answers `{ok: true, result: true}`.
  * `failWith(429, retryAfter)` makes every call answer a Bot API error.
  *
  * Per bot, chat or method (the outbound sender's tests): `rule({ token, method, chat, status,
@@ -59,6 +60,9 @@ export interface FakeBotApi {
   acceptTokens(tokens: string[] | undefined): void;
   webhook: Record<string, unknown>;
   webhookInfo: Record<string, unknown>;
+  /** getChatMemberCount's answer per chat id; `memberCount` for any other chat. */
+  memberCounts: Record<string, number>;
+  memberCount: number;
   failWith(status: number | undefined, retryAfter?: number): void;
   waitFor(pred: (c: BotApiCall) => boolean, timeoutMs?: number): Promise<BotApiCall>;
   close(): Promise<void>;
@@ -84,6 +88,8 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
     calls: [],
     webhook: {},
     webhookInfo: { pending_update_count: 0 },
+    memberCounts: {},
+    memberCount: 1,
     rule(r) {
       rules.push({ ...r });
     },
@@ -188,6 +194,8 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
               ...api.webhookInfo,
             },
           });
+        case 'getChatMemberCount':
+          return send(200, { ok: true, result: api.memberCounts[chat ?? ''] ?? api.memberCount });
         case 'getMe':
           return send(200, {
             ok: true,

@@ -20,6 +20,7 @@ export interface TestBot {
   failMode?: 'open' | 'closed' | 'local';
   adminUserIds?: number[];
   ingress?: 'webhook' | 'polling';
+  groupScale?: { members: number; factor: number }[];
 }
 
 /** Writes a CONFIG_FILE with these bots (and any extra top-level sections); returns its path. */

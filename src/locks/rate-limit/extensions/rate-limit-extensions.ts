@@ -42,6 +42,13 @@ export type AttributeFunction = (ctx: SubjectContext) => string | undefined;
 /** A once-only id of the request (e.g. a webhook's update id), claimed for `ttlMs` milliseconds; undefined = none. */
 export type ClaimFunction = (ctx: SubjectContext) => { id: string; ttlMs: number } | undefined;
 
+/**
+ * A multiplier of capacity and rate (like a tier) of one dimension's rules for this request and subject, e.g. a
+ * Telegram group's size for its `chat` rules. Called per request on the hot path: it must answer at once (no I/O);
+ * not finite or ≤ 0 counts as 1.
+ */
+export type ScaleFunction = (ctx: SubjectContext, subject: Subject) => number;
+
 /** What a product plugs into the rate limiter: `RateLimitModule.forFeature(feature)`. */
 export interface RateLimitFeature {
   /** Named cost functions, usable as a slice's `cost: <name>`. Names match `[a-z][a-z0-9-]*`. */
@@ -58,6 +65,8 @@ export interface RateLimitFeature {
   claims?: Record<string, ClaimFunction>;
   /** Named token counters, usable as a slice's `tokens: <name>` (what its tokens rules reserve). */
   tokens?: Record<string, TokenFunction>;
+  /** Per dimension, a multiplier of that dimension's rules for each request (one product per dimension). */
+  scales?: Partial<Record<Dimension, ScaleFunction>>;
 }
 
 const COST_NAME = /^[a-z][a-z0-9-]{0,39}$/;
@@ -76,6 +85,7 @@ export class RateLimitExtensions {
   private readonly attributes = new Map<string, AttributeFunction>();
   private readonly claims = new Map<string, ClaimFunction>();
   private readonly tokenFns = new Map<string, TokenFunction>();
+  private readonly scales = new Map<Dimension, ScaleFunction>();
 
   /** Adds a product's cost functions and extractors; a name or dimension registered twice stops the boot. */
   register(feature: RateLimitFeature): void {
@@ -86,16 +96,8 @@ export class RateLimitExtensions {
         throw new Error(`RateLimitModule.forFeature: cost "${name}" is registered twice`);
       this.costs.set(name, fn);
     }
-    for (const [dimension, fn] of Object.entries(feature.subjects ?? {})) {
-      if (fn === undefined) continue;
-      if (!(DIMENSIONS as readonly string[]).includes(dimension))
-        throw new Error(
-          `RateLimitModule.forFeature: unknown dimension "${dimension}" (known: ${DIMENSIONS.join(', ')})`,
-        );
-      if (this.subjects.has(dimension as Dimension))
-        throw new Error(`RateLimitModule.forFeature: dimension "${dimension}" has two extractors`);
-      this.subjects.set(dimension as Dimension, fn);
-    }
+    perDimension('extractor', feature.subjects, this.subjects);
+    perDimension('scale', feature.scales, this.scales);
     named('attribute', feature.attributes, this.attributes, ATTRIBUTE_NAME, '[a-z][a-zA-Z0-9]*');
     named('claim', feature.claims, this.claims, COST_NAME, '[a-z][a-z0-9-]*');
     named('token counter', feature.tokens, this.tokenFns, COST_NAME, '[a-z][a-z0-9-]*');
@@ -139,6 +141,28 @@ export class RateLimitExtensions {
 
   subject(dimension: Dimension): SubjectExtractor | undefined {
     return this.subjects.get(dimension);
+  }
+
+  scale(dimension: Dimension): ScaleFunction | undefined {
+    return this.scales.get(dimension);
+  }
+}
+
+/** Adds per-dimension functions: an unknown dimension or one registered twice stops the boot. */
+function perDimension<F>(
+  what: string,
+  from: Partial<Record<Dimension, F>> | undefined,
+  into: Map<Dimension, F>,
+): void {
+  for (const [dimension, fn] of Object.entries(from ?? {}) as [string, F | undefined][]) {
+    if (fn === undefined) continue;
+    if (!(DIMENSIONS as readonly string[]).includes(dimension))
+      throw new Error(
+        `RateLimitModule.forFeature: unknown dimension "${dimension}" (known: ${DIMENSIONS.join(', ')})`,
+      );
+    if (into.has(dimension as Dimension))
+      throw new Error(`RateLimitModule.forFeature: dimension "${dimension}" has two ${what}s`);
+    into.set(dimension as Dimension, fn);
   }
 }
 

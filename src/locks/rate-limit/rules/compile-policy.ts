@@ -2,6 +2,7 @@ import type {
   ClaimFunction,
   CostFunction,
   RateLimitExtensions,
+  ScaleFunction,
   SubjectExtractor,
   TokenFunction,
 } from '../extensions/rate-limit-extensions.js';
@@ -49,6 +50,8 @@ export interface CompiledRule {
   tiered: boolean;
   /** The product's extractor of this dimension, if one registered (asked when the built-in has no subject). */
   extract?: SubjectExtractor;
+  /** The product's scale of this dimension, if one registered: × capacity and rate per request. */
+  scale?: ScaleFunction;
   /** `when` / `unless`: the rule applies only to requests whose attributes match. */
   conditions?: Conditions;
   /** Place in the degrade order (the rule's `degradeRank`, else its policy's; default 0). */
@@ -90,7 +93,7 @@ export function compileSlice(
   slice: RateLimitSlice,
   policyName: string,
   extensions: Pick<RateLimitExtensions, 'cost' | 'subject' | 'attribute' | 'claim'> &
-    Partial<Pick<RateLimitExtensions, 'tokens'>>,
+    Partial<Pick<RateLimitExtensions, 'tokens' | 'scale'>>,
 ): CompiledPolicy {
   const claim = slice.claim === undefined ? undefined : extensions.claim(slice.claim);
   return {
@@ -128,6 +131,7 @@ export function compileSlice(
         ),
       tiered: r.dimension === 'app' || r.dimension === 'user',
       extract: extensions.subject(r.dimension),
+      scale: extensions.scale?.(r.dimension),
       conditions: compileConditions(r, extensions),
       rank: r.degradeRank ?? slice.degradeRank ?? 0,
       risk: r.risk !== false,

@@ -17,6 +17,8 @@ export { modelPart, spendApplies, tokensFor, type TokenAsk } from './token-ask.j
 export interface ActiveRule {
   rule: CompiledRule;
   subject: Subject;
+  /** The product's scale of the rule's dimension for this request (absent: 1). */
+  scale?: number;
 }
 
 /** What the request's buckets describe for headers: name and window per bucket. */
@@ -56,9 +58,15 @@ export function activeRules(
         ? undefined
         : subjects.resolve(rule.dimension, ctx, rule.extract);
     if (subject === undefined) skip(rule, policy.policyName);
-    else out.push({ rule, subject });
+    else if (rule.scale === undefined) out.push({ rule, subject });
+    else out.push({ rule, subject, scale: scaleOf(rule.scale(ctx, subject)) });
   }
   return out;
+}
+
+/** A product's scale as a multiplier: not finite or ≤ 0 is 1. */
+function scaleOf(n: number): number {
+  return Number.isFinite(n) && n > 0 ? n : 1;
 }
 
 /** The buckets of one request: its rules (× tier where tiered, × `scale`) and the emergency fuse. */
@@ -88,6 +96,7 @@ export function buildBuckets(
       tokensKey(a, opts),
       a.rule.tokens && opts.tokens ? tokensFor(a.rule.tokens.count, opts.tokens) : opts.cost,
       opts.scale *
+        (a.scale ?? 1) *
         (a.rule.tiered ? tierMult : 1) *
         (load && a.rule.rank >= load.from && a.rule.dimension !== 'global' ? load.factor : 1),
       degrade,
