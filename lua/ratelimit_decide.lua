@@ -22,7 +22,9 @@
 --     pending strikes (refusals the app's deny cache answered since; added now, capped like all strikes)
 --   then per paced bucket k (flag 64; kinds that pace: 'g', 't'), at 8 + 6n + 6·penalties + (k-1): its max wait µs
 --     (a request that fits within it is admitted now, its slot reserved: the app makes it wait)
---   then [R0 = 8 + 6n + 6·penalties + paced] nr (risk records, 0 = none); when nr > 0: nv (verified ones, 0 = none), point
+--   then per warm-up bucket m (kind 'w': lib/kind_gcra_warm.lua), at 8 + 6n + 6·penalties + paced + (m-1): its
+--     warm-up µs
+--   then [R0 = 8 + 6n + 6·penalties + paced + warm] nr (risk records, 0 = none); when nr > 0: nv (verified ones, 0 = none), point
 --     decay µs, new-subject window µs, new-subject weight, reputation period µs, points per period, reputation max,
 --     tier bonus, record TTL ms, touch µs, address window µs, number of bands nb, then nb pairs (below,
 --     multiplier): the last band takes every higher score, then the quiet TTL ms (a record younger than one
@@ -68,12 +70,13 @@ if ARGV[3] ~= 'x' then return decide_fast(told, NT, NX) end
 local degradeAt = tonumber(ARGV[4])
 local degraded = ARGV[6] == '1'
 local n = tonumber(ARGV[7])
-local np, npc = 0, 0
+local np, npc, nw = 0, 0, 0
 for i = 1, n do
   if ARGV[6 + i * 6] % 16 >= 8 then np = np + 1 end
   if ARGV[6 + i * 6] % 128 >= 64 then npc = npc + 1 end
+  if ARGV[2 + i * 6] == 'w' then nw = nw + 1 end
 end
-local R0 = 8 + n * 6 + np * 6 + npc
+local R0 = 8 + n * 6 + np * 6 + npc + nw
 local nr = tonumber(ARGV[R0])
 -- Read: one MGET for the string kinds' buckets then the penalty keys (its reply starts the output), one HMGET per
 -- hash kind's bucket (appended). KD kind, V value, X second value (the hash's second field).
@@ -137,18 +140,19 @@ end
 -- retry-after ms.
 local allowed, OK, W, TS = true, {}, {}, {}
 local BL, WORST = 0, -1
-local pc = R0 - npc
+local pc, wc = R0 - npc - nw, R0 - nw
 for i = 1, n do
   local b = 2 + i * 6
   local fl = tonumber(ARGV[b + 4])
-  local wait = 0
+  local wait, wu = 0, 0
   if fl % 128 >= 64 then wait, pc = tonumber(ARGV[pc]), pc + 1 end
+  if ARGV[b] == 'w' then wu, wc = tonumber(ARGV[wc]), wc + 1 end
   local m = penalty_multiplier(pen, i)
   if degraded and fl % 8 >= 4 then m = m * tonumber(ARGV[5]) end
   if fl % 32 >= 16 then m = m * RM end
   local t = tonumber(ARGV[b + 2])
   if KD[i].scales then t = t / m end
-  local ok, w, x = KD[i].decide(V[i], X[i], tonumber(ARGV[b + 1]) * m, t, tonumber(ARGV[b + 3]), wait)
+  local ok, w, x = KD[i].decide(V[i], X[i], tonumber(ARGV[b + 1]) * m, t, tonumber(ARGV[b + 3]), wait, wu)
   OK[i] = ok
   if ok then
     W[i], TS[i] = w, x

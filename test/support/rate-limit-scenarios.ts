@@ -135,8 +135,81 @@ const TOK = rule('tok', 100, 10, {
 /** Paced: burst 2, 10/s (100 ms a token), a request that fits within 300 ms waits for its slot. */
 const PACED = rule('paced', 2, 10, { maxWaitUs: 300_000 });
 const TB_PACED = rule('tbp', 2, 10, { kind: 't', maxWaitUs: 300_000 });
+/** Warm-up (kind 'w'): burst 1, 10/s (100 ms a token), warmUp 1 s: cold, one token every 300 ms at first. */
+const WARM = rule('warm', 1, 10, { kind: 'w', warmUpUs: 1_000_000 });
+/** Warm-up and paced: burst 2, 10/s, warmUp 1 s, a request that fits within 300 ms waits for its slot. */
+const WARM_PACED = rule('wp', 2, 10, { kind: 'w', warmUpUs: 1_000_000, maxWaitUs: 300_000 });
 
 export const SCENARIOS: Scenario[] = [
+  {
+    name: 'warm-up GCRA: a cold bucket starts at a third of its rate, the full rate after warmUp, cold again after idle',
+    steps: [
+      // Cold (absent): the interval is 3 × 100 ms; the next token comes back 300 ms later.
+      {
+        req: { rules: [WARM] },
+        expect: { allowed: true, remaining: { warm: 0 }, retry: { warm: 300 } },
+      },
+      { req: { rules: [WARM] }, expect: { allowed: false, blocker: 'warm', retry: { warm: 300 } } },
+      // Half way through the warm-up: 2 × 100 ms.
+      { advance: 500, req: { rules: [WARM] }, expect: { allowed: true, retry: { warm: 200 } } },
+      { req: { rules: [WARM] }, expect: { allowed: false, retry: { warm: 200 } } },
+      // Past the warm-up (1.1 s since it started, idle 400 ms): the full rate.
+      { advance: 600, req: { rules: [WARM] }, expect: { allowed: true, retry: { warm: 100 } } },
+      { req: { rules: [WARM] }, expect: { allowed: false, retry: { warm: 100 } } },
+      // Full and idle for 2.1 s (≥ warmUp): cold again.
+      { advance: 2200, req: { rules: [WARM] }, expect: { allowed: true, retry: { warm: 300 } } },
+      { req: { rules: [WARM] }, expect: { allowed: false, retry: { warm: 300 } } },
+    ],
+  },
+  {
+    name: 'warm-up GCRA: a busy bucket never slows; each subject warms up on its own',
+    steps: [
+      { req: { rules: [WARM] }, expect: { allowed: true, retry: { warm: 300 } } },
+      { advance: 1000, req: { rules: [WARM] }, expect: { allowed: true, retry: { warm: 100 } } },
+      // 3 s of traffic at the full rate (3 × warmUp): never cold, never slower.
+      ...Array.from({ length: 30 }, () => ({
+        advance: 100,
+        req: { rules: [WARM] },
+        expect: { allowed: true, retry: { warm: 100 } },
+      })),
+      { req: { rules: [WARM] }, expect: { allowed: false, retry: { warm: 100 } } },
+      // Idle shorter than the warm-up: still warm.
+      { advance: 900, req: { rules: [WARM] }, expect: { allowed: true, retry: { warm: 100 } } },
+      { req: { rules: [WARM] }, expect: { allowed: false, retry: { warm: 100 } } },
+      // Another subject's bucket is cold on its own.
+      {
+        req: { rules: [{ ...WARM, action: 'other' }] },
+        expect: { allowed: true, retry: { warm: 300 } },
+      },
+    ],
+  },
+  {
+    name: 'warm-up and paced: a cold burst is admitted at a third of the rate (3 of it), a warm one at the full rate (5)',
+    steps: [
+      // Cold: 300 ms a token, burst 2, wait 300 ms: two at once, one held 300 ms, then a 429.
+      {
+        req: { rules: [WARM_PACED] },
+        expect: { allowed: true, remaining: { wp: 1 }, wait: { wp: 0 } },
+      },
+      { req: { rules: [WARM_PACED] }, expect: { allowed: true, wait: { wp: 0 } } },
+      { req: { rules: [WARM_PACED] }, expect: { allowed: true, wait: { wp: 300 } } },
+      {
+        req: { rules: [WARM_PACED] },
+        expect: { allowed: false, blocker: 'wp', retry: { wp: 300 }, wait: { wp: 0 } },
+      },
+      // Warm (1 s after the start, idle 100 ms): 100 ms a token, two at once, three held, then a 429.
+      {
+        advance: 1000,
+        req: { rules: [WARM_PACED] },
+        expect: { allowed: true, wait: { wp: 0 } },
+        times: 2,
+      },
+      { req: { rules: [WARM_PACED] }, expect: { allowed: true, wait: { wp: 100 } } },
+      { req: { rules: [WARM_PACED] }, expect: { allowed: true, wait: { wp: 200 } } },
+      { req: { rules: [WARM_PACED] }, expect: { allowed: true, wait: { wp: 300 } } },
+      { req: { rules: [WARM_PACED] }, expect: { allowed: false, retry: { wp: 100 } } },
+    ],
+  },
   {
     name: 'paced GCRA: past the burst each request waits one interval more, past the wait a 429',
     steps: [

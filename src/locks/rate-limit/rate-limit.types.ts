@@ -111,6 +111,11 @@ export interface RuleConfig {
    */
   maxWaitMs?: number;
   /**
+   * Warm-up (gcra only, docs/rate-limit.md#warm-up): a duration from 1 s to 10 min ("30s"). After that long full
+   * and idle, the rule's rate starts at a third and rises linearly to the full rate over this period.
+   */
+  warmUp?: string | number;
+  /**
    * Staged enforcement (`mode: enforce` only): enforce on `instances` percent of instances and, there, for
    * `subjects` percent of subjects (by their hashed key); everywhere else the rule runs as shadow. Each 0–100,
    * default 100. Raise the shares step by step after shadow mode (docs/rate-limit.md#staged-enforcement).

@@ -22,6 +22,7 @@ const RULE_KEYS = new Set([
   'degradeRank',
   'risk',
   'maxWaitMs',
+  'warmUp',
   'stage',
 ]);
 
@@ -116,8 +117,22 @@ export function validateRule(rule: unknown, path: string, attributes: readonly s
     )
       p.push(`${path}.maxWaitMs: must be an integer from 0 to ${MAX_WAIT_MS} (milliseconds)`);
   }
+  if (rule.warmUp !== undefined) p.push(...validateWarmUp(rule, path));
   p.push(...validateConditions(rule, path, attributes));
   return p;
+}
+
+/** Longest warm-up of a gcra rule (ms). */
+export const MAX_WARM_UP_MS = 600_000;
+
+/** `warmUp`: a duration from 1 s to 10 min, on a gcra rule only. */
+function validateWarmUp(rule: Record<string, unknown>, path: string): string[] {
+  if (kindOfAlgorithm(rule.algorithm as string | undefined).algorithm !== 'gcra')
+    return [`${path}.warmUp: only gcra rules can warm up (not ${String(rule.algorithm)})`];
+  const ms = parseDuration(rule.warmUp);
+  return ms === undefined || ms < 1_000 || ms > MAX_WARM_UP_MS
+    ? [`${path}.warmUp: must be a duration from 1s to 10m (e.g. "30s")`]
+    : [];
 }
 
 /** `stage`: {subjects?, instances?}, integers 0–100, only on an enforcing rule. */

@@ -53,6 +53,11 @@ export interface BucketSpec {
    * on. Absent or 0: refused at once, as without pacing.
    */
   maxWaitUs?: number;
+  /**
+   * Warm-up (a gcra rule's `warmUp`, kind 'w' only: core/kinds/gcra-warm.ts): after this many µs full and idle,
+   * the bucket's rate starts at a third and rises linearly to the full rate over this many µs.
+   */
+  warmUpUs?: number;
 }
 
 export interface DecideRequest {

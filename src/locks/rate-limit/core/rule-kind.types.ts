@@ -62,7 +62,7 @@ export interface RuleKind {
   /** Fill fraction before this request: 0 = empty bucket … 1 = fully used. */
   used(b: BucketSpec, v: Stored | undefined, now: number): number;
   /** Microseconds to refill the whole bucket (its key's TTL less the margin). */
-  refillUs(b: Pick<BucketSpec, 'capacity' | 'intervalUs'>): number;
+  refillUs(b: Pick<BucketSpec, 'capacity' | 'intervalUs' | 'warmUpUs'>): number;
   /** The kind's own options of a rule, accepted beside the common ones (validated by `validate`). */
   readonly options?: readonly string[];
   /** Problems with the kind's own options of a rule (empty = valid); the common ones are checked already. */

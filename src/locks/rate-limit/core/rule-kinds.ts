@@ -7,11 +7,12 @@ import { TTL_MARGIN_MS, type BucketSpec } from './decision.types.js';
 import { concurrency } from './kinds/concurrency.js';
 import { fixedWindow } from './kinds/fixed-window.js';
 import { gcra } from './kinds/gcra.js';
+import { gcraWarm } from './kinds/gcra-warm.js';
 import { tokenBucket } from './kinds/token-bucket.js';
 import { tokens } from './kinds/tokens.js';
 import { EPS, type OneOutcome, type RuleKind, type Stored } from './rule-kind.types.js';
 
-export const RULE_KINDS = [gcra, tokenBucket, fixedWindow, concurrency, tokens] as const;
+export const RULE_KINDS = [gcra, tokenBucket, fixedWindow, concurrency, tokens, gcraWarm] as const;
 
 /** The kinds a policy may name as a rule's `algorithm` (the first is the default). */
 export const ALGORITHMS = RULE_KINDS.flatMap((k) => ('algorithm' in k ? [k.algorithm] : []));
@@ -79,7 +80,7 @@ export function used(b: BucketSpec, v: Stored | undefined, now: number): number 
  * the bucket can be in (plus the wait of a paced bucket); for a window it is the window.
  */
 export function bucketTtlMs(
-  b: Pick<BucketSpec, 'kind' | 'capacity' | 'intervalUs' | 'maxWaitUs'>,
+  b: Pick<BucketSpec, 'kind' | 'capacity' | 'intervalUs' | 'maxWaitUs' | 'warmUpUs'>,
 ): number {
   // A paced bucket may be reserved up to its wait beyond full use: that much longer to refill.
   return Math.ceil((ruleKind(b.kind).refillUs(b) + (b.maxWaitUs ?? 0)) / 1000) + TTL_MARGIN_MS;

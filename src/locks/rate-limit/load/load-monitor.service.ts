@@ -11,6 +11,7 @@ import { StoreLanes } from '../store/lanes/store-lanes.js';
 import { InjectRateLimitSettings } from '../rate-limit.settings.js';
 import type { RateLimitSettings, RateLimitSlice } from '../rate-limit.types.js';
 import { parseRate } from '../core/rate-parse.js';
+import { gcraWarm } from '../core/kinds/gcra-warm.js';
 import { kindOfAlgorithm } from '../core/rule-kinds.js';
 import { type GlobalBucket, LOAD_STORE, type LoadStore } from '../store/load/load-store.js';
 import { MemoryLoadStore } from '../store/load/memory-load.store.js';
@@ -232,7 +233,8 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
         out.push({
           policy,
           key: `rl:${this.lanes.tag}:global:-:${r.action ?? `${policy}.${r.name}`}`,
-          kind: kindOfAlgorithm(r.algorithm).code,
+          // A warm-up rule keeps a hash (core/kinds/gcra-warm.ts).
+          kind: r.warmUp === undefined ? kindOfAlgorithm(r.algorithm).code : gcraWarm.code,
           capacity: r.capacity,
           intervalUs: 1e6 / rate,
         });

@@ -31,6 +31,7 @@ export function bucketFor(
     penalty: rule.penalty,
     group: at.group,
     maxWaitUs: rule.maxWaitUs,
+    warmUpUs: rule.warmUpUs,
   };
 }
 

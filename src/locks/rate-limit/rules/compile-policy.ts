@@ -15,6 +15,7 @@ import type {
   RuleConfig,
 } from '../rate-limit.types.js';
 import { DEFAULT_LEASE_MS } from '../core/kinds/concurrency.js';
+import { gcraWarm } from '../core/kinds/gcra-warm.js';
 import type { TokenCount } from '../core/kinds/tokens.js';
 import type { BucketKind, BucketSpec } from '../core/decision.types.js';
 import { parseDuration, parseRate } from '../core/rate-parse.js';
@@ -60,6 +61,8 @@ export interface CompiledRule {
   risk?: boolean;
   /** Paced (`maxWaitMs` > 0): a request that fits within this many µs waits for its slot instead of a 429. */
   maxWaitUs?: number;
+  /** Warm-up (`warmUp`, gcra only, compiled to kind 'w'): µs over which a cold bucket's rate rises from a third. */
+  warmUpUs?: number;
 }
 
 export interface CompiledPolicy {
@@ -114,7 +117,7 @@ export function compileSlice(
       name: r.name,
       id: `${policyName}.${r.name}`,
       dimension: r.dimension,
-      kind: kindOfAlgorithm(r.algorithm).code,
+      kind: r.warmUp === undefined ? kindOfAlgorithm(r.algorithm).code : gcraWarm.code,
       capacity: r.capacity,
       ...rateOf(r),
       ...stageOf(r),
@@ -136,6 +139,7 @@ export function compileSlice(
       rank: r.degradeRank ?? slice.degradeRank ?? 0,
       risk: r.risk !== false,
       maxWaitUs: r.maxWaitMs ? r.maxWaitMs * 1000 : undefined,
+      warmUpUs: r.warmUp === undefined ? undefined : parseDuration(r.warmUp)! * 1000,
     })),
   };
 }

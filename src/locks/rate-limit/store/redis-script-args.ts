@@ -6,6 +6,7 @@
 import type { Clock } from '../../../common/clock.js';
 import { BucketSpec, DecideRequest } from '../core/decision.types.js';
 import { bucketTtlMs, isLeased } from '../core/rule-kinds.js';
+import { gcraWarm } from '../core/kinds/gcra-warm.js';
 import type { Argv } from './redis-store.options.js';
 import type { RiskParams } from '../core/risk.types.js';
 
@@ -97,7 +98,10 @@ export function pushHashBucket(args: Argv, b: BucketSpec, factor: number): void 
   args.push(0, 0, flags, bucketTtlMs(b), b.kind, b.capacity, b.intervalUs, b.cost, factor);
 }
 
-/** ARGV of the general path: every bucket's parameters, then the penalties, then the paced buckets' waits. */
+/**
+ * ARGV of the general path: every bucket's parameters, then the penalties, the paced buckets' waits, the warm-up
+ * buckets' warm-up µs.
+ */
 export function generalArgs(req: DecideRequest, clock: Argv): ScriptArgs & { penalties: number } {
   const keys: string[] = [];
   const args = [
@@ -132,6 +136,7 @@ export function generalArgs(req: DecideRequest, clock: Argv): ScriptArgs & { pen
     );
   }
   for (const b of req.buckets) if (paced(b)) args.push(b.maxWaitUs!);
+  for (const b of req.buckets) if (b.kind === gcraWarm.code) args.push(b.warmUpUs ?? 0);
   pushRisk(req, keys, args);
   args.push(req.buckets.find((b) => b.leaseId !== undefined)?.leaseId ?? '');
   pushExtras(req, keys, args);
