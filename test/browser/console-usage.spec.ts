@@ -1,11 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { usageWrites } from '../../src/locks/rate-limit/core/usage-keys.js';
 import {
   RATE_LIMIT_STORE,
   type RateLimitStore,
 } from '../../src/locks/rate-limit/store/rate-limit.store.js';
 import { RedisService } from '../../src/redis/redis.service.js';
-import { ADMIN_TOKEN } from '../support/admin-client.js';
+import { ADMIN_TOKEN, AdminClient } from '../support/admin-client.js';
 import { ADAPTERS, RunningApp } from '../support/app.js';
 import { Browser, chromiumAvailable, launch, signIn, unexpected } from './support/browser.js';
 import { startConsoleApp } from './support/console-app.js';
@@ -37,6 +37,19 @@ describe.skipIf(!chromiumAvailable()).each(ADAPTERS)('console usage page (%s)', 
   });
 
   it("should show an app's tokens and spend per day and model, and no other app's", async () => {
+    // The admin API reads Redis once the instance knows the shared key secret (before that, its memory
+    // store): the page polls each minute, so it is opened once the API answers from Redis.
+    const admin = new AdminClient(app);
+    await vi.waitFor(
+      async () => {
+        const r = await admin.call<{ rows: unknown[] }>(
+          'GET',
+          '/admin/usage?period=day&app=acme-web',
+        );
+        expect(r.body.rows.length).toBeGreaterThan(0);
+      },
+      { timeout: 20_000, interval: 200 },
+    );
     const tab = await browser.page();
     await signIn(tab, app.url, ADMIN_TOKEN);
     await tab.page.goto(`${app.url}/admin/ui#/usage`);

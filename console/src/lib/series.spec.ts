@@ -79,6 +79,9 @@ describe(mergePoints.name, () => {
   it('should poll just after the next point is due, not a whole step later', () => {
     expect(nextPollMs(10_000, 12_000, 5_000)).toBe(3_150);
     expect(nextPollMs(10_000, 15_100, 5_000)).toBe(250);
+    // Still no point long after it was due: polled once a second, then once a step (never spinning).
+    expect(nextPollMs(10_000, 16_500, 5_000)).toBe(1_000);
+    expect(nextPollMs(10_000, 30_000, 5_000)).toBe(5_000);
     expect(nextPollMs(10_000, 10_000, 500)).toBe(500);
     expect(nextPollMs(undefined, 10_000, 5_000)).toBe(1_000);
   });

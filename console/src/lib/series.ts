@@ -91,9 +91,14 @@ export function mergePoints(
 /**
  * Milliseconds until the next poll: just after the server's next point is due (its last point's time
  * plus one step, on the server's clock), so the newest point — and the Requests/s tile — is never a
- * whole step behind. Between 250 ms and one step; one step when no point is held yet.
+ * whole step behind. Between 250 ms and one step; one step when no point is held yet, or none came for a step.
  */
 export function nextPollMs(lastAt: number | undefined, serverNow: number, stepMs: number): number {
   if (lastAt === undefined) return Math.min(stepMs, 1000);
-  return Math.min(stepMs, Math.max(250, lastAt + stepMs - serverNow + 150));
+  const due = lastAt + stepMs - serverNow + 150;
+  if (due >= 250) return Math.min(stepMs, due);
+  // Overdue: asked again soon while the point is just late, then less often, and once a step when no
+  // point has come for a whole step (an idle series must not be polled four times a second forever).
+  const late = -due;
+  return Math.min(stepMs, late < 1000 ? 250 : late < stepMs ? 1000 : stepMs);
 }
