@@ -21,15 +21,19 @@ export function usePoll<T>(
   const latest = useRef(load);
   latest.current = load;
   const alive = useRef(true);
+  // Only the newest run's answer counts: an older, slower one (say, before a filter changed) that comes
+  // back later must not overwrite it.
+  const seq = useRef(0);
   const run = useCallback(() => {
+    const mine = ++seq.current;
     latest.current().then(
       (v) => {
-        if (!alive.current) return;
+        if (!alive.current || mine !== seq.current) return;
         setData(v);
         setError(undefined);
       },
       (e: unknown) => {
-        if (alive.current) setError(e as Error);
+        if (alive.current && mine === seq.current) setError(e as Error);
       },
     );
   }, []);
