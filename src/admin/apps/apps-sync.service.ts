@@ -8,6 +8,7 @@ import {
 import { HealthRegistry } from '../../health/health-registry.service.js';
 import { ADMIN_SETTINGS, AdminSettings } from '../admin-settings.js';
 import { InstalledParts } from '../installed-parts.service.js';
+import { VersionedSync } from '../versioned-sync.js';
 import { APP_STORE, AppStore } from './app-store.js';
 
 /**
@@ -19,42 +20,38 @@ import { APP_STORE, AppStore } from './app-store.js';
 export class AppsSync implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('AppsSync');
   private readonly applied = new Map<string, number>();
-  private appliedVersion = 0;
-  private queue: Promise<unknown> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
-  private unwatch: (() => void) | undefined;
-  private lastError: string | undefined;
-  /** True once the stored apps were read (readiness waits for it). */
-  private loaded = false;
+  private readonly sync: VersionedSync;
 
   constructor(
     @Inject(APP_STORE) private readonly store: AppStore,
     private readonly parts: InstalledParts,
-    @Inject(ADMIN_SETTINGS) private readonly settings: AdminSettings,
+    @Inject(ADMIN_SETTINGS) settings: AdminSettings,
     private readonly health: HealthRegistry,
-  ) {}
+  ) {
+    this.sync = new VersionedSync({
+      name: 'apps',
+      source: store,
+      intervalMs: settings.syncIntervalMs,
+      initialVersion: 0,
+      reload: () => this.reload(),
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.store.kind === 'memory' || !this.parts.appRegistry()) return;
     this.health.registerArming('apps', () => ({
-      pending: this.loaded ? [] : ['stored API client apps not loaded from Redis yet'],
+      pending: this.sync.loaded ? [] : ['stored API client apps not loaded from Redis yet'],
     }));
-    this.unwatch = await this.store.watch(() => void this.pull());
-    await this.pull();
-    this.timer = setInterval(() => void this.pull(), this.settings.syncIntervalMs);
-    this.timer.unref();
+    await this.sync.start();
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
-    this.unwatch?.();
+    this.sync.stop();
   }
 
   /** Runs `fn` after every earlier pull or change of this instance, one at a time. */
   serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.sync.serial(fn);
   }
 
   /** Records that this instance already runs revision `rev` of an app (it made the change itself). */
@@ -63,31 +60,24 @@ export class AppsSync implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   pull(): Promise<void> {
-    return this.serial(async () => {
-      const registry = this.parts.appRegistry();
-      if (!registry) return;
+    if (!this.parts.appRegistry()) return Promise.resolve();
+    return this.sync.pull();
+  }
+
+  /** Upserts every stored app whose revision this instance does not run yet; a refused app is logged and skipped. */
+  private async reload(): Promise<void> {
+    const registry = this.parts.appRegistry();
+    if (!registry) return;
+    for (const [id, stored] of await this.store.all()) {
+      if (this.applied.get(id) === stored.rev) continue;
       try {
-        const version = await this.store.version();
-        if (version === this.appliedVersion) return void (this.loaded = true);
-        for (const [id, stored] of await this.store.all()) {
-          if (this.applied.get(id) === stored.rev) continue;
-          try {
-            registry.upsert(stored.definition);
-            this.applied.set(id, stored.rev);
-          } catch (err) {
-            this.logger.error(
-              `stored app "${id}" (rev ${stored.rev}) refused here: ${(err as Error).message}`,
-            );
-          }
-        }
-        this.appliedVersion = version;
-        this.lastError = undefined;
-        this.loaded = true;
+        registry.upsert(stored.definition);
+        this.applied.set(id, stored.rev);
       } catch (err) {
-        const message = (err as Error).message;
-        if (message !== this.lastError) this.logger.warn(`apps sync failed: ${message}`);
-        this.lastError = message;
+        this.logger.error(
+          `stored app "${id}" (rev ${stored.rev}) refused here: ${(err as Error).message}`,
+        );
       }
-    });
+    }
   }
 }
