@@ -129,8 +129,8 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
 
   async settle(lease: Lease, s: Settlement, now: number, nextAt = now): Promise<boolean> {
     const p = this.prefix(partitionOf(lease.lane, this.partitions));
-    // Any settle ends the job's lost leases (a reclaim decided on them).
-    const f: (string | number)[] = ['lost', ''];
+    // A settle ends the job's lost leases (its reclaim decided on them).
+    const f: (string | number)[] = lease.lost.length > 0 ? ['lost', ''] : [];
     if (s.kind === 'wait') f.push('state', s.state, 'wait', s.until);
     else f.push('state', s.kind, 'finished', now, 'wait', '');
     if (s.kind === 'sent' && s.messageId !== undefined) f.push('mid', s.messageId);
