@@ -3,9 +3,11 @@
 -- ARGV: [1] prefix [2] now, epoch ms [3] lease ms [4] most lanes to claim [5] lease token prefix (unique per call)
 --   [6] `h` to claim high-priority lanes only (the store's first pass over every partition), else every priority
 -- Returns: { next due ms (-1 = no lane waits), then per claimed lane { lane, token, reclaimed 1|0, job hash as
---   HGETALL } }. A claimed lane's due score becomes now + lease: a worker that dies leaves it to be claimed again
---   when that passes ("reclaimed" when its head was being sent). A head whose priority moved (collapse) moves its
---   lane to that priority's set; a head with a later not_before pushes the lane's score to it.
+--   HGETALL } }. A reclaimed head's job keeps, in its field `lost`, the leases that ended without a settle
+--   ("<token>@<lease end ms>", space-separated, oldest first; a settle clears it). A claimed lane's due score
+--   becomes now + lease: a worker that dies leaves it to be claimed again when that passes ("reclaimed" when its
+--   head was being sent). A head whose priority moved (collapse) moves its lane to that priority's set; a head
+--   with a later not_before pushes the lane's score to it.
 local P, now, leaseMs, max, tp = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
 local LANES, LEASE = KEYS[1], P .. ':lease'
 local out, got = { -1 }, 0
@@ -33,7 +35,13 @@ for _, p in ipairs(levels) do
           elseif nb > now then
             redis.call('ZADD', dk, nb, lane)
           else
-            local reclaimed = (redis.call('HEXISTS', LEASE, lane) == 1 and j[3] == 'sending') and 1 or 0
+            local old = redis.call('HGET', LEASE, lane)
+            local reclaimed = (old and j[3] == 'sending') and 1 or 0
+            if reclaimed == 1 then
+              local lost = redis.call('HGET', jk, 'lost')
+              local entry = old .. '@' .. (redis.call('ZSCORE', dk, lane) or '0')
+              redis.call('HSET', jk, 'lost', (lost and lost ~= '') and (lost .. ' ' .. entry) or entry)
+            end
             got = got + 1
             local tok = tp .. ':' .. got
             redis.call('HSET', LEASE, lane, tok)

@@ -3,7 +3,8 @@
  * stores: a 403 sends the job through another bot of its scope (never twice), all bots 403 → dead
  * `forbidden`; a `my_chat_member` update (or `/start`) at the bot's own webhook clears its mark and a
  * replay delivers, while one at another app's bot clears nothing; a group upgraded to a supergroup (400
- * `migrate_to_chat_id`) moves the job and the chat's later jobs to the new id, per app.
+ * `migrate_to_chat_id`) moves the job and the chat's later jobs to the new id, per app; jobs posted once
+ * the move is known, under either id, run in the new id's lane in posting order.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -236,5 +237,29 @@ describe.each(RUNS)('telegram outbound reach (%s, %s store)', (adapter, store, e
     const dead = await admin.call<{ jobs: { job_id: string }[] }>('GET', '/admin/telegram/dead');
     const ids = new Set(dead.body.jobs.map((j) => j.job_id));
     expect([first, later, theirs].filter((j) => ids.has(j.job_id))).toEqual([]);
+  });
+
+  it('should send a moved chat’s jobs posted under its old and its new id in one lane, in posting order', async () => {
+    if (!app) return;
+    const [old, moved] = [-845, -100845];
+    api.rule({ chat: String(old), migrateTo: moved });
+    const first = notice(old, 'reach');
+    expect((await notify.post([first])).status).toBe(202);
+    expect((await notify.settled([first.job_id], ['sent', 'dead']))[0]).toMatchObject({
+      state: 'sent',
+    });
+    // Posted once the move is known: the first waits for its not_before; the two after it (one under
+    // each id) wait behind it, in the lane of the new id.
+    const jobs = [
+      notice(old, 'reach', { not_before: Date.now() + 1_500 }),
+      notice(moved, 'reach'),
+      notice(old, 'reach'),
+    ];
+    expect((await notify.post(jobs)).status).toBe(202);
+    const views = await notify.settled(jobs.map((j) => j.job_id));
+    const to = (chat: number) => api.calls.filter((c) => c.body.chat_id === String(chat));
+    expect(to(moved).map((c) => c.body.text)).toEqual([first, ...jobs].map((j) => j.job_id));
+    expect(views.map((v) => [v.state, v.chat_id])).toEqual(jobs.map(() => ['sent', String(moved)]));
+    expect(to(old).length).toBe(1);
   });
 });

@@ -14,7 +14,7 @@ import { FakeBotApi, startFakeBotApi } from '../support/fake-bot-api.js';
 import { startWorkerProcess } from '../support/outbound-worker-process.js';
 import { redisUrl, uniqueEnv } from '../support/redis-env.js';
 import { addSecret } from '../support/secret-scan.js';
-import { Notify, notice, outboundSetup, ready, token } from '../support/telegram-outbound.js';
+import { FAST, Notify, notice, outboundSetup, ready, token } from '../support/telegram-outbound.js';
 
 const T1 = token(5, 'W');
 const T2 = token(6, 'W');
@@ -95,6 +95,48 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
       expect(views[0]).toMatchObject({ state: 'dead', reason: 'ambiguous_timeout' });
       expect(views.slice(1).every((v) => v.state === 'sent')).toBe(true);
       expect(order(api, 901)).toEqual(jobs.filter((j) => j.chat_id === 901).map((j) => j.job_id));
+    },
+  );
+
+  it(
+    'should send again, once, the job of a worker killed before its send left, and keep the one that left ambiguous',
+    { timeout: 180_000 },
+    async () => {
+      // One send per 10 s (a new bot starts at 0.7 × that: 14.3 s): the second job waits in the worker for
+      // its slot (claimed, not sent) when it dies.
+      const slow = { ...FAST.buckets, bot: { rate: '6/min', burst: 1 } };
+      const o = {
+        workers: false,
+        buckets: slow,
+        holdMs: 15_000,
+        leaseMs: 20_000,
+        requestTimeoutMs: 2_000,
+      };
+      const s = outboundSetup(BOTS, api.url, o);
+      const env = { ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgn') };
+      const app = await startApp(env);
+      apps.push(app);
+      const notify = new Notify(app.url, s.app);
+      await ready(notify);
+      child = await startWorkerProcess(env);
+      api.rule({ chat: '911', hang: true, times: 1 });
+      const [left, held] = [notice(911, 'ops'), notice(912, 'ops')];
+      await notify.post([left]);
+      await api.waitFor((c) => c.body.chat_id === '911');
+      await notify.post([held]);
+      await notify.settled([held.job_id], ['sending'], 8_000);
+      child.kill('SIGKILL');
+      await new Promise((r) => child!.once('exit', r));
+      child = undefined;
+      expect(api.calls.filter((c) => c.body.chat_id === '912')).toEqual([]);
+      app.app.get(OutboundWorkers, { strict: false }).start();
+      const [a, b] = await notify.settled([left.job_id, held.job_id], undefined, 60_000);
+      // The send that reached the fake may have been delivered: dead by the ambiguous policy, not sent again.
+      expect(a).toMatchObject({ state: 'dead', reason: 'ambiguous_timeout' });
+      expect(api.calls.filter((c) => c.body.chat_id === '911').length).toBe(1);
+      // The one that never left: sent, once, and no dead letter.
+      expect(b).toMatchObject({ state: 'sent' });
+      expect(api.calls.filter((c) => c.body.chat_id === '912').length).toBe(1);
     },
   );
 

@@ -103,6 +103,27 @@ export function runQueueTable(make: () => Promise<OutboundQueueStore>): void {
     expect(await q.settle(now!, { kind: 'sent', bot: 'x' }, T0 + 160)).toBe(true);
   });
 
+  it('should note every lease that ended without a settle until the job is settled', async () => {
+    const q = await make();
+    const j = job(chat());
+    await q.enqueue([j], T0);
+    const [a] = (await q.claim(T0, 100, 5)).leases;
+    expect(a).toMatchObject({ reclaimed: false, expires: T0 + 100, lost: [] });
+    const [b] = (await q.claim(T0 + 150, 100, 5)).leases;
+    expect(b!.lost).toEqual([{ token: a!.token, ended: T0 + 100 }]);
+    // The worker that reclaimed it died too: both leases are noted, oldest first.
+    const [c] = (await q.claim(T0 + 300, 100, 5)).leases;
+    expect(c!.lost).toEqual([
+      { token: a!.token, ended: T0 + 100 },
+      { token: b!.token, ended: T0 + 250 },
+    ]);
+    await q.settle(c!, { kind: 'wait', until: T0 + 300, state: 'queued' }, T0 + 300);
+    expect((await q.claim(T0 + 310, 100, 5)).leases[0]).toMatchObject({
+      reclaimed: false,
+      lost: [],
+    });
+  });
+
   it('should list dead jobs with their reason and replay them at the end of their lane', async () => {
     const q = await make();
     const c = chat();
@@ -209,6 +230,17 @@ const req = (bot: string, chatId: string, o: { bot?: typeof B } = {}) => ({
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function runGateTable(make: () => Promise<SendGateStore>): void {
+  it('should keep a departed send as departed, and only one that went', async () => {
+    const g = await make();
+    const [bot, other] = [`b${++seq}`, `b${++seq}`];
+    expect(await g.depart(bot, 'lease-1', 1_000, 1, 60_000)).toEqual({ kind: 'go' });
+    // The window is full: this one does not leave, and is not recorded.
+    expect(await g.depart(bot, 'lease-2', 1_000, 1, 60_000)).toMatchObject({ kind: 'full' });
+    expect(await g.departed([other, bot], 'lease-1')).toBe(true);
+    expect(await g.departed([other, bot], 'lease-2')).toBe(false);
+    expect(await g.departed([other], 'lease-1')).toBe(false);
+  });
+
   it('should charge the chat bucket per chat and the bot bucket across chats', async () => {
     const g = await make();
     const bot = `b${++seq}`;

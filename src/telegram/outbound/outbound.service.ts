@@ -11,6 +11,11 @@ import { type Job, type NewJob, chatKind } from './outbound.types.js';
 import { OutboundWorkers } from './outbound-workers.service.js';
 import { appOfJob, clientJobId, ownId } from './job-namespace.js';
 import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
+import {
+  CHAT_MIGRATION_STORE,
+  type ChatMigrationStore,
+  movedJobs,
+} from './gate/chat-migration.store.js';
 
 /** What `GET /v1/notifications/:job_id` shows of a job. */
 export interface JobView {
@@ -85,6 +90,7 @@ export class OutboundService {
     private readonly workers: OutboundWorkers,
     private readonly metrics: OutboundMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CHAT_MIGRATION_STORE) private readonly migrations: ChatMigrationStore,
   ) {}
 
   /** Queues `body`'s jobs for `app` (the request's signed app): ids and collapse keys in its namespace. */
@@ -193,8 +199,10 @@ export class OutboundService {
     return id;
   }
 
-  private async enqueue(jobs: NewJob[], now: number): Promise<string[]> {
+  private async enqueue(posted: NewJob[], now: number): Promise<string[]> {
     try {
+      // A job for a chat that moved joins the new id's lane (chat-migration.store.ts).
+      const jobs = await movedJobs(this.migrations, (id) => appOfJob(id) ?? '', posted);
       const out = await this.queue.enqueue(jobs, now);
       out.forEach((o, i) => {
         if (o === 'replaced')

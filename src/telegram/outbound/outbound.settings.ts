@@ -101,7 +101,9 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = {
     bot: { perSecond: 28.8, burst: 1 },
     private: { perSecond: 0.9, burst: 1 },
     group: { perSecond: 20 / 60, burst: 1 },
-    methods: {},
+    // In tokens (a send takes its method's weight): 15/s at weight 5 is 3 albums a second, Telegram's
+    // ~30 messages a second (Bots FAQ) over albums of up to 10 items (Bot API sendMediaGroup).
+    methods: { sendMediaGroup: { perSecond: 15, burst: 5 } },
   },
   methodWeights: { sendPhoto: 2, sendVideo: 3, sendDocument: 2, sendAudio: 2, sendMediaGroup: 5 },
   maxAttempts: 5,
@@ -160,7 +162,8 @@ function bucket(v: unknown, at: string, p: string[]): SendBucket | undefined {
 
 /**
  * Parses a `buckets` map (`bot`, `private`, `group`, `methods`) over `base`:
- * a bucket not named keeps the base's, a method bucket is added to the base's.
+ * a bucket not named keeps the base's, a method bucket is added to the base's
+ * (`off`: that method's bucket goes; `methods: off`: every method bucket goes).
  */
 export function parseBuckets(
   v: unknown,
@@ -177,10 +180,14 @@ export function parseBuckets(
     if (b === 'bot' || b === 'private' || b === 'group') {
       const s = bucket(bv, `${at}.${b}`, p);
       if (s) out[b] = s;
-    } else if (b === 'methods' && typeof bv === 'object' && bv !== null) {
+    } else if (b === 'methods' && bv === 'off') out.methods = {};
+    else if (b === 'methods' && typeof bv === 'object' && bv !== null) {
       for (const [m, mv] of Object.entries(bv)) {
-        const s = bucket(mv, `${at}.methods.${m}`, p);
-        if (s) out.methods[m] = s;
+        if (mv === 'off') delete out.methods[m];
+        else {
+          const s = bucket(mv, `${at}.methods.${m}`, p);
+          if (s) out.methods[m] = s;
+        }
       }
     } else p.push(`${at}.${b} is not a known bucket (bot, private, group, methods)`);
   }

@@ -69,3 +69,27 @@ export async function currentChat(
 ): Promise<string> {
   return canMigrate(chatId) ? ((await store.get(app, chatId)) ?? chatId) : chatId;
 }
+
+/**
+ * Jobs for a chat known to have moved (for the job's app) are queued under the new id, in its lane: with the
+ * jobs the app posts to the new id, in posting order. Looked up once per app × basic-group chat of the batch.
+ */
+export async function movedJobs<J extends { id: string; chatId: string }>(
+  store: ChatMigrationStore,
+  appOf: (jobId: string) => string,
+  jobs: J[],
+): Promise<J[]> {
+  const seen = new Map<string, string>();
+  const out: J[] = [];
+  for (const j of jobs) {
+    if (!canMigrate(j.chatId)) {
+      out.push(j);
+      continue;
+    }
+    const app = appOf(j.id);
+    const k = `${app}|${j.chatId}`;
+    if (!seen.has(k)) seen.set(k, await currentChat(store, app, j.chatId));
+    out.push({ ...j, chatId: seen.get(k)! });
+  }
+  return out;
+}

@@ -39,6 +39,8 @@ export class MemorySendGateStore implements SendGateStore {
   private readonly aimd = new Map<string, AimdState>();
   /** Per bot, the departures of the last window (at most `max` each). */
   private readonly departures = new Map<string, number[]>();
+  /** Sends that left: `bot|send id` → until when the record is kept. */
+  private readonly left: BoundedMap<string, number>;
   private readonly tally = new AnswerTally();
 
   constructor(
@@ -48,6 +50,7 @@ export class MemorySendGateStore implements SendGateStore {
     this.tats = perChat('telegram_send_tats', maxChats);
     this.chatCool = perChat('telegram_chat_cooldowns', maxChats);
     this.unreachable = perChat('telegram_unreachable_chats', maxChats);
+    this.left = perChat('telegram_departed_sends', maxChats);
   }
 
   charge(r: ChargeRequest): Promise<ChargeResult> {
@@ -107,7 +110,13 @@ export class MemorySendGateStore implements SendGateStore {
     });
   }
 
-  depart(bot: string, _sendId: string, windowMs: number, max: number): Promise<Departure> {
+  depart(
+    bot: string,
+    sendId: string,
+    windowMs: number,
+    max: number,
+    keepMs: number,
+  ): Promise<Departure> {
     const now = this.clock.now();
     const s = effective(this.raw(bot), now);
     if (s.state === 'cooldown') return Promise.resolve({ kind: 'cool', until: s.until! });
@@ -115,7 +124,13 @@ export class MemorySendGateStore implements SendGateStore {
     this.departures.set(bot, d);
     if (d.length >= max) return Promise.resolve({ kind: 'full', ms: d[0]! + windowMs - now + 1 });
     d.push(now);
+    this.left.set(`${bot}|${sendId}`, now + keepMs, now);
     return Promise.resolve({ kind: 'go' });
+  }
+
+  departed(bots: string[], sendId: string): Promise<boolean> {
+    const now = this.clock.now();
+    return Promise.resolve(bots.some((b) => (this.left.get(`${b}|${sendId}`) ?? 0) > now));
   }
 
   release(bot: string, sendId: string, answer?: SendAnswer): Promise<void> {

@@ -87,15 +87,32 @@ export class RedisSendGateStore implements SendGateStore {
     return { kind: 'refused', why: out[1] as 'revoked' };
   }
 
-  async depart(bot: string, sendId: string, windowMs: number, max: number): Promise<Departure> {
+  async depart(
+    bot: string,
+    sendId: string,
+    windowMs: number,
+    max: number,
+    keepMs: number,
+  ): Promise<Departure> {
     const out = await this.redis.script<[string, number?]>(
       'telegram_send_depart',
-      [this.key(bot, 's'), this.key(bot, 'd')],
-      [windowMs, max, sendId],
+      [this.key(bot, 's'), this.key(bot, 'd'), this.key(bot, 'k')],
+      [windowMs, max, sendId, keepMs],
     );
     if (out[0] === 'cool') return { kind: 'cool', until: Number(out[1]) };
     if (out[0] === 'full') return { kind: 'full', ms: Number(out[1]) };
     return { kind: 'go' };
+  }
+
+  /** A record past its keep, not trimmed yet (at the bot's next departure), answers true: the safe side. */
+  async departed(bots: string[], sendId: string): Promise<boolean> {
+    for (const b of bots) {
+      const at = await this.redis.run('telegram.departed', (c) =>
+        c.zscore(this.key(b, 'k'), sendId),
+      );
+      if (at !== null) return true;
+    }
+    return false;
   }
 
   async release(bot: string, sendId: string, answer?: SendAnswer): Promise<void> {

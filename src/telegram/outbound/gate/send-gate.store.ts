@@ -70,9 +70,21 @@ export interface SendGateStore {
   charge(req: ChargeRequest): Promise<ChargeResult>;
   /**
    * A reserved send is about to leave: go unless the bot cools down, or `max` of its sends already left
-   * in the last `windowMs` (then nothing is recorded); else its departure is recorded.
+   * in the last `windowMs` (then nothing is recorded); else its departure is recorded, and `sendId` (the
+   * lease token) is kept as departed for `keepMs` milliseconds (see `departed`).
    */
-  depart(bot: string, sendId: string, windowMs: number, max: number): Promise<Departure>;
+  depart(
+    bot: string,
+    sendId: string,
+    windowMs: number,
+    max: number,
+    keepMs: number,
+  ): Promise<Departure>;
+  /**
+   * Whether a send with this id (a lease token) left through any of `bots` within its `keepMs`: a worker that
+   * reclaims the lease of a dead one learns whether its send may have reached Telegram.
+   */
+  departed(bots: string[], sendId: string): Promise<boolean>;
   /** The send ended (either way): its in-flight mark goes; `answer`: Telegram answered it (counted). */
   release(bot: string, sendId: string, answer?: SendAnswer): Promise<void>;
   /** Telegram's answers to the bot's sends over the last ANSWER_WINDOW_MS (every worker's). */
@@ -103,6 +115,13 @@ export interface SendGateStore {
 
 /** A 403 marks bot × chat unreachable for this long, unless the bot is seen back in the chat (chat-reach.ts). */
 export const UNREACHABLE_MS = 30 * 24 * 3600_000;
+
+/**
+ * How long past its lease a departed send's record is kept (`depart`'s `keepMs` is the lease plus this): a
+ * lease reclaimed within this long after it ended tells "never left" (retried) from "may have left" (the
+ * `ambiguous` policy); one reclaimed later (every worker down longer) is taken as ambiguous.
+ */
+export const DEPARTURE_KEEP_MS = 10 * 60_000;
 
 /** Injection token of the SendGateStore. */
 export const SEND_GATE_STORE = Symbol('SEND_GATE_STORE');

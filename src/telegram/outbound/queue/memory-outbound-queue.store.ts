@@ -3,6 +3,7 @@ import { MemoryStoreFullError } from '../../../common/bounded-map.js';
 import { memoryStores } from '../../../common/memory-stores.js';
 import { type Job, type NewJob, PRIORITIES, type Priority, laneOf } from '../outbound.types.js';
 import type {
+  LostLease,
   CancelOutcome,
   Claimed,
   EnqueueOutcome,
@@ -34,6 +35,8 @@ export class MemoryOutboundQueueStore implements OutboundQueueStore {
   private readonly leases = new Map<string, string>();
   private readonly collapse = new Map<string, string>();
   private readonly deadAt = new Map<string, number>();
+  /** Per job: its leases that ended without a settle since its last one (see Lease.lost). */
+  private readonly lost = new Map<string, LostLease[]>();
   private purgedAt = 0;
 
   constructor(
@@ -101,12 +104,16 @@ export class MemoryOutboundQueueStore implements OutboundQueueStore {
           this.due.set(lane, { prio: job.priority, at: Math.max(d.at, job.notBefore) });
           continue;
         }
-        const reclaimed = this.leases.has(lane) && job.state === 'sending';
+        const old = this.leases.get(lane);
+        const reclaimed = old !== undefined && job.state === 'sending';
+        const lost = this.lost.get(job.id) ?? [];
+        if (reclaimed) lost.push({ token: old, ended: d.at });
+        if (lost.length > 0) this.lost.set(job.id, lost);
         const token = randomUUID();
         this.leases.set(lane, token);
         d.at = now + leaseMs;
         job.state = 'sending';
-        out.push({ lane, token, job: { ...job }, reclaimed });
+        out.push({ lane, token, job: { ...job }, reclaimed, expires: d.at, lost: [...lost] });
       }
     }
     return Promise.resolve({ leases: out, nextAt });
@@ -118,6 +125,7 @@ export class MemoryOutboundQueueStore implements OutboundQueueStore {
     if (this.leases.get(lease.lane) !== lease.token || !line || line[0] !== job?.id || !job)
       return Promise.resolve(false);
     this.leases.delete(lease.lane);
+    this.lost.delete(job.id);
     if (s.kind === 'wait') {
       Object.assign(job, { state: s.state, waitUntil: s.until, lastError: s.error });
       if (s.attempts !== undefined) job.attempts = s.attempts;

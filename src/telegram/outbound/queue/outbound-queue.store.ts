@@ -10,6 +10,27 @@ export interface Lease {
   job: Job;
   /** The lane was held by a worker that died (its lease expired while the job was being sent). */
   reclaimed: boolean;
+  /** Epoch ms this lease ends (the claim's now + lease ms). */
+  expires: number;
+  /** The job's leases that ended without a settle since its last one (their workers died), oldest first. */
+  lost: LostLease[];
+}
+
+/** A lease that ended without a settle: its token (the send id at the gate) and when it ended (epoch ms). */
+export interface LostLease {
+  token: string;
+  ended: number;
+}
+
+/** The `lost` field of a job hash ("<token>@<end ms>", space-separated; lua/telegram_queue_claim.lua). */
+export function parseLost(v: string | undefined): LostLease[] {
+  return (v ?? '')
+    .split(' ')
+    .filter((e) => e !== '')
+    .map((e) => {
+      const at = e.lastIndexOf('@');
+      return { token: e.slice(0, at), ended: Number(e.slice(at + 1)) };
+    });
 }
 
 export interface Claimed {

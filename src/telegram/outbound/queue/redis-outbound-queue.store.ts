@@ -10,6 +10,7 @@ import {
   QueueBacklog,
   Settlement,
   addBacklog,
+  parseLost,
   partitionOf,
 } from './outbound-queue.store.js';
 import { decodeJob, jobArgs } from './redis-job-codec.js';
@@ -114,14 +115,22 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
           number,
           string[],
         ][])
-          leases.push({ lane, token, reclaimed: reclaimed === 1, job: decodeJob(hash, this.ids)! });
+          leases.push({
+            lane,
+            token,
+            reclaimed: reclaimed === 1,
+            expires: now + leaseMs,
+            lost: parseLost(hash.find((_, i) => i % 2 === 1 && hash[i - 1] === 'lost')),
+            job: decodeJob(hash, this.ids)!,
+          });
       }
     return { leases, nextAt };
   }
 
   async settle(lease: Lease, s: Settlement, now: number, nextAt = now): Promise<boolean> {
     const p = this.prefix(partitionOf(lease.lane, this.partitions));
-    const f: (string | number)[] = [];
+    // A settle ends the job's lost leases (its reclaim decided on them).
+    const f: (string | number)[] = lease.lost.length > 0 ? ['lost', ''] : [];
     if (s.kind === 'wait') f.push('state', s.state, 'wait', s.until);
     else f.push('state', s.kind, 'finished', now, 'wait', '');
     if (s.kind === 'sent' && s.messageId !== undefined) f.push('mid', s.messageId);

@@ -1,11 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { currentChat } from '../gate/chat-migration.store.js';
+import { DEPARTURE_KEEP_MS } from '../gate/send-gate.store.js';
 import { appOfJob } from '../job-namespace.js';
 import { chatKind } from '../outbound.types.js';
 import type { Lease } from '../queue/outbound-queue.store.js';
 import { type AttemptParts, botBucket } from './attempt-parts.js';
 import { type CallOutcome, answerOf, callBotApi } from './bot-call.js';
 import { LaneSettler } from './lane-settler.js';
+import { neverLeft } from './lost-sends.js';
 import { SendOutcome } from './send-outcome.js';
 
 /**
@@ -33,7 +35,8 @@ export class SendAttempt {
     const { job } = lease;
     const now = this.p.clock.now();
     const s = this.p.settings;
-    if (lease.reclaimed && s.ambiguous === 'dead')
+    // A dead worker's job whose send provably never left is sent normally; one that may have left is ambiguous.
+    if (lease.reclaimed && s.ambiguous === 'dead' && !(await neverLeft(this.p, lease)))
       return this.lanes.dead(
         lease,
         'ambiguous_timeout',
@@ -95,7 +98,7 @@ export class SendAttempt {
         return this.lanes.wait(lease, now + c.ms, cool ? 'waiting' : 'queued', { bot: bot.id });
       }
       if (c.waitMs > 0) await sleep(c.waitMs);
-      const stop = await this.depart(bot.id, lease.token, holdUntil);
+      const stop = await this.depart(bot.id, lease, holdUntil);
       if (stop !== undefined) {
         await this.p.gate.release(bot.id, lease.token).catch(() => undefined);
         return this.lanes.wait(lease, stop, 'waiting', { bot: bot.id });
@@ -150,14 +153,17 @@ export class SendAttempt {
    * rotation), or undefined: go.
    * A full departure window (sends late on their slots bunching) is waited out here, up to `holdUntil`.
    */
-  private async depart(bot: string, sendId: string, holdUntil: number) {
+  private async depart(bot: string, lease: Lease, holdUntil: number) {
     const s = this.p.settings;
     for (;;) {
+      // Only while the lease outlives the call: a send of a lease that may be reclaimed never leaves.
+      if (this.p.clock.now() + s.requestTimeoutMs >= lease.expires) return this.p.clock.now();
       const local = this.p.pacing.cooling(bot);
       if (local !== undefined) return local;
       // Out of rotation while this send waited for its slot: it goes back and is routed again.
       if (this.p.health.out(bot)) return this.p.clock.now();
-      const d = await this.p.gate.depart(bot, sendId, s.departWindowMs, s.departMax);
+      const keep = s.leaseMs + DEPARTURE_KEEP_MS;
+      const d = await this.p.gate.depart(bot, lease.token, s.departWindowMs, s.departMax, keep);
       // A 429 this worker read while the check was in Redis: the send does not leave (its departure stays
       // recorded, a harmless extra count in the window).
       const late = this.p.pacing.cooling(bot);
