@@ -25,6 +25,9 @@ type Runner = Pick<RedisService, 'script' | 'run'>;
  * A job id points to its partition (`…:id:<job id>` in the id's own
  * partition), so the status of a job is found from its id alone.
  */
+/** The channel the enqueue script announces newly due lanes on (idle workers of every instance wake on it). */
+export const wakeChannel = (base: string): string => `tgo:{${base}}:wake`;
+
 /** How long the claim's first pass passes over a partition found without any high-priority lane. */
 const NO_HIGH_RECHECK_MS = 500;
 
@@ -70,7 +73,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
       const r = await this.redis.script<number[]>(
         'telegram_queue_enqueue',
         [`${p}:lanes`],
-        [p, now, this.retentionMs, ...jobArgs(j, lane, this.ids)],
+        [p, now, this.retentionMs, wakeChannel(this.base), ...jobArgs(j, lane, this.ids)],
       );
       out.push(r[0] === 2 ? 'replaced' : r[0] === 1 ? 'queued' : 'duplicate');
       if (j.priority === 'high') this.noHigh.delete(k);
