@@ -15,7 +15,7 @@ import { BotTokens } from './worker/bot-tokens.js';
 import { OutboundWorker } from './worker/outbound-worker.js';
 import { SendAttempt } from './worker/send-attempt.js';
 
-/** How often the depth gauge is read while the worker has work (when idle: every `safetyPollMs`). */
+/** How often the depth gauge is read while the worker has work (when idle: every 2 × `safetyPollMs`). */
 const DEPTH_MS = 5_000;
 
 /**
@@ -96,11 +96,11 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
-  /** The depth gauge: every DEPTH_MS while the worker finds work, every `safetyPollMs` when idle. */
+  /** The depth gauge: every DEPTH_MS while the worker finds work, every 2 × `safetyPollMs` when idle. */
   private readDepth(): void {
     const now = this.clock.now();
     const busy = now - this.worker.lastWorkAt < 2 * DEPTH_MS;
-    if (!busy && now - this.depthAt < this.bots.settings.outbound.safetyPollMs) return;
+    if (!busy && now - this.depthAt < 2 * this.bots.settings.outbound.safetyPollMs) return;
     this.depthAt = now;
     this.queue.depth().then(
       (n) => this.metrics.depth.set(n),

@@ -90,11 +90,12 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
    * is still claimed by the second pass (high first in its partition), at worst that long after
    * normal lanes of other partitions.
    */
-  async claim(now: number, leaseMs: number, max: number): Promise<Claimed> {
+  async claim(now: number, leaseMs: number, max: number, idle = false): Promise<Claimed> {
     const leases: Lease[] = [];
     let nextAt: number | undefined;
     const start = this.turn++ % this.partitions;
-    for (const levels of ['h', 'all'])
+    // An idle worker (a safety poll, a wake-up) skips the high-only pass: one call per partition.
+    for (const levels of idle ? ['all'] : ['h', 'all'])
       for (let i = 0; i < this.partitions; i++) {
         const want = max - leases.length;
         if (want <= 0) break;

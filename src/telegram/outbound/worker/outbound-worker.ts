@@ -80,7 +80,12 @@ export class OutboundWorker {
           const now = this.clock.now();
           this.lastClaimAt = now;
           const want = Math.max(1, Math.min(free, room.lanes));
-          const { leases, nextAt } = await this.queue.claim(now, this.settings.leaseMs, want);
+          const { leases, nextAt } = await this.queue.claim(
+            now,
+            this.settings.leaseMs,
+            want,
+            this.active === 0,
+          );
           for (const lease of leases) this.track(this.attempt.run(lease));
           if (leases.length > 0) {
             this.lastWorkAt = now;
