@@ -17,7 +17,14 @@ import {
   redisServerAvailable,
   startRedis,
 } from '../support/redis-server.js';
-import { Notify, SLOW_MACHINE, notice, outboundSetup, ready, token } from '../support/telegram-outbound.js';
+import {
+  Notify,
+  SLOW_MACHINE,
+  notice,
+  outboundSetup,
+  ready,
+  token,
+} from '../support/telegram-outbound.js';
 
 const BOTS = [{ id: 'w', scope: 'ops', token: token(7, 'Z') }];
 /** Far beyond the test: a claim, depth read or version check in the window cannot be a safety poll. */
@@ -90,7 +97,11 @@ describe.skipIf(!redisServerAvailable())('telegram outbound: idle and wake (redi
     { timeout: 90_000 },
     async () => {
       const env = { REDIS_URL: redis.url, RAMPART_ENV: 'wake' };
-      const a = outboundSetup(BOTS, api.url, { ...SLOW_MACHINE, workers: false, safetyPollMs: NEVER });
+      const a = outboundSetup(BOTS, api.url, {
+        ...SLOW_MACHINE,
+        workers: false,
+        safetyPollMs: NEVER,
+      });
       const b = outboundSetup(BOTS, api.url, { ...SLOW_MACHINE, safetyPollMs: NEVER });
       apps.push(await startApp({ ...a.env, ...env }, { config: noSafetyPolls }));
       apps.push(await startApp({ ...b.env, ...env }, { config: noSafetyPolls }));

@@ -138,7 +138,10 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
     const snap = this.snapshot();
     // Unchanged (an idle instance): every other interval, within the three a reader waits for.
     const same = JSON.stringify([snap.policyVersion, snap.counts]);
-    if (same === this.lastPublished && snap.at - this.publishedAt < 2 * this.settings.statsIntervalMs)
+    if (
+      same === this.lastPublished &&
+      snap.at - this.publishedAt < 2 * this.settings.statsIntervalMs
+    )
       return;
     try {
       await this.store.publish(snap);
