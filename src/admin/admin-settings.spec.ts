@@ -8,7 +8,7 @@ const withSection = (admin: unknown) => ({ ...loadAppConfig({}), sections: { adm
 describe(adminSettings.name, () => {
   it('should default every setting', () => {
     expect(adminSettings(loadAppConfig({}))).toEqual({
-      syncIntervalMs: 1000,
+      syncIntervalMs: 30000,
       historyLimit: 100,
       auditMaxLen: 10000,
       statsIntervalMs: 2000,

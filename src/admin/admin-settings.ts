@@ -3,7 +3,10 @@ import type { RampartConfig } from '../config/config.types.js';
 
 /** Settings of the admin module (CONFIG_FILE section `admin:`). */
 export interface AdminSettings {
-  /** Milliseconds between two checks of the active policy version in Redis (the safety net behind pub/sub). Default 1000. */
+  /**
+   * Milliseconds between two checks of the policy, app and ban versions in Redis: the safety net behind pub/sub
+   * (a reconnect of the pub/sub connection re-reads at once). Default 30000.
+   */
   syncIntervalMs: number;
   /** Policy versions kept in Redis (older ones are deleted, so cannot be rolled back to). Default 100. */
   historyLimit: number;
@@ -24,7 +27,7 @@ export interface AdminSettings {
 export const ADMIN_SETTINGS = Symbol('ADMIN_SETTINGS');
 
 const LIMITS: Record<keyof AdminSettings, [def: number, min: number, max: number]> = {
-  syncIntervalMs: [1_000, 50, 60_000],
+  syncIntervalMs: [30_000, 50, 600_000],
   historyLimit: [100, 2, 10_000],
   auditMaxLen: [10_000, 10, 1_000_000],
   statsIntervalMs: [2_000, 50, 60_000],

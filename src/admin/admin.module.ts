@@ -115,7 +115,6 @@ import { RedisBanStore } from './bans/redis-ban.store.js';
     },
     AdminMetrics,
     AdminRedis,
-    AdminBus,
     AdminAuthGuard,
     AuditRecorder,
     InstalledParts,

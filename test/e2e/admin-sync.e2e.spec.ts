@@ -34,7 +34,8 @@ const withTestPolicy = (c: RampartConfig): RampartConfig => ({
       },
     },
   },
-  sections: { ...c.sections, admin: { statsIntervalMs: 200 } },
+  // A short safety-net check: one test writes a version without its announcement.
+  sections: { ...c.sections, admin: { statsIntervalMs: 200, syncIntervalMs: 1_000 } },
 });
 
 async function probe(app: RunningApp, reject: string): Promise<number> {

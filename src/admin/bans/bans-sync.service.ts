@@ -6,16 +6,20 @@ import { InstalledParts } from '../installed-parts.service.js';
 import { VersionedSync } from '../versioned-sync.js';
 import { BAN_STORE, type BanStore, type StoredBan } from './ban-store.js';
 
+/** How often lapsed bans are dropped from the lock's table (local: no Redis call). */
+const PRUNE_MS = 1_000;
+
 /**
  * Keeps the rate-limit lock's ban table on the stored bans: all of them at
  * boot, then every change (pub/sub, plus a version check every
- * `syncIntervalMs`, which also drops lapsed bans from the table). The request
- * path never reads the store.
+ * `syncIntervalMs` as the safety net). Lapsed bans leave the table every
+ * PRUNE_MS, without a Redis call. The request path never reads the store.
  */
 @Injectable()
 export class BansSync implements OnApplicationBootstrap, OnApplicationShutdown {
   private applied: StoredBan[] = [];
   private readonly sync: VersionedSync;
+  private pruneTimer: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(BAN_STORE) private readonly store: BanStore,
@@ -41,10 +45,13 @@ export class BansSync implements OnApplicationBootstrap, OnApplicationShutdown {
         pending: this.sync.loaded ? [] : ['bans not loaded from Redis yet'],
       }));
     await this.sync.start();
+    this.pruneTimer = setInterval(() => this.dropLapsed(), PRUNE_MS);
+    this.pruneTimer.unref();
   }
 
   onApplicationShutdown(): void {
     this.sync.stop();
+    clearInterval(this.pruneTimer);
   }
 
   /** Reads the stored bans when their version moved and hands them to the lock; one pull at a time. */

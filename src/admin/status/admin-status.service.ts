@@ -42,7 +42,7 @@ export interface StatusView {
 
 /**
  * Lock counters across instances: each instance writes its LockStats
- * snapshot every `statsIntervalMs`; the status answer sums the snapshots of
+ * snapshot every `statsIntervalMs` (unchanged: every other one); the status answer sums the snapshots of
  * instances seen within three intervals, with this instance's taken live.
  */
 @Injectable()
@@ -51,6 +51,8 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
   readonly instance = `${process.pid}-${randomBytes(4).toString('hex')}`;
   private timer: NodeJS.Timeout | undefined;
   private failing = false;
+  private lastPublished = '';
+  private publishedAt = 0;
 
   constructor(
     @Inject(STATS_STORE) private readonly store: StatsStore,
@@ -133,8 +135,18 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private async publish(): Promise<void> {
+    const snap = this.snapshot();
+    // Unchanged (an idle instance): every other interval, within the three a reader waits for.
+    const same = JSON.stringify([snap.policyVersion, snap.counts]);
+    if (
+      same === this.lastPublished &&
+      snap.at - this.publishedAt < 2 * this.settings.statsIntervalMs
+    )
+      return;
     try {
-      await this.store.publish(this.snapshot());
+      await this.store.publish(snap);
+      this.lastPublished = same;
+      this.publishedAt = snap.at;
       this.failing = false;
     } catch (err) {
       if (!this.failing)

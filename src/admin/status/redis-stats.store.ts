@@ -22,7 +22,7 @@ export class RedisStatsStore implements StatsStore {
   async publish(snapshot: InstanceCounts): Promise<void> {
     await this.redis.run('admin.stats.publish', (c) =>
       c
-        .multi()
+        .pipeline()
         .hset(this.key, snapshot.instance, JSON.stringify(snapshot))
         .pexpire(this.key, this.ttlMs)
         .exec(),

@@ -1,10 +1,13 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
+import { RedisBus } from '../../redis/redis-bus.js';
+import { RedisService } from '../../redis/redis.service.js';
 import { TelegramBots } from '../telegram-bots.js';
 import { CHAT_MIGRATION_STORE, type ChatMigrationStore } from './gate/chat-migration.store.js';
 import { SEND_GATE_STORE, type SendGateStore } from './gate/send-gate.store.js';
 import { OutboundMetrics } from './outbound.metrics.js';
 import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
+import { wakeChannel } from './queue/redis-outbound-queue.store.js';
 import { BotHealth } from './worker/bot-health.js';
 import { BotPacing } from './worker/bot-pacing.js';
 import { BotRouting } from './worker/bot-routing.js';
@@ -12,9 +15,14 @@ import { BotTokens } from './worker/bot-tokens.js';
 import { OutboundWorker } from './worker/outbound-worker.js';
 import { SendAttempt } from './worker/send-attempt.js';
 
+/** How often the depth gauge is read while the worker has work (when idle: every 2 × `safetyPollMs`). */
+const DEPTH_MS = 5_000;
+
 /**
  * The worker of this process: started at boot when `telegram.outbound.workers`
  * is on (or by `npm run worker`), stopped at shutdown after its sends settle.
+ * With Redis it listens on the queue's wake channel, so a job queued through
+ * any instance wakes it without a poll.
  */
 @Injectable()
 export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -23,6 +31,8 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
   readonly health: BotHealth;
   private readonly worker: OutboundWorker;
   private depthTimer?: NodeJS.Timeout;
+  private depthAt = 0;
+  private unwatch?: () => void;
 
   constructor(
     @Inject(OUTBOUND_QUEUE_STORE) private readonly queue: OutboundQueueStore,
@@ -30,7 +40,9 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
     @Inject(CHAT_MIGRATION_STORE) migrations: ChatMigrationStore,
     private readonly bots: TelegramBots,
     private readonly metrics: OutboundMetrics,
-    @Inject(CLOCK) clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly redis: RedisService,
+    private readonly bus: RedisBus,
   ) {
     const settings = bots.settings.outbound;
     const tokens = new BotTokens(bots.settings.apiRoot, settings.requestTimeoutMs);
@@ -71,13 +83,29 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
   start(): void {
     if (this.bots.all().length === 0) return;
     this.worker.start();
-    this.depthTimer ??= setInterval(() => {
-      this.queue.depth().then(
-        (n) => this.metrics.depth.set(n),
-        () => undefined,
-      );
-    }, 5_000);
-    this.depthTimer.unref();
+    if (this.redis.enabled && !this.unwatch) {
+      this.unwatch = () => undefined;
+      void this.bus
+        .on(wakeChannel(this.redis.tag.slice(1, -1)), (m) => this.worker.notify(Number(m)))
+        .then((off) => (this.unwatch = off));
+    }
+    if (!this.depthTimer) {
+      this.readDepth();
+      this.depthTimer = setInterval(() => this.readDepth(), DEPTH_MS);
+      this.depthTimer.unref();
+    }
+  }
+
+  /** The depth gauge: every DEPTH_MS while the worker finds work, every 2 × `safetyPollMs` when idle. */
+  private readDepth(): void {
+    const now = this.clock.now();
+    const busy = now - this.worker.lastWorkAt < 2 * DEPTH_MS;
+    if (!busy && now - this.depthAt < 2 * this.bots.settings.outbound.safetyPollMs) return;
+    this.depthAt = now;
+    this.queue.depth().then(
+      (n) => this.metrics.depth.set(n),
+      () => undefined,
+    );
   }
 
   wake(): void {
@@ -86,6 +114,7 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.depthTimer);
+    this.unwatch?.();
     await this.worker.stop();
   }
 }

@@ -47,8 +47,13 @@ export interface OutboundSettings {
   ambiguous: 'dead' | 'retry';
   /** Milliseconds a worker holds a chat lane; a crashed worker's lanes are reclaimed after it. */
   leaseMs: number;
-  /** Milliseconds an idle worker first sleeps between claims (doubling while idle, up to 16 ×). */
+  /** Fewest milliseconds between two claims of a worker woken by another instance's job (and a busy worker's pause). */
   pollMs: number;
+  /**
+   * Milliseconds an idle worker sleeps between claims when nothing tells it of a job (the safety net behind the
+   * queue's wake channel, for a lost announcement or a crashed worker's lane).
+   */
+  safetyPollMs: number;
   /** Default deadline of a job without one (milliseconds from acceptance). */
   defaultDeadlineMs: number;
   /** How long a finished job (and its job_id) is remembered (milliseconds; default 7 days). */
@@ -115,6 +120,7 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = {
   ambiguous: 'dead',
   leaseMs: 30_000,
   pollMs: 50,
+  safetyPollMs: 30_000,
   defaultDeadlineMs: 24 * 3600_000,
   retentionMs: 7 * 24 * 3600_000,
   partitions: 8,
@@ -140,6 +146,7 @@ const MS_KEYS = [
   'requestTimeoutMs',
   'leaseMs',
   'pollMs',
+  'safetyPollMs',
   'defaultDeadlineMs',
   'retentionMs',
   'registryRefreshMs',

@@ -40,8 +40,8 @@ export class NotifyingQueue implements OutboundQueueStore {
   enqueue(jobs: NewJob[], now: number): Promise<EnqueueOutcome[]> {
     return this.q.enqueue(jobs, now);
   }
-  claim(now: number, leaseMs: number, max: number): Promise<Claimed> {
-    return this.q.claim(now, leaseMs, max);
+  claim(now: number, leaseMs: number, max: number, idle?: boolean): Promise<Claimed> {
+    return this.q.claim(now, leaseMs, max, idle);
   }
   get(id: string): Promise<Job | undefined> {
     return this.q.get(id);

@@ -83,8 +83,9 @@ export interface OutboundQueueStore {
   /**
    * Holds up to `max` due lanes (high priority first) for `leaseMs`; `nextAt` is when the next lane not
    * claimed now falls due (undefined: none waiting), so an idle worker knows how long it may sleep.
+   * `idle`: the caller holds no lane: one pass, high first within each partition only (a cheap wake-up).
    */
-  claim(now: number, leaseMs: number, max: number): Promise<Claimed>;
+  claim(now: number, leaseMs: number, max: number, idle?: boolean): Promise<Claimed>;
   /** Settles a held head job; false when the lease was lost (expired and reclaimed). */
   settle(lease: Lease, s: Settlement, now: number, nextAt?: number): Promise<boolean>;
   get(id: string): Promise<Job | undefined>;

@@ -26,6 +26,9 @@ type Runner = Pick<RedisService, 'script' | 'run'>;
  * A job id points to its partition (`…:id:<job id>` in the id's own
  * partition), so the status of a job is found from its id alone.
  */
+/** The channel the enqueue script announces newly due lanes on (idle workers of every instance wake on it). */
+export const wakeChannel = (base: string): string => `tgo:{${base}}:wake`;
+
 /** How long the claim's first pass passes over a partition found without any high-priority lane. */
 const NO_HIGH_RECHECK_MS = 500;
 
@@ -71,7 +74,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
       const r = await this.redis.script<number[]>(
         'telegram_queue_enqueue',
         [`${p}:lanes`],
-        [p, now, this.retentionMs, ...jobArgs(j, lane, this.ids)],
+        [p, now, this.retentionMs, wakeChannel(this.base), ...jobArgs(j, lane, this.ids)],
       );
       out.push(r[0] === 2 ? 'replaced' : r[0] === 1 ? 'queued' : 'duplicate');
       if (j.priority === 'high') this.noHigh.delete(k);
@@ -88,11 +91,12 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
    * is still claimed by the second pass (high first in its partition), at worst that long after
    * normal lanes of other partitions.
    */
-  async claim(now: number, leaseMs: number, max: number): Promise<Claimed> {
+  async claim(now: number, leaseMs: number, max: number, idle = false): Promise<Claimed> {
     const leases: Lease[] = [];
     let nextAt: number | undefined;
     const start = this.turn++ % this.partitions;
-    for (const levels of ['h', 'all'])
+    // An idle worker (a safety poll, a wake-up) skips the high-only pass: one call per partition.
+    for (const levels of idle ? ['all'] : ['h', 'all'])
       for (let i = 0; i < this.partitions; i++) {
         const want = max - leases.length;
         if (want <= 0) break;

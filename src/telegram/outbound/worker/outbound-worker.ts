@@ -7,18 +7,24 @@ import type { SendAttempt } from './send-attempt.js';
 /**
  * A worker: holds up to `concurrency` chat lanes at once and runs one send
  * attempt on each. It claims as many lanes as it has free slots; when none is
- * due it sleeps until the next one is, at most `pollMs` doubling with each
- * empty claim up to 16 × `pollMs` (an idle worker costs Redis little), or
- * until this process queues a job or a send ends (`wake`).
+ * due it sleeps until the next one is (at most `safetyPollMs`: an idle worker
+ * asks Redis almost nothing), until this process queues a job or a send ends
+ * (`wake`), or until any instance queues one (`notify`, from the queue's wake
+ * channel: at most one claim per `pollMs`, so a stream of jobs is not a
+ * stream of claims).
  */
 export class OutboundWorker {
   private readonly log = new Logger('TelegramOutbound');
   private running = false;
   private active = 0;
-  /** Claims in a row that found nothing: an idle worker polls less and less often (up to 16 × pollMs). */
-  private idle = 0;
   private loop?: Promise<void>;
   private wakeUp?: () => void;
+  /** When the current sleep ends (epoch ms; undefined: awake). */
+  private sleepingUntil?: number;
+  private sleepTimer?: NodeJS.Timeout;
+  private lastClaimAt = 0;
+  /** Last time a claim found work (epoch ms): the depth gauge is refreshed often only while there is some. */
+  lastWorkAt = 0;
   private readonly inflight = new Set<Promise<void>>();
 
   constructor(
@@ -43,8 +49,17 @@ export class OutboundWorker {
   }
 
   wake(): void {
-    this.idle = 0;
     this.wakeUp?.();
+  }
+
+  /** Another instance queued a lane due at `dueAt`: claim then, but not sooner than `pollMs` after the last claim. */
+  notify(dueAt: number): void {
+    const at = Math.max(dueAt || 0, this.lastClaimAt + this.settings.pollMs);
+    if (this.sleepingUntil === undefined || at >= this.sleepingUntil) return;
+    const wake = this.wakeUp;
+    clearTimeout(this.sleepTimer);
+    this.sleepingUntil = at;
+    this.sleepTimer = setTimeout(() => wake?.(), Math.max(1, at - this.clock.now()));
   }
 
   private async run(): Promise<void> {
@@ -63,15 +78,21 @@ export class OutboundWorker {
       if (free >= batch || (free > 0 && this.active < this.settings.concurrency / 2)) {
         try {
           const now = this.clock.now();
+          this.lastClaimAt = now;
           const want = Math.max(1, Math.min(free, room.lanes));
-          const { leases, nextAt } = await this.queue.claim(now, this.settings.leaseMs, want);
+          const { leases, nextAt } = await this.queue.claim(
+            now,
+            this.settings.leaseMs,
+            want,
+            this.active === 0,
+          );
           for (const lease of leases) this.track(this.attempt.run(lease));
           if (leases.length > 0) {
-            this.idle = 0;
+            this.lastWorkAt = now;
             sleepMs = 0;
           } else {
-            this.idle = Math.min(this.idle + 1, 5);
-            sleepMs = this.settings.pollMs * 2 ** (this.idle - 1);
+            // Nothing due: sleep until the next lane is, a notification, or the safety poll.
+            sleepMs = this.settings.safetyPollMs;
             if (nextAt !== undefined) sleepMs = Math.min(sleepMs, Math.max(1, nextAt - now));
           }
         } catch (err) {
@@ -97,11 +118,13 @@ export class OutboundWorker {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(done, Math.max(1, ms));
-      function done(): void {
-        clearTimeout(t);
+      const done = (): void => {
+        clearTimeout(this.sleepTimer);
+        this.sleepingUntil = undefined;
         resolve();
-      }
+      };
+      this.sleepingUntil = this.clock.now() + Math.max(1, ms);
+      this.sleepTimer = setTimeout(done, Math.max(1, ms));
       this.wakeUp = done;
     });
   }
