@@ -227,6 +227,56 @@ describe.skipIf(!chromiumAvailable() || !redisUrl()).each(ADAPTERS)(
       await theirs.settled([f1.job_id], ['sent']);
       expect(unexpected(tab.errors)).toEqual([]);
     });
+
+    it('should lift a cooldown, pause and resume a bot from the Bots page, each only after a Yes', async () => {
+      for (const b of BOTS)
+        await admin.call('PUT', `/admin/telegram/bots/${b.id}/state`, { state: 'active' });
+      const until = new Date(Date.now() + 10 * 60_000).toISOString();
+      await admin.call('PUT', '/admin/telegram/bots/spare1/state', { state: 'cooldown', until });
+      const stateOf = async (id: string) => (await bots()).find((b) => b.id === id)!.state;
+
+      const tab = await open('bots');
+      const p = tab.page;
+      // Lift: nothing changes before "Yes".
+      const spare = p.getByTestId('bot-actions-spare1');
+      await spare.getByRole('button', { name: 'Lift cooldown' }).click();
+      await spare.getByText("End spare1's cooldown now?", { exact: false }).waitFor();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await stateOf('spare1')).toBe('cooldown');
+      await spare.getByRole('button', { name: 'Yes' }).click();
+      await p.getByRole('status').getByText('spare1: cooldown lifted').waitFor();
+      expect(await stateOf('spare1')).toBe('active');
+      await p.getByTestId('bot-state-spare1').getByText('active').waitFor();
+      expect(await spare.getByRole('button', { name: 'Lift cooldown' }).count()).toBe(0);
+
+      // Pause: "No" changes nothing; "Yes" disables the bot on every instance (the state is in Redis).
+      const news2 = p.getByTestId('bot-actions-news2');
+      await news2.getByRole('button', { name: 'Pause' }).click();
+      await news2.getByRole('button', { name: 'No' }).click();
+      expect(await stateOf('news2')).toBe('active');
+      await news2.getByRole('button', { name: 'Pause' }).click();
+      await news2.getByRole('button', { name: 'Yes' }).click();
+      await p.getByTestId('bot-state-news2').getByText('disabled').waitFor();
+      const seen = (await new AdminClient(sender).get<{ bots: Bot[] }>('/admin/telegram/bots')).body
+        .bots;
+      expect(seen.find((b) => b.id === 'news2')!.state).toBe('disabled');
+
+      // Resume.
+      await news2.getByRole('button', { name: 'Resume' }).click();
+      await news2.getByRole('button', { name: 'Yes' }).click();
+      await p.getByTestId('bot-state-news2').getByText('active').waitFor();
+      expect(await stateOf('news2')).toBe('active');
+      const audit = await admin.get<{ entries: { action: string; summary: string }[] }>(
+        '/admin/audit',
+      );
+      const changes = audit.body.entries
+        .filter((e) => e.action === 'telegram.bot_state')
+        .map((e) => e.summary);
+      expect(changes).toEqual(
+        expect.arrayContaining(['bot spare1: active', 'bot news2: disabled', 'bot news2: active']),
+      );
+      expect(unexpected(tab.errors)).toEqual([]);
+    });
   },
 );
 

@@ -71,6 +71,12 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('Telegram bans (%s)', (adapter)
     );
     expect(await send(b, textUpdate('again', user))).toEqual({ status: 200, forwarded: false });
     expect(await banned(b)).toBeGreaterThanOrEqual(2);
+    // The lock counts the drops too, by policy and dimension (never the user).
+    const lockText = await (await fetch(`${b.url}/metrics`)).text();
+    const drops =
+      /rampart_ratelimit_banned_total\{policy="telegram-demo",dimension="user",outcome="dropped"\} (\d+)/;
+    expect(Number(drops.exec(lockText)?.[1] ?? 0)).toBeGreaterThanOrEqual(2);
+    expect(lockText).not.toContain(`="${user}"`);
     // The same Telegram id under another bot is another user.
     expect(await send(b, textUpdate('hi', user), 'other')).toEqual({
       status: 200,

@@ -167,6 +167,23 @@ export function runQueueTable(make: () => Promise<OutboundQueueStore>): void {
     expect((await q.claim(T0 + 400, 1_000, 5)).leases.map((l) => l.job.id)).toEqual([later.id]);
   });
 
+  it('should make due now only the lanes waiting for a lifted bot, never a held one', async () => {
+    const q = await make();
+    const [a, b, c] = [chat(), chat(), chat()];
+    const [a1, b1, c1] = [job(a), job(b), job(c)];
+    await q.enqueue([a1, b1, c1], T0);
+    const held = (await q.claim(T0, 1_000, 5)).leases;
+    const of = (id: string) => held.find((l) => l.job.id === id)!;
+    const hour = { kind: 'wait', until: T0 + 3_600_000, state: 'waiting' } as const;
+    await q.settle(of(a1.id), { ...hour, bot: 'x' }, T0);
+    await q.settle(of(b1.id), { ...hour, bot: 'y' }, T0);
+    // c1 stays held (being sent by bot x, say): its lane is the holder's.
+    expect(await q.wake('x', T0 + 10)).toBe(1);
+    expect((await q.claim(T0 + 10, 1_000, 5)).leases.map((l) => l.job.id)).toEqual([a1.id]);
+    expect(await q.get(b1.id)).toMatchObject({ state: 'waiting', waitUntil: T0 + 3_600_000 });
+    expect(await q.wake('x', T0 + 20)).toBe(0);
+  });
+
   it('should cancel a queued job, never the head of a held lane, and hand the lane on', async () => {
     const q = await make();
     const [c, d] = [chat(), chat()];

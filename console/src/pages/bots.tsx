@@ -3,11 +3,12 @@ import { useConsole } from '../lib/context.js';
 import { fmtInt, fmtRatio, fmtRelative } from '../lib/format.js';
 import { useNow, usePoll } from '../lib/hooks.js';
 import { type BotView, fmtLag } from '../lib/telegram.js';
+import { BotActions } from './bot-actions.js';
 import { RotateToken } from './rotate-token.js';
 
 const TONE = { active: 'ok', cooldown: 'warn', disabled: 'warn', revoked: 'bad' } as const;
 
-/** Every bot: state, 429 ratio, its queues; token rotation with drain. */
+/** Every bot: state, 429 ratio, its queues; pause, resume, lift a cooldown; token rotation with drain. */
 export function Bots() {
   const { api } = useConsole();
   const bots = usePoll(() => api.get<{ bots: BotView[] }>('/admin/telegram/bots'), 2000, [api]);
@@ -41,6 +42,7 @@ export function Bots() {
                   <th class="num">Lag</th>
                   <th class="num">In flight</th>
                   <th>Token</th>
+                  <th>Actions</th>
                 </tr>
               </thead>
               <tbody>
@@ -70,6 +72,9 @@ export function Bots() {
                     <td class="num">{fmtInt(b.inflight)}</td>
                     <td>
                       <code>{b.token}</code>
+                    </td>
+                    <td data-testid={`bot-actions-${b.id}`}>
+                      <BotActions bot={b} onDone={bots.reload} />
                     </td>
                   </tr>
                 ))}

@@ -51,7 +51,8 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
     if (ban) {
       // onLimit flag (Telegram): never an error; the product drops the request (state.banned).
       if (slice.onLimit === 'flag' && ctx.mode === 'enforce' && ctx.state.deferredBy === undefined)
-        return void (ctx.state.banned = true);
+        return void ((ctx.state.banned = true), this.bans.count(ctx, ban, 'dropped'));
+      this.bans.count(ctx, ban, ctx.mode === 'enforce' ? 'refused' : 'shadow');
       // A fused nonce claim (state.claimHandoff) is not made: the request is refused and serves nothing,
       // so the ban costs no Redis call at all. Shadow mode serves it: the claim is made as usual.
       const h = ctx.state.claimHandoff;

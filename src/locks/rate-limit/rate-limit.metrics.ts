@@ -8,6 +8,9 @@ export const MAX_MODEL_LABELS = 32;
 
 type Outcome = 'allowed' | 'rejected' | 'shadow_rejected' | 'duplicate' | 'reentered';
 
+/** What became of a request a ban matched: 403 `banned`, dropped by a product (onLimit flag), or only observed. */
+export type BanOutcome = 'refused' | 'dropped' | 'shadow';
+
 /** The rate limiter's Prometheus series. Labels: policy, rule, dimension, kinds — never a subject. */
 @Injectable()
 export class RateLimitMetrics {
@@ -19,6 +22,8 @@ export class RateLimitMetrics {
   readonly fallbacks: Counter<'policy' | 'mode'>;
   readonly denyCacheHits: HotCounter<'policy'>;
   readonly degraded: HotCounter<'policy'>;
+  /** Requests a ban matched (read from memory, so counted per request without a label hash). */
+  readonly banned: HotCounter<'policy' | 'dimension' | 'outcome'>;
   readonly refunds: Counter;
   readonly tokens: Counter<'policy' | 'rule' | 'model' | 'count'>;
   readonly spend: Counter<'policy' | 'model'>;
@@ -110,6 +115,11 @@ export class RateLimitMetrics {
       'rampart_ratelimit_degraded_total',
       'Requests over the global soft threshold (degraded before reject)',
       ['policy'],
+    );
+    this.banned = m.hotCounter(
+      'rampart_ratelimit_banned_total',
+      'Requests a ban matched, by the ban dimension (user, chat, ip, app); outcome: refused (403 banned), dropped (onLimit flag), shadow (would have been refused)',
+      ['policy', 'dimension', 'outcome'],
     );
     this.refunds = m.counter(
       'rampart_ratelimit_refunds_total',

@@ -95,11 +95,19 @@ export class OutboundAdmin {
     };
   }
 
+  /**
+   * Sets a bot's state. A cooldown ended early (any other state, or a shorter cooldown) frees the jobs that
+   * wait for it: their lanes are due at once, not at the old end.
+   */
   async setState(id: string, state: BotState, until?: number, reason?: string): Promise<BotView> {
     this.bot(id);
+    const was = await this.gate.status(id);
     await this.gate.setStatus(id, { state, until, reason: reason ?? 'admin' });
     this.workers.routing.invalidate(id);
-    this.log.log({ msg: 'bot state changed', bot: id, state });
+    const shortened = state !== 'cooldown' || (until ?? 0) < (was.until ?? 0);
+    const woken =
+      was.state === 'cooldown' && shortened ? await this.workers.lift(id, this.clock.now()) : 0;
+    this.log.log({ msg: 'bot state changed', bot: id, state, woken });
     return this.view(id);
   }
 

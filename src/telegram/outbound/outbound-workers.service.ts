@@ -30,6 +30,7 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
   /** This process's view of each bot's health (failure streaks, probes). */
   readonly health: BotHealth;
   private readonly worker: OutboundWorker;
+  private readonly pacing: BotPacing;
   private depthTimer?: NodeJS.Timeout;
   private depthAt = 0;
   private unwatch?: () => void;
@@ -59,7 +60,7 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
       1_000,
       (settings.concurrency * 1000) / settings.buckets.bot.perSecond,
     );
-    const pacing = new BotPacing(clock, spreadMs);
+    const pacing = (this.pacing = new BotPacing(clock, spreadMs));
     const attempt = new SendAttempt({
       queue,
       gate,
@@ -110,6 +111,15 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
 
   wake(): void {
     this.worker.wake();
+  }
+
+  /** A bot's cooldown was lifted early: this process's worker forgets it and its waiting lanes are due now. */
+  async lift(bot: string, now: number): Promise<number> {
+    this.pacing.lift(bot);
+    this.routing.invalidate(bot);
+    const woken = await this.queue.wake(bot, now);
+    this.worker.wake();
+    return woken;
   }
 
   async onApplicationShutdown(): Promise<void> {

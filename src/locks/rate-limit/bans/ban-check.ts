@@ -7,6 +7,7 @@ import type { Subject } from '../extensions/rate-limit-extensions.js';
 import type { KeyHasher } from '../subjects/key-hasher.js';
 import { SubjectResolver } from '../subjects/subject-resolver.js';
 import { KeyHashers } from '../store/lanes/key-hashers.js';
+import { RateLimitMetrics, type BanOutcome } from '../rate-limit.metrics.js';
 import type { BanDimension, BanEntry } from './ban.types.js';
 import { BanTable } from './ban-table.js';
 
@@ -25,7 +26,13 @@ export class BanCheck {
     private readonly hashers: KeyHashers,
     private readonly redis: RedisService,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly metrics: RateLimitMetrics,
   ) {}
+
+  /** Counts a request a ban matched (`rampart_ratelimit_banned_total`): by policy and dimension, never the subject. */
+  count(ctx: LockContext, ban: BanEntry, outcome: BanOutcome): void {
+    this.metrics.banned.inc({ policy: ctx.policyName, dimension: ban.dimension, outcome });
+  }
 
   /** The hasher of ban subjects: the shared one with Redis (the same on every instance), undefined until known. */
   hasher(): KeyHasher | undefined {

@@ -55,6 +55,10 @@ export class NotifyingQueue implements OutboundQueueStore {
   cancel(id: string, now: number): Promise<CancelOutcome> {
     return this.q.cancel(id, now);
   }
+  wake(bot: string, now: number): Promise<number> {
+    return this.q.wake(bot, now);
+  }
+
   depth(): Promise<number> {
     return this.q.depth();
   }

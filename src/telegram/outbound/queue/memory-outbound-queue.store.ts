@@ -214,6 +214,19 @@ export class MemoryOutboundQueueStore implements OutboundQueueStore {
     return Promise.resolve('cancelled');
   }
 
+  wake(bot: string, now: number): Promise<number> {
+    let woken = 0;
+    for (const [lane, d] of this.due) {
+      const job = this.jobs.get(this.lanes.get(lane)?.[0] ?? '');
+      if (d.at <= now || this.leases.has(lane) || job?.state !== 'waiting' || job.bot !== bot)
+        continue;
+      d.at = now;
+      job.waitUntil = now;
+      woken++;
+    }
+    return Promise.resolve(woken);
+  }
+
   depth(): Promise<number> {
     let n = 0;
     for (const l of this.lanes.values()) n += l.length;

@@ -95,6 +95,12 @@ export interface OutboundQueueStore {
   replay(ids: string[], now: number, deadlineMs: number): Promise<string[]>;
   /** Takes a queued or waiting job out of its lane (state `cancelled`), unless it may be being sent. */
   cancel(id: string, now: number): Promise<CancelOutcome>;
+  /**
+   * Makes due now the lanes whose head job waits (`waiting`) for `bot`: its cooldown was lifted early, so
+   * the jobs go at once instead of at the old end. Held lanes and lanes waiting for another bot are left.
+   * Returns how many lanes were made due.
+   */
+  wake(bot: string, now: number): Promise<number>;
   /** Jobs waiting or held, by lane count (for metrics: queue depth). */
   depth(): Promise<number>;
   /** Backlog per queue, reading at most `maxLanes` lanes per partition (`truncated` when more exist). */

@@ -31,6 +31,8 @@ export const wakeChannel = (base: string): string => `tgo:{${base}}:wake`;
 
 /** How long the claim's first pass passes over a partition found without any high-priority lane. */
 const NO_HIGH_RECHECK_MS = 500;
+/** Lanes a wake (a cooldown lifted early) looks at per partition and priority, at most. */
+const WAKE_MAX_LANES = 10_000;
 
 export class RedisOutboundQueueStore implements OutboundQueueStore {
   private turn = 0;
@@ -219,6 +221,19 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
       [p, id, now, this.retentionMs],
     );
     return r === 1 ? 'cancelled' : r === -1 ? 'sending' : r === -2 ? 'finished' : 'unknown';
+  }
+
+  async wake(bot: string, now: number): Promise<number> {
+    let woken = 0;
+    for (let k = 0; k < this.partitions; k++) {
+      const p = this.prefix(k);
+      woken += await this.redis.script<number>(
+        'telegram_queue_wake',
+        [`${p}:lanes`],
+        [p, bot, now, WAKE_MAX_LANES],
+      );
+    }
+    return woken;
   }
 
   async depth(): Promise<number> {

@@ -58,6 +58,11 @@ export class BotPacing {
       COOLED_CHANNEL.publish({ worker: this.worker, bot, until, from });
   }
 
+  /** An admin lifted the bot's cooldown early: this worker forgets it (the gate decides the next send). */
+  lift(bot: string): void {
+    this.cool.delete(bot);
+  }
+
   /** A send of the bot leaves now (published for tests, see DEPART_CHANNEL). */
   departed(bot: string): void {
     if (DEPART_CHANNEL.hasSubscribers) DEPART_CHANNEL.publish({ worker: this.worker, bot });
