@@ -159,7 +159,8 @@ export class RateLimiter {
       if (refused) return refused;
     }
     // Paced rules: a place among the held requests first (none left: decided without pacing).
-    const place = this.pacer.enter(buckets);
+    const app = ctx.state.appId ?? '';
+    const place = this.pacer.enter(buckets, app);
     let d: Decision;
     try {
       d = await lane.store.decide({
@@ -172,7 +173,7 @@ export class RateLimiter {
         risk,
       });
     } catch (err) {
-      this.pacer.leave(place);
+      this.pacer.leave(place, app);
       if (err instanceof MemoryStoreFullError) return this.memoryFull();
       if (!lane.remote) throw err;
       this.storeFailed(policy.policyName, err);
@@ -201,7 +202,7 @@ export class RateLimiter {
     }
     // Decided without pacing for want of a place: the deny cache must not learn those unpaced refusals.
     const v = this.verdicts.of(ctx, policy, buckets, meta, d, lane.remote && place !== 'full');
-    return pacedVerdict(this.pacer, place, v, buckets, d, policy.policyName);
+    return pacedVerdict(this.pacer, place, v, buckets, d, policy.policyName, app);
   }
 
   /**
