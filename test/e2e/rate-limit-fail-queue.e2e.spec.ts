@@ -44,7 +44,9 @@ const config = withRateLimitPolicies(
       rules: [{ name: 'per-ip', dimension: 'ip', capacity: 1000, rate: '1/s' }],
     },
   },
-  { rateLimit: { probeAfter: '50ms', userHeader: 'x-user-id', failQueueMax: 4 } },
+  {
+    rateLimit: { probeAfter: '50ms', userHeader: 'x-user-id', failQueueMax: 4, failQueuePerApp: 4 },
+  },
 );
 
 describe.skipIf(!canStartRedis())(

@@ -120,9 +120,10 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
    * gets nothing more.
    */
   private async pace(ctx: LockContext, ms: number): Promise<number> {
-    if (ctx.mode !== 'enforce') return (this.pacer.leave('held'), 0);
+    const app = ctx.state.appId ?? '';
+    if (ctx.mode !== 'enforce') return (this.pacer.leave('held', app), 0);
     setReplyHeader(ctx.reply, 'x-ratelimit-paced-ms', String(ms));
-    if (!(await this.pacer.hold(ctx.reply, ms, ctx.policyName)))
+    if (!(await this.pacer.hold(ctx.reply, ms, ctx.policyName, app)))
       throw ProblemException.fast(499, 'client_closed', 'Client closed the connection', {
         detail: 'The client went away while its request waited for its rate-limit slot.',
       });

@@ -18,6 +18,9 @@ import { TokenReservations } from './limiter/token-reservations.js';
 import { RateLimitPeers } from './store/lanes/rate-limit-peers.service.js';
 import { RateLimiter } from './limiter/rate-limiter.service.js';
 import { RedisWaitRoom } from './limiter/redis-wait-room.js';
+import { StoreDown } from './limiter/store-down.js';
+import { DecisionHolds } from './limiter/decision-holds.js';
+import { LaneDecider } from './limiter/lane-decider.js';
 import { StoreLanes } from './store/lanes/store-lanes.js';
 import { Verdicts } from './limiter/verdicts.js';
 import { RateLimitLock } from './rate-limit.lock.js';
@@ -64,6 +67,9 @@ import { PacingMetrics } from './limiter/pacing.metrics.js';
     CompiledPolicies,
     RateLimiter,
     RedisWaitRoom,
+    StoreDown,
+    DecisionHolds,
+    LaneDecider,
     RateLimitLock,
     RateLimitClaims,
     RateLimitLeases,

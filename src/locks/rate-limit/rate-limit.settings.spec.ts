@@ -59,4 +59,16 @@ describe(validateSettings.name, () => {
       'CONFIG_FILE rateLimit.maxPaced: must be an integer between 0 and 1000000',
     ]);
   });
+
+  it('should read maxPacedPerApp and failQueuePerApp (default a quarter of maxPaced and failQueueMax)', () => {
+    const d = validateSettings({}).settings;
+    expect([d.maxPacedPerApp, d.failQueuePerApp]).toEqual([250, 250]);
+    const small = validateSettings({ maxPaced: 5, failQueueMax: 1 }).settings;
+    expect([small.maxPacedPerApp, small.failQueuePerApp]).toEqual([2, 1]);
+    const set = validateSettings({ maxPacedPerApp: 7, failQueuePerApp: 9 }).settings;
+    expect([set.maxPacedPerApp, set.failQueuePerApp]).toEqual([7, 9]);
+    expect(validateSettings({ failQueuePerApp: 0 }).problems).toEqual([
+      'CONFIG_FILE rateLimit.failQueuePerApp: must be an integer between 1 and 100000',
+    ]);
+  });
 });

@@ -33,6 +33,8 @@ const SETTINGS_KEYS = new Set([
   'probeAfter',
   'maxPaced',
   'failQueueMax',
+  'maxPacedPerApp',
+  'failQueuePerApp',
   'risk',
   'load',
 ]);
@@ -57,6 +59,8 @@ export function validateSettings(raw: unknown): {
     probeAfterMs: 250,
     maxPaced: 1_000,
     failQueueMax: 1_000,
+    maxPacedPerApp: 250,
+    failQueuePerApp: 250,
     risk: defaultRiskSettings(),
     load: defaultLoadSettings(),
   };
@@ -127,6 +131,11 @@ export function validateSettings(raw: unknown): {
   num('probeAfter', 10, 60_000, (n) => (settings.probeAfterMs = n), true);
   num('maxPaced', 0, 1_000_000, (n) => (settings.maxPaced = n));
   num('failQueueMax', 1, 100_000, (n) => (settings.failQueueMax = n));
+  // A quarter of the instance's room by default: one app cannot fill it and refuse the others' waits.
+  settings.maxPacedPerApp = Math.ceil(settings.maxPaced / 4);
+  settings.failQueuePerApp = Math.ceil(settings.failQueueMax / 4);
+  num('maxPacedPerApp', 0, 1_000_000, (n) => (settings.maxPacedPerApp = n));
+  num('failQueuePerApp', 1, 100_000, (n) => (settings.failQueuePerApp = n));
   const risk = validateRisk(raw.risk, at('risk'));
   const load = validateLoad(raw.load, at('load'));
   settings.risk = risk.risk;

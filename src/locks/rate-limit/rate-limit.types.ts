@@ -211,6 +211,13 @@ export interface RateLimitSettings {
   maxPaced: number;
   /** failMode `queue`: most requests waiting for Redis at once on this instance (beyond: the fallback at once). */
   failQueueMax: number;
+  /**
+   * Requests of one app (the verified `appId`; unsigned requests count as one app) held by paced rules at once
+   * on this instance; one more that would wait is answered 503 `pacing_full`. Default: a quarter of `maxPaced`.
+   */
+  maxPacedPerApp: number;
+  /** failMode `queue`: most requests of one app waiting for Redis at once on this instance. Default: a quarter of `failQueueMax`. */
+  failQueuePerApp: number;
   /** Risk score and reputation (core/risk.types.ts). */
   risk: RiskSettings;
   /** The service-wide load level and degrade order (core/load.types.ts). */

@@ -1,36 +1,22 @@
-import { HttpException } from '@nestjs/common';
 import type { Clock } from '../../../common/clock.js';
-import { limitSignal } from '../adaptive/concurrency-limit.js';
 import type { BreakerMetrics } from '../circuit-breaker.metrics.js';
 import type {
   Admission,
   BreakerOptions,
   BreakerPhase,
-  CallOutcome,
   QueueRefusal,
 } from '../circuit-breaker.types.js';
-import { RecoveryGate } from '../recovery/recovery-gate.js';
-import { AdminControls } from './admin-controls.js';
 import type { BackendPlan } from './backend-plans.js';
-import { BreakerStatusView, statusView } from './breaker-status.js';
-import { CallLedger } from './call-ledger.js';
-import { classifyError } from './call-outcome.js';
-import { GuardOptions, Guarded, withTimeout } from './guarded-call.js';
+import { guardCall, type Ticket } from './breaker-call.js';
+import { type BreakerParts, buildParts, followPhase, partsStatus } from './breaker-parts.js';
+import type { BreakerStatusView } from './breaker-status.js';
+import type { GuardOptions, Guarded } from './guarded-call.js';
 import type { QueuePlace } from './fair-queue.js';
-import { OpossumWindow } from './opossum-window.js';
 import { admitQueued, type WaitingRoomDeps } from './queued-admission.js';
-import { type Holder, SlotDesk } from './slot-desk.js';
-import { SlowCallWindow } from './slow-call-window.js';
+import type { Holder } from './slot-desk.js';
+import { ANONYMOUS, type Tenant } from './tenant.js';
 
-/** Who makes a call, for the bulkhead's fair share: the app (or one id for every unsigned caller) and its tier. */
-export interface Tenant {
-  id: string;
-  tier?: string;
-}
-
-const ANONYMOUS: Tenant = { id: '-' };
-
-type Ticket = Extract<Admission, { admit: true }>;
+export type { Tenant } from './tenant.js';
 
 /**
  * The breaker of one backend: an OpossumWindow that decides when to open on
@@ -42,12 +28,7 @@ type Ticket = Extract<Admission, { admit: true }>;
  */
 export class BackendBreaker {
   private plan: BackendPlan;
-  private readonly gate: RecoveryGate;
-  private readonly window: OpossumWindow;
-  private readonly slow: SlowCallWindow;
-  private readonly slots: SlotDesk;
-  private readonly controls: AdminControls;
-  private readonly ledger: CallLedger;
+  private readonly p: BreakerParts;
   private readonly room: WaitingRoomDeps;
 
   constructor(
@@ -56,25 +37,15 @@ export class BackendBreaker {
     private readonly clock: Clock,
   ) {
     this.plan = plan;
-    this.ledger = new CallLedger(plan.backend, metrics);
-    this.slots = new SlotDesk(plan.options, clock, (n) => metrics.slots(plan.backend, n), {
-      waiting: (n) => metrics.waiting(plan.backend, n),
-      waited: (ms, outcome) => metrics.waited(plan.backend, outcome, ms / 1000),
-    });
-    this.gate = new RecoveryGate(plan.options, clock, (from, to) => this.moved(from, to));
+    this.p = buildParts(plan, metrics, clock, (from, to) => this.moved(from, to));
     this.room = {
-      slots: this.slots,
-      refusing: () => this.gate.refusing(),
-      refused: () => this.ledger.refused(),
+      slots: this.p.slots,
+      refusing: () => this.p.gate.refusing(),
+      refused: () => this.p.ledger.refused(),
       busy: (a, queue) => this.busy(a, queue),
     };
-    this.controls = new AdminControls(this.gate, clock, plan.resetAt);
-    this.window = new OpossumWindow(plan.backend, plan.options, () => this.gate.tripped('errors'));
-    this.slow = new SlowCallWindow(plan.backend, plan.options, () =>
-      this.gate.tripped('slow_calls'),
-    );
-    this.controls.sync(plan.forces);
-    metrics.phase(plan.backend, this.gate.phase, this.gate.admittedShare());
+    this.p.controls.sync(plan.forces);
+    metrics.phase(plan.backend, this.p.gate.phase, this.p.gate.admittedShare());
     this.limitMoved();
   }
 
@@ -87,22 +58,22 @@ export class BackendBreaker {
   }
 
   get phase(): BreakerPhase {
-    this.controls.sync(this.plan.forces);
-    return this.gate.phase;
+    this.p.controls.sync(this.plan.forces);
+    return this.p.gate.phase;
   }
 
   /** Takes new options, forces and resets from the policies, keeping the phase (and the window where it can). */
   apply(plan: BackendPlan): void {
     this.plan = plan;
-    this.gate.retune(plan.options);
-    this.window.retune(plan.options);
-    this.slow.retune(plan.options);
-    this.slots.retune(plan.options);
+    this.p.gate.retune(plan.options);
+    this.p.window.retune(plan.options);
+    this.p.slow.retune(plan.options);
+    this.p.slots.retune(plan.options);
     this.limitMoved();
-    this.controls.sync(plan.forces);
-    if (this.controls.reset(plan.resetAt) && this.gate.phase === 'closed') {
-      this.window.clear();
-      this.slow.clear();
+    this.p.controls.sync(plan.forces);
+    if (this.p.controls.reset(plan.resetAt) && this.p.gate.phase === 'closed') {
+      this.p.window.clear();
+      this.p.slow.clear();
     }
   }
 
@@ -113,7 +84,7 @@ export class BackendBreaker {
   admit(tenant: Tenant = ANONYMOUS): Admission {
     const a = this.gated();
     if (!a.admit) return a;
-    return this.slots.free(this.holder(tenant), false) ? a : this.busy(a);
+    return this.p.slots.free(this.holder(tenant), false) ? a : this.busy(a);
   }
 
   /**
@@ -128,7 +99,7 @@ export class BackendBreaker {
   ): Promise<Admission> {
     const a = this.gated();
     const h = this.holder(tenant);
-    if (!a.admit || this.slots.free(h, false)) return a;
+    if (!a.admit || this.p.slots.free(h, false)) return a;
     return admitQueued(this.room, a, h, signal, onQueued);
   }
 
@@ -140,73 +111,37 @@ export class BackendBreaker {
     tenant: Tenant = ANONYMOUS,
   ): Guarded<T> {
     const holder = this.holder(tenant);
-    const t0 = performance.now();
-    let work: Promise<T> | undefined;
-    let inFlight = 0;
-    const run = (): Promise<T> => {
-      work = this.slots.hold(start, holder, ticket.waited === true);
-      inFlight = this.slots.inFlight;
-      return withTimeout(work, this.plan.options.timeoutMs, opts);
-    };
-    const verdict = ticket.probe ? run() : this.window.fire(run);
-    const probe = ticket.probe;
-    this.ledger.started(probe !== undefined);
-    const settled = (outcome: CallOutcome, err?: unknown): void => {
-      const ms = performance.now() - t0;
-      const proof = this.ledger.settled(outcome, probe !== undefined, t0);
-      const status = err instanceof HttpException ? err.getStatus() : undefined;
-      if (this.slots.record(limitSignal(outcome, status), ms, inFlight)) this.limitMoved();
-      const o = this.plan.options;
-      if (!probe) return this.slow.record(o, outcome, ms);
-      if (proof === 'success' && SlowCallWindow.slow(o, outcome, ms))
-        return this.gate.probeDone(probe.epoch, 'failure', 'slow_calls');
-      this.gate.probeDone(probe.epoch, proof);
-    };
-    verdict.then(
-      () => settled('success'),
-      // opossum's own refusals (open, shut down) never reached the backend: nothing to count.
-      (err: unknown) => (work === undefined ? undefined : settled(classifyError(err), err)),
+    return guardCall(
+      this.p,
+      () => this.plan.options,
+      () => this.limitMoved(),
+      { ticket, start, opts, holder },
     );
-    return { work, verdict };
   }
 
   status(): BreakerStatusView {
-    const phase = this.phase;
-    return statusView({
-      backend: this.plan.backend,
-      policies: this.plan.policies,
-      phase,
-      forced: this.controls.force(this.plan.forces)?.force,
-      gate: this.gate,
-      window: this.window.stats,
-      inFlight: this.slots.inFlight,
-      capacity: this.plan.options.capacity,
-      totals: this.ledger.totals,
-      limit: this.slots.limit.snapshot(),
-      waiting: this.slots.waiting,
-      slow: this.slow.stats,
-    });
+    return partsStatus(this.plan, this.p, this.phase);
   }
 
   shutdown(): void {
-    this.window.shutdown();
-    this.slow.shutdown();
+    this.p.window.shutdown();
+    this.p.slow.shutdown();
   }
 
   /** The gate's answer, counted and metered; refusals are final. */
   private gated(): Admission {
-    this.controls.sync(this.plan.forces);
-    const a = this.gate.admit();
-    if (this.gate.phase === 'recovering')
-      this.metrics.admittedShare(this.plan.backend, this.gate.admittedShare());
-    if (!a.admit) this.ledger.refused();
+    this.p.controls.sync(this.plan.forces);
+    const a = this.p.gate.admit();
+    if (this.p.gate.phase === 'recovering')
+      this.metrics.admittedShare(this.plan.backend, this.p.gate.admittedShare());
+    if (!a.admit) this.p.ledger.refused();
     return a;
   }
 
   /** Refused for a full bulkhead: Retry-After 1 s, or `maxWaitMs` when the wait queue refused (it drains by then). */
   private busy(a: Ticket, queue?: QueueRefusal): Admission {
-    if (a.probe) this.gate.probeDone(a.probe.epoch, 'neutral');
-    this.ledger.refused();
+    if (a.probe) this.p.gate.probeDone(a.probe.epoch, 'neutral');
+    this.p.ledger.refused();
     if (!queue) return { admit: false, reason: 'busy', retryAfterMs: 1_000 };
     const retryAfterMs = Math.max(1_000, this.plan.options.maxWaitMs);
     return { admit: false, reason: 'busy', retryAfterMs, queue };
@@ -217,16 +152,11 @@ export class BackendBreaker {
   }
 
   private limitMoved(): void {
-    const s = this.slots.limit.snapshot();
+    const s = this.p.slots.limit.snapshot();
     if (s) this.metrics.limit(this.plan.backend, s);
   }
 
   private moved(from: BreakerPhase, to: BreakerPhase): void {
-    this.window.follow(from, to);
-    this.slow.follow(from, to);
-    if (to === 'open' && this.gate.reason)
-      this.metrics.tripped(this.plan.backend, this.gate.reason);
-    this.metrics.transition(this.plan.backend, from, to, this.gate.reason);
-    this.metrics.phase(this.plan.backend, to, this.gate.admittedShare());
+    followPhase(this.p, this.metrics, this.plan.backend, [from, to]);
   }
 }

@@ -15,9 +15,10 @@ export function pacedVerdict(
   buckets: readonly BucketSpec[],
   d: Decision,
   policy: string,
+  app: string,
 ): Verdict {
   if (place === 'held') {
-    if (v.kind !== 'allowed' || v.waitMs === undefined) pacer.leave(place);
+    if (v.kind !== 'allowed' || v.waitMs === undefined) pacer.leave(place, app);
     return v;
   }
   if (place === 'full' && v.kind === 'limited' && d.blocker >= 0) {

@@ -44,31 +44,52 @@ const reply = (): { r: AnyReply; res: EventEmitter & { destroyed: boolean } } =>
   return { r: { raw: res } as unknown as AnyReply, res };
 };
 
-function make(maxPaced: number) {
+function make(maxPaced: number, maxPacedPerApp = maxPaced) {
   const timer = new ManualTimer();
-  const settings = { ...validateSettings({}).settings, maxPaced };
+  const settings = { ...validateSettings({}).settings, maxPaced, maxPacedPerApp };
   return { timer, pacer: new Pacer(settings, new PacingMetrics(new MetricsService()), timer) };
 }
 
 describe(Pacer.name, () => {
   it('should hold at most maxPaced requests, and decide the next one without its wait', () => {
     const { pacer } = make(1);
-    expect(pacer.enter(paced())).toBe('held');
+    expect(pacer.enter(paced(), 'a')).toBe('held');
     const second = paced();
-    expect(pacer.enter(second)).toBe('full');
+    expect(pacer.enter(second, 'a')).toBe('full');
     expect(second[0]!.maxWaitUs).toBe(0);
     expect(pacer.waitOf(second[0]!)).toBe(2e6);
-    pacer.leave('held');
-    expect(pacer.enter(paced())).toBe('held');
+    pacer.leave('held', 'a');
+    expect(pacer.enter(paced(), 'a')).toBe('held');
     // A request without a paced rule takes no place.
-    expect(pacer.enter([{ ...paced()[0]!, maxWaitUs: undefined }])).toBe('none');
+    expect(pacer.enter([{ ...paced()[0]!, maxWaitUs: undefined }], 'a')).toBe('none');
+  });
+
+  it('should hold at most maxPacedPerApp requests of one app, and keep the other places for other apps', async () => {
+    const { pacer, timer } = make(4, 2);
+    expect(pacer.enter(paced(), 'hostile')).toBe('held');
+    expect(pacer.enter(paced(), 'hostile')).toBe('held');
+    // The hostile app has its share: its next paced request is decided without a place (503 pacing_full).
+    expect(pacer.enter(paced(), 'hostile')).toBe('full');
+    expect(pacer.enter(paced(), 'hostile')).toBe('full');
+    // Another app still gets a place, and so do requests without an app.
+    expect(pacer.enter(paced(), 'shop')).toBe('held');
+    expect(pacer.enter(paced(), '')).toBe('held');
+    expect(pacer.size).toBe(4);
+    // A held request of the hostile app that ends gives its place back to that app.
+    const { r } = reply();
+    const held = pacer.hold(r, 1000, 'p', 'hostile');
+    timer.fireAll();
+    await expect(held).resolves.toBe(true);
+    pacer.leave('held', 'shop');
+    expect(pacer.enter(paced(), 'hostile')).toBe('held');
+    expect(pacer.enter(paced(), 'hostile')).toBe('full');
   });
 
   it('should let a held request go when its time has come, and give its place back', async () => {
     const { pacer, timer } = make(1);
     const { r } = reply();
-    pacer.enter(paced());
-    const held = pacer.hold(r, 1000, 'p');
+    pacer.enter(paced(), 'a');
+    const held = pacer.hold(r, 1000, 'p', 'a');
     expect(pacer.size).toBe(1);
     timer.fireAll();
     await expect(held).resolves.toBe(true);
@@ -78,8 +99,8 @@ describe(Pacer.name, () => {
   it('should cancel the wait when the client goes away, and give the place back', async () => {
     const { pacer, timer } = make(1);
     const { r, res } = reply();
-    pacer.enter(paced());
-    const held = pacer.hold(r, 1000, 'p');
+    pacer.enter(paced(), 'a');
+    const held = pacer.hold(r, 1000, 'p', 'a');
     res.emit('close');
     await expect(held).resolves.toBe(false);
     expect(timer.pending.size).toBe(0);

@@ -28,12 +28,15 @@ export type PacePlace = 'none' | 'held' | 'full';
 
 /**
  * Holds paced requests (docs/rate-limit.md#paced-bursts): at most `rateLimit.maxPaced` at once on this
- * instance. A place is taken BEFORE the decision, so the bound is exact; a request that turns out not to wait
+ * instance, and at most `rateLimit.maxPacedPerApp` of one app (`app`: the verified appId, '' unsigned), so one
+ * app cannot take every place. A place is taken BEFORE the decision, so the bound is exact; a request that turns out not to wait
  * gives it back at once. The wait is a timer cancelled when the client goes away; its reserved slot stays spent.
  */
 @Injectable()
 export class Pacer {
   private waiting = 0;
+  /** Places held per app (an app with none has no entry). */
+  private readonly perApp = new Map<string, number>();
   private readonly timer: PaceTimer;
   /** The waits enter() took off the buckets of a decision made without a place (pacedVerdict reads them). */
   private readonly unpaced = new WeakMap<BucketSpec, number>();
@@ -55,9 +58,10 @@ export class Pacer {
    * Before a decision: a place when a bucket paces. With none left, the buckets lose their wait (decided as
    * unpaced rules: admitted now or refused, nothing reserved ahead) and the place is `full`.
    */
-  enter(buckets: BucketSpec[]): PacePlace {
+  enter(buckets: BucketSpec[], app: string): PacePlace {
     if (!buckets.some((b) => (b.maxWaitUs ?? 0) > 0)) return 'none';
-    if (this.waiting >= this.settings.maxPaced) {
+    const mine = this.perApp.get(app) ?? 0;
+    if (this.waiting >= this.settings.maxPaced || mine >= this.settings.maxPacedPerApp) {
       for (const b of buckets)
         if (b.maxWaitUs) {
           this.unpaced.set(b, b.maxWaitUs);
@@ -65,6 +69,7 @@ export class Pacer {
         }
       return 'full';
     }
+    this.perApp.set(app, mine + 1);
     this.m.waiting.set(++this.waiting);
     return 'held';
   }
@@ -75,8 +80,12 @@ export class Pacer {
   }
 
   /** Gives a place back (the request does not wait, or its decision failed). */
-  leave(place: PacePlace): void {
-    if (place === 'held') this.m.waiting.set(--this.waiting);
+  leave(place: PacePlace, app: string): void {
+    if (place !== 'held') return;
+    const mine = (this.perApp.get(app) ?? 1) - 1;
+    if (mine > 0) this.perApp.set(app, mine);
+    else this.perApp.delete(app);
+    this.m.waiting.set(--this.waiting);
   }
 
   /** Counts a request refused for want of a place (503 `pacing_full`). */
@@ -88,13 +97,13 @@ export class Pacer {
    * Holds a request that took a place for `ms` milliseconds, then gives the place back. True when the time has
    * passed, false when the client went away first (the timer is cancelled; the reserved slot stays spent).
    */
-  hold(reply: AnyReply, ms: number, policy: string): Promise<boolean> {
+  hold(reply: AnyReply, ms: number, policy: string, app: string): Promise<boolean> {
     const res = rawResponse(reply);
     return new Promise<boolean>((resolve) => {
       const done = (passed: boolean): void => {
         res.off('close', gone);
         cancel();
-        this.leave('held');
+        this.leave('held', app);
         this.m.paced.inc({ policy, outcome: passed ? 'passed' : 'client_gone' });
         if (passed) this.m.wait.observe({ policy }, ms / 1000);
         resolve(passed);

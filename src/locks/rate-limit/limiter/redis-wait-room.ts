@@ -13,13 +13,15 @@ const LOOK_EVERY_MS = 25;
 interface Waiter {
   deadline: number;
   policy: string;
+  app: string;
   done: (lane: Lane | undefined) => void;
 }
 
 /**
  * failMode `queue`: requests wait, in arrival order, for Redis to come back (the store lanes say when),
  * each until its deadline; then they are decided on Redis, or by the policy's fallback. At most
- * `failQueueMax` wait on an instance: past that a request gets the fallback at once. A request keeps
+ * `failQueueMax` wait on an instance, and at most `failQueuePerApp` of one app (the verified appId; unsigned
+ * requests count as one app): past that a request gets the fallback at once. A request keeps
  * the deadline of its first wait, so a probe that fails again cannot make it wait twice. Nothing runs
  * while nobody waits.
  */
@@ -28,6 +30,8 @@ export class RedisWaitRoom implements OnModuleDestroy {
   private readonly waiters: Waiter[] = [];
   /** The first deadline of each request that waited (weak: gone with the request). */
   private readonly deadlines = new WeakMap<object, number>();
+  /** Requests waiting per app (an app with none has no entry). */
+  private readonly perApp = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -43,9 +47,13 @@ export class RedisWaitRoom implements OnModuleDestroy {
     let deadline = this.deadlines.get(ctx);
     if (deadline === undefined) this.deadlines.set(ctx, (deadline = now + q.maxWaitMs));
     if (now >= deadline) return this.fallback(policy, 'fallback');
-    if (this.waiters.length >= this.settings.failQueueMax) return this.fallback(policy, 'full');
+    const app = ctx.state.appId ?? '';
+    const mine = this.perApp.get(app) ?? 0;
+    if (this.waiters.length >= this.settings.failQueueMax || mine >= this.settings.failQueuePerApp)
+      return this.fallback(policy, 'full');
+    this.perApp.set(app, mine + 1);
     return new Promise((done) => {
-      this.waiters.push({ deadline, policy, done });
+      this.waiters.push({ deadline, policy, app, done });
       this.m.failQueueWaiting.set(this.waiters.length);
       this.schedule();
     });
@@ -59,7 +67,14 @@ export class RedisWaitRoom implements OnModuleDestroy {
   onModuleDestroy(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.perApp.clear();
     for (const w of this.waiters.splice(0)) w.done(undefined);
+  }
+
+  private gone(w: Waiter): void {
+    const mine = (this.perApp.get(w.app) ?? 1) - 1;
+    if (mine > 0) this.perApp.set(w.app, mine);
+    else this.perApp.delete(w.app);
   }
 
   private fallback(policy: string, outcome: 'fallback' | 'full'): Promise<undefined> {
@@ -83,9 +98,11 @@ export class RedisWaitRoom implements OnModuleDestroy {
     for (const w of this.waiters.splice(0)) {
       if (lane) {
         this.m.failQueue.inc({ policy: w.policy, outcome: 'redis' });
+        this.gone(w);
         w.done(lane);
       } else if (now >= w.deadline) {
         this.m.failQueue.inc({ policy: w.policy, outcome: 'fallback' });
+        this.gone(w);
         w.done(undefined);
       } else keep.push(w);
     }

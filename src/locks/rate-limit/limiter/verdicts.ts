@@ -2,43 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { LockContext } from '../../../chain/lock.types.js';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import type { CompiledPolicy } from '../rules/compile-policy.js';
-import { BucketMeta, FUSE_RULE, quotaOf } from '../rules/request-buckets.js';
+import type { BucketMeta } from '../rules/request-buckets.js';
+import { allowedVerdict, limitedVerdict } from './verdict-shapes.js';
+import { ALLOWED, type Verdict } from './verdict.types.js';
 import { RateLimitMetrics } from '../rate-limit.metrics.js';
 import type { BucketSpec, Decision } from '../core/decision.types.js';
 import { DenyCache } from './deny-cache.js';
-import { isLeased, isReconciled, isSettledLater } from '../core/rule-kinds.js';
-import type { QuotaState } from '../core/rate-limit-headers.js';
+import { isSettledLater } from '../core/rule-kinds.js';
 
-/** What the lock answers: headers of the tightest rule, a 429 with the blocking rule's quota, or a 503. */
-export type Verdict =
-  | {
-      kind: 'allowed';
-      quota?: QuotaState;
-      degraded: boolean;
-      /** The tightest token budget after this request's reservation (token headers). */
-      tokens?: QuotaState;
-      /** Paced: milliseconds to hold the request for its reserved slot (the longest wait of its enforced rules). */
-      waitMs?: number;
-    }
-  | { kind: 'duplicate' }
-  | {
-      kind: 'limited';
-      quota: QuotaState;
-      retryAfterMs: number;
-      /** The blocking rule is a concurrency rule (429 `concurrency_limit`). */
-      concurrency?: boolean;
-      /** The blocking rule is a token budget (429 `token_budget`). */
-      tokens?: boolean;
-      /** First refusal of this subject and rule in its window (only decided for `onLimit: flag`). */
-      notify: boolean;
-    }
-  | { kind: 'unavailable'; retryAfterS: number }
-  /** Load level hard: a non-critical request is refused 503 `load_shed`. */
-  | { kind: 'shed'; retryAfterS: number }
-  /** A paced rule would hold it, but `rateLimit.maxPaced` requests wait already: 503 `pacing_full`. */
-  | { kind: 'pacingFull'; retryAfterS: number };
+export { ALLOWED, type Verdict } from './verdict.types.js';
 
-export const ALLOWED: Verdict = { kind: 'allowed', degraded: false };
 const DUPLICATE: Verdict = { kind: 'duplicate' };
 
 /**
@@ -130,35 +103,7 @@ export class Verdicts {
     }
     // Flag policies learn only from refusals: those decided `notify` in the store (an edge entry would not).
     if (cache) this.learn(buckets, d, !policy.flag);
-    if (!d.allowed) {
-      const o = d.buckets[d.blocker]!;
-      // A token budget may have tokens left, only not this request's reservation: they are shown.
-      const left = isReconciled(buckets[d.blocker]!) ? o.remaining : 0;
-      return {
-        kind: 'limited',
-        quota: quotaOf(meta[d.blocker]!, { ...o, remaining: left, resetMs: o.retryAfterMs }),
-        retryAfterMs: o.retryAfterMs,
-        concurrency: isLeased(buckets[d.blocker]!),
-        tokens: isReconciled(buckets[d.blocker]!),
-        notify: d.notify === true,
-      };
-    }
-    const waitMs = pacedWait(buckets, d);
-    if (!policy.headers) return { kind: 'allowed', degraded: d.degraded, waitMs };
-    // Leases are no quota over time (a slot comes back whenever an answer ends), token budgets have headers of
-    // their own: neither is in the RateLimit fields.
-    const tight = tightest(
-      d,
-      (i) => !(buckets[i]!.shadow || meta[i]!.rule === FUSE_RULE || isSettledLater(buckets[i]!)),
-    );
-    const tokens = tightest(d, (i) => isReconciled(buckets[i]!) && !buckets[i]!.shadow);
-    return {
-      kind: 'allowed',
-      degraded: d.degraded,
-      quota: tight < 0 ? undefined : quotaOf(meta[tight]!, d.buckets[tight]!),
-      tokens: tokens < 0 ? undefined : quotaOf(meta[tokens]!, d.buckets[tokens]!),
-      waitMs,
-    };
+    return d.allowed ? allowedVerdict(policy, buckets, meta, d) : limitedVerdict(buckets, meta, d);
   }
 
   /** Remembers the refusing buckets, and (allowed) those at the limit edge until a next request could fit. */
@@ -176,25 +121,4 @@ export class Verdicts {
       else if (this.denies.size > 0) this.denies.forget(b.key);
     });
   }
-}
-
-/** The longest wait of the enforced paced buckets of an allowed decision; undefined when none waits. */
-function pacedWait(buckets: BucketSpec[], d: Decision): number | undefined {
-  let wait = 0;
-  d.buckets.forEach((o, i) => {
-    if (!buckets[i]!.shadow && (o.waitMs ?? 0) > wait) wait = o.waitMs!;
-  });
-  return wait > 0 ? wait : undefined;
-}
-
-/** The enforced bucket with the fewest tokens left (the longest reset on ties) among those `pick` keeps; -1: none. */
-function tightest(d: Decision, pick: (i: number) => boolean): number {
-  let tight = -1;
-  d.buckets.forEach((o, i) => {
-    if (!pick(i)) return;
-    const t = tight < 0 ? undefined : d.buckets[tight]!;
-    if (!t || o.remaining < t.remaining || (o.remaining === t.remaining && o.resetMs > t.resetMs))
-      tight = i;
-  });
-  return tight;
 }

@@ -1,0 +1,52 @@
+import { HttpException } from '@nestjs/common';
+import { limitSignal } from '../adaptive/concurrency-limit.js';
+import type { Admission, BreakerOptions, CallOutcome } from '../circuit-breaker.types.js';
+import type { BreakerParts } from './breaker-parts.js';
+import { classifyError } from './call-outcome.js';
+import { GuardOptions, Guarded, withTimeout } from './guarded-call.js';
+import type { Holder } from './slot-desk.js';
+import { SlowCallWindow } from './slow-call-window.js';
+
+/** An admitted call (maybe a probe). */
+export type Ticket = Extract<Admission, { admit: true }>;
+
+/**
+ * Runs an admitted call: through opossum (counted) or as a probe (judged by the gate). Its slot is held until
+ * `start`'s promise has settled; `limitMoved` is told when the concurrency limit changed.
+ */
+export function guardCall<T>(
+  p: BreakerParts,
+  options: () => BreakerOptions,
+  limitMoved: () => void,
+  call: { ticket: Ticket; start: () => Promise<T>; opts: GuardOptions; holder: Holder },
+): Guarded<T> {
+  const { ticket, start, opts, holder } = call;
+  const t0 = performance.now();
+  let work: Promise<T> | undefined;
+  let inFlight = 0;
+  const run = (): Promise<T> => {
+    work = p.slots.hold(start, holder, ticket.waited === true);
+    inFlight = p.slots.inFlight;
+    return withTimeout(work, options().timeoutMs, opts);
+  };
+  const verdict = ticket.probe ? run() : p.window.fire(run);
+  const probe = ticket.probe;
+  p.ledger.started(probe !== undefined);
+  const settled = (outcome: CallOutcome, err?: unknown): void => {
+    const ms = performance.now() - t0;
+    const proof = p.ledger.settled(outcome, probe !== undefined, t0);
+    const status = err instanceof HttpException ? err.getStatus() : undefined;
+    if (p.slots.record(limitSignal(outcome, status), ms, inFlight)) limitMoved();
+    const o = options();
+    if (!probe) return p.slow.record(o, outcome, ms);
+    if (proof === 'success' && SlowCallWindow.slow(o, outcome, ms))
+      return p.gate.probeDone(probe.epoch, 'failure', 'slow_calls');
+    p.gate.probeDone(probe.epoch, proof);
+  };
+  verdict.then(
+    () => settled('success'),
+    // opossum's own refusals (open, shut down) never reached the backend: nothing to count.
+    (err: unknown) => (work === undefined ? undefined : settled(classifyError(err), err)),
+  );
+  return { work, verdict };
+}
