@@ -63,13 +63,26 @@ describe(ruleFieldKeys.name, () => {
 
 describe(budgetText.name, () => {
   it('should round-trip a budget given in money, without a capacity', () => {
-    const rule = { name: 'app-spend', dimension: 'app', algorithm: 'tokens', budget: '$5', window: '1d' };
+    const rule = {
+      name: 'app-spend',
+      dimension: 'app',
+      algorithm: 'tokens',
+      budget: '$5',
+      window: '1d',
+    };
     expect(fromDraft(toDraft(rule))).toEqual(rule);
     expect(budgetText(toDraft(rule))).toBe('$5 per 1d');
   });
 
-  it('should show a spend rule\'s micro-dollar capacity as dollars, and nothing for a token rule', () => {
-    const spend = { name: 's', dimension: 'app', algorithm: 'tokens', count: 'spend', capacity: 250000, window: '1h' };
+  it("should show a spend rule's micro-dollar capacity as dollars, and nothing for a token rule", () => {
+    const spend = {
+      name: 's',
+      dimension: 'app',
+      algorithm: 'tokens',
+      count: 'spend',
+      capacity: 250000,
+      window: '1h',
+    };
     expect(budgetText(toDraft(spend))).toBe('$0.25 per 1h');
     expect(budgetText(toDraft({ ...spend, count: 'total' }))).toBeUndefined();
   });

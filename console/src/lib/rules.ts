@@ -93,7 +93,10 @@ export function dollars(micros: number): string {
  * micro-dollars; undefined for any other rule.
  */
 export function budgetText(d: RuleDraft): string | undefined {
-  const per = typeof d.rest.window === 'string' || typeof d.rest.window === 'number' ? ` per ${d.rest.window}` : '';
+  const per =
+    typeof d.rest.window === 'string' || typeof d.rest.window === 'number'
+      ? ` per ${d.rest.window}`
+      : '';
   if (typeof d.rest.budget === 'string') return `${d.rest.budget}${per}`;
   const micros = Number(d.capacity);
   if (d.rest.count !== 'spend' || !Number.isSafeInteger(micros) || micros < 1) return undefined;

@@ -75,7 +75,9 @@ describe(UsageAdmin.name, () => {
     await s.record(s.memory, new KeyHasher(s.peers.localSecret), 1000);
     const u = await s.admin.usage(query);
     expect(u.rows).toEqual([expect.objectContaining({ app: 'app-a', promptTokens: 7 })]);
-    expect(u.user).toBe(new KeyHasher(s.secret).part('user', { value: 'u1', personal: true, scope: 'app-a' }));
+    expect(u.user).toBe(
+      new KeyHasher(s.secret).part('user', { value: 'u1', personal: true, scope: 'app-a' }),
+    );
   });
 
   it('should refuse (503) rather than answer from memory while the key secret is unknown', async () => {

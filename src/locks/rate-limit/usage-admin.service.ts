@@ -23,7 +23,11 @@ export class UsageAdmin implements UsageAdminPort {
     // Before the key secret is known (just after boot) or while Redis is down, the memory lane holds other keys
     // (another secret) and none of the shared usage: the read waits for the shared store, or is a 503.
     const lane = await this.lanes.shared();
-    if (!lane) throw new RedisUnavailableError('usage read', 'the shared store or its key secret is not ready');
+    if (!lane)
+      throw new RedisUnavailableError(
+        'usage read',
+        'the shared store or its key secret is not ready',
+      );
     const step = PERIOD_MS[q.period];
     const user =
       q.user === undefined || q.apps.length !== 1

@@ -191,7 +191,13 @@ export class RateLimiter {
     // Every sized request that was let through settles, with or without tokens rules: its usage is recorded then.
     if (ask && d.allowed && !d.duplicate) {
       const reserved = reservationsOf(buckets, active, d);
-      this.reservations.hold(ctx, policy.policyName, { ...lane, tag: this.lanes.tag }, ask, reserved);
+      this.reservations.hold(
+        ctx,
+        policy.policyName,
+        { ...lane, tag: this.lanes.tag },
+        ask,
+        reserved,
+      );
     }
     // Decided without pacing for want of a place: the deny cache must not learn those unpaced refusals.
     const v = this.verdicts.of(ctx, policy, buckets, meta, d, lane.remote && place !== 'full');
