@@ -6,332 +6,254 @@
  * an aborted or failed stream is not cached; a cache hit gives its token reservation back, or charges the cached
  * usage when INFERENCE_CHARGE_CACHED_TOKENS is set; the kill switch (mode off through the admin API) stops it at once.
  */
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RampartConfig } from '../../src/config/config.types.js';
-import type { RuleConfig } from '../../src/locks/rate-limit/rate-limit.types.js';
-import { signRequest } from '../../src/sdk/sign-request.js';
-import { ADMIN_TOKEN, AdminClient } from '../support/admin-client.js';
-import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
-import { FakeOpenAI, sseData, startFakeOpenAI } from '../support/fake-openai.js';
-import { redisUrl, uniqueEnv } from '../support/redis-env.js';
-import { testApps } from '../support/signature-routes.js';
+import { RunningApp, startApp } from '../support/app.js';
+import { sseData } from '../support/fake-openai.js';
+import {
+  inferenceCases,
+  useInferenceHarness,
+  withInferenceRules,
+} from '../support/inference-harness.js';
 
 const BUDGET = 5_000;
 /** What the fake answers (max_tokens ≥ 8): its 8 words. */
 const ANSWER = 'This is a fake answer from the upstream';
 
-const STORES = [
-  { store: 'memory', env: (): Record<string, string> => ({}) },
-  ...(redisUrl()
-    ? [
-        {
-          store: 'redis',
-          env: (): Record<string, string> => ({
-            REDIS_URL: redisUrl(),
-            RAMPART_ENV: uniqueEnv('dac'),
-            REDIS_COMMAND_TIMEOUT_MS: '2000',
-          }),
-        },
-      ]
-    : []),
-];
-
 /** The shipped inference policy with its answer cache on, a token budget per user (x-user-id), no tiers. */
-function withCache(c: RampartConfig): RampartConfig {
-  const inference = c.policies.inference!;
-  const rl = inference.locks.rateLimit as unknown as { mode: 'enforce'; rules: RuleConfig[] };
-  const rules: RuleConfig[] = [
+const WITH_CACHE = withInferenceRules(
+  [
     { name: 'user-tokens', dimension: 'user', algorithm: 'tokens', capacity: BUDGET, window: '1d' },
     { name: 'user-concurrent', dimension: 'user', algorithm: 'concurrency', capacity: 100 },
-  ];
-  return {
-    ...c,
-    sections: { ...c.sections, rateLimit: { userHeader: 'x-user-id' } },
-    policies: {
-      ...c.policies,
-      inference: {
-        ...inference,
-        locks: {
-          ...inference.locks,
-          rateLimit: { ...rl, tokens: 'inference', tiers: {}, degrade: undefined, rules },
-          cacheShield: { ...inference.locks.cacheShield, mode: 'enforce' },
-        },
-      },
-    },
-  };
-}
-
-describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }))))(
-  'deterministic answer cache ($adapter, $store store)',
-  ({ adapter, env }) => {
-    const apps = testApps();
-    const secrets: Record<string, string> = {
-      [apps.main.appId]: apps.main.secrets[0]!,
-      [apps.debug.appId]: apps.debug.secret,
-    };
-    let fake: FakeOpenAI;
-    let app: RunningApp;
-    let charging: RunningApp;
-    let n = 0;
-    const unique = (): string => `${adapter}-${Date.now()}-${++n}`;
-
-    beforeAll(async () => {
-      fake = await startFakeOpenAI();
-      const base = { ...env(), HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url };
-      app = await startApp({ ...base, APPS_FILE: apps.file, ADMIN_TOKEN }, { config: withCache });
-      charging = await startApp(
-        { ...base, APPS_FILE: apps.file, INFERENCE_CHARGE_CACHED_TOKENS: 'true' },
-        { config: withCache },
-      );
-    });
-    afterAll(async () => {
-      await app?.close();
-      await charging?.close();
-      await fake?.close();
-    });
-
-    type Opts = { appId?: string; user?: string; on?: RunningApp };
-    const signed = (body: object, o: Opts = {}) => {
-      const appId = o.appId ?? apps.main.appId;
-      const url = `${(o.on ?? app).url}/v1/chat/completions`;
-      const text = JSON.stringify(body);
-      const headers = signRequest({
-        appId,
-        secret: secrets[appId]!,
-        method: 'POST',
-        url,
-        body: text,
-      });
-      return {
-        url,
-        text,
-        headers: {
-          'content-type': 'application/json',
-          'x-user-id': o.user ?? 'user-1',
-          ...headers,
-        },
-      };
-    };
-    const call = (body: object, o: Opts = {}): Promise<Response> => {
-      const s = signed(body, o);
-      return fetch(s.url, { method: 'POST', headers: s.headers, body: s.text });
-    };
-    const chat = (text: string, extra: object = {}) => ({
-      model: 'gpt-4o-mini',
-      messages: [{ role: 'user', content: text }],
-      max_tokens: 16,
-      temperature: 0,
-      ...extra,
-    });
-    const content = async (res: Response): Promise<string> => {
-      const body = (await res.json()) as { choices: { message: { content: string } }[] };
-      return body.choices[0]!.message.content;
-    };
-    /** The data of every event of a stream, and the text its chunks add up to. */
-    const streamed = async (res: Response): Promise<{ events: string[]; text: string }> => {
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-      const events: string[] = [];
-      for await (const d of sseData(res)) events.push(d);
-      let text = '';
-      for (const e of events.slice(0, -1)) {
-        const chunk = JSON.parse(e) as {
-          object: string;
-          choices: { delta: { content?: string } }[];
-        };
-        expect(chunk.object).toBe('chat.completion.chunk');
-        text += chunk.choices[0]?.delta.content ?? '';
-      }
-      expect(events.at(-1)).toBe('[DONE]');
-      return { events, text };
-    };
-    /** Tokens left in `user`'s budget (a probe that can never fit is refused and charges nothing). */
-    const left = async (user: string, on: RunningApp): Promise<number> => {
-      const res = await call(chat('probe', { max_tokens: 8192, temperature: 1 }), {
-        user,
-        on,
-      });
-      expect(res.status).toBe(429);
-      await res.arrayBuffer();
-      return Number(res.headers.get('x-ratelimit-remaining-tokens'));
-    };
-
-    it('should answer a second identical temperature-0 request from the cache, whatever its user field or key order', async () => {
-      const body = chat(`cache me ${unique()}`);
-      const before = fake.requests;
-      const first = await call(body);
-      expect(first.status).toBe(200);
-      expect(first.headers.get('rampart-shield')).toBeNull();
-      expect(await content(first)).toBe(ANSWER);
-      const second = await call({ user: 'end-user-7', ...body, messages: body.messages });
-      expect(second.status).toBe(200);
-      expect(second.headers.get('rampart-shield')).toBe('cache-hit');
-      expect(await content(second)).toBe(ANSWER);
-      expect(fake.requests - before).toBe(1);
-      // A field that changes the answer is another entry.
-      await (await call({ ...body, max_tokens: 15 })).arrayBuffer();
-      expect(fake.requests - before).toBe(2);
-    });
-
-    it('should cache a seeded request, and never one with temperature 0.7', async () => {
-      const before = fake.requests;
-      const warm = chat(`warm ${unique()}`, { temperature: 0.7 });
-      for (let i = 0; i < 2; i++) {
-        const res = await call(warm);
-        expect(res.headers.get('rampart-shield')).toBeNull();
-        await res.arrayBuffer();
-      }
-      expect(fake.requests - before).toBe(2);
-      const seeded = chat(`seeded ${unique()}`, { temperature: 0.7, seed: 42 });
-      await (await call(seeded)).arrayBuffer();
-      const again = await call(seeded);
-      expect(again.headers.get('rampart-shield')).toBe('cache-hit');
-      await again.arrayBuffer();
-      expect(fake.requests - before).toBe(3);
-    });
-
-    it("should never answer app B from app A's cached answer, even with an identical body", async () => {
-      const body = chat(`tenant ${unique()}`);
-      const before = fake.requests;
-      await (await call(body)).arrayBuffer();
-      const fromB = await call(body, { appId: apps.debug.appId });
-      expect(fromB.status).toBe(200);
-      expect(fromB.headers.get('rampart-shield')).toBeNull();
-      await fromB.arrayBuffer();
-      expect(fake.requests - before).toBe(2);
-      // App B's own answer is then cached for app B.
-      const againB = await call(body, { appId: apps.debug.appId });
-      expect(againB.headers.get('rampart-shield')).toBe('cache-hit');
-      await againB.arrayBuffer();
-      expect(fake.requests - before).toBe(2);
-    });
-
-    it('should make one upstream call for 10 concurrent identical requests (single flight)', async () => {
-      const body = chat(`flight ${unique()}`);
-      const before = fake.requests;
-      fake.setLatency(200);
-      try {
-        const all = await Promise.all(Array.from({ length: 10 }, () => call(body)));
-        expect(all.map((r) => r.status)).toEqual(Array(10).fill(200));
-        const texts = await Promise.all(all.map(content));
-        expect(new Set(texts)).toEqual(new Set([ANSWER]));
-        expect(all.filter((r) => r.headers.get('rampart-shield') === null)).toHaveLength(1);
-      } finally {
-        fake.reset();
-      }
-      expect(fake.requests - before).toBe(1);
-    });
-
-    it('should keep a finished stream, and replay a cached answer as valid SSE (with usage when asked)', async () => {
-      const body = chat(`stream ${unique()}`, { stream: true });
-      const before = fake.requests;
-      const live = await streamed(await call(body));
-      expect(live.text).toBe(ANSWER);
-      const res = await call({ ...body, stream_options: { include_usage: true } });
-      expect(res.headers.get('rampart-shield')).toBe('cache-hit');
-      const replay = await streamed(res);
-      expect(replay.text).toBe(ANSWER);
-      const usage = JSON.parse(replay.events.at(-2)!) as { choices: unknown[]; usage: object };
-      expect(usage.choices).toEqual([]);
-      expect(usage.usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 8 });
-      expect(replay.events.some((e) => e.includes('"finish_reason":"stop"'))).toBe(true);
-      // The same answer as JSON, and a JSON answer replayed as a stream.
-      const json = await call({ ...body, stream: false });
-      expect(json.headers.get('rampart-shield')).toBe('cache-hit');
-      expect(await content(json)).toBe(ANSWER);
-      const other = chat(`json first ${unique()}`);
-      await (await call(other)).arrayBuffer();
-      const asStream = await call({ ...other, stream: true });
-      expect(asStream.headers.get('rampart-shield')).toBe('cache-hit');
-      expect((await streamed(asStream)).text).toBe(ANSWER);
-      expect(fake.requests - before).toBe(2);
-    });
-
-    it('should not cache a stream its client aborted, nor one that failed', async () => {
-      const body = chat(`aborted ${unique()}`, { stream: true });
-      const before = fake.requests;
-      const aborted = fake.aborted;
-      fake.pauseStreams();
-      try {
-        const s = signed(body);
-        await new Promise<void>((resolve, reject) => {
-          const req = httpRequest(s.url, { method: 'POST', agent: false, headers: s.headers });
-          req.on('response', (res) => {
-            let text = '';
-            res.on('data', (b: Buffer) => {
-              text += b.toString('utf8');
-              if (text.includes('"This"')) {
-                req.destroy();
-                resolve();
-              }
-            });
-          });
-          req.on('error', () => undefined);
-          req.end(s.text);
-          setTimeout(() => reject(new Error('no first chunk')), 10_000).unref();
-        });
-        await expect.poll(() => fake.aborted).toBeGreaterThan(aborted);
-      } finally {
-        fake.reset();
-      }
-      const again = await call(body);
-      expect(again.headers.get('rampart-shield')).toBeNull();
-      expect((await streamed(again)).text).toBe(ANSWER);
-      expect(fake.requests - before).toBe(2);
-
-      const failing = chat(`failing ${unique()}`, { stream: true });
-      fake.setFailAfterFirstChunk(true);
-      try {
-        const res = await call(failing);
-        for await (const d of sseData(res)) void d;
-      } catch {
-        // The connection may drop mid-stream: either way nothing finished.
-      } finally {
-        fake.reset();
-      }
-      const retry = await call(failing);
-      expect(retry.headers.get('rampart-shield')).toBeNull();
-      expect((await streamed(retry)).text).toBe(ANSWER);
-      expect(fake.requests - before).toBe(4);
-    });
-
-    it('should give a cache hit its token reservation back, or charge the cached usage when set to', async () => {
-      for (const [on, charged] of [
-        [app, 0],
-        [charging, 13],
-      ] as const) {
-        const user = `user-${unique()}`;
-        const body = chat(`tokens ${unique()}`);
-        await (await call(body, { user, on })).arrayBuffer();
-        // The miss is settled to the fake's usage: 5 prompt + 8 completion tokens.
-        await expect.poll(() => left(user, on)).toBe(BUDGET - 13);
-        const hit = await call(body, { user, on });
-        expect(hit.headers.get('rampart-shield')).toBe('cache-hit');
-        await hit.arrayBuffer();
-        await expect.poll(() => left(user, on)).toBe(BUDGET - 13 - charged);
-      }
-    });
-
-    it('should stop answering from the cache at once when the kill switch turns it off, and again once it is on', async () => {
-      const admin = new AdminClient(app);
-      const path = '/admin/policies/inference/locks/cacheShield';
-      const body = chat(`kill switch ${unique()}`);
-      const before = fake.requests;
-      await (await call(body)).arrayBuffer();
-      try {
-        expect((await admin.call('PATCH', path, { mode: 'off' })).status).toBe(200);
-        const res = await call(body);
-        expect(res.headers.get('rampart-shield')).toBeNull();
-        expect(await content(res)).toBe(ANSWER);
-        expect(fake.requests - before).toBe(2);
-      } finally {
-        expect((await admin.call('PATCH', path, { mode: 'enforce' })).status).toBe(200);
-      }
-      const back = await call(body);
-      expect(back.headers.get('rampart-shield')).toBe('cache-hit');
-      await back.arrayBuffer();
-      expect(fake.requests - before).toBe(2);
-    });
-  },
+  ],
+  { answerCache: true },
 );
+
+describe.each(inferenceCases('dac'))('deterministic answer cache ($adapter, $store store)', (c) => {
+  const h = useInferenceHarness(c, WITH_CACHE);
+  const { apps } = h;
+  const { adapter } = c;
+  let charging: RunningApp;
+  let n = 0;
+  const unique = (): string => `${adapter}-${Date.now()}-${++n}`;
+
+  beforeAll(async () => {
+    charging = await startApp(
+      {
+        ...c.env(),
+        HTTP_ADAPTER: adapter,
+        INFERENCE_UPSTREAM_URL: h.fake.url,
+        APPS_FILE: apps.file,
+        INFERENCE_CHARGE_CACHED_TOKENS: 'true',
+      },
+      { config: WITH_CACHE },
+    );
+  });
+  afterAll(async () => {
+    await charging?.close();
+  });
+
+  type Opts = { appId?: string; user?: string; on?: RunningApp };
+  const signed = (body: object, o: Opts = {}) => h.signed(body, o);
+  const call = (body: object, o: Opts = {}): Promise<Response> => h.send(signed(body, o));
+  const chat = (text: string, extra: object = {}) => ({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: text }],
+    max_tokens: 16,
+    temperature: 0,
+    ...extra,
+  });
+  const content = async (res: Response): Promise<string> => {
+    const body = (await res.json()) as { choices: { message: { content: string } }[] };
+    return body.choices[0]!.message.content;
+  };
+  /** The data of every event of a stream, and the text its chunks add up to. */
+  const streamed = async (res: Response): Promise<{ events: string[]; text: string }> => {
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events: string[] = [];
+    for await (const d of sseData(res)) events.push(d);
+    let text = '';
+    for (const e of events.slice(0, -1)) {
+      const chunk = JSON.parse(e) as {
+        object: string;
+        choices: { delta: { content?: string } }[];
+      };
+      expect(chunk.object).toBe('chat.completion.chunk');
+      text += chunk.choices[0]?.delta.content ?? '';
+    }
+    expect(events.at(-1)).toBe('[DONE]');
+    return { events, text };
+  };
+  /** Tokens left in `user`'s budget (a probe that can never fit is refused and charges nothing). */
+  const left = async (user: string, on: RunningApp): Promise<number> => {
+    const res = await call(chat('probe', { max_tokens: 8192, temperature: 1 }), {
+      user,
+      on,
+    });
+    expect(res.status).toBe(429);
+    await res.arrayBuffer();
+    return Number(res.headers.get('x-ratelimit-remaining-tokens'));
+  };
+
+  it('should answer a second identical temperature-0 request from the cache, whatever its user field or key order', async () => {
+    const body = chat(`cache me ${unique()}`);
+    const before = h.fake.requests;
+    const first = await call(body);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('rampart-shield')).toBeNull();
+    expect(await content(first)).toBe(ANSWER);
+    const second = await call({ user: 'end-user-7', ...body, messages: body.messages });
+    expect(second.status).toBe(200);
+    expect(second.headers.get('rampart-shield')).toBe('cache-hit');
+    expect(await content(second)).toBe(ANSWER);
+    expect(h.fake.requests - before).toBe(1);
+    // A field that changes the answer is another entry.
+    await (await call({ ...body, max_tokens: 15 })).arrayBuffer();
+    expect(h.fake.requests - before).toBe(2);
+  });
+
+  it('should cache a seeded request, and never one with temperature 0.7', async () => {
+    const before = h.fake.requests;
+    const warm = chat(`warm ${unique()}`, { temperature: 0.7 });
+    for (let i = 0; i < 2; i++) {
+      const res = await call(warm);
+      expect(res.headers.get('rampart-shield')).toBeNull();
+      await res.arrayBuffer();
+    }
+    expect(h.fake.requests - before).toBe(2);
+    const seeded = chat(`seeded ${unique()}`, { temperature: 0.7, seed: 42 });
+    await (await call(seeded)).arrayBuffer();
+    const again = await call(seeded);
+    expect(again.headers.get('rampart-shield')).toBe('cache-hit');
+    await again.arrayBuffer();
+    expect(h.fake.requests - before).toBe(3);
+  });
+
+  it("should never answer app B from app A's cached answer, even with an identical body", async () => {
+    const body = chat(`tenant ${unique()}`);
+    const before = h.fake.requests;
+    await (await call(body)).arrayBuffer();
+    const fromB = await call(body, { appId: apps.debug.appId });
+    expect(fromB.status).toBe(200);
+    expect(fromB.headers.get('rampart-shield')).toBeNull();
+    await fromB.arrayBuffer();
+    expect(h.fake.requests - before).toBe(2);
+    // App B's own answer is then cached for app B.
+    const againB = await call(body, { appId: apps.debug.appId });
+    expect(againB.headers.get('rampart-shield')).toBe('cache-hit');
+    await againB.arrayBuffer();
+    expect(h.fake.requests - before).toBe(2);
+  });
+
+  it('should make one upstream call for 10 concurrent identical requests (single flight)', async () => {
+    const body = chat(`flight ${unique()}`);
+    const before = h.fake.requests;
+    h.fake.setLatency(200);
+    try {
+      const all = await Promise.all(Array.from({ length: 10 }, () => call(body)));
+      expect(all.map((r) => r.status)).toEqual(Array(10).fill(200));
+      const texts = await Promise.all(all.map(content));
+      expect(new Set(texts)).toEqual(new Set([ANSWER]));
+      expect(all.filter((r) => r.headers.get('rampart-shield') === null)).toHaveLength(1);
+    } finally {
+      h.fake.reset();
+    }
+    expect(h.fake.requests - before).toBe(1);
+  });
+
+  it('should keep a finished stream, and replay a cached answer as valid SSE (with usage when asked)', async () => {
+    const body = chat(`stream ${unique()}`, { stream: true });
+    const before = h.fake.requests;
+    const live = await streamed(await call(body));
+    expect(live.text).toBe(ANSWER);
+    const res = await call({ ...body, stream_options: { include_usage: true } });
+    expect(res.headers.get('rampart-shield')).toBe('cache-hit');
+    const replay = await streamed(res);
+    expect(replay.text).toBe(ANSWER);
+    const usage = JSON.parse(replay.events.at(-2)!) as { choices: unknown[]; usage: object };
+    expect(usage.choices).toEqual([]);
+    expect(usage.usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 8 });
+    expect(replay.events.some((e) => e.includes('"finish_reason":"stop"'))).toBe(true);
+    // The same answer as JSON, and a JSON answer replayed as a stream.
+    const json = await call({ ...body, stream: false });
+    expect(json.headers.get('rampart-shield')).toBe('cache-hit');
+    expect(await content(json)).toBe(ANSWER);
+    const other = chat(`json first ${unique()}`);
+    await (await call(other)).arrayBuffer();
+    const asStream = await call({ ...other, stream: true });
+    expect(asStream.headers.get('rampart-shield')).toBe('cache-hit');
+    expect((await streamed(asStream)).text).toBe(ANSWER);
+    expect(h.fake.requests - before).toBe(2);
+  });
+
+  it('should not cache a stream its client aborted, nor one that failed', async () => {
+    const body = chat(`aborted ${unique()}`, { stream: true });
+    const before = h.fake.requests;
+    const aborted = h.fake.aborted;
+    h.fake.pauseStreams();
+    try {
+      const s = signed(body);
+      await h.abortAfter(s);
+      await expect.poll(() => h.fake.aborted).toBeGreaterThan(aborted);
+    } finally {
+      h.fake.reset();
+    }
+    const again = await call(body);
+    expect(again.headers.get('rampart-shield')).toBeNull();
+    expect((await streamed(again)).text).toBe(ANSWER);
+    expect(h.fake.requests - before).toBe(2);
+
+    const failing = chat(`failing ${unique()}`, { stream: true });
+    h.fake.setFailAfterFirstChunk(true);
+    try {
+      const res = await call(failing);
+      for await (const d of sseData(res)) void d;
+    } catch {
+      // The connection may drop mid-stream: either way nothing finished.
+    } finally {
+      h.fake.reset();
+    }
+    const retry = await call(failing);
+    expect(retry.headers.get('rampart-shield')).toBeNull();
+    expect((await streamed(retry)).text).toBe(ANSWER);
+    expect(h.fake.requests - before).toBe(4);
+  });
+
+  it('should give a cache hit its token reservation back, or charge the cached usage when set to', async () => {
+    for (const [on, charged] of [
+      [h.app, 0],
+      [charging, 13],
+    ] as const) {
+      const user = `user-${unique()}`;
+      const body = chat(`tokens ${unique()}`);
+      await (await call(body, { user, on })).arrayBuffer();
+      // The miss is settled to the fake's usage: 5 prompt + 8 completion tokens.
+      await expect.poll(() => left(user, on)).toBe(BUDGET - 13);
+      const hit = await call(body, { user, on });
+      expect(hit.headers.get('rampart-shield')).toBe('cache-hit');
+      await hit.arrayBuffer();
+      await expect.poll(() => left(user, on)).toBe(BUDGET - 13 - charged);
+    }
+  });
+
+  it('should stop answering from the cache at once when the kill switch turns it off, and again once it is on', async () => {
+    const admin = h.admin;
+    const path = '/admin/policies/inference/locks/cacheShield';
+    const body = chat(`kill switch ${unique()}`);
+    const before = h.fake.requests;
+    await (await call(body)).arrayBuffer();
+    try {
+      expect((await admin.call('PATCH', path, { mode: 'off' })).status).toBe(200);
+      const res = await call(body);
+      expect(res.headers.get('rampart-shield')).toBeNull();
+      expect(await content(res)).toBe(ANSWER);
+      expect(h.fake.requests - before).toBe(2);
+    } finally {
+      expect((await admin.call('PATCH', path, { mode: 'enforce' })).status).toBe(200);
+    }
+    const back = await call(body);
+    expect(back.headers.get('rampart-shield')).toBe('cache-hit');
+    await back.arrayBuffer();
+    expect(h.fake.requests - before).toBe(2);
+  });
+});

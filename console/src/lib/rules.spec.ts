@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromDraft, ruleFieldKeys, toDraft } from './rules.js';
+import { budgetText, fromDraft, ruleFieldKeys, toDraft } from './rules.js';
 
 describe(toDraft.name, () => {
   it('should round-trip a rule, keeping the fields the editor does not show', () => {
@@ -58,5 +58,32 @@ describe(ruleFieldKeys.name, () => {
   it('should list every field of every rule', () => {
     expect(ruleFieldKeys(1)).toContain('rules.0.capacity');
     expect(ruleFieldKeys(2)).toContain('rules.1.name');
+  });
+});
+
+describe(budgetText.name, () => {
+  it('should round-trip a budget given in money, without a capacity', () => {
+    const rule = {
+      name: 'app-spend',
+      dimension: 'app',
+      algorithm: 'tokens',
+      budget: '$5',
+      window: '1d',
+    };
+    expect(fromDraft(toDraft(rule))).toEqual(rule);
+    expect(budgetText(toDraft(rule))).toBe('$5 per 1d');
+  });
+
+  it("should show a spend rule's micro-dollar capacity as dollars, and nothing for a token rule", () => {
+    const spend = {
+      name: 's',
+      dimension: 'app',
+      algorithm: 'tokens',
+      count: 'spend',
+      capacity: 250000,
+      window: '1h',
+    };
+    expect(budgetText(toDraft(spend))).toBe('$0.25 per 1h');
+    expect(budgetText(toDraft({ ...spend, count: 'total' }))).toBeUndefined();
   });
 });

@@ -59,7 +59,8 @@ const numberOrText = (s: string): number | string =>
 /** The rule as the admin API takes it: empty optional fields left out, `rate` a number when numeric. */
 export function fromDraft(d: RuleDraft): Record<string, unknown> {
   const out: Record<string, unknown> = { ...d.rest, name: d.name.trim(), dimension: d.dimension };
-  out.capacity = numberOrText(d.capacity);
+  // A spend budget given in money (`budget: "$5"`) has no capacity unless one is typed (the service refuses both).
+  if (d.capacity.trim() || d.rest.budget === undefined) out.capacity = numberOrText(d.capacity);
   // A concurrency or tokens rule has no rate (a rate rule without one is refused by the service, which says so).
   if (d.rate.trim()) out.rate = numberOrText(d.rate);
   if (d.mode) out.mode = d.mode;
@@ -76,4 +77,28 @@ export function ruleFieldKeys(count: number): string[] {
     for (const f of EDITED) keys.push(`rules.${i}.${f}`);
   }
   return keys;
+}
+
+/** Micro-dollars as dollars: `$5`, `$0.25`, `$0.000125`. */
+export function dollars(micros: number): string {
+  const whole = Math.floor(micros / 1_000_000);
+  const frac = String(micros % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
+  return frac.length > 0 ? `$${whole}.${frac.length === 1 ? `${frac}0` : frac}` : `$${whole}`;
+}
+
+/**
+ * A spend budget as people read it (`$5 per 1d`): its `budget`, or a `count: spend` rule's capacity in
+ * micro-dollars; undefined for any other rule.
+ */
+export function budgetText(d: RuleDraft): string | undefined {
+  const per =
+    typeof d.rest.window === 'string' || typeof d.rest.window === 'number'
+      ? ` per ${d.rest.window}`
+      : '';
+  if (typeof d.rest.budget === 'string') return `${d.rest.budget}${per}`;
+  const micros = Number(d.capacity);
+  if (d.rest.count !== 'spend' || !Number.isSafeInteger(micros) || micros < 1) return undefined;
+  return `${dollars(micros)}${per}`;
 }

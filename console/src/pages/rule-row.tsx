@@ -1,5 +1,5 @@
 import type { JSX } from 'preact';
-import type { RuleDraft } from '../lib/rules.js';
+import { budgetText, type RuleDraft } from '../lib/rules.js';
 
 interface Props {
   id: string;
@@ -65,6 +65,7 @@ export function RuleRow({ id, index, rule, dims, problems, onChange, onRemove }:
       </select>
     ));
   const extra = Object.keys(rule.rest);
+  const budget = budgetText(rule);
   return (
     <tr>
       {text('name', 10)}
@@ -75,6 +76,9 @@ export function RuleRow({ id, index, rule, dims, problems, onChange, onRemove }:
       {select('algorithm', ['gcra', 'token-bucket', 'concurrency', 'tokens'], '(gcra)')}
       {text('cost', 4, '—')}
       <td>
+        {budget !== undefined ? (
+          <small data-testid={`rule-${id}-budget`}>spend budget {budget} </small>
+        ) : null}
         {extra.length > 0 ? <small class="muted">also: {extra.join(', ')} </small> : null}
         <button
           type="button"

@@ -59,8 +59,8 @@ export interface RuleConfig {
   dimension: Dimension;
   /** Default `gcra`. */
   algorithm?: Algorithm;
-  /** Burst size in tokens (integer ≥ 1). */
-  capacity: number;
+  /** Burst size in tokens (integer ≥ 1). Required, except for a spend budget given as `budget`. */
+  capacity?: number;
   /**
    * Refill rate: tokens per second, or sugar `6/min`, `10/s`, `1000/h`, `100/d`. Required, except for
    * `algorithm: concurrency` (which has none: `capacity` is the most requests in flight).
@@ -81,6 +81,11 @@ export interface RuleConfig {
    * answer's price in micro-dollars (`capacity` then is micro-dollars per window, docs/quotas.md#spend-budgets).
    */
   count?: 'prompt' | 'completion' | 'total' | 'spend';
+  /**
+   * `algorithm: tokens` only: a spend budget in US dollars per window instead of `capacity` in micro-dollars:
+   * `"$5"`, `"$0.25"`, `"5 USD"` (at most 6 decimals, up to $1000). Implies `count: spend`.
+   */
+  budget?: string;
   /** `algorithm: tokens` only: one budget per model name within the dimension (model, app × model, …). */
   perModel?: boolean;
   /** `shadow` rules are decided and counted ("would have blocked") but never block. Default `enforce`. */

@@ -61,7 +61,9 @@ export function validateRule(rule: unknown, path: string, attributes: readonly s
     p.push(`${path}.algorithm: must be one of ${ALGORITHMS.join(', ')}`);
   else
     p.push(...(kindOfAlgorithm(rule.algorithm as string | undefined).validate?.(rule, path) ?? []));
-  if (!posInt(rule.capacity) || (rule.capacity as number) > MAX_CAPACITY)
+  // A spend budget may be given in money (`budget: "$5"`, the tokens kind checks it) instead of a capacity.
+  const budgeted = rule.budget !== undefined && rule.capacity === undefined;
+  if (!budgeted && (!posInt(rule.capacity) || (rule.capacity as number) > MAX_CAPACITY))
     p.push(`${path}.capacity: must be an integer from 1 to ${MAX_CAPACITY} (burst, in tokens)`);
   const rate = parseRate(rule.rate);
   const kind = kindOfAlgorithm(rule.algorithm as string | undefined);

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { capacityOf } from './core/money.js';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { ProblemException } from '../../common/problem.exception.js';
@@ -119,9 +120,9 @@ export class RateLimitAdmin implements RateLimitAdminPort {
         if (r.dimension !== dim || !rate) continue;
         out.push({
           rule: `${name}.${r.name}`,
-          capacity: r.capacity,
+          capacity: capacityOf(r),
           rate,
-          effectiveCapacity: Math.floor(r.capacity * m),
+          effectiveCapacity: Math.floor(capacityOf(r) * m),
           effectiveRate: rate * m,
         });
       }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { RedisUnavailableError } from '../../redis/redis.errors.js';
 import { bucketStart, PERIOD_MS, usageKey } from './core/usage-keys.js';
 import type { UsageAdminPort, UsageQuery, UsageRow } from './rate-limit.admin.js';
 import { modelPart } from './rules/request-buckets.js';
@@ -8,8 +9,8 @@ import { StoreLanes } from './store/lanes/store-lanes.js';
 const KEYS_PER_CALL = 256;
 
 /**
- * The usage port (docs/quotas.md#usage-and-spend): reads the buckets the settle call wrote, from the store that
- * decides now. Apps and user are given in clear and hashed as the limiter's keys hash them; answers name the user
+ * The usage port (docs/quotas.md#usage-and-spend): reads the buckets the settle call wrote, from the service's
+ * store (Redis once its key secret is known; 503 `admin_store_unavailable` until then). Apps and user are given in clear and hashed as the limiter's keys hash them; answers name the user
  * only by that hash.
  */
 @Injectable()
@@ -19,7 +20,14 @@ export class UsageAdmin implements UsageAdminPort {
   async usage(
     q: UsageQuery,
   ): Promise<{ user: string | null; rows: UsageRow[]; truncated: boolean }> {
-    const lane = this.lanes.current() ?? this.lanes.local();
+    // Before the key secret is known (just after boot) or while Redis is down, the memory lane holds other keys
+    // (another secret) and none of the shared usage: the read waits for the shared store, or is a 503.
+    const lane = await this.lanes.shared();
+    if (!lane)
+      throw new RedisUnavailableError(
+        'usage read',
+        'the shared store or its key secret is not ready',
+      );
     const step = PERIOD_MS[q.period];
     const user =
       q.user === undefined || q.apps.length !== 1

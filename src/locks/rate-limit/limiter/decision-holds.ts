@@ -27,9 +27,10 @@ export class DecisionHolds {
   ): void {
     const lease = leaseOf(buckets, d);
     if (lease) this.leases.hold(ctx, policy, lane.store, lease);
-    if (ask) {
+    // Every sized request that was let through settles, with or without tokens rules: its usage is recorded then.
+    if (ask && d.allowed && !d.duplicate) {
       const reserved = reservationsOf(buckets, active, d);
-      if (reserved.length > 0) this.reservations.hold(ctx, policy, { ...lane, tag }, ask, reserved);
+      this.reservations.hold(ctx, policy, { ...lane, tag }, ask, reserved);
     }
   }
 }

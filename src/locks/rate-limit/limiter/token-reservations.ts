@@ -96,7 +96,8 @@ class Reservation implements TokenReservation {
 /**
  * Holds a request's token reservations until its answer is over (docs/rate-limit.md#token-rules): the product
  * settles them to what the upstream used (`state.tokens`), in one store call per hash slot, to the store that
- * decided. A failed settlement (Redis down) is counted; the reservation then stays until its window ends.
+ * decided. A sized request with no tokens rule holds an empty reservation: its settlement only records the usage
+ * (the per-turn batched settle call, shared with the other answers that end in the same turn). A failed settlement (Redis down) is counted; the reservation then stays until its window ends.
  */
 @Injectable()
 export class TokenReservations {

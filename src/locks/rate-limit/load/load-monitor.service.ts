@@ -1,3 +1,4 @@
+import { capacityOf } from '../core/money.js';
 import {
   Inject,
   Injectable,
@@ -235,7 +236,7 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
           key: `rl:${this.lanes.tag}:global:-:${r.action ?? `${policy}.${r.name}`}`,
           // A warm-up rule keeps a hash (core/kinds/gcra-warm.ts).
           kind: r.warmUp === undefined ? kindOfAlgorithm(r.algorithm).code : gcraWarm.code,
-          capacity: r.capacity,
+          capacity: capacityOf(r),
           intervalUs: 1e6 / rate,
         });
       }

@@ -1,3 +1,4 @@
+import { capacityOf } from '../core/money.js';
 import type {
   ClaimFunction,
   CostFunction,
@@ -118,7 +119,7 @@ export function compileSlice(
       id: `${policyName}.${r.name}`,
       dimension: r.dimension,
       kind: r.warmUp === undefined ? kindOfAlgorithm(r.algorithm).code : gcraWarm.code,
-      capacity: r.capacity,
+      capacity: capacityOf(r),
       ...rateOf(r),
       ...stageOf(r),
       cost: r.cost,
@@ -153,14 +154,17 @@ function rateOf(r: RuleConfig): Pick<CompiledRule, 'rate' | 'leaseUs' | 'windowU
   if (kind.reconciled === true) {
     const windowUs = parseDuration(r.window)! * 1000;
     return {
-      rate: (r.capacity * 1e6) / windowUs,
+      rate: (capacityOf(r) * 1e6) / windowUs,
       windowUs,
-      tokens: { count: r.count ?? 'total', perModel: r.perModel === true },
+      tokens: {
+        count: r.count ?? (r.budget !== undefined ? 'spend' : 'total'),
+        perModel: r.perModel === true,
+      },
     };
   }
   if (kind.leased !== true) return { rate: parseRate(r.rate)! };
   const leaseUs = (parseDuration(r.lease) ?? DEFAULT_LEASE_MS) * 1000;
-  return { rate: (r.capacity * 1e6) / leaseUs, leaseUs };
+  return { rate: (capacityOf(r) * 1e6) / leaseUs, leaseUs };
 }
 
 /** Penalty parameters with the strike cap: the strike count at which factor^k reaches the floor. */

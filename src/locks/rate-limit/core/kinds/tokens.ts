@@ -1,3 +1,4 @@
+import { MAX_BUDGET_USD, parseBudget } from '../money.js';
 import { parseDuration } from '../rate-parse.js';
 import { EPS, type RuleKind, replyNumber } from '../rule-kind.types.js';
 import { type CountWindow, liveWindow, windowRefusal } from './count-window.js';
@@ -34,7 +35,7 @@ export const tokens = {
   fields: ['c', 'e'],
   scalesInterval: false,
   reconciled: true,
-  options: ['window', 'count', 'perModel'],
+  options: ['window', 'count', 'perModel', 'budget'],
   fromReply: ([c, e]) => {
     const n = replyNumber(c);
     return n === undefined ? undefined : { count: n, expiresAtUs: Number(e) };
@@ -73,6 +74,7 @@ export const tokens = {
       p.push(
         `${path}.count: must be one of ${TOKEN_COUNTS.join(', ')} (which tokens the budget counts, or spend in micro-dollars)`,
       );
+    p.push(...validateBudget(rule, path));
     if (rule.perModel !== undefined && typeof rule.perModel !== 'boolean')
       p.push(`${path}.perModel: must be true or false (one budget per model name)`);
     if (rule.rate !== undefined)
@@ -83,6 +85,21 @@ export const tokens = {
     return p;
   },
 } as const satisfies RuleKind;
+
+/** `budget` (a spend budget in money, docs/quotas.md#spend-budgets): `"$5"`, with `count: spend` or none. */
+function validateBudget(rule: Record<string, unknown>, path: string): string[] {
+  if (rule.budget === undefined) return [];
+  const p: string[] = [];
+  if (parseBudget(rule.budget) === undefined)
+    p.push(
+      `${path}.budget: must be an amount in US dollars from $0.000001 to $${MAX_BUDGET_USD}, such as "$5", "$0.25" or "5 USD"`,
+    );
+  if (rule.count !== undefined && rule.count !== 'spend')
+    p.push(`${path}.budget: a budget counts spend (count must be spend or left out)`);
+  if (rule.capacity !== undefined)
+    p.push(`${path}.capacity: give capacity (micro-dollars) or budget, not both`);
+  return p;
+}
 
 /** A tokens window after its settlement: `reserved` given back, `used` charged (never below 0); memory store. */
 export function settledWindow(

@@ -60,6 +60,18 @@ export class StoreLanes {
     return this.redis.ready && this.clock.now() >= this.downUntil ? this.primary : undefined;
   }
 
+  /**
+   * The service's store for a read that must see the shared keys (usage): when Redis is up but the key secret is
+   * not known yet (just after boot), one heartbeat is awaited for it; undefined if the store is still not there.
+   * Never the memory lane while Redis is configured: its keys are hashed with another secret.
+   */
+  async shared(): Promise<Lane | undefined> {
+    const now = this.current();
+    if (now || !this.remote) return now;
+    if (!this.hashers.shared()) await this.peers.beat();
+    return this.current();
+  }
+
   /** failMode `local`: the memory store at limit ÷ live instances (the last known count). */
   local(): Lane {
     const scale = 1 / Math.max(1, this.peers.liveInstances);
