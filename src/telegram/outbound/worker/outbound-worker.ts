@@ -17,6 +17,8 @@ export class OutboundWorker {
   private active = 0;
   /** Claims in a row that found nothing: an idle worker polls less and less often (up to 16 × pollMs). */
   private idle = 0;
+  /** A claim came back short (no more lanes due): no claim before this, unless a job is queued here. */
+  private dryUntil = 0;
   private loop?: Promise<void>;
   private wakeUp?: () => void;
   private readonly inflight = new Set<Promise<void>>();
@@ -43,6 +45,12 @@ export class OutboundWorker {
   }
 
   wake(): void {
+    this.dryUntil = 0;
+    this.freed();
+  }
+
+  /** A send ended: a slot is free (a short claim's wait holds: the queue had no more lanes due). */
+  private freed(): void {
     this.idle = 0;
     this.wakeUp?.();
   }
@@ -60,12 +68,26 @@ export class OutboundWorker {
         await this.sleep(Math.min(wait, this.settings.pollMs * 16));
         continue;
       }
+      const dry = this.dryUntil - this.clock.now();
+      if (dry > 0) {
+        await this.sleep(dry);
+        continue;
+      }
+      // Room for less than a batch while sends are in hand: it grows by a lane per bot interval; wait for more.
+      if (room.lanes < Math.min(batch, free) && this.active >= batch) {
+        await this.sleep(this.settings.pollMs);
+        continue;
+      }
       if (free >= batch || (free > 0 && this.active < this.settings.concurrency / 2)) {
         try {
           const now = this.clock.now();
           const want = Math.max(1, Math.min(free, room.lanes));
           const { leases, nextAt } = await this.queue.claim(now, this.settings.leaseMs, want);
           for (const lease of leases) this.track(this.attempt.run(lease));
+          // Short: every due lane is taken. The next claim waits for the next due one, or a poll (lanes
+          // this worker puts back come due at times the claim did not see), not for each send's end.
+          this.dryUntil =
+            leases.length < want ? Math.min(nextAt ?? Infinity, now + this.settings.pollMs) : 0;
           if (leases.length > 0) {
             this.idle = 0;
             sleepMs = 0;
@@ -90,7 +112,7 @@ export class OutboundWorker {
       .finally(() => {
         this.active--;
         this.inflight.delete(done);
-        this.wake();
+        this.freed();
       });
     this.inflight.add(done);
   }
