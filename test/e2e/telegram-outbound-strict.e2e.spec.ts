@@ -7,6 +7,7 @@
  * sender's own events came (diagnostics_channel, in this process), which sends were let go after their
  * worker knew of the 429 — none may be, whatever the machine's load; the others were in flight.
  */
+import { createHash } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunningApp, startApp } from '../support/app.js';
@@ -132,3 +133,48 @@ describe.skipIf(!redisUrl())(
     });
   },
 );
+
+/** Chats (from 9500 up) that rendezvous hashing gives to bot `sa` before `sb` (bot-routing.ts). */
+function chatsOfA(n: number): number[] {
+  const w = (bot: string, c: number) =>
+    createHash('sha1').update(`${bot}|${c}`).digest().readUInt32BE(0);
+  const out: number[] = [];
+  for (let c = 9500; out.length < n; c++) if (w('sa', c) > w('sb', c)) out.push(c);
+  return out;
+}
+
+describe.skipIf(!redisUrl())('telegram outbound spill-over', { timeout: 60_000 }, () => {
+  let api: StrictBotApi | undefined;
+  let app: RunningApp | undefined;
+  afterEach(async () => {
+    await app?.close();
+    await api?.close();
+  });
+
+  it("should send through the next bot of the scope when the chat's bot is full, inside both limits", async () => {
+    api = await startStrictBotApi({ perBot: 10, perChat: 1, windowMs: 500, retryAfter: 1 });
+    // A slow bot (5/s): its line holds 2 lanes; the other lanes claimed would only go back to the queue.
+    const s = outboundSetup(BOTS, api.url, {
+      ...OUTBOUND,
+      concurrency: 16,
+      buckets: { bot: { rate: '5/s', burst: 1 }, private: { rate: '1.8/s', burst: 1 } },
+    });
+    app = await startApp({ ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgs') });
+    const notify = new Notify(app.url, s.app);
+    await ready(notify);
+    const all = chatsOfA(30).map((c) => notice(c, 'strict'));
+    await notify.post(all);
+    const views = await notify.settled(
+      all.map((j) => j.job_id),
+      ['sent', 'dead'],
+      40_000,
+    );
+    expect(views.filter((v) => v.state !== 'sent')).toEqual([]);
+    // Every chat ranks `sa` first; `sb` took what `sa` had no slot for, each chat once.
+    const ok = api.calls.filter((c) => c.status === 200);
+    expect(ok.filter((c) => c.token === B).length).toBeGreaterThan(0);
+    expect(new Set(ok.map((c) => c.chat)).size).toBe(30);
+    expect(ok.length).toBe(30);
+    expect(api.cooldowns).toEqual([]);
+  });
+});

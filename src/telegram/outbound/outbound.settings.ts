@@ -101,9 +101,9 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = {
   workers: true,
   concurrency: 64,
   buckets: {
-    // Below Telegram's 30 per sliding second: 30 sends spaced 1000/28.8 ms apart span 1,042 ms,
-    // 42 ms of margin for arrival jitter (T > (W + J) / N).
-    bot: { perSecond: 28.8, burst: 1 },
+    // Below Telegram's 30 per sliding second: the 31st send spaced 1000/29.5 ms apart leaves 1,017 ms
+    // after the 1st. Arrival jitter is the departure window's (an answered send counts from its answer).
+    bot: { perSecond: 29.5, burst: 1 },
     private: { perSecond: 0.9, burst: 1 },
     group: { perSecond: 20 / 60, burst: 1 },
     // In tokens (a send takes its method's weight): 15/s at weight 5 is 3 albums a second, Telegram's
@@ -129,10 +129,10 @@ export const OUTBOUND_DEFAULTS: OutboundSettings = {
   memoryChatEntries: 100_000,
   reserveAheadMs: 250,
   holdMs: 300,
-  departWindowMs: 1_100,
+  departWindowMs: 1_010,
   departMax: 30,
   aimdBackoff: 0.7,
-  aimdRecoverPerSecond: 3,
+  aimdRecoverPerSecond: 10,
   unhealthyAfter: 5,
   probeMs: 10_000,
   callbacks: CALLBACK_DEFAULTS,

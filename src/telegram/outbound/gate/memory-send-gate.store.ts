@@ -37,8 +37,8 @@ export class MemorySendGateStore implements SendGateStore {
   private readonly unreachable: BoundedMap<string, number>;
   private readonly flights = new Map<string, Map<string, number>>();
   private readonly aimd = new Map<string, AimdState>();
-  /** Per bot, the departures of the last window (at most `max` each). */
-  private readonly departures = new Map<string, number[]>();
+  /** Per bot, send id → departure time, of the last window (at most `max` each; an answer moves it to then). */
+  private readonly departures = new Map<string, Map<string, number>>();
   /** Sends that left: `bot|send id` → until when the record is kept. */
   private readonly left: BoundedMap<string, number>;
   private readonly tally = new AnswerTally();
@@ -120,10 +120,12 @@ export class MemorySendGateStore implements SendGateStore {
     const now = this.clock.now();
     const s = effective(this.raw(bot), now);
     if (s.state === 'cooldown') return Promise.resolve({ kind: 'cool', until: s.until! });
-    const d = (this.departures.get(bot) ?? []).filter((t) => t > now - windowMs);
+    const d = this.departures.get(bot) ?? new Map<string, number>();
+    for (const [id, t] of d) if (t <= now - windowMs) d.delete(id);
     this.departures.set(bot, d);
-    if (d.length >= max) return Promise.resolve({ kind: 'full', ms: d[0]! + windowMs - now + 1 });
-    d.push(now);
+    if (d.size >= max)
+      return Promise.resolve({ kind: 'full', ms: Math.min(...d.values()) + windowMs - now + 1 });
+    d.set(sendId, now);
     this.left.set(`${bot}|${sendId}`, now + keepMs, now);
     return Promise.resolve({ kind: 'go' });
   }
@@ -135,7 +137,13 @@ export class MemorySendGateStore implements SendGateStore {
 
   release(bot: string, sendId: string, answer?: SendAnswer): Promise<void> {
     this.flights.get(bot)?.delete(sendId);
-    if (answer) this.tally.add(bot, answer, this.clock.now());
+    if (answer) {
+      const now = this.clock.now();
+      this.tally.add(bot, answer, now);
+      // Answered: it reached Telegram no later than now (see lua/telegram_send_release.lua).
+      const d = this.departures.get(bot);
+      if (d?.has(sendId)) d.set(sendId, Math.max(d.get(sendId)!, now));
+    }
     return Promise.resolve();
   }
 

@@ -116,17 +116,14 @@ export class RedisSendGateStore implements SendGateStore {
   }
 
   async release(bot: string, sendId: string, answer?: SendAnswer): Promise<void> {
-    if (!answer) {
-      await this.redis.run('telegram.inflight', (c) => c.zrem(this.key(bot, 'f'), sendId));
-      return;
-    }
-    // One round trip: the in-flight mark goes and the answer is counted in its minute (kept for the window).
-    const k = this.key(bot, `a:${minuteOf(this.clock.now())}`);
-    await this.redis.run('telegram.inflight', async (c) => {
-      const m = c.multi().zrem(this.key(bot, 'f'), sendId).hincrby(k, 'n', 1);
-      if (answer === 'rate_limited') m.hincrby(k, 'r', 1);
-      await m.pexpire(k, ANSWER_WINDOW_MS + 120_000).exec();
-    });
+    // One round trip: the in-flight mark goes; an answer is counted in its minute (kept for the window) and
+    // moves the send's departure record to now (lua/telegram_send_release.lua).
+    const minute = this.key(bot, `a:${minuteOf(this.clock.now())}`);
+    await this.redis.script(
+      'telegram_send_release',
+      [this.key(bot, 'f'), this.key(bot, 'd'), minute],
+      [sendId, answer ?? '', ANSWER_WINDOW_MS + 120_000],
+    );
   }
 
   async answers(bot: string): Promise<AnswerCounts> {

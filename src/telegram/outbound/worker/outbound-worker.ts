@@ -23,6 +23,8 @@ export class OutboundWorker {
   private sleepingUntil?: number;
   private sleepTimer?: NodeJS.Timeout;
   private lastClaimAt = 0;
+  /** A claim came back short (no more lanes due): no claim before this, unless a job is queued here. */
+  private dryUntil = 0;
   /** Last time a claim found work (epoch ms): the depth gauge is refreshed often only while there is some. */
   lastWorkAt = 0;
   private readonly inflight = new Set<Promise<void>>();
@@ -49,6 +51,12 @@ export class OutboundWorker {
   }
 
   wake(): void {
+    this.dryUntil = 0;
+    this.freed();
+  }
+
+  /** A send ended: a slot is free (a short claim's wait holds: the queue had no more lanes due). */
+  private freed(): void {
     this.wakeUp?.();
   }
 
@@ -75,6 +83,16 @@ export class OutboundWorker {
         await this.sleep(Math.min(wait, this.settings.pollMs * 16));
         continue;
       }
+      const dry = this.dryUntil - this.clock.now();
+      if (dry > 0) {
+        await this.sleep(dry);
+        continue;
+      }
+      // Room for less than a batch while sends are in hand: it grows by a lane per bot interval; wait for more.
+      if (room.lanes < Math.min(batch, free) && this.active >= batch) {
+        await this.sleep(this.settings.pollMs);
+        continue;
+      }
       if (free >= batch || (free > 0 && this.active < this.settings.concurrency / 2)) {
         try {
           const now = this.clock.now();
@@ -87,6 +105,10 @@ export class OutboundWorker {
             this.active === 0,
           );
           for (const lease of leases) this.track(this.attempt.run(lease));
+          // Short: every due lane is taken. The next claim waits for the next due one, or a poll (lanes
+          // this worker puts back come due at times the claim did not see), not for each send's end.
+          this.dryUntil =
+            leases.length < want ? Math.min(nextAt ?? Infinity, now + this.settings.pollMs) : 0;
           if (leases.length > 0) {
             this.lastWorkAt = now;
             sleepMs = 0;
@@ -111,7 +133,7 @@ export class OutboundWorker {
       .finally(() => {
         this.active--;
         this.inflight.delete(done);
-        this.wake();
+        this.freed();
       });
     this.inflight.add(done);
   }

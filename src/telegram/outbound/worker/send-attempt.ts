@@ -17,7 +17,8 @@ import { SendOutcome } from './send-outcome.js';
  * the chat never overtakes it. Slots are reserved up to `reserveAheadMs`
  * ahead in the buckets every worker shares, so the sends of all workers leave
  * one interval apart; a lane whose bot has no slot that soon waits in line in
- * the worker (up to `holdMs`), else goes back to the queue. A 429 is a
+ * the worker (up to `holdMs`), else tries the next bot of its scope (a full
+ * bot spills over to one with room), else goes back to the queue. A 429 is a
  * scheduling order: the cooldown goes to the gate (every worker sees it) and
  * the job waits, with no attempt counted; a send whose slot comes while its
  * bot cools down does not leave.
@@ -47,9 +48,19 @@ export class SendAttempt {
     // A group that became a supergroup: sent to its new id (the job stays in its lane, order kept).
     const chatId = await currentChat(this.p.migrations, appOfJob(job.id) ?? '', job.chatId);
     const excluded = new Set<string>();
+    // Bots of the scope passed over because full past `holdUntil` (spill): the lane tries the next one.
+    const full = new Map<string, number>();
     const holdUntil = now + s.holdMs;
     for (;;) {
-      const bot = await this.p.routing.route({ ...job, chatId }, excluded);
+      const bot = await this.p.routing.route(
+        { ...job, chatId },
+        full.size ? new Set([...excluded, ...full.keys()]) : excluded,
+      );
+      // Every other bot excluded or full too: the lane goes back for its first full bot.
+      if (typeof bot === 'string' && full.size > 0) {
+        const [id, until] = [...full][0]!;
+        return this.lanes.wait(lease, this.p.pacing.spread(until), 'queued', { bot: id });
+      }
       if (bot === 'disabled')
         return this.lanes.wait(lease, now + 1_000, 'waiting', {
           error: 'every bot of its scope is disabled',
@@ -61,10 +72,11 @@ export class SendAttempt {
       // The bot's own buckets (telegram.bots[].outbound.buckets), else the global ones.
       const b = bot.buckets ?? s.buckets;
       const botB = botBucket(bot, s);
-      const full = this.p.pacing.busy(bot.id) ?? this.p.pacing.busy(methodKey);
-      if (full !== undefined) {
-        if (await this.held(bot.id, botB.perSecond, full, holdUntil)) continue;
-        return this.lanes.wait(lease, this.p.pacing.spread(full), 'queued', { bot: bot.id });
+      const busy = this.p.pacing.busy(bot.id) ?? this.p.pacing.busy(methodKey);
+      if (busy !== undefined) {
+        if (await this.held(bot.id, botB.perSecond, busy, holdUntil)) continue;
+        full.set(bot.id, busy);
+        continue;
       }
       const c = await this.p.gate.charge({
         bot: bot.id,
@@ -89,7 +101,8 @@ export class SendAttempt {
       if (c.kind === 'wait' && (c.bucket === 'bot' || c.bucket === 'method')) {
         const until = this.p.pacing.refused(c.bucket === 'bot' ? bot.id : methodKey, c.ms);
         if (await this.held(bot.id, botB.perSecond, until, holdUntil)) continue;
-        return this.lanes.wait(lease, this.p.pacing.spread(until), 'queued', { bot: bot.id });
+        full.set(bot.id, until);
+        continue;
       }
       if (c.kind === 'wait') {
         const cool = c.why === 'cooldown' || c.why === 'chat_cooldown';
