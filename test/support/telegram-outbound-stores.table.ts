@@ -354,17 +354,17 @@ export function runGateTable(make: () => Promise<SendGateStore>): void {
   it('should count an answered send in the departure window from its answer, not from when it left', async () => {
     const g = await make();
     const bot = `b${++seq}`;
-    expect(await g.depart(bot, 's1', 2_000, 1)).toEqual({ kind: 'go' });
+    expect(await g.depart(bot, 's1', 2_000, 1, 60_000)).toEqual({ kind: 'go' });
     // Answered 1.2 s after it left: it may have reached Telegram that late (a stalled worker, a slow read).
     await sleep(1_200);
     await g.release(bot, 's1', 'ok');
     await sleep(1_000);
     // 2.2 s after it left, but 1 s after its answer: the window still holds it.
-    expect(await g.depart(bot, 's2', 2_000, 1)).toMatchObject({ kind: 'full' });
+    expect(await g.depart(bot, 's2', 2_000, 1, 60_000)).toMatchObject({ kind: 'full' });
     // A send released without an answer (it never reached Telegram) does not move.
-    expect(await g.depart(`${bot}x`, 's3', 2_000, 1)).toEqual({ kind: 'go' });
+    expect(await g.depart(`${bot}x`, 's3', 2_000, 1, 60_000)).toEqual({ kind: 'go' });
     await g.release(`${bot}x`, 's3');
-    expect(await g.depart(`${bot}x`, 's4', 2_000, 1)).toMatchObject({ kind: 'full' });
+    expect(await g.depart(`${bot}x`, 's4', 2_000, 1, 60_000)).toMatchObject({ kind: 'full' });
   });
 
   it('should count answers and 429s of a bot over the window, from release', async () => {

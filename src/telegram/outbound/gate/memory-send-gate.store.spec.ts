@@ -59,12 +59,12 @@ describe('MemorySendGateStore pacing', () => {
   it('should count an answered send in the departure window from its answer (its latest possible arrival)', async () => {
     const clock = new ManualClock();
     const g = new MemorySendGateStore(clock);
-    expect(await g.depart('b', 's1', 1_000, 1)).toEqual({ kind: 'go' });
+    expect(await g.depart('b', 's1', 1_000, 1, 60_000)).toEqual({ kind: 'go' });
     clock.advance(600); // its answer came 600 ms after it left: it may have arrived that late
     await g.release('b', 's1', 'ok');
     clock.advance(500);
-    expect(await g.depart('b', 's2', 1_000, 1)).toEqual({ kind: 'full', ms: 501 });
+    expect(await g.depart('b', 's2', 1_000, 1, 60_000)).toEqual({ kind: 'full', ms: 501 });
     clock.advance(501);
-    expect(await g.depart('b', 's2', 1_000, 1)).toEqual({ kind: 'go' });
+    expect(await g.depart('b', 's2', 1_000, 1, 60_000)).toEqual({ kind: 'go' });
   });
 });
