@@ -67,7 +67,10 @@ function backend(run, { SLOW_FACTOR, BACKEND_MS }) {
 }
 
 export function report(runs, { SECONDS, SLOW_FACTOR, BACKEND_MS, load, table }) {
-  const strip = (rows) => rows.map(({ success, ratio, waiting, ...r }) => r);
+  // The rows without the raw figures the goals read (success, ratio, waiting).
+  const HIDDEN = new Set(['success', 'ratio', 'waiting']);
+  const strip = (rows) =>
+    rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !HIDDEN.has(k))));
   const perRoute = runs.flatMap(routes);
   const backends = runs.map((r) => backend(r, { SLOW_FACTOR, BACKEND_MS }));
   console.log('\nwell-behaved clients, per route: alone (both calm phases) vs under attack');
