@@ -47,7 +47,7 @@ const BASES = [
   // Nest's floor for a refusal (a guard throwing a ready 401 problem): the guard locks' rejects.
   ['401 from a bare guard (reject floor)', '÷ reject floor', /^(401 forged|429)/],
   // The same demo model with every lock off.
-  ['inference, every lock off', '÷ locks off', /^signed inference/],
+  ['inference, every lock off', '÷ locks off', /^signed inference, demo model/],
   // The same signed inference of one user without the two concurrency rules (app "on"): their cost.
   [WITHOUT_CONCURRENCY, '÷ without concurrency', /concurrency rules$/],
   // The same signed inference of one user without the two token rules (app "on"): their cost.
