@@ -1,38 +1,66 @@
-// bench:attack — the whole service under attack, in one run. Two built instances
-// (express) share one private redis-server and one fake OpenAI-compatible upstream,
-// with the shipped policies, TRUSTED_PROXIES=127.0.0.1 (each simulated client sends
-// its own address in X-Forwarded-For). Phases, each BENCH_SECONDS (default 20) long:
-//   alone   → 50 well-behaved clients only (signed search + signed inference, paced)
-//   attack  → the same 50 clients, while at the same time
-//             * a flooder: one address, search as fast as it can;
-//             * a junk bot: random non-words in /v1/search, each from a random one of 6.4 million addresses;
-//             * a replayer: re-sends captured signed inference requests, over and over;
-//   alone   → the 50 clients only again (the baseline is both "alone" phases together).
-// The attackers run in worker threads (their own event loops); the 50 clients run in the
-// main thread, which does nothing else, so their latencies are not the attackers'.
-// Prints: well-behaved success rate and p99 (alone vs attack), what each attacker got, the
-// calls that reached each backend (breaker call counts summed over both instances) and what
-// the shield answered itself, Redis CPU per phase (INFO cpu delta), and the machine's load
-// average (the attackers share the machine's cores with the instances: on a shared 2-core
-// machine they take CPU from the well-behaved clients, which a real attacker could not).
+// bench:attack — goodput under attack (issue 32), in one run. Two built instances (express) share one
+// private redis-server and one fake OpenAI-compatible upstream that is a backend with slots
+// (fake-openai-server.mjs, FAKE_SLOTS: a call waits ATTACK_BACKEND_MS × factor × max(1, in flight ÷ slots)),
+// TRUSTED_PROXIES=127.0.0.1 (each simulated client sends its own address in X-Forwarded-For).
+//   capacity → a short closed-loop probe of the well-behaved mix (many apps and addresses, no pacing) on the
+//              shipped policies: the service's capacity C (2xx/s); the well-behaved clients then send C ÷ 2 in
+//              total (ATTACK_PACE_MS sets their pace instead and skips the probe).
+// Then, twice — the shipped policies ("locks on") and every lock of every policy off (the baseline a user
+// would otherwise have), the same pace — phases of BENCH_SECONDS (default 30):
+//   alone   → the well-behaved clients only (signed search + signed inference, paced, each its own app and address)
+//   attack  → the same clients, while at the same time (worker threads, their own event loops)
+//             * forged flood: inference with bad signatures (a real app id, a wrong secret);
+//             * junk: random non-words in /v1/search, each from a random one of 6.4 million addresses;
+//             * known-blocked repeaters: four addresses hammering search, two banned (POST /admin/bans), two
+//               over their per-address quota (their burst spent just before the phase);
+//             * replayer: re-sends captured signed inference requests;
+//             * slow streams: signed streaming inference whose answers never end, read a chunk at a time;
+//             * the backend slows down 10× (ATTACK_SLOW_FACTOR) for 20 s (ATTACK_SLOW_SECONDS, at most 60 %
+//               of the phase), starting at a fifth of the phase; its in-flight calls, the breakers' in-flight,
+//               limit and waiting (/metrics of both instances, every 250 ms) are read during that window;
+//   alone   → the clients only again (the baseline is both "alone" phases together).
+// ATTACK_ADAPTIVE='{"minLimit":2}' turns the inference breaker's adaptive limit on for the "locks on" run.
+// Prints per route (search, inference): well-behaved success and p99 alone vs under attack (goals ≥ 99 %,
+// ≤ 3×), the backend while slow (latency of admitted calls ÷ its unloaded value × factor, goal ≤ 2×; peak in
+// flight; the breaker's queue against its bound), what each attacker got, and the machine's load average.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { spawnFakeOpenAI } from './fake-openai-server.mjs';
-import { ROOT, startApp, startRedis, table, writeConfig } from './lib.mjs';
+import { ROOT, startApp, startRedis, table, waitReady, writeConfig } from './lib.mjs';
+import { report } from './attack-report.mjs';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const CLIENTS = Number(process.env.ATTACK_CLIENTS ?? 50);
-/** Each well-behaved client sends one request every PACE_MS (alternating search and inference). */
-const PACE_MS = Number(process.env.ATTACK_PACE_MS ?? 250);
-const FLOOD_CONNECTIONS = Number(process.env.ATTACK_FLOOD_CONNECTIONS ?? 8);
+/** Apps made for well-behaved clients: more clients join when half the capacity needs them (below). */
+const MAX_CLIENTS = Math.max(CLIENTS, Number(process.env.ATTACK_MAX_CLIENTS ?? 400));
+/** At most this many requests per second per well-behaved client (2 searches/s: a fifth of the per-address rule). */
+const CLIENT_RATE = 4;
+const PROBE_SECONDS = Number(process.env.ATTACK_PROBE_SECONDS ?? Math.min(5, SECONDS));
+const PROBE_CONNECTIONS = Number(process.env.ATTACK_PROBE_CONNECTIONS ?? 64);
+const FORGED_CONNECTIONS = Number(process.env.ATTACK_FORGED_CONNECTIONS ?? 8);
 const JUNK_CONNECTIONS = Number(process.env.ATTACK_JUNK_CONNECTIONS ?? 8);
+const BLOCKED_CONNECTIONS = Number(process.env.ATTACK_BLOCKED_CONNECTIONS ?? 8);
 const REPLAY_CONNECTIONS = Number(process.env.ATTACK_REPLAY_CONNECTIONS ?? 4);
+const SLOW_STREAMS = Number(process.env.ATTACK_SLOW_STREAMS ?? 16);
+const BACKEND_MS = Number(process.env.ATTACK_BACKEND_MS ?? 40);
+const BACKEND_SLOTS = Number(process.env.ATTACK_BACKEND_SLOTS ?? 32);
+const SLOW_FACTOR = Number(process.env.ATTACK_SLOW_FACTOR ?? 10);
+const SLOW_SECONDS = Math.min(
+  Number(process.env.ATTACK_SLOW_SECONDS ?? 20),
+  Math.round(SECONDS * 0.6),
+);
+const BLOCKED = ['10.250.0.1', '10.250.0.2', '10.250.0.3', '10.250.0.4'];
 const CITIES = ['paris', 'london', 'berlin', 'tokyo', 'lagos', 'lima', 'oslo', 'cairo', 'delhi'];
+const LOCKS = ['signature', 'rateLimit', 'cacheShield', 'circuitBreaker'];
+const POLICIES = ['search', 'search-item', 'inference', 'models', 'whoami'];
+const ADMIN_TOKEN = randomBytes(24).toString('base64url');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** One attacker, alone in a worker thread: autocannon against both instances until the duration ends. */
+/** One autocannon attacker, alone in a worker thread, against both instances until the duration ends. */
 async function attacker({ kind, urls, seconds, connections, captured }) {
   let n = 0;
   const rnd = () => Math.random();
@@ -42,10 +70,10 @@ async function attacker({ kind, urls, seconds, connections, captured }) {
     ).join('');
   const xff = (a, b) => `10.${a}.${b}.${1 + Math.floor(rnd() * 250)}`;
   const setup = {
-    flood: (req) => ({
+    blocked: (req) => ({
       ...req,
-      path: `/v1/search?q=${CITIES[n++ % CITIES.length]}`,
-      headers: { ...req.headers, 'x-forwarded-for': '10.250.0.1' },
+      path: `/v1/search?q=${CITIES[n % CITIES.length]}`,
+      headers: { ...req.headers, 'x-forwarded-for': BLOCKED[n++ % BLOCKED.length] },
     }),
     junk: (req) => ({
       ...req,
@@ -55,11 +83,12 @@ async function attacker({ kind, urls, seconds, connections, captured }) {
         'x-forwarded-for': xff(100 + Math.floor(rnd() * 100), Math.floor(rnd() * 256)),
       },
     }),
-    replay: (req) => {
+    // forged and replay: captured (or forged) signed requests, over and over.
+    forged: (req) => {
       const c = captured[n++ % captured.length];
       return { ...req, method: 'POST', path: c.path, headers: c.headers, body: c.body };
     },
-  }[kind];
+  }[kind === 'replay' ? 'forged' : kind];
   const statuses = {};
   const runs = urls.map(
     (url) =>
@@ -85,255 +114,398 @@ async function attacker({ kind, urls, seconds, connections, captured }) {
   });
 }
 
-function runAttacker(kind, urls, seconds, connections, captured = []) {
-  return new Promise((resolve, reject) => {
-    const w = new Worker(new URL(import.meta.url), {
-      workerData: { kind, urls, seconds, connections, captured },
+/**
+ * Slow streams, in a worker thread: `connections` signed streaming inference requests (the apps in
+ * `signers`, one user each), each answer read one chunk every 500 ms; a refused one retries after 1 s.
+ */
+async function slowStreams({ urls, seconds, connections, streamApps }) {
+  const { signRequest } = await import(`${ROOT}dist/src/sdk/index.js`);
+  const until = performance.now() + seconds * 1000;
+  const statuses = {};
+  let bytes = 0;
+  const open = new Set();
+  const one = (i) =>
+    new Promise((resolve) => {
+      const app = streamApps[i % streamApps.length];
+      const body = JSON.stringify({
+        model: 'gpt-4o-mini',
+        stream: true,
+        messages: [{ role: 'user', content: `slow reader ${i}` }],
+        max_tokens: 16,
+      });
+      const path = '/v1/chat/completions';
+      const headers = {
+        'content-type': 'application/json',
+        'x-forwarded-for': `10.240.0.${1 + (i % 250)}`,
+        ...signRequest({ appId: app.id, secret: app.secret, method: 'POST', url: path, body }),
+      };
+      const req = request(urls[i % urls.length] + path, { method: 'POST', headers }, (res) => {
+        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+        res.on('data', (c) => {
+          bytes += c.length;
+          res.pause();
+          setTimeout(() => res.resume(), 500);
+        });
+        res.on('close', () => resolve(res.statusCode === 200 ? 0 : 1000));
+      });
+      req.on('error', () => resolve(1000));
+      open.add(req);
+      req.end(body);
+      setTimeout(() => req.destroy(), Math.max(0, until - performance.now()));
     });
+  await Promise.all(
+    Array.from({ length: connections }, async (_, i) => {
+      while (performance.now() < until) await sleep(await one(i));
+    }),
+  );
+  parentPort.postMessage({
+    kind: 'slow streams',
+    requests: Object.values(statuses).reduce((s, v) => s + v, 0),
+    errors: 0,
+    statuses,
+    note: `${(bytes / 1024).toFixed(0)} KiB read`,
+  });
+}
+
+function inWorker(data) {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(new URL(import.meta.url), { workerData: data });
     w.once('message', resolve);
     w.once('error', reject);
   });
 }
 
-/** What a well-behaved client sends: signed, from its own address. */
-function wellBehavedRequest(sign, client, i) {
-  const headers = { 'x-forwarded-for': `10.1.${client >> 8}.${client & 255}` };
-  if (i % 2 === 0) {
-    const path = `/v1/search?q=${CITIES[(client + i) % CITIES.length]}&limit=5`;
-    return { method: 'GET', path, headers: { ...headers, ...sign('GET', path) } };
-  }
-  const body = JSON.stringify({
+const CHAT = (client, i) =>
+  JSON.stringify({
     model: 'gpt-4o-mini',
     messages: [{ role: 'user', content: `client ${client} asks question ${i}` }],
     max_tokens: 16,
   });
+
+/** What a well-behaved client sends: signed, from its own address (`xff`). */
+function wellBehavedRequest(sign, client, i, xff = `10.1.${client >> 8}.${client & 255}`) {
+  const headers = { 'x-forwarded-for': xff };
+  if (i % 2 === 0) {
+    const path = `/v1/search?q=${CITIES[(client + i) % CITIES.length]}&limit=5`;
+    return { route: 'search', method: 'GET', path, headers: { ...headers, ...sign('GET', path) } };
+  }
+  const body = CHAT(client, i);
   const path = '/v1/chat/completions';
-  return {
-    method: 'POST',
-    path,
-    body,
-    headers: { ...headers, 'content-type': 'application/json', ...sign('POST', path, body) },
-  };
+  const h = { ...headers, 'content-type': 'application/json', ...sign('POST', path, body) };
+  return { route: 'inference', method: 'POST', path, body, headers: h };
 }
 
-/** The 50 clients for `seconds`: each paced, alternating search and inference, on instance client % 2. */
-async function wellBehaved(apps, signers, seconds) {
+async function send(base, r) {
+  const t0 = performance.now();
+  let status = 0;
+  let text = '';
+  try {
+    const res = await fetch(base + r.path, {
+      method: r.method,
+      headers: r.headers,
+      body: r.body,
+      signal: AbortSignal.timeout(10_000),
+    });
+    text = await res.text();
+    status = res.status;
+  } catch {
+    status = 0;
+  }
+  return { status, ms: performance.now() - t0, text };
+}
+
+/** The clients for `seconds`: each paced (one request every `paceMs`), alternating search and inference. */
+async function wellBehaved(apps, signers, seconds, paceMs, count) {
   const until = performance.now() + seconds * 1000;
-  const latencies = [];
-  const statuses = {};
+  const byRoute = { search: { ms: [], statuses: {} }, inference: { ms: [], statuses: {} } };
   const examples = {};
-  const clients = Array.from({ length: CLIENTS }, async (_, client) => {
+  const clients = Array.from({ length: count }, async (_, client) => {
     const base = apps[client % apps.length].url;
-    // Spread the clients' starts over one pace interval.
-    await new Promise((r) => setTimeout(r, (client * PACE_MS) / CLIENTS));
+    await sleep((client * paceMs) / count); // starts spread over one pace interval
     for (let i = 0; performance.now() < until; i++) {
       const r = wellBehavedRequest(signers[client], client, i);
-      const t0 = performance.now();
-      let status = 0;
-      try {
-        const res = await fetch(base + r.path, {
-          method: r.method,
-          headers: r.headers,
-          body: r.body,
-          signal: AbortSignal.timeout(10_000),
-        });
-        const text = await res.text();
-        status = res.status;
-        if ((status < 200 || status >= 300) && !examples[status])
-          examples[status] = `${r.method} ${r.path.split('?')[0]} → ${text.slice(0, 200)}`;
-      } catch {
-        status = 0;
-      }
-      const ms = performance.now() - t0;
-      latencies.push(ms);
-      statuses[status] = (statuses[status] ?? 0) + 1;
-      await new Promise((res) => setTimeout(res, Math.max(0, PACE_MS - ms)));
+      const { status, ms, text } = await send(base, r);
+      byRoute[r.route].ms.push(ms);
+      byRoute[r.route].statuses[status] = (byRoute[r.route].statuses[status] ?? 0) + 1;
+      if ((status < 200 || status >= 300) && !examples[`${r.route} ${status}`])
+        examples[`${r.route} ${status}`] = text.slice(0, 200);
+      await sleep(Math.max(0, paceMs - ms));
     }
   });
   await Promise.all(clients);
-  return { latencies, statuses, examples };
+  return { byRoute, examples };
 }
 
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
+/** Closed loop, no pacing: the mix from many apps and addresses; the service's capacity in 2xx/s. */
+async function probe(apps, signers) {
+  const until = performance.now() + PROBE_SECONDS * 1000;
+  let ok = 0;
+  let seq = 0;
+  const statuses = {};
+  await Promise.all(
+    Array.from({ length: PROBE_CONNECTIONS }, async (_, c) => {
+      for (let i = c; performance.now() < until; i++) {
+        const client = i % MAX_CLIENTS;
+        const n = seq++;
+        const r = wellBehavedRequest(
+          signers[client],
+          client,
+          i,
+          `10.2.${(n >> 8) & 255}.${n & 255}`,
+        );
+        const { status } = await send(apps[c % apps.length].url, r);
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        if (status >= 200 && status < 300) ok++;
+      }
+    }),
+  );
+  return { capacity: ok / PROBE_SECONDS, statuses };
+}
 
-async function metricSum(url, name, filter = () => true, by = 'backend') {
+async function metricsOf(url) {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const out = {};
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name) || !filter(line)) continue;
-    const label = new RegExp(`${by}="([^"]+)"`).exec(line)?.[1] ?? '';
-    out[label] = (out[label] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return out;
+  const get = (name) =>
+    Number(
+      new RegExp(`^${name}\\{backend="inference"\\} ([\\d.e+-]+)`, 'm').exec(text)?.[1] ?? NaN,
+    );
+  return {
+    inFlight: get('rampart_breaker_in_flight'),
+    waiting: get('rampart_breaker_waiting'),
+    limit: get('rampart_breaker_concurrency_limit'),
+  };
 }
 
-/** Backend calls (breaker call counts) and shield forwards, summed over both instances. */
-async function backendCounts(apps) {
-  const total = {};
-  for (const app of apps) {
-    for (const [k, v] of Object.entries(
-      await metricSum(app.url, 'rampart_breaker_call_duration_seconds_count'),
-    ))
-      total[`calls to backend ${k}`] = (total[`calls to backend ${k}`] ?? 0) + v;
-    for (const [k, v] of Object.entries(
-      await metricSum(
-        app.url,
-        'rampart_shield_interceptions_total',
-        (l) => l.includes('policy="search"'),
-        'reason',
-      ),
-    ))
-      total[`shield answered (${k})`] = (total[`shield answered (${k})`] ?? 0) + v;
+/** During the slow window: the peak of the breakers' in-flight and waiting (both instances), every 250 ms. */
+async function watchBreakers(urls, until) {
+  const seen = { inFlight: 0, waiting: 0, limits: [] };
+  while (performance.now() < until) {
+    const ms = await Promise.all(urls.map((u) => metricsOf(u).catch(() => ({}))));
+    const sum = (k) => ms.reduce((s, m) => s + (Number.isFinite(m[k]) ? m[k] : 0), 0);
+    seen.inFlight = Math.max(seen.inFlight, sum('inFlight'));
+    seen.waiting = Math.max(seen.waiting, sum('waiting'));
+    if (ms.some((m) => Number.isFinite(m.limit))) seen.limits.push(sum('limit'));
+    await sleep(250);
   }
-  return total;
+  return seen;
 }
 
-const redisCpu = (redis) => {
-  const info = redis.cli('INFO', 'cpu');
-  const get = (k) => Number(new RegExp(`^${k}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
-  return get('used_cpu_sys') + get('used_cpu_user');
-};
+const stats = async (fake, reset = true) =>
+  (await fetch(`${fake.control}/stats${reset ? '?reset=1' : ''}`)).json();
+const control = (fake, what) => fetch(`${fake.control}/${what}`).then((r) => r.arrayBuffer());
 
-async function ready(app) {
-  for (let i = 0; i < 1200; i++) {
-    const body = await (await fetch(`${app.url}/health/ready`)).json();
-    const d = body.details ?? body.info ?? {};
-    if (d.cacheShield?.status === 'up') return;
-    await new Promise((r) => setTimeout(r, 100));
+/** One configuration ("on" or "off"): two instances, the three phases; resolves with what they measured. */
+async function scenario(label, configFile, ctx) {
+  const { redis, fake, appsFile, signers, paceMs, clients, forged, streamApps } = ctx;
+  const env = {
+    REDIS_URL: redis.url,
+    RAMPART_ENV: label.startsWith('every') ? 'attack-off' : 'attack-on',
+    APPS_FILE: appsFile,
+    ...(configFile ? { CONFIG_FILE: configFile } : {}),
+    TRUSTED_PROXIES: '127.0.0.1/32',
+    INFERENCE_UPSTREAM_URL: fake.url,
+    ADMIN_TOKEN,
+    LOG_LEVEL: 'error',
+    // The shared machine's cores: a 1 s command timeout keeps a CPU stall from reading as a Redis outage.
+    REDIS_COMMAND_TIMEOUT_MS: process.env.REDIS_COMMAND_TIMEOUT_MS ?? '1000',
+  };
+  const instances = [await startApp(env), await startApp(env)];
+  const urls = instances.map((a) => a.url);
+  try {
+    for (const app of instances) await waitReady(app.url);
+    const captured = [];
+    for (let i = 0; i < 50; i++) {
+      const r = wellBehavedRequest(signers[i % CLIENTS], i % CLIENTS, 2 * i + 1);
+      const res = await send(urls[0], r);
+      if (res.status === 200) captured.push({ path: r.path, headers: r.headers, body: r.body });
+    }
+    // Known-blocked repeaters: two addresses banned (admin API), two over their search quota (below).
+    for (const subject of BLOCKED.slice(0, 2)) {
+      const res = await fetch(`${urls[0]}/admin/bans`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          dimension: 'ip',
+          subject,
+          global: true,
+          ttlSeconds: 3600,
+          reason: 'bench',
+        }),
+      });
+      if (res.status !== 201) console.warn(`${label}: ban ${res.status} ${await res.text()}`);
+    }
+    await wellBehaved(instances, signers, 3, paceMs, clients); // warm-up, not counted
+    await sleep(2_000);
+    const phases = [];
+    for (const name of ['alone', 'attack', 'alone']) {
+      await stats(fake);
+      const attack = name === 'attack';
+      if (attack) await overQuota(urls);
+      const bad = attack
+        ? Promise.all([
+            inWorker({
+              kind: 'forged',
+              urls,
+              seconds: SECONDS,
+              connections: FORGED_CONNECTIONS,
+              captured: forged,
+            }),
+            inWorker({ kind: 'junk', urls, seconds: SECONDS, connections: JUNK_CONNECTIONS }),
+            inWorker({ kind: 'blocked', urls, seconds: SECONDS, connections: BLOCKED_CONNECTIONS }),
+            inWorker({
+              kind: 'replay',
+              urls,
+              seconds: SECONDS,
+              connections: REPLAY_CONNECTIONS,
+              captured,
+            }),
+            inWorker({
+              kind: 'slow',
+              urls,
+              seconds: SECONDS,
+              connections: SLOW_STREAMS,
+              streamApps,
+            }),
+          ])
+        : Promise.resolve([]);
+      const slow = attack ? slowBackend(fake, urls) : Promise.resolve(undefined);
+      const good = await wellBehaved(instances, signers, SECONDS, paceMs, clients);
+      const backend = await stats(fake);
+      phases.push({ name, good, bad: await bad, slow: await slow, backend });
+      await sleep(2_000);
+    }
+    return { label, phases };
+  } finally {
+    for (const app of instances) await app.stop();
   }
-  throw new Error('the cache shield did not become ready');
+}
+
+/** Two repeater addresses spend their search burst (the shipped per-address rule: 60, then 10/s) at once. */
+async function overQuota(urls) {
+  const one = (xff, i) =>
+    send(urls[i % 2], {
+      method: 'GET',
+      path: '/v1/search?q=oslo',
+      headers: { 'x-forwarded-for': xff },
+    });
+  await Promise.all(
+    BLOCKED.slice(2).flatMap((xff) => Array.from({ length: 80 }, (_, i) => one(xff, i))),
+  );
+}
+
+/** The backend slows down SLOW_FACTOR× for SLOW_SECONDS, a fifth into the phase; what it and the breakers saw. */
+async function slowBackend(fake, urls) {
+  await sleep(SECONDS * 200);
+  await stats(fake);
+  await control(fake, `factor?x=${SLOW_FACTOR}`);
+  const watch = await watchBreakers(urls, performance.now() + SLOW_SECONDS * 1000);
+  const backend = await stats(fake, false);
+  await control(fake, 'factor?x=1');
+  return { ...watch, backend };
 }
 
 async function main() {
   const SDK = `${ROOT}dist/src/sdk/index.js`;
   if (!existsSync(SDK)) throw new Error('dist/ is missing: run `npm run build` first');
   const { signRequest } = await import(SDK);
-  const apps = Array.from({ length: CLIENTS }, (_, i) => ({
+  const secret = () => randomBytes(32).toString('base64url');
+  const apps = Array.from({ length: MAX_CLIENTS }, (_, i) => ({
     id: `client-${i}`,
     tier: 'pro',
-    secrets: [{ id: 'k1', secret: randomBytes(32).toString('base64url') }],
+    secret: secret(),
   }));
-  const signers = apps.map(
-    (a) => (method, url, body) =>
-      signRequest({ appId: a.id, secret: a.secrets[0].secret, method, url, body }),
+  const streamApps = [0, 1].map((i) => ({ id: `slow-reader-${i}`, tier: 'pro', secret: secret() }));
+  const target = { id: 'forged-target', tier: 'pro', secret: secret() };
+  const all = [...apps, ...streamApps, target];
+  const appsFile = writeConfig(
+    {
+      apps: all.map((a) => ({ id: a.id, tier: a.tier, secrets: [{ id: 'k1', secret: a.secret }] })),
+    },
+    'apps.json',
   );
+  const signers = apps.map(
+    (a) => (method, url, body) => signRequest({ appId: a.id, secret: a.secret, method, url, body }),
+  );
+  // The forged flood: a real app id, signed with a wrong secret (200 header sets, re-sent).
+  const forged = Array.from({ length: 200 }, (_, i) => {
+    const body = CHAT(-1, i);
+    const path = '/v1/chat/completions';
+    const headers = {
+      'content-type': 'application/json',
+      'x-forwarded-for': `10.230.${i >> 8}.${i & 255}`,
+      ...signRequest({ appId: target.id, secret: secret(), method: 'POST', url: path, body }),
+    };
+    return { path, headers, body };
+  });
+  const off = { mode: 'off' };
+  const offConfig = writeConfig({
+    policies: Object.fromEntries(
+      POLICIES.map((p) => [p, { locks: Object.fromEntries(LOCKS.map((l) => [l, off])) }]),
+    ),
+  });
   const redis = await startRedis();
-  const fake = await spawnFakeOpenAI({ FAKE_CHUNK_DELAY_MS: '0' });
-  const env = {
-    REDIS_URL: redis.url,
-    RAMPART_ENV: 'bench',
-    APPS_FILE: writeConfig({ apps }, 'apps.json'),
-    TRUSTED_PROXIES: '127.0.0.1/32',
-    INFERENCE_UPSTREAM_URL: fake.url,
-    LOG_LEVEL: 'error',
-    // The development machine's 2 cores are shared: a 1 s command timeout keeps a CPU stall from reading as a Redis outage.
-    REDIS_COMMAND_TIMEOUT_MS: process.env.REDIS_COMMAND_TIMEOUT_MS ?? '1000',
-  };
-  const instances = [await startApp(env), await startApp(env)];
-  const urls = instances.map((a) => a.url);
+  const fake = await spawnFakeOpenAI({
+    FAKE_CHUNK_DELAY_MS: '0',
+    FAKE_LATENCY_MS: String(BACKEND_MS),
+    FAKE_SLOTS: String(BACKEND_SLOTS),
+  });
+  await control(fake, 'endless?chars=1024'); // only the slow readers stream
+  const load = [loadavg()[0]];
   try {
-    for (const app of instances) await ready(app);
-    console.log(
-      `machine load average (1 min) at the start: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`,
-    );
-    console.log(
-      `bench:attack — 2 instances (express) on one redis-server, shipped policies; ${CLIENTS} well-behaved clients (1 request / ${PACE_MS} ms each); phases of ${SECONDS} s`,
-    );
-    // Captured traffic for the replayer: real signed inference requests, each sent once (accepted) first.
-    const captured = [];
-    for (let i = 0; i < 50; i++) {
-      const r = wellBehavedRequest(signers[i % CLIENTS], i % CLIENTS, 2 * i + 1);
-      const res = await fetch(urls[0] + r.path, {
-        method: r.method,
-        headers: r.headers,
-        body: r.body,
-      });
-      await res.arrayBuffer();
-      if (res.ok) captured.push({ path: r.path, headers: r.headers, body: r.body });
+    let paceMs = Number(process.env.ATTACK_PACE_MS ?? 0);
+    let capacity;
+    let clients = CLIENTS;
+    if (!paceMs) {
+      const env = {
+        REDIS_URL: redis.url,
+        RAMPART_ENV: 'attackprobe',
+        APPS_FILE: appsFile,
+        TRUSTED_PROXIES: '127.0.0.1/32',
+        INFERENCE_UPSTREAM_URL: fake.url,
+        LOG_LEVEL: 'error',
+        REDIS_COMMAND_TIMEOUT_MS: '1000',
+      };
+      const inst = [await startApp(env), await startApp(env)];
+      try {
+        for (const a of inst) await waitReady(a.url);
+        await probe(inst, signers); // warm-up
+        const p = await probe(inst, signers);
+        capacity = p.capacity;
+        console.log(
+          `capacity probe (${PROBE_CONNECTIONS} closed loops, ${PROBE_SECONDS} s): ${JSON.stringify(p.statuses)}`,
+        );
+      } finally {
+        for (const a of inst) await a.stop();
+      }
+      clients = Math.min(MAX_CLIENTS, Math.max(CLIENTS, Math.ceil(capacity / 2 / CLIENT_RATE)));
+      paceMs = Math.round((clients * 1000) / (capacity / 2));
     }
-    await wellBehaved(instances, signers, 3); // warm-up, not counted
-    await new Promise((r) => setTimeout(r, 2_000)); // the well-behaved per-app buckets refill
-    const phases = [];
-    for (const name of ['alone', 'attack', 'alone']) {
-      const calls0 = await backendCounts(instances);
-      const cpu0 = redisCpu(redis);
-      const attackers =
-        name === 'attack'
-          ? Promise.all([
-              runAttacker('flood', urls, SECONDS, FLOOD_CONNECTIONS),
-              runAttacker('junk', urls, SECONDS, JUNK_CONNECTIONS),
-              runAttacker('replay', urls, SECONDS, REPLAY_CONNECTIONS, captured),
-            ])
-          : Promise.resolve([]);
-      const good = await wellBehaved(instances, signers, SECONDS);
-      const bad = await attackers;
-      const cpu = redisCpu(redis) - cpu0;
-      const calls1 = await backendCounts(instances);
-      const calls = Object.fromEntries(
-        Object.entries(calls1).map(([k, v]) => [k, v - (calls0[k] ?? 0)]),
-      );
-      phases.push({ name, good, bad, cpu, calls });
-      await new Promise((r) => setTimeout(r, 2_000));
-    }
-    report(phases, captured.length);
+    console.log(
+      `bench:attack — 2 instances (express) on one redis-server; backend ${BACKEND_SLOTS} slots × ${BACKEND_MS} ms, ` +
+        `${SLOW_FACTOR}× slower for ${SLOW_SECONDS} s under attack; ${clients} well-behaved clients, 1 request / ${paceMs} ms each ` +
+        `(${Math.round((clients * 1000) / paceMs)}/s${capacity ? `, half the probed capacity ${Math.round(capacity)}/s` : ', ATTACK_PACE_MS'}); phases of ${SECONDS} s; ` +
+        `load average (1 min) at the start ${load[0].toFixed(1)} on ${availableParallelism()} cores`,
+    );
+    const ctx = { redis, fake, appsFile, signers, paceMs, clients, forged, streamApps };
+    // ATTACK_ADAPTIVE='{"minLimit":2}': the shipped policies with the inference breaker's adaptive limit on.
+    const adaptive = process.env.ATTACK_ADAPTIVE
+      ? JSON.parse(process.env.ATTACK_ADAPTIVE)
+      : undefined;
+    const onConfig = adaptive
+      ? writeConfig({ policies: { inference: { locks: { circuitBreaker: { adaptive } } } } })
+      : undefined;
+    const on = adaptive ? 'locks on (shipped + adaptive inference)' : 'locks on (shipped policies)';
+    const runs = [await scenario(on, onConfig, ctx)];
+    load.push(loadavg()[0]);
+    if (process.env.ATTACK_OFF !== '0') runs.push(await scenario('every lock off', offConfig, ctx));
+    load.push(loadavg()[0]);
+    report(runs, { SECONDS, SLOW_FACTOR, BACKEND_MS, load, table });
   } finally {
-    for (const app of instances) await app.stop();
     await fake.stop();
     await redis.stop();
   }
 }
 
-function report(phases, capturedCount) {
-  const alone = phases.filter((p) => p.name === 'alone');
-  const attack = phases.find((p) => p.name === 'attack');
-  const aloneLat = alone.flatMap((p) => p.good.latencies);
-  const ok = (s) => Object.entries(s).reduce((n, [k, v]) => n + (k >= 200 && k < 300 ? v : 0), 0);
-  const counted = [...new Set(phases.flatMap((p) => Object.keys(p.calls)))];
-  const rows = phases.map((p) => ({
-    phase: p.name,
-    'well-behaved requests': p.good.latencies.length,
-    'success %': +((100 * ok(p.good.statuses)) / p.good.latencies.length).toFixed(3),
-    'p50 ms': +quantile(p.good.latencies, 0.5).toFixed(1),
-    'p99 ms': +quantile(p.good.latencies, 0.99).toFixed(1),
-    statuses: JSON.stringify(p.good.statuses),
-    'Redis CPU ms/s': +((p.cpu * 1000) / SECONDS).toFixed(1),
-    ...Object.fromEntries(counted.map((k) => [k, p.calls[k] ?? 0])),
-  }));
-  table(rows);
-  for (const p of phases)
-    for (const [status, example] of Object.entries(p.good.examples))
-      console.log(`well-behaved ${status} (${p.name}), e.g. ${example}`);
-  table(
-    attack.bad.map((b) => ({
-      attacker: b.kind,
-      requests: b.requests,
-      'req/s': Math.round(b.requests / SECONDS),
-      statuses: JSON.stringify(b.statuses),
-      errors: b.errors,
-    })),
-  );
-  const success = ok(attack.good.statuses) / attack.good.latencies.length;
-  const p99Alone = quantile(aloneLat, 0.99);
-  const p99Attack = quantile(attack.good.latencies, 0.99);
-  const replay = attack.bad.find((b) => b.kind === 'replay');
-  const junk = attack.bad.find((b) => b.kind === 'junk');
-  const aloneCalls = alone.map((p) => p.calls['calls to backend search'] ?? 0);
-  console.log(
-    [
-      `well-behaved under attack: ${(100 * success).toFixed(3)}% success (goal ≥ 99.9%: ${success >= 0.999 ? 'met' : 'MISSED'})`,
-      `p50 ${quantile(attack.good.latencies, 0.5).toFixed(1)} ms under attack vs ${quantile(aloneLat, 0.5).toFixed(1)} ms alone; attackers sent ${attack.bad.reduce((n, b) => n + b.requests, 0)} requests (${Math.round(attack.bad.reduce((n, b) => n + b.requests, 0) / SECONDS)}/s)`,
-      `p99 ${p99Attack.toFixed(1)} ms under attack vs ${p99Alone.toFixed(1)} ms alone = ${(p99Attack / p99Alone).toFixed(2)}× (goal ≤ 2×: ${p99Attack <= 2 * p99Alone ? 'met' : 'MISSED'})`,
-      `replays of ${capturedCount} captured requests accepted: ${ok(replay.statuses)} of ${replay.requests}`,
-      `search backend calls: ${attack.calls['calls to backend search'] ?? 0} under attack (junk bot sent ${junk.requests}) vs ${aloneCalls.join(' / ')} alone`,
-      `Redis CPU: ${((attack.cpu * 1000) / SECONDS).toFixed(1)} ms/s under attack vs ${alone.map((p) => ((p.cpu * 1000) / SECONDS).toFixed(1)).join(' / ')} ms/s alone`,
-      `machine load average (1 min) at the end: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`,
-    ].join('\n'),
-  );
-}
-
 // Last: the helpers above are initialised before either entry point runs.
-if (!isMainThread) await attacker(workerData);
+if (!isMainThread)
+  await (workerData.kind === 'slow' ? slowStreams(workerData) : attacker(workerData));
 else await main();

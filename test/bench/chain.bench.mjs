@@ -6,7 +6,7 @@
 //   npm run bench:chain     (BENCH_SECONDS, BENCH_ROUNDS, BENCH_ADAPTERS=fastify,
 //                            BENCH_ONLY=<substring of a variant>, BENCH_PROF=<dir> for --cpu-prof)
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CONNECTIONS,
@@ -47,7 +47,7 @@ const BASES = [
   // Nest's floor for a refusal (a guard throwing a ready 401 problem): the guard locks' rejects.
   ['401 from a bare guard (reject floor)', '÷ reject floor', /^(401 forged|429)/],
   // The same demo model with every lock off.
-  ['inference, every lock off', '÷ locks off', /^signed inference/],
+  ['inference, every lock off', '÷ locks off', /^signed inference, demo model/],
   // The same signed inference of one user without the two concurrency rules (app "on"): their cost.
   [WITHOUT_CONCURRENCY, '÷ without concurrency', /concurrency rules$/],
   // The same signed inference of one user without the two token rules (app "on"): their cost.
@@ -64,6 +64,11 @@ const variants = VARIANTS.filter((v, i) => picked(v, i) || needed.has(v[0]));
 const PRESIGN = Number(process.env.BENCH_PRESIGN ?? 20_000 * RUN_SECONDS);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+console.log(
+  `machine load average (1, 5, 15 min) at the start: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ')}`,
+);
 console.log(
   `bench:chain — autocannon ${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${RUN_SECONDS} s per variant after a warm-up (medians); private redis-server`,
 );
@@ -206,4 +211,82 @@ console.table(rows);
 if (pairs.length) {
   console.log('two concurrency rules / two token rules (app + user), side by side: with ÷ without');
   console.table(pairs);
+}
+console.log('goals (issue 32, "the speed goals, restated"): medians of the per-round ratios above');
+console.table(goals(rows));
+console.log(
+  `machine load average (1, 5, 15 min) at the end: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ')}`,
+);
+
+/**
+ * One row per goal and adapter: the measured value and met / NOT MET (— when its rows were not
+ * run, e.g. with BENCH_ONLY). Redis "0 calls" on a reject path: at most the reject floor's
+ * calls per request (the app's background at that pace: policy sync, heartbeats, the risk batch) + 0.05.
+ */
+function goals(rows) {
+  const out = [];
+  for (const adapter of ADAPTERS) {
+    const row = (v) => rows.find((r) => r.adapter === adapter && r.variant === v);
+    // The reject floor asks Redis nothing itself: its calls per request are the app's background at that pace.
+    const background = row('401 from a bare guard (reject floor)')?.['redis calls/req'] ?? 0;
+    const goal = (name, variant, column, ok, want) => {
+      const v = row(variant)?.[column];
+      out.push({
+        adapter,
+        goal: name,
+        want,
+        measured: v ?? '—',
+        result: v === undefined ? '—' : ok(v) ? 'met' : 'NOT MET',
+      });
+    };
+    const wholeChain = adapter === 'fastify' ? 0.5 : 0.7;
+    goal(
+      '401 forged ÷ reject floor',
+      '401 forged signature',
+      '÷ reject floor',
+      (v) => v >= 0.85,
+      '≥ 0.85',
+    );
+    goal(
+      '429 known-blocked ÷ reject floor',
+      '429 known-blocked',
+      '÷ reject floor',
+      (v) => v >= 0.85,
+      '≥ 0.85',
+    );
+    goal(
+      'signed whoami ÷ floor + Redis',
+      'signed GET /v1/whoami',
+      '÷ floor + Redis',
+      (v) => v >= 0.85,
+      '≥ 0.85',
+    );
+    for (const v of ['search from the result cache', 'signed GET /v1/whoami'])
+      goal(`whole chain ÷ bare: ${v}`, v, '÷ bare', (x) => x >= wholeChain, `≥ ${wholeChain}`);
+    goal(
+      '@Protect, every lock off ÷ floor',
+      '@Protect, every lock off',
+      '÷ floor',
+      (v) => v >= 0.95,
+      '≥ 0.95',
+    );
+    for (const v of [
+      'search from the result cache',
+      'signed GET /v1/whoami',
+      'signed inference, demo model',
+      'bloom-absent search',
+    ])
+      goal(`Redis round trips / allowed request: ${v}`, v, 'redis calls/req', (x) => x <= 1, '≤ 1');
+    for (const v of ['401 forged signature', '429 known-blocked'])
+      goal(
+        `Redis round trips on ${v}`,
+        v,
+        'redis calls/req',
+        (x) => x <= background + 0.05,
+        `0 (≤ background ${background} + 0.05)`,
+      );
+  }
+  return out;
 }

@@ -47,8 +47,8 @@ export interface FakeOpenAI {
   readonly url: string;
   /** The most close/error/drain listeners one of its responses held at once (test/support/listener-watch.ts). */
   readonly listeners: ListenerWatch;
-  /** Milliseconds to wait before answering (0 = none). */
-  setLatency(ms: number): void;
+  /** Milliseconds to wait before answering (0 = none), or a function of the calls in flight (this one included), asked once per call. */
+  setLatency(ms: number | ((inFlight: number) => number)): void;
   /** Fraction (0..1) of calls answered with 500. */
   setErrorRate(rate: number): void;
   /** When true, calls are accepted and never answered (until the client gives up). */
@@ -98,7 +98,7 @@ export type UsageSetting =
   'omit' | { prompt?: number; completion?: number | 'max_tokens' } | undefined;
 
 interface Settings {
-  latencyMs: number;
+  latencyMs: number | ((inFlight: number) => number);
   errorRate: number;
   hang: boolean;
   status: number | undefined;
@@ -152,7 +152,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       });
     }
     if (s.hang) return; // never answered; 'close' counts the abort
-    if (s.latencyMs > 0 && !(await sleep(s.latencyMs, res))) return;
+    const latency = typeof s.latencyMs === 'function' ? s.latencyMs(counts.inFlight) : s.latencyMs;
+    if (latency > 0 && !(await sleep(latency, res))) return;
     if (s.status !== undefined) return errorAnswer(res, s.status, s.retryAfter);
     if (s.errorRate > 0 && Math.random() < s.errorRate) return errorAnswer(res, 500);
     if (s.badJson) {
