@@ -7,7 +7,7 @@ import { CHAT_MIGRATION_STORE, type ChatMigrationStore } from './gate/chat-migra
 import { SEND_GATE_STORE, type SendGateStore } from './gate/send-gate.store.js';
 import { OutboundMetrics } from './outbound.metrics.js';
 import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
-import { wakeChannel } from './queue/redis-outbound-queue.store.js';
+import { liftChannel, wakeChannel } from './queue/redis-outbound-queue.store.js';
 import { BotHealth } from './worker/bot-health.js';
 import { BotPacing } from './worker/bot-pacing.js';
 import { BotRouting } from './worker/bot-routing.js';
@@ -85,10 +85,13 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
     if (this.bots.all().length === 0) return;
     this.worker.start();
     if (this.redis.enabled && !this.unwatch) {
+      const base = this.redis.tag.slice(1, -1);
       this.unwatch = () => undefined;
-      void this.bus
-        .on(wakeChannel(this.redis.tag.slice(1, -1)), (m) => this.worker.notify(Number(m)))
-        .then((off) => (this.unwatch = off));
+      void Promise.all([
+        this.bus.on(wakeChannel(base), (m) => this.worker.notify(Number(m))),
+        // '' (the bus reconnected): a lift missed meanwhile is caught by the worker's slow recheck.
+        this.bus.on(liftChannel(base), (bot) => bot && this.forget(bot)),
+      ]).then((offs) => (this.unwatch = () => offs.forEach((off) => off())));
     }
     if (!this.depthTimer) {
       this.readDepth();
@@ -113,13 +116,25 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
     this.worker.wake();
   }
 
-  /** A bot's cooldown was lifted early: this process's worker forgets it and its waiting lanes are due now. */
+  /**
+   * A bot's cooldown was lifted early (its new state is in the gate): its waiting lanes are due now, and the
+   * worker of every instance forgets the cooldown (this one at once, the others on the lift channel).
+   */
   async lift(bot: string, now: number): Promise<number> {
-    this.pacing.lift(bot);
-    this.routing.invalidate(bot);
+    this.forget(bot);
     const woken = await this.queue.wake(bot, now);
+    if (this.redis.enabled) {
+      const channel = liftChannel(this.redis.tag.slice(1, -1));
+      await this.redis.run('telegram.lift', (c) => c.publish(channel, bot)).catch(() => 0);
+    }
     this.worker.wake();
     return woken;
+  }
+
+  private forget(bot: string): void {
+    this.pacing.lift(bot);
+    this.routing.invalidate(bot);
+    this.worker.wake();
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -28,6 +28,8 @@ type Runner = Pick<RedisService, 'script' | 'run'>;
  */
 /** The channel the enqueue script announces newly due lanes on (idle workers of every instance wake on it). */
 export const wakeChannel = (base: string): string => `tgo:{${base}}:wake`;
+/** The channel a bot's cooldown lifted early is announced on (its id): every worker forgets the cooldown. */
+export const liftChannel = (base: string): string => `tgo:{${base}}:lift`;
 
 /** How long the claim's first pass passes over a partition found without any high-priority lane. */
 const NO_HIGH_RECHECK_MS = 500;

@@ -25,7 +25,8 @@ let workers = 0;
  */
 export class BotPacing {
   private readonly until = new Map<string, number>();
-  private readonly cool = new Map<string, number>();
+  /** A bot's cooldown known here: its end, and how many 429s of this worker the gate has not stored yet. */
+  private readonly cool = new Map<string, { until: number; pending: number }>();
   private readonly lines = new Map<string, number>();
   private readonly intervals = new Map<string, number>();
   private readonly worker = ++workers;
@@ -48,19 +49,53 @@ export class BotPacing {
   }
 
   /**
-   * This worker got a 429 for the bot: it is cooling until `until` (epoch ms). Known here the instant
-   * the answer comes back, before the gate (Redis) has it, so this worker's reserved sends stop at once.
+   * This worker got a 429 for the bot (`answer`: pending until `stored`) or read its cooldown from the gate:
+   * it is cooling until `until` (epoch ms). A 429 is known here the instant the answer comes back, before
+   * the gate (Redis) has it, so this worker's reserved sends stop at once.
    */
   cooled(bot: string, until: number, from: 'answer' | 'gate'): void {
-    const known = this.cool.get(bot) ?? 0;
-    this.cool.set(bot, Math.max(known, until));
+    const c = this.cool.get(bot) ?? { until: 0, pending: 0 };
+    const known = c.until;
+    this.cool.set(bot, {
+      until: Math.max(known, until),
+      pending: c.pending + (from === 'answer' ? 1 : 0),
+    });
     if (known <= this.clock.now() && COOLED_CHANNEL.hasSubscribers)
       COOLED_CHANNEL.publish({ worker: this.worker, bot, until, from });
   }
 
-  /** An admin lifted the bot's cooldown early: this worker forgets it (the gate decides the next send). */
+  /** The gate stored (or failed to store) a 429 of this worker: the cooldown ends at `until` at least. */
+  stored(bot: string, until?: number): void {
+    const c = this.cool.get(bot);
+    if (!c) return;
+    c.pending = Math.max(0, c.pending - 1);
+    if (until !== undefined) c.until = Math.max(c.until, until);
+  }
+
+  /**
+   * The bot's cooldown was lifted early (an admin, on any instance): this worker forgets it (the gate decides
+   * the next send, atomically, so a cooldown set again after the lift still holds). A 429 of this worker the
+   * gate has not stored yet is kept: it is newer than the lift.
+   */
   lift(bot: string): void {
-    this.cool.delete(bot);
+    if (!this.cool.get(bot)?.pending) this.cool.delete(bot);
+  }
+
+  /**
+   * The gate's view of the bot (`until`: its cooldown's end, undefined: none), read after this worker learnt
+   * its cooldown: the cooldown known here becomes the gate's — a lift whose message was lost is caught here.
+   */
+  sync(bot: string, until: number | undefined): void {
+    const c = this.cool.get(bot);
+    if (!c || c.pending > 0) return;
+    if (until === undefined || until <= this.clock.now()) this.cool.delete(bot);
+    else c.until = until;
+  }
+
+  /** Bots whose cooldown known here is in force and stored in the gate (`sync` may end it). */
+  syncable(): string[] {
+    const now = this.clock.now();
+    return [...this.cool].filter(([, c]) => c.until > now && c.pending === 0).map(([b]) => b);
   }
 
   /** A send of the bot leaves now (published for tests, see DEPART_CHANNEL). */
@@ -70,7 +105,7 @@ export class BotPacing {
 
   /** Epoch ms the bot's cooldown known here ends, when it is still ahead. */
   cooling(bot: string): number | undefined {
-    const u = this.cool.get(bot);
+    const u = this.cool.get(bot)?.until;
     return u !== undefined && u > this.clock.now() ? u : undefined;
   }
 
@@ -101,7 +136,7 @@ export class BotPacing {
     for (const b of bots) {
       const interval = this.intervals.get(b);
       const next = Math.max(this.until.get(b) ?? 0, (this.lines.get(b) ?? 0) + (interval ?? 0));
-      const from = Math.max(this.cool.get(b) ?? 0, next - holdMs);
+      const from = Math.max(this.cool.get(b)?.until ?? 0, next - holdMs);
       at = Math.min(at, from);
       if (from > now) continue;
       lanes += interval

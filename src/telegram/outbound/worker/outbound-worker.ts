@@ -77,7 +77,12 @@ export class OutboundWorker {
       // Claims in batches (a claim visits every partition): a single freed slot waits for a few more.
       const batch = Math.max(1, Math.floor(this.settings.concurrency / 8));
       // Every bot cooling down, full, or with a full line: a lane claimed now would only go back.
-      const room = this.attempt.room();
+      let room = this.attempt.room();
+      // Held back by cooldowns: one lifted early whose message this worker missed ends here (slowly).
+      if (room.at > this.clock.now()) {
+        await this.attempt.recheck();
+        room = this.attempt.room();
+      }
       const wait = room.at - this.clock.now();
       if (wait > 0) {
         await this.sleep(Math.min(wait, this.settings.pollMs * 16));

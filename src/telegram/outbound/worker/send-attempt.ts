@@ -26,6 +26,7 @@ import { SendOutcome } from './send-outcome.js';
 export class SendAttempt {
   private readonly lanes: LaneSettler;
   private readonly outcome: SendOutcome;
+  private recheckedAt = 0;
 
   constructor(private readonly p: AttemptParts) {
     this.lanes = new LaneSettler(p);
@@ -66,6 +67,8 @@ export class SendAttempt {
           error: 'every bot of its scope is disabled',
         });
       if (typeof bot === 'string') return this.lanes.dead(lease, bot, job.bot);
+      // A cooldown known here that the gate no longer has (lifted early, its message lost) ends here.
+      if (this.p.pacing.cooling(bot.id) !== undefined) await this.sync(bot.id);
       const cooling = this.p.pacing.cooling(bot.id);
       if (cooling !== undefined) return this.lanes.wait(lease, cooling, 'waiting', { bot: bot.id });
       const methodKey = `${bot.id}|${job.method}`;
@@ -139,6 +142,22 @@ export class SendAttempt {
         await released;
       }
     }
+  }
+
+  /**
+   * The safety check of a cooldown lifted early whose message this worker missed: at most every
+   * `safetyPollMs`, each cooldown known here and stored in the gate is compared with the gate's.
+   */
+  async recheck(): Promise<void> {
+    const now = this.p.clock.now();
+    if (now - this.recheckedAt < this.p.settings.safetyPollMs) return;
+    this.recheckedAt = now;
+    for (const bot of this.p.pacing.syncable()) await this.sync(bot);
+  }
+
+  private async sync(bot: string): Promise<void> {
+    const s = await this.p.routing.status(bot).catch(() => undefined);
+    if (s) this.p.pacing.sync(bot, s.state === 'cooldown' ? s.until : undefined);
   }
 
   /** Room for newly claimed lanes (BotPacing.room over every bot). */

@@ -47,8 +47,7 @@ export class SendOutcome {
       case 'retry_after': {
         const ms =
           out.seconds * 1000 + Math.floor(this.p.clock.random() * this.p.settings.cooldownJitterMs);
-        // This worker stops the bot's sends at once; the gate tells the other workers.
-        this.p.pacing.cooled(bot.id, now + ms, 'answer');
+        // This worker stopped the bot's sends at once (send-attempt.ts); the gate tells the other workers.
         // Telegram does not say which limit it was: the whole token waits (the chat with it). A group or
         // an edit is likely its chat's limit: the chat is cooled too, and the bot's rate is not cut.
         const chat = chatKind(chatId) === 'group' || job.method.startsWith('edit');
@@ -60,7 +59,13 @@ export class SendOutcome {
               backoff: s.aimdBackoff,
               recoverPerSecond: s.aimdRecoverPerSecond,
             };
-        let until = await this.p.gate.cooldown(bot.id, undefined, ms, aimd);
+        let until: number | undefined;
+        try {
+          until = await this.p.gate.cooldown(bot.id, undefined, ms, aimd);
+        } finally {
+          // Stored: a lift from now on ends it (lifts before it cannot: this 429 is newer).
+          this.p.pacing.stored(bot.id, until);
+        }
         if (chat) until = Math.max(until, await this.p.gate.cooldown(bot.id, chatId, ms));
         this.p.routing.invalidate(bot.id);
         this.p.metrics.rateLimited.inc(labels);
