@@ -56,7 +56,10 @@ describe.skipIf(!redisServerAvailable())('lifting a cooldown learnt by another i
     const later = [notice(chat, 'ops'), notice(chat + 1, 'ops')];
     expect((await notify.post(later)).status).toBe(202);
     await eventually(
-      async () => [(await notify.get(first.job_id)).body, (await notify.get(later[1]!.job_id)).body],
+      async () => [
+        (await notify.get(first.job_id)).body,
+        (await notify.get(later[1]!.job_id)).body,
+      ],
       (v) => v[0]!.state === 'waiting' && v[1]!.state === 'queued',
       10_000,
     );
