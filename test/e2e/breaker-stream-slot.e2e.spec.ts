@@ -95,13 +95,14 @@ describe.each(ADAPTERS)('breaker slots of streamed answers (%s)', (adapter) => {
     await fake?.close();
   });
 
-  async function start(slice: CircuitBreakerSlice) {
+  async function start(slice: CircuitBreakerSlice, env: Record<string, string> = {}) {
     const app = await startApp(
       {
         HTTP_ADAPTER: adapter,
         INFERENCE_UPSTREAM_URL: fake.url,
         ADMIN_TOKEN,
         INFERENCE_STREAM_RELAY_BYTES: String(32 * 1024 * 1024),
+        ...env,
       },
       { config: withBreaker(slice) },
     );
@@ -170,5 +171,16 @@ describe.each(ADAPTERS)('breaker slots of streamed answers (%s)', (adapter) => {
     await expect.poll(async () => (await view()).stats.inFlight, { timeout: 5_000 }).toBe(0);
     expect((await json(app)).status).toBe(200);
     fake.resumeStreams();
+  });
+
+  it('should cut off a client that reads none of the relayed answer for the drain timeout', async () => {
+    const { app } = await start(BREAKER, { INFERENCE_STREAM_DRAIN_TIMEOUT_MS: '300' });
+    const a = await unreadFinishedStream(app);
+    // The relay's bytes went nowhere: Rampart cuts the connection (the paused client does not notice yet).
+    const cutoffs = async (): Promise<string> => (await fetch(`${app.url}/metrics`)).text();
+    await expect
+      .poll(cutoffs, { timeout: 10_000 })
+      .toContain('rampart_inference_stream_cutoffs_total{reason="no_read"} 1');
+    a.res.destroy();
   });
 });
