@@ -66,6 +66,8 @@ export interface InferenceConfig {
     maxDurationMs: number;
     /** INFERENCE_STREAM_DRAIN_TIMEOUT_MS: milliseconds the client's socket may stay full (no `drain`) before it is cut off (default 30000). */
     drainTimeoutMs: number;
+    /** INFERENCE_STREAM_RELAY_BYTES: bytes of an answer held for a slow client before the upstream is read no further (default 1048576). */
+    relayBytes: number;
   };
 }
 

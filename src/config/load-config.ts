@@ -276,6 +276,7 @@ export function loadConfig(env: Env, shipped: Record<string, RoutePolicy>): Ramp
       stream: {
         maxDurationMs: int(env, 'INFERENCE_STREAM_MAX_DURATION_MS', 300_000, p, 100, 86_400_000),
         drainTimeoutMs: int(env, 'INFERENCE_STREAM_DRAIN_TIMEOUT_MS', 30_000, p, 100, 600_000),
+        relayBytes: int(env, 'INFERENCE_STREAM_RELAY_BYTES', 1_048_576, p, 0, 67_108_864),
       },
     },
     search: {

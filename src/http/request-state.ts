@@ -71,6 +71,12 @@ export interface RequestState {
    */
   backendCalled?: boolean;
   /**
+   * Set by the circuit breaker around the route (`abortableCall`): the product calls it once its backend has
+   * finished its work while the answer still goes to the client (a stream's last upstream chunk received). The
+   * backend's slot is freed and the adaptive limit's latency sample taken then, not when a slow reader finishes.
+   */
+  backendDone?: () => void;
+  /**
    * Set by the rate limiter when the slice's claim id was already taken (a redelivery): nothing was
    * charged; the product answers and drops the request.
    */

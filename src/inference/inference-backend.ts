@@ -19,6 +19,11 @@ export interface InferenceCall {
    * of a model was refused by its own breaker): its refusal is answered as is, not counted.
    */
   readonly noBackendCalled?: () => void;
+  /**
+   * Tells the breakers around the call that the backend has finished its work (a stream's last upstream chunk
+   * received) while the answer may still be going to a slow client: its slot and latency sample end here.
+   */
+  readonly backendDone?: () => void;
 }
 
 /** Where a streamed answer goes: a server-sent events response. */

@@ -31,6 +31,7 @@ export function openInferenceCall(
     requestId: state.requestId,
     tenant: { id: state.appId ?? '-', tier: state.tier },
     noBackendCalled: () => void (state.backendCalled = false),
+    backendDone: () => state.backendDone?.(),
     dispose: () => res.off('close', onClose),
   };
 }

@@ -1,30 +1,10 @@
-import type { Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import { AnyReply, rawResponse, takeOverReply } from '../http/http-context.js';
+import type { ServerResponse } from 'node:http';
+import { AnyReply, rawResponse } from '../http/http-context.js';
 import type { ProblemBody } from '../common/problem.exception.js';
 import type { SseSink } from './inference-backend.js';
 import { upstreamTimeout } from './inference.errors.js';
 import { openAiError } from './openai-problem-style.js';
-
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  // Tells nginx-style proxies in front of Rampart not to buffer the stream.
-  'x-accel-buffering': 'no',
-};
-
-/**
- * Takes over the reply and sends the SSE headers, once: a reply already opened (by the wait notice, which wrote
- * `: queued` while the call waited for a slot) is adopted as it is.
- */
-export function openSseReply(reply: AnyReply): ServerResponse {
-  const raw = rawResponse(reply);
-  if (raw.headersSent) return raw;
-  const res = takeOverReply(reply);
-  res.writeHead(200, SSE_HEADERS);
-  res.flushHeaders();
-  return res;
-}
+import { openSseReply, serverClosing } from './sse-reply.js';
 
 /** Why a stream was cut off: it ran past its maximum duration, or its client stopped reading. */
 export type StreamCut = 'max_duration' | 'no_read';
@@ -35,6 +15,11 @@ export interface StreamLimits {
   maxDurationMs: number;
   /** Milliseconds the client's socket may stay full (no `drain`) before the connection is cut. */
   drainTimeoutMs: number;
+  /**
+   * Bytes the relay may hold for a slow client before it stops reading the upstream (backpressure): an answer that
+   * fits is read off the upstream at its own pace, so its breaker slot ends with its last chunk.
+   */
+  relayBytes: number;
   /** Called once on a cut, before the response closes: cancels the backend call (the client-gone path). */
   onCut(reason: StreamCut): void;
 }
@@ -72,7 +57,8 @@ export class SseResponse implements SseSink {
     const res = this.res;
     if (!res) throw new Error('SseResponse.write before open');
     if (this.clientGone.aborted || res.destroyed || this.cut) return;
-    if (res.write(data)) return;
+    // Below the relay bound the bytes wait in the response's buffer; above it we wait for the client.
+    if (res.write(data) || res.writableLength <= (this.limits?.relayBytes ?? 0)) return;
     await new Promise<void>((resolve) => {
       const done = (): void => {
         clearTimeout(this.timer);
@@ -90,10 +76,11 @@ export class SseResponse implements SseSink {
   /** Ends the stream at a limit and cancels the backend call; a client that does not read loses its connection. */
   private cutOff(reason: StreamCut): void {
     const res = this.res;
-    if (!res || this.cut || res.writableEnded || res.destroyed) return;
+    if (!res || this.cut || res.writableFinished || res.destroyed) return;
     this.cut = reason;
     this.limits!.onCut(reason);
-    if (reason === 'no_read') {
+    // Ended already (the relay still holds bytes the client has not read): only the connection can go.
+    if (reason === 'no_read' || res.writableEnded) {
       res.destroy();
       return;
     }
@@ -104,6 +91,20 @@ export class SseResponse implements SseSink {
     else res.end(`data: ${JSON.stringify({ error: openAiError(e.problem) })}\n\n`);
   }
 
+  /**
+   * After end(), the relay's bytes still go to the client: one that takes none of them for the drain timeout is
+   * cut off (`no_read`) as a full socket is while the stream runs (the max duration still applies too).
+   */
+  private watchFlush(res: ServerResponse): void {
+    if (!this.limits || res.writableLength === 0) return;
+    let left = res.writableLength;
+    const check = setInterval(() => {
+      if (res.writableLength < left) left = res.writableLength;
+      else this.cutOff('no_read');
+    }, this.limits.drainTimeoutMs);
+    res.once('close', () => clearInterval(check));
+  }
+
   event(data: unknown): Promise<void> {
     return this.write(`data: ${JSON.stringify(data)}\n\n`);
   }
@@ -112,6 +113,7 @@ export class SseResponse implements SseSink {
     const res = this.res ?? rawResponse(this.reply);
     if (res.writableEnded || res.destroyed) return Promise.resolve();
     const socket = res.socket; // detached from the response once it has finished
+    this.watchFlush(res);
     return new Promise((resolve) => {
       res.once('close', () => resolve());
       res.end(() => {
@@ -122,12 +124,6 @@ export class SseResponse implements SseSink {
       });
     });
   }
-}
-
-/** True once the HTTP server stopped listening (the app is shutting down). */
-function serverClosing(socket: Socket): boolean {
-  const server = (socket as Socket & { server?: Server }).server;
-  return server !== undefined && !server.listening;
 }
 
 /**

@@ -5,7 +5,7 @@ import { toProblem } from '../http/problem.filter.js';
 import type { WaitNotice } from '../locks/circuit-breaker/wait-notice.js';
 import type { QueuePlace } from '../locks/circuit-breaker/breaker/fair-queue.js';
 import { openAiError } from './openai-problem-style.js';
-import { openSseReply } from './sse-response.js';
+import { openSseReply } from './sse-reply.js';
 
 /** The routes whose `stream: true` requests answer with server-sent events. */
 const STREAM_ROUTES = new Set(['/v1/chat/completions', '/v1/inference']);

@@ -61,6 +61,8 @@ export interface FakeOpenAI {
   setFailAfterFirstChunk(on: boolean): void;
   /** Milliseconds between two streamed chunks (default 5). */
   setChunkDelay(ms: number): void;
+  /** Characters (`x`) added to every word a stream sends (0 = none): a finite answer of any size. */
+  setWordPadding(chars: number): void;
   /** When true, answer 200 with a body that is not valid JSON. */
   setBadJson(on: boolean): void;
   /**
@@ -106,6 +108,7 @@ interface Settings {
   badJson: boolean;
   /** Endless streams of chunks this many characters long (0 = normal answers). */
   endlessChars: number;
+  wordPadding: number;
   retryAfter: string | undefined;
   failAfterFirstChunk: boolean;
   usage: UsageSetting;
@@ -118,6 +121,7 @@ const DEFAULTS: Settings = {
   chunkDelayMs: 5,
   badJson: false,
   endlessChars: 0,
+  wordPadding: 0,
   retryAfter: '1',
   failAfterFirstChunk: false,
   usage: undefined,
@@ -213,9 +217,10 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       if (!send({ content: big }, null)) await drainOrClose(res);
       if (!(await sleep(s.chunkDelayMs, res))) return;
     }
+    const pad = 'x'.repeat(s.wordPadding);
     for (let i = 0; i < words.length; i++) {
       if (res.destroyed) return;
-      send({ content: words[i] }, null);
+      send({ content: words[i] + pad }, null);
       if (i === 0 && s.failAfterFirstChunk) {
         // Let the chunk reach the wire first, then drop the connection mid-stream.
         await sleep(s.chunkDelayMs, res);
@@ -253,6 +258,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     setChunkDelay: (ms) => void (s.chunkDelayMs = ms),
     setBadJson: (on) => void (s.badJson = on),
     setEndlessStreams: (chars) => void (s.endlessChars = chars),
+    setWordPadding: (chars) => void (s.wordPadding = chars),
     setUsage: (u) => void (s.usage = u),
     pauseStreams() {
       if (gate) return;

@@ -53,7 +53,16 @@ export async function guardedAttempt<T>(
   run: (call: InferenceCall) => Promise<T>,
 ): Promise<T> {
   const ctl = new AbortController();
-  const attempt: InferenceCall = { ...call, signal: AbortSignal.any([call.signal, ctl.signal]) };
+  let attemptDone: (() => void) | undefined;
+  const attempt: InferenceCall = {
+    ...call,
+    signal: AbortSignal.any([call.signal, ctl.signal]),
+    // The upstream is done: this upstream's breaker and the route's both free the slot.
+    backendDone: () => {
+      attemptDone?.();
+      call.backendDone?.();
+    },
+  };
   let called = false;
   const { verdict } = breaker.guard(
     ticket,
@@ -69,6 +78,7 @@ export async function guardedAttempt<T>(
         ctl.abort(reason);
       },
       backendCalled: () => called,
+      onBackendDone: (done) => void (attemptDone = done),
     },
     call.tenant,
   );

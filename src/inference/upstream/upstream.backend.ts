@@ -80,6 +80,8 @@ export class UpstreamBackend implements InferenceBackend {
         await sink.write(chunk);
         deadline.touch();
       }
+      // The upstream sent its last chunk: its breaker slot ends here, whatever is left for the client to read.
+      call.backendDone?.();
       await sink.end();
     } catch (err) {
       const e = transportError(err, call, deadline);

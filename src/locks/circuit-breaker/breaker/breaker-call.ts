@@ -12,7 +12,9 @@ export type Ticket = Extract<Admission, { admit: true }>;
 
 /**
  * Runs an admitted call: through opossum (counted) or as a probe (judged by the gate). Its slot is held until
- * `start`'s promise has settled; `limitMoved` is told when the concurrency limit changed.
+ * `start`'s promise has settled, or until the product says the backend is done (`opts.onBackendDone`: a stream
+ * whose upstream sent its last chunk while a slow client still reads): the slot, the adaptive limit's latency
+ * sample and the slow-call time measure the backend's own work. `limitMoved` is told when the limit changed.
  */
 export function guardCall<T>(
   p: BreakerParts,
@@ -24,8 +26,17 @@ export function guardCall<T>(
   const t0 = performance.now();
   let work: Promise<T> | undefined;
   let inFlight = 0;
+  let doneAt: number | undefined;
+  let free = (): void => undefined;
+  const freed = new Promise<void>((resolve) => (free = resolve));
+  opts.onBackendDone?.(() => {
+    if (doneAt !== undefined || work === undefined) return;
+    doneAt = performance.now();
+    free();
+    if (p.slots.record('sample', doneAt - t0, inFlight)) limitMoved();
+  });
   const run = (): Promise<T> => {
-    work = p.slots.hold(start, holder, ticket.waited === true);
+    work = p.slots.hold(start, holder, ticket.waited === true, freed);
     inFlight = p.slots.inFlight;
     return withTimeout(work, options().timeoutMs, opts);
   };
@@ -33,10 +44,12 @@ export function guardCall<T>(
   const probe = ticket.probe;
   p.ledger.started(probe !== undefined);
   const settled = (outcome: CallOutcome, err?: unknown): void => {
-    const ms = performance.now() - t0;
+    const ms = (doneAt ?? performance.now()) - t0;
     const proof = p.ledger.settled(outcome, probe !== undefined, t0);
     const status = err instanceof HttpException ? err.getStatus() : undefined;
-    if (p.slots.record(limitSignal(outcome, status), ms, inFlight)) limitMoved();
+    // A backend done early gave its sample then (the client's reading is not the backend's latency).
+    if (doneAt === undefined && p.slots.record(limitSignal(outcome, status), ms, inFlight))
+      limitMoved();
     const o = options();
     if (!probe) return p.slow.record(o, outcome, ms);
     if (proof === 'success' && SlowCallWindow.slow(o, outcome, ms))

@@ -39,10 +39,14 @@ export class Bulkhead {
     return ok;
   }
 
-  /** Starts the handler and holds a slot (of `tenant`) until its promise has settled, whatever a timer says. */
+  /**
+   * Starts the handler and holds a slot (of `tenant`) until its promise has settled, whatever a timer says, or
+   * until `released` resolves first (the backend finished its work while the handler still answers the client).
+   */
   hold<T>(
     start: () => Promise<T>,
     tenant?: { id: string; weight: number; now: () => number },
+    released?: Promise<void>,
   ): Promise<T> {
     this.taken++;
     if (tenant) this.shares.taken(tenant.id, tenant.weight);
@@ -53,12 +57,16 @@ export class Bulkhead {
     } catch (err) {
       p = Promise.reject(err as Error);
     }
+    let held = true;
     const release = (): void => {
+      if (!held) return;
+      held = false;
       this.taken--;
       if (tenant) this.shares.released(tenant.id, tenant.now());
       this.onChange(this.taken);
     };
     p.then(release, release);
+    void released?.then(release);
     return p;
   }
 }

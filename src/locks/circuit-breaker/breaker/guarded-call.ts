@@ -12,6 +12,11 @@ export interface GuardOptions {
   abort(reason: unknown): void;
   /** True once the product started its backend call (RequestState.backendCalled). */
   backendCalled(): boolean;
+  /**
+   * Hands the product `done`, to call once the backend has finished its work while the answer still goes to the
+   * client (a stream's last upstream chunk received): the slot and the latency sample end there (RequestState.backendDone).
+   */
+  onBackendDone?(done: () => void): void;
 }
 
 /** A call under guard, as BackendBreaker.guard() hands it back. */
@@ -37,6 +42,7 @@ export function abortableCall(
   state.signal = outer ? AbortSignal.any([outer, ctl.signal]) : ctl.signal;
   const res = rawResponse(reply);
   state.backendCalled = false;
+  state.backendDone = undefined;
   // Headers already sent by a wait notice (an SSE comment while queued): committed once more bytes follow.
   const early = res.headersSent ? (res.socket?.bytesWritten ?? 0) : undefined;
   return {
@@ -45,6 +51,7 @@ export function abortableCall(
       early === undefined ? res.headersSent : (res.socket?.bytesWritten ?? 0) > early,
     abort: (r) => ctl.abort(r),
     backendCalled: () => state.backendCalled === true,
+    onBackendDone: (done) => void (state.backendDone = done),
   };
 }
 

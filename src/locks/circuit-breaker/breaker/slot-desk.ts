@@ -84,9 +84,17 @@ export class SlotDesk {
     this.passOn();
   }
 
-  /** Starts the work holding a slot until it settled; `handedOff`: the slot came from the queue. */
-  hold<T>(start: () => Promise<T>, h: Holder, handedOff: boolean): Promise<T> {
-    const work = this.bulkhead.hold(start, { ...h, now: () => this.clock.now() });
+  /**
+   * Starts the work holding a slot until it settled, or until `released` resolves first (the backend is done);
+   * `handedOff`: the slot came from the queue.
+   */
+  hold<T>(
+    start: () => Promise<T>,
+    h: Holder,
+    handedOff: boolean,
+    released?: Promise<void>,
+  ): Promise<T> {
+    const work = this.bulkhead.hold(start, { ...h, now: () => this.clock.now() }, released);
     if (handedOff) this.declined(); // taken: newcomers may take free slots again
     return work;
   }
