@@ -151,7 +151,12 @@ describe(telegramSettings.name, () => {
       bot: { perSecond: 20, burst: 2 },
       private: { perSecond: 2, burst: 1 },
       group: s.outbound.buckets.group,
-      methods: { sendVideo: { perSecond: 1, burst: 1 }, sendPhoto: { perSecond: 5, burst: 1 } },
+      // The shipped sendMediaGroup default stays under both: a bot keeps the defaults unless it turns them off.
+      methods: {
+        sendMediaGroup: { perSecond: 15, burst: 5 },
+        sendVideo: { perSecond: 1, burst: 1 },
+        sendPhoto: { perSecond: 5, burst: 1 },
+      },
     });
     expect(s.bots[1]!.buckets).toBeUndefined();
     expect(s.outbound.buckets.bot).toEqual(OUTBOUND_DEFAULTS.buckets.bot);

@@ -25,6 +25,9 @@ export class OutboundWorker {
   private lastClaimAt = 0;
   /** A claim came back short (no more lanes due): no claim before this, unless a job is queued here. */
   private dryUntil = 0;
+  /** A wake or a notification that came while awake (claiming): the next sleep is cut by it, not lost. */
+  private woken = false;
+  private dueHint = Infinity;
   /** Last time a claim found work (epoch ms): the depth gauge is refreshed often only while there is some. */
   lastWorkAt = 0;
   private readonly inflight = new Set<Promise<void>>();
@@ -57,12 +60,14 @@ export class OutboundWorker {
 
   /** A send ended: a slot is free (a short claim's wait holds: the queue had no more lanes due). */
   private freed(): void {
+    this.woken = true;
     this.wakeUp?.();
   }
 
   /** Another instance queued a lane due at `dueAt`: claim then, but not sooner than `pollMs` after the last claim. */
   notify(dueAt: number): void {
     const at = Math.max(dueAt || 0, this.lastClaimAt + this.settings.pollMs);
+    if (this.sleepingUntil === undefined) this.dueHint = Math.min(this.dueHint, at);
     if (this.sleepingUntil === undefined || at >= this.sleepingUntil) return;
     const wake = this.wakeUp;
     clearTimeout(this.sleepTimer);
@@ -72,6 +77,8 @@ export class OutboundWorker {
 
   private async run(): Promise<void> {
     while (this.running) {
+      // What wakes it from here on is seen by this pass's claim or cuts its next sleep.
+      this.woken = false;
       let sleepMs = this.settings.pollMs;
       const free = this.settings.concurrency - this.active;
       // Claims in batches (a claim visits every partition): a single freed slot waits for a few more.
@@ -144,6 +151,9 @@ export class OutboundWorker {
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.woken) return Promise.resolve();
+    ms = Math.min(ms, this.dueHint - this.clock.now());
+    this.dueHint = Infinity;
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(this.sleepTimer);
