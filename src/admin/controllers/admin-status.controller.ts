@@ -28,9 +28,9 @@ export class AdminStatusController {
     summary:
       'Lock outcomes per policy and lock, one point every seriesStepMs over the last 15 minutes (counts per step, summed over the live instances)',
     description:
-      'Pass `since` = the `at` of the last point you have to get only newer points. The series lives in the memory of the instance that answers and starts empty when it starts.',
+      'Pass `since` = the `at` of the last point you have to get only newer points. The series lives in the memory of the instance that answers, and is sampled only while someone reads it (a read within the last 15 minutes): it starts empty, with the instance and after 15 minutes without a reader.',
   })
-  readSeries(@Query() q: SeriesQueryDto): SeriesView {
+  readSeries(@Query() q: SeriesQueryDto): Promise<SeriesView> {
     return this.series.view(q.since);
   }
 }

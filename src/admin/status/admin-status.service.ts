@@ -8,6 +8,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { RouteRegistry } from '../../chain/route-registry.service.js';
+import { HeartbeatRiders } from '../../redis/heartbeat-riders.js';
 import { RedisUnavailableError } from '../../redis/redis.errors.js';
 import { ADMIN_SETTINGS, AdminSettings } from '../admin-settings.js';
 import { RedisFigures } from '../observability/redis-figures.js';
@@ -42,8 +43,11 @@ export interface StatusView {
 
 /**
  * Lock counters across instances: each instance writes its LockStats
- * snapshot every `statsIntervalMs` (unchanged: every other one); the status answer sums the snapshots of
- * instances seen within three intervals, with this instance's taken live.
+ * snapshot every `statsIntervalMs` when it changed; an unchanged one rides on
+ * the instance heartbeat (no call of its own) or, without a heartbeat at
+ * least every other interval, is written on its own. The status answer sums
+ * the snapshots of instances seen within three intervals, with this
+ * instance's taken live.
  */
 @Injectable()
 export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -53,6 +57,7 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
   private failing = false;
   private lastPublished = '';
   private publishedAt = 0;
+  private unride: (() => void) | undefined;
 
   constructor(
     @Inject(STATS_STORE) private readonly store: StatsStore,
@@ -61,10 +66,20 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(ADMIN_SETTINGS) private readonly settings: AdminSettings,
     private readonly figures: RedisFiguresSampler,
     private readonly parts: InstalledParts,
+    private readonly riders: HeartbeatRiders,
   ) {}
 
   onApplicationBootstrap(): void {
     if (this.store.kind === 'memory') return;
+    const store = this.store;
+    if (store.ride)
+      this.unride = this.riders.add({
+        ride: () => store.ride!(this.snapshot()),
+        written: (ride) => {
+          const snap = JSON.parse(ride.value) as InstanceCounts;
+          this.wrote(JSON.stringify([snap.policyVersion, snap.counts]), snap.at);
+        },
+      });
     this.timer = setInterval(() => void this.publish(), this.settings.statsIntervalMs);
     this.timer.unref();
     void this.publish();
@@ -72,6 +87,12 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
 
   onApplicationShutdown(): void {
     clearInterval(this.timer);
+    this.unride?.();
+  }
+
+  /** True when the counters of other instances are read from Redis. */
+  get shared(): boolean {
+    return this.store.kind === 'redis';
   }
 
   /** This instance's counters (live) and those of the other instances seen within three intervals. */
@@ -136,7 +157,7 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async publish(): Promise<void> {
     const snap = this.snapshot();
-    // Unchanged (an idle instance): every other interval, within the three a reader waits for.
+    // Unchanged (an idle instance): the heartbeat carries it; else every other interval, within the three a reader waits for.
     const same = JSON.stringify([snap.policyVersion, snap.counts]);
     if (
       same === this.lastPublished &&
@@ -145,13 +166,18 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
       return;
     try {
       await this.store.publish(snap);
-      this.lastPublished = same;
-      this.publishedAt = snap.at;
-      this.failing = false;
+      this.wrote(same, snap.at);
     } catch (err) {
       if (!this.failing)
         this.logger.warn(`could not publish lock counters: ${(err as Error).message}`);
       this.failing = true;
     }
+  }
+
+  private wrote(same: string, at: number): void {
+    if (at < this.publishedAt) return;
+    this.lastPublished = same;
+    this.publishedAt = at;
+    this.failing = false;
   }
 }
