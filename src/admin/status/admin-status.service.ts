@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { RouteRegistry } from '../../chain/route-registry.service.js';
@@ -21,6 +15,7 @@ import {
   STATS_STORE,
   StatsStore,
 } from './stats-store.js';
+import { StatsPublisher } from './stats-publisher.js';
 import { sumCounts } from './stats-sum.js';
 
 export interface StatusView {
@@ -44,20 +39,14 @@ export interface StatusView {
 /**
  * Lock counters across instances: each instance writes its LockStats
  * snapshot every `statsIntervalMs` when it changed; an unchanged one rides on
- * the instance heartbeat (no call of its own) or, without a heartbeat at
- * least every other interval, is written on its own. The status answer sums
+ * the instance heartbeat (StatsPublisher). The status answer sums
  * the snapshots of instances seen within three intervals, with this
  * instance's taken live.
  */
 @Injectable()
 export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('AdminStatus');
   readonly instance = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  private timer: NodeJS.Timeout | undefined;
-  private failing = false;
-  private lastPublished = '';
-  private publishedAt = 0;
-  private unride: (() => void) | undefined;
+  private publisher: StatsPublisher | undefined;
 
   constructor(
     @Inject(STATS_STORE) private readonly store: StatsStore,
@@ -71,23 +60,13 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
 
   onApplicationBootstrap(): void {
     if (this.store.kind === 'memory') return;
-    const store = this.store;
-    if (store.ride)
-      this.unride = this.riders.add({
-        ride: () => store.ride!(this.snapshot()),
-        written: (ride) => {
-          const snap = JSON.parse(ride.value) as InstanceCounts;
-          this.wrote(JSON.stringify([snap.policyVersion, snap.counts]), snap.at);
-        },
-      });
-    this.timer = setInterval(() => void this.publish(), this.settings.statsIntervalMs);
-    this.timer.unref();
-    void this.publish();
+    const interval = this.settings.statsIntervalMs;
+    this.publisher = new StatsPublisher(this.store, interval, () => this.snapshot(), this.riders);
+    this.publisher.start();
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
-    this.unride?.();
+    this.publisher?.stop();
   }
 
   /** True when the counters of other instances are read from Redis. */
@@ -153,31 +132,5 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
       policyVersion: this.chain.current().version,
       counts: this.chain.stats.snapshot(),
     };
-  }
-
-  private async publish(): Promise<void> {
-    const snap = this.snapshot();
-    // Unchanged (an idle instance): the heartbeat carries it; else every other interval, within the three a reader waits for.
-    const same = JSON.stringify([snap.policyVersion, snap.counts]);
-    if (
-      same === this.lastPublished &&
-      snap.at - this.publishedAt < 2 * this.settings.statsIntervalMs
-    )
-      return;
-    try {
-      await this.store.publish(snap);
-      this.wrote(same, snap.at);
-    } catch (err) {
-      if (!this.failing)
-        this.logger.warn(`could not publish lock counters: ${(err as Error).message}`);
-      this.failing = true;
-    }
-  }
-
-  private wrote(same: string, at: number): void {
-    if (at < this.publishedAt) return;
-    this.lastPublished = same;
-    this.publishedAt = at;
-    this.failing = false;
   }
 }
