@@ -17,7 +17,7 @@ export class AdminStatusController {
     summary:
       'Per lock and per route counters (allowed, rejected, shadow_rejected, short_circuited, skipped), summed over every live instance',
     description:
-      'Each instance writes its counters to Redis every statsIntervalMs; instances silent for three intervals drop out. Without Redis: this instance only. Also each instance’s policy version and the sampled Redis figures.',
+      'Each instance writes its counters to Redis every statsIntervalMs while they change (unchanged: with its heartbeat); instances silent for three periods (the longer of statsIntervalMs and the heartbeat) drop out. Without Redis: this instance only. Also each instance’s policy version and the sampled Redis figures.',
   })
   read(): Promise<StatusView> {
     return this.status.status();

@@ -40,13 +40,13 @@ export interface StatusView {
  * Lock counters across instances: each instance writes its LockStats
  * snapshot every `statsIntervalMs` when it changed; an unchanged one rides on
  * the instance heartbeat (StatsPublisher). The status answer sums
- * the snapshots of instances seen within three intervals, with this
- * instance's taken live.
+ * the snapshots of instances seen within three periods (the longer of
+ * `statsIntervalMs` and the heartbeat), with this instance's taken live.
  */
 @Injectable()
 export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly instance = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  private publisher: StatsPublisher | undefined;
+  private readonly publisher: StatsPublisher;
 
   constructor(
     @Inject(STATS_STORE) private readonly store: StatsStore,
@@ -55,18 +55,19 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(ADMIN_SETTINGS) private readonly settings: AdminSettings,
     private readonly figures: RedisFiguresSampler,
     private readonly parts: InstalledParts,
-    private readonly riders: HeartbeatRiders,
-  ) {}
+    riders: HeartbeatRiders,
+  ) {
+    const interval = settings.statsIntervalMs;
+    this.publisher = new StatsPublisher(store, interval, () => this.snapshot(), riders);
+  }
 
   onApplicationBootstrap(): void {
     if (this.store.kind === 'memory') return;
-    const interval = this.settings.statsIntervalMs;
-    this.publisher = new StatsPublisher(this.store, interval, () => this.snapshot(), this.riders);
     this.publisher.start();
   }
 
   onApplicationShutdown(): void {
-    this.publisher?.stop();
+    this.publisher.stop();
   }
 
   /** True when the counters of other instances are read from Redis. */
@@ -74,13 +75,13 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
     return this.store.kind === 'redis';
   }
 
-  /** This instance's counters (live) and those of the other instances seen within three intervals. */
+  /** This instance's counters (live) and those of the other instances seen within three periods (StatsPublisher). */
   async instanceCounts(): Promise<{ all: InstanceCounts[]; partial: boolean }> {
     const own = this.snapshot();
     let others: InstanceCounts[] = [];
     let partial = false;
     try {
-      others = (await this.store.collect(3 * this.settings.statsIntervalMs)).filter(
+      others = (await this.store.collect(this.publisher.liveMs())).filter(
         (s) => s.instance !== own.instance,
       );
     } catch (err) {

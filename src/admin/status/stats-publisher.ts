@@ -8,9 +8,10 @@ const sameness = (s: InstanceCounts): string => JSON.stringify([s.policyVersion,
 /**
  * Writes this instance's snapshot to the stats store: every `intervalMs`
  * when it changed; an unchanged one rides on the instance heartbeat (no call
- * of its own) or, when nothing carried it for two intervals (no heartbeat,
- * or it failed), is written on its own — always within the three intervals
- * a reader waits before it drops an instance.
+ * of its own) or, when nothing carried it for two periods (no heartbeat, or
+ * it failed), is written on its own. The period is the longer of
+ * `intervalMs` and the heartbeat's; a reader drops an instance silent for
+ * three periods (`liveMs`), so a live one is never dropped.
  */
 export class StatsPublisher {
   private readonly logger = new Logger('AdminStatus');
@@ -42,6 +43,17 @@ export class StatsPublisher {
     void this.publish();
   }
 
+  /** Milliseconds between two writes of an unchanged snapshot at most (heartbeat or own timer). */
+  periodMs(): number {
+    const beat = this.store.ride ? (this.riders.periodMs ?? 0) : 0;
+    return Math.max(this.intervalMs, beat);
+  }
+
+  /** A reader keeps the instances that wrote within this many milliseconds. */
+  liveMs(): number {
+    return 3 * this.periodMs();
+  }
+
   stop(): void {
     clearInterval(this.timer);
     this.unride?.();
@@ -50,7 +62,7 @@ export class StatsPublisher {
   async publish(): Promise<void> {
     const snap = this.snapshot();
     const same = sameness(snap);
-    if (same === this.lastPublished && snap.at - this.publishedAt < 2 * this.intervalMs) return;
+    if (same === this.lastPublished && snap.at - this.publishedAt < 2 * this.periodMs()) return;
     try {
       await this.store.publish(snap);
       this.wrote(same, snap.at);
