@@ -6,6 +6,7 @@
  * is the window's length in seconds plus a small constant (a safety poll or the Redis figures
  * sample may fall in it), never a time measured. Reading the series is what starts its reads.
  */
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, AdminClient, eventually } from '../support/admin-client.js';
 import { RunningApp, startApp } from '../support/app.js';
@@ -80,12 +81,16 @@ describe.skipIf(!redisServerAvailable())('idle instance on Redis', () => {
     const from = seen.length;
     const res = await new AdminClient(app).get('/admin/status/series');
     expect(res.status).toBe(200);
-    await heartbeats(1); // MONITOR's lines of the read have arrived
-    expect(
-      seen
-        .slice(from)
-        .filter(onStats)
-        .map((c) => c.args[0].toLowerCase()),
-    ).toContain('hgetall');
+    // A marker sent after the answer: the read, made before the answer, is among the lines before it.
+    const marker = new Redis(redis.url);
+    await marker.echo('after-series-answer');
+    marker.disconnect();
+    const isMarker = (c: MonitoredCommand) => c.args[1] === 'after-series-answer';
+    while (!seen.slice(from).some(isMarker)) await new Promise((r) => setTimeout(r, 20));
+    const before = seen.slice(
+      from,
+      seen.findIndex((c, i) => i >= from && isMarker(c)),
+    );
+    expect(before.filter(onStats).map((c) => c.args[0]!.toLowerCase())).toContain('hgetall');
   }, 30_000);
 });
