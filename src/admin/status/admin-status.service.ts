@@ -1,13 +1,8 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { RouteRegistry } from '../../chain/route-registry.service.js';
+import { HeartbeatRiders } from '../../redis/heartbeat-riders.js';
 import { RedisUnavailableError } from '../../redis/redis.errors.js';
 import { ADMIN_SETTINGS, AdminSettings } from '../admin-settings.js';
 import { RedisFigures } from '../observability/redis-figures.js';
@@ -20,6 +15,7 @@ import {
   STATS_STORE,
   StatsStore,
 } from './stats-store.js';
+import { StatsPublisher } from './stats-publisher.js';
 import { sumCounts } from './stats-sum.js';
 
 export interface StatusView {
@@ -42,17 +38,15 @@ export interface StatusView {
 
 /**
  * Lock counters across instances: each instance writes its LockStats
- * snapshot every `statsIntervalMs` (unchanged: every other one); the status answer sums the snapshots of
- * instances seen within three intervals, with this instance's taken live.
+ * snapshot every `statsIntervalMs` when it changed; an unchanged one rides on
+ * the instance heartbeat (StatsPublisher). The status answer sums
+ * the snapshots of instances seen within three periods (the longer of
+ * `statsIntervalMs` and the heartbeat), with this instance's taken live.
  */
 @Injectable()
 export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('AdminStatus');
   readonly instance = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  private timer: NodeJS.Timeout | undefined;
-  private failing = false;
-  private lastPublished = '';
-  private publishedAt = 0;
+  private readonly publisher: StatsPublisher;
 
   constructor(
     @Inject(STATS_STORE) private readonly store: StatsStore,
@@ -61,26 +55,33 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(ADMIN_SETTINGS) private readonly settings: AdminSettings,
     private readonly figures: RedisFiguresSampler,
     private readonly parts: InstalledParts,
-  ) {}
+    riders: HeartbeatRiders,
+  ) {
+    const interval = settings.statsIntervalMs;
+    this.publisher = new StatsPublisher(store, interval, () => this.snapshot(), riders);
+  }
 
   onApplicationBootstrap(): void {
     if (this.store.kind === 'memory') return;
-    this.timer = setInterval(() => void this.publish(), this.settings.statsIntervalMs);
-    this.timer.unref();
-    void this.publish();
+    this.publisher.start();
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.publisher.stop();
   }
 
-  /** This instance's counters (live) and those of the other instances seen within three intervals. */
+  /** True when the counters of other instances are read from Redis. */
+  get shared(): boolean {
+    return this.store.kind === 'redis';
+  }
+
+  /** This instance's counters (live) and those of the other instances seen within three periods (StatsPublisher). */
   async instanceCounts(): Promise<{ all: InstanceCounts[]; partial: boolean }> {
     const own = this.snapshot();
     let others: InstanceCounts[] = [];
     let partial = false;
     try {
-      others = (await this.store.collect(3 * this.settings.statsIntervalMs)).filter(
+      others = (await this.store.collect(this.publisher.liveMs())).filter(
         (s) => s.instance !== own.instance,
       );
     } catch (err) {
@@ -132,26 +133,5 @@ export class AdminStatus implements OnApplicationBootstrap, OnApplicationShutdow
       policyVersion: this.chain.current().version,
       counts: this.chain.stats.snapshot(),
     };
-  }
-
-  private async publish(): Promise<void> {
-    const snap = this.snapshot();
-    // Unchanged (an idle instance): every other interval, within the three a reader waits for.
-    const same = JSON.stringify([snap.policyVersion, snap.counts]);
-    if (
-      same === this.lastPublished &&
-      snap.at - this.publishedAt < 2 * this.settings.statsIntervalMs
-    )
-      return;
-    try {
-      await this.store.publish(snap);
-      this.lastPublished = same;
-      this.publishedAt = snap.at;
-      this.failing = false;
-    } catch (err) {
-      if (!this.failing)
-        this.logger.warn(`could not publish lock counters: ${(err as Error).message}`);
-      this.failing = true;
-    }
   }
 }

@@ -1,3 +1,4 @@
+import type { HeartbeatRide } from '../../redis/heartbeat-riders.js';
 import type { AdminRedisCommands } from '../admin-redis.js';
 import type { InstanceCounts, StatsStore } from './stats-store.js';
 
@@ -5,7 +6,8 @@ import type { InstanceCounts, StatsStore } from './stats-store.js';
  * Every instance's counters in one hash `cfg:{<env>:<service>}:stats`
  * (instance id → JSON snapshot). The hash expires `ttlMs` after the last
  * write of any instance; entries of instances that stopped writing are
- * ignored after `maxAgeMs` and deleted when read.
+ * ignored after `maxAgeMs` and deleted when read. `ride` gives the same
+ * write for the instance heartbeat to carry.
  */
 export class RedisStatsStore implements StatsStore {
   readonly kind = 'redis';
@@ -27,6 +29,15 @@ export class RedisStatsStore implements StatsStore {
         .pexpire(this.key, this.ttlMs)
         .exec(),
     );
+  }
+
+  ride(snapshot: InstanceCounts): HeartbeatRide {
+    return {
+      key: this.key,
+      field: snapshot.instance,
+      value: JSON.stringify(snapshot),
+      ttlMs: this.ttlMs,
+    };
   }
 
   async collect(maxAgeMs: number): Promise<InstanceCounts[]> {

@@ -1,4 +1,5 @@
 import type { LockOutcome } from '../../chain/lock.types.js';
+import type { HeartbeatRide } from '../../redis/heartbeat-riders.js';
 
 export type OutcomeCounts = Record<LockOutcome, number>;
 /** `{ lock: { policy: counts } }`, as LockStats.snapshot() returns it. */
@@ -18,6 +19,8 @@ export interface InstanceCounts {
 export interface StatsStore {
   readonly kind: 'redis' | 'memory';
   publish(snapshot: InstanceCounts): Promise<void>;
+  /** The write `publish` would make, for the instance heartbeat to carry (absent: the store cannot ride). */
+  ride?(snapshot: InstanceCounts): HeartbeatRide;
   /** Snapshots of the instances that published within `maxAgeMs`. */
   collect(maxAgeMs: number): Promise<InstanceCounts[]>;
 }

@@ -34,15 +34,19 @@ export interface SeriesView {
  * Every `admin.seriesStepMs`, turns the summed lock counters of the live
  * instances into one point of a 15-minute series (for charts without a
  * Prometheus), and snapshots this instance's breaker latency histogram for
- * the last-minute latency the breakers view shows.
+ * the last-minute latency the breakers view shows. The series (a Redis read)
+ * is sampled only while someone reads it — a `view` within the last
+ * 15 minutes; the first `view` after a quiet spell starts it afresh. An
+ * instance nobody asks sends Redis nothing for it (without Redis: always sampled).
  */
 @Injectable()
 export class StatusSeries implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('StatusSeries');
-  private readonly series = new CounterSeries(SERIES_WINDOW_MS);
+  private series = new CounterSeries(SERIES_WINDOW_MS);
   private readonly latency = new LatencyWindow(LATENCY_WINDOW_MS);
   private timer: NodeJS.Timeout | undefined;
   private failing = false;
+  private readAt = -Infinity;
 
   constructor(
     private readonly status: AdminStatus,
@@ -61,7 +65,14 @@ export class StatusSeries implements OnApplicationBootstrap, OnApplicationShutdo
     clearInterval(this.timer);
   }
 
-  view(since?: number): SeriesView {
+  async view(since?: number): Promise<SeriesView> {
+    const watched = this.watched();
+    this.readAt = this.clock.now();
+    if (!watched) {
+      // After a quiet spell: a fresh baseline, not one step spanning the gap.
+      this.series = new CounterSeries(SERIES_WINDOW_MS);
+      await this.sample();
+    }
     return {
       stepMs: this.settings.seriesStepMs,
       windowMs: SERIES_WINDOW_MS,
@@ -75,12 +86,16 @@ export class StatusSeries implements OnApplicationBootstrap, OnApplicationShutdo
     return this.latency.recent();
   }
 
+  /** Someone read the series within its window (or it costs no Redis read): keep sampling it. */
+  private watched(): boolean {
+    return !this.status.shared || this.clock.now() - this.readAt < SERIES_WINDOW_MS;
+  }
+
   async sample(): Promise<void> {
     const now = this.clock.now();
     try {
-      const { all } = await this.status.instanceCounts();
-      this.series.add(now, all);
       this.latency.add(now, await this.breakerBuckets());
+      if (this.watched()) this.series.add(now, (await this.status.instanceCounts()).all);
       this.failing = false;
     } catch (err) {
       if (!this.failing) this.logger.warn(`could not sample counters: ${(err as Error).message}`);

@@ -80,7 +80,7 @@ export interface CacheShieldSettings {
   measureSample: number;
   /** Milliseconds between checks of the backend revision for writes made outside this app (e.g. `npm run index`); 0 = never. Default 2000. */
   revisionPollMs: number;
-  /** Milliseconds between comparisons of the local filters with the active builds in Redis. Default 30000. */
+  /** Milliseconds between comparisons of the local filters with the active builds in Redis (the safety net behind the pub/sub announcements and the resync after a reconnect). Default 120000. */
   resyncMs: number;
   /** Milliseconds a build lock is held at most (another instance may build after). Default 300000. */
   buildLockMs: number;
@@ -106,7 +106,7 @@ export const DEFAULT_SETTINGS: CacheShieldSettings = {
   targetFpRate: 0.001,
   measureSample: 20_000,
   revisionPollMs: 2_000,
-  resyncMs: 30_000,
+  resyncMs: 120_000,
   buildLockMs: 300_000,
   buildWaitMs: 60_000,
   addGraceMs: 60_000,

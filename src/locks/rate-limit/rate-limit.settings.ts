@@ -54,7 +54,7 @@ export function validateSettings(raw: unknown): {
       riskMarkers: RISK_MARKERS,
       riskChatSets: RISK_CHAT_SETS,
     },
-    heartbeatMs: 2_000,
+    heartbeatMs: 4_000,
     closedRetryAfterS: 1,
     probeAfterMs: 250,
     maxPaced: 1_000,

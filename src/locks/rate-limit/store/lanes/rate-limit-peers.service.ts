@@ -4,6 +4,7 @@ import { CLOCK, type Clock } from '../../../../common/clock.js';
 import { InjectConfig } from '../../../../config/config.module.js';
 import type { RampartConfig } from '../../../../config/config.types.js';
 import { MetricsService } from '../../../../metrics/metrics.service.js';
+import { HeartbeatRiders } from '../../../../redis/heartbeat-riders.js';
 import { RedisService } from '../../../../redis/redis.service.js';
 import { InjectRateLimitSettings } from '../../rate-limit.settings.js';
 import type { RateLimitSettings } from '../../rate-limit.types.js';
@@ -15,7 +16,9 @@ const SECRET_TTL_MS = 30 * 24 * 3600 * 1000;
  * a heartbeat set of live instances (failMode `local` divides every limit by
  * their count; the last known count stays in force while Redis is down) and
  * the key-hashing secret — RATE_LIMIT_KEY_SECRET when set, otherwise a random
- * one created once in Redis (SET NX) and read by every instance.
+ * one created once in Redis (SET NX) and read by every instance. Other
+ * periodic writes of the instance ride on the heartbeat (HeartbeatRiders):
+ * an idle instance makes one Redis call per beat.
  */
 @Injectable()
 export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
@@ -38,6 +41,7 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
     @InjectRateLimitSettings() private readonly settings: RateLimitSettings,
     private readonly metrics: MetricsService,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly riders: HeartbeatRiders,
   ) {
     this.envSecret = config.rateLimitKeySecret !== undefined;
     if (config.rateLimitKeySecret)
@@ -47,6 +51,7 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     if (!this.redis.enabled) return;
+    this.riders.beating(this.settings.heartbeatMs);
     await this.beat();
     this.timer = setInterval(() => void this.beat(), this.settings.heartbeatMs);
     this.timer.unref();
@@ -61,18 +66,21 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
   private async doBeat(): Promise<void> {
     const tag = this.redis.tag;
     const manage = !this.envSecret;
+    const rides = this.riders.take();
     try {
       const [count, secret] = await this.redis.script<[number, string | null]>(
         'ratelimit_instance',
-        [`rl:${tag}:instances`, `rl:${tag}:keysecret`],
+        [`rl:${tag}:instances`, `rl:${tag}:keysecret`, ...rides.map((r) => r.ride.key)],
         [
           this.id,
           this.settings.heartbeatMs * 3,
           manage ? this.candidate : '',
           SECRET_TTL_MS,
           this.clock.now(),
+          ...rides.flatMap(({ ride }) => [ride.field, ride.value, ride.ttlMs]),
         ],
       );
+      for (const { rider, ride } of rides) rider.written(ride);
       this.liveInstances = Math.max(1, count);
       if (manage && secret) this.sharedSecret = Buffer.from(secret, 'utf8');
       this.metrics
