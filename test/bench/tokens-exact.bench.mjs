@@ -20,6 +20,12 @@ const CALLS = Number(process.env.TOKENS_EXACT_CALLS ?? 10_000);
 const CONC = Number(process.env.TOKENS_EXACT_CONCURRENCY ?? 48);
 const CAPACITY = Number(process.env.TOKENS_EXACT_CAPACITY ?? CALLS * 35);
 const MODEL = 'gpt-4o-mini';
+/** Shares of the mix; TOKENS_EXACT_MIX=stream,omit,fail,abort overrides (e.g. 0,0,0,0: plain JSON with usage). */
+const [stream, omit, fail, abort] = (process.env.TOKENS_EXACT_MIX ?? '0.5,0.3,0.05,0.2')
+  .split(',')
+  .map(Number);
+const MIX = { stream, omit, fail, abort };
+const DEBUG = process.env.TOKENS_EXACT_DEBUG === '1';
 // Each is one o200k_base token (checked below), so one chunk = one completion token.
 const VOCAB = [' the', ' budget', ' is', ' charged', ' by', ' usage', ' and', ' never', ' over'];
 
@@ -76,15 +82,17 @@ const rnd = () => {
   t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
-// The tokens bucket's count (hash fields c, e; lua/lib/kind_tokens.lua), summed over every key holding one.
-const SUM = `local s = 0
-for _, k in ipairs(redis.call('KEYS', '*')) do
-  if redis.call('TYPE', k).ok == 'hash' and redis.call('HEXISTS', k, 'e') == 1 then
-    s = s + tonumber(redis.call('HGET', k, 'c') or '0')
-  end
+// The tokens bucket (a hash of c, e: lua/lib/kind_tokens.lua): found once (a KEYS scan blocks Redis: polled, it
+// made the nonce checks time out), then its count read with one HGET per poll.
+const FIND = `for _, k in ipairs(redis.call('KEYS', '*')) do
+  if redis.call('TYPE', k).ok == 'hash' and redis.call('HEXISTS', k, 'e') == 1 then return k end
 end
-return s`;
-const bucket = () => Number(redis.cli('EVAL', SUM, '0').trim());
+return ''`;
+let bucketKey = '';
+const bucket = () => {
+  bucketKey ||= redis.cli('EVAL', FIND, '0').trim();
+  return bucketKey ? Number(redis.cli('HGET', bucketKey, 'c').trim() || 0) : 0;
+};
 const status = {};
 const load0 = (await import('node:os')).loadavg();
 const t0 = Date.now();
@@ -98,7 +106,6 @@ const poller = (async () => {
 })();
 try {
   await waitReady(app.url);
-  if (process.env.TOKENS_EXACT_DEBUG) console.log('ready');
   let next = 0;
   await Promise.all(
     Array.from({ length: CONC }, async () => {
@@ -141,10 +148,10 @@ try {
 
 /** One call: its kind drawn from the seeded mix; a stream read (or aborted after some chunks) to its end. */
 async function call(i) {
-  const stream = rnd() < 0.5;
-  const omit = rnd() < 0.3;
-  const fail = rnd() < 0.05;
-  const abortAfter = stream && rnd() < 0.2 ? 1 + Math.floor(rnd() * 20) : 0;
+  const stream = rnd() < MIX.stream;
+  const omit = rnd() < MIX.omit;
+  const fail = rnd() < MIX.fail;
+  const abortAfter = stream && rnd() < MIX.abort ? 1 + Math.floor(rnd() * 20) : 0;
   const maxTokens = 8 + Math.floor(rnd() * 57);
   const words = 1 + Math.floor(rnd() * maxTokens);
   const tags = `${omit ? '#omit ' : ''}${fail ? '#fail ' : ''}#words=${words}`;
@@ -173,6 +180,7 @@ async function call(i) {
       signal: ac.signal,
     });
     code = res.status;
+    if (DEBUG && code !== 200 && code !== 429) console.log(i, kind, code, await res.text());
     if (!abortAfter || res.status !== 200) await res.arrayBuffer();
     else {
       const reader = res.body.getReader();
@@ -192,7 +200,6 @@ async function call(i) {
     /* aborted */
   }
   const k = `${kind} ${code}`;
-  if (process.env.TOKENS_EXACT_DEBUG) console.log(i, k);
   status[k] = (status[k] ?? 0) + 1;
 }
 
