@@ -123,6 +123,14 @@ try {
     })
   ).json();
   const produced = fake.produced();
+  // Settlements that failed (Redis timeout): their reservation stays in the bucket and no usage is recorded.
+  const metrics = await (await fetch(`${app.url}/metrics`)).text();
+  const failedSettles = metrics
+    .split('\n')
+    .filter(
+      (l) => l.startsWith('rampart_ratelimit_store_errors_total') && l.includes('kind="settle"'),
+    )
+    .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
   console.log(
     `bench:tokens-exact — ${CALLS} calls, ${CONC} at a time, ${((Date.now() - t0) / 1000).toFixed(1)} s; load average before ${load0.map((x) => x.toFixed(2)).join(' ')}`,
   );
@@ -137,6 +145,7 @@ try {
       'usage API total': (usage.totals?.promptTokens ?? 0) + (usage.totals?.completionTokens ?? 0),
       'peak charged': peak,
       overshoot: Math.max(0, peak - CAPACITY),
+      'failed settlements': failedSettles,
     },
   ]);
 } finally {
