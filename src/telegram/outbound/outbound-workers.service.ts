@@ -91,7 +91,12 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
         this.bus.on(wakeChannel(base), (m) => this.worker.notify(Number(m))),
         // '' (the bus reconnected): a lift missed meanwhile is caught by the worker's slow recheck.
         this.bus.on(liftChannel(base), (bot) => bot && this.forget(bot)),
-      ]).then((offs) => (this.unwatch = () => offs.forEach((off) => off())));
+      ]).then((offs) => {
+        this.unwatch = () => offs.forEach((off) => off());
+        // A job queued between the worker's first claim and the subscription going live was announced
+        // to no one: one claim now finds it (else it waited for the safety poll).
+        this.worker.wake();
+      });
     }
     if (!this.depthTimer) {
       this.readDepth();
