@@ -60,7 +60,7 @@ export class LaneDecider {
   async decide(
     lane: Lane,
     a: LaneAsk,
-    storeDown: () => Verdict | Promise<Verdict>,
+    storeDown: (a: LaneAsk) => Verdict | Promise<Verdict>,
   ): Promise<Verdict> {
     const { ctx, policy, active, claim, handoff, ask } = a;
     const critical = ctx.policy.critical === true;
@@ -105,7 +105,7 @@ export class LaneDecider {
       if (!lane.remote) throw err;
       this.storeFailed(policy.policyName, err);
       if (handoff) return ((handoff.result = 'unknown'), ALLOWED);
-      return storeDown();
+      return storeDown(a);
     }
     if (d.risk) this.qm.riskBands.inc({ policy: policy.policyName, multiplier: d.risk.multiplier });
     if (lane.remote && this.settings.clock === 'redis') this.m.skew(d.nowMs - now);

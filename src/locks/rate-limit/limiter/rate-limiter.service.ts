@@ -87,14 +87,17 @@ export class RateLimiter {
     // owner fails closed and nothing is decided locally (as when the owner's own claim had failed).
     const a: LaneAsk = { ctx, policy, active, cost, claim, load: gate.load, ask };
     if (handoff && lane)
-      return this.decider.decide(lane, { ...a, claim: handoff, handoff }, () => this.storeDown(a));
-    return lane ? this.decider.decide(lane, a, () => this.storeDown(a)) : this.storeDown(a);
+      return this.decider.decide(lane, { ...a, claim: handoff, handoff }, this.onDown);
+    return lane ? this.decider.decide(lane, a, this.onDown) : this.storeDown(a);
   }
+
+  /** The fallback handed to the decider, made once (not a closure per request). */
+  private readonly onDown = (a: LaneAsk): Verdict | Promise<Verdict> => this.storeDown(a);
 
   /** Redis cannot decide: the policy's failMode does (StoreDown), on a lane when it names one. */
   private storeDown(a: LaneAsk): Verdict | Promise<Verdict> {
     return this.down.decide(a.ctx, a.policy, a.claim, (lane) =>
-      this.decider.decide(lane, a, () => this.storeDown(a)),
+      this.decider.decide(lane, a, this.onDown),
     );
   }
 }
