@@ -1,5 +1,5 @@
 import type { LockSlice } from '../../config/policy.types.js';
-import type { RateLimitSlice } from './rate-limit.types.js';
+import type { RateLimitSlice } from './core/rate-limit-slice.types.js';
 
 /**
  * Shipped rateLimit slices per route policy (CONFIG_FILE and the admin API

@@ -11,7 +11,7 @@ import { Pacer } from './limiter/pacer.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import { NodeHealthSource } from './load/health-source.js';
 import { rateLimitProblem } from './rate-limit.problems.js';
-import type { RateLimitSlice } from './rate-limit.types.js';
+import type { RateLimitSlice } from './core/rate-limit-slice.types.js';
 import { validateSlice } from './rate-limit.validate.js';
 
 /** Lock 2 as the chain sees it: a thin adapter from a verdict to headers or a problem. */

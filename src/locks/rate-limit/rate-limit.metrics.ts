@@ -2,9 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Counter, Gauge } from 'prom-client';
 import type { HotCounter } from '../../metrics/hot-counter.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
-
-/** Distinct model label values per policy (model names come from clients). */
-export const MAX_MODEL_LABELS = 32;
+import { UsageMetrics } from './usage.metrics.js';
 
 type Outcome = 'allowed' | 'rejected' | 'shadow_rejected' | 'duplicate' | 'reentered';
 
@@ -25,10 +23,8 @@ export class RateLimitMetrics {
   /** Requests a ban matched (read from memory, so counted per request without a label hash). */
   readonly banned: HotCounter<'policy' | 'dimension' | 'outcome'>;
   readonly refunds: Counter;
-  readonly tokens: Counter<'policy' | 'rule' | 'model' | 'count'>;
-  readonly spend: Counter<'policy' | 'model'>;
-  /** Model label values seen per policy (bounded: past MAX_MODEL_LABELS a new name is `other`). */
-  private readonly models = new Map<string, Set<string>>();
+  /** Tokens and spend of answers, at settlement. */
+  readonly usage: UsageMetrics;
   readonly liveInstances: Gauge;
   readonly clockSkew: Gauge;
   /** failMode `queue`: how each wait for Redis ended (redis, fallback, full). */
@@ -40,31 +36,6 @@ export class RateLimitMetrics {
   /** Counts one rule outcome. */
   decision(policy: string, rule: string, outcome: Outcome): void {
     this.decisions.inc({ policy, rule, outcome });
-  }
-
-  /**
-   * Tokens an answer used, as one tokens rule counts them (`count`: total, prompt or completion), when its
-   * reservation is settled. The model comes from the client: the first MAX_MODEL_LABELS names a policy sees get
-   * their own label (as the bucket keys write them: plain, else a hash; the caller's `modelPart`), every later one is `other`.
-   */
-  tokensUsed(policy: string, rule: string, model: string, count: string, n: number): void {
-    if (n <= 0) return;
-    this.tokens.inc({ policy, rule, model: this.modelLabel(policy, model), count }, n);
-  }
-
-  /** Spend of one answer in micro-dollars (docs/quotas.md#usage-and-spend), its model label capped as above. */
-  spent(policy: string, model: string, micros: number): void {
-    if (micros <= 0) return;
-    this.spend.inc({ policy, model: this.modelLabel(policy, model) }, micros);
-  }
-
-  private modelLabel(policy: string, model: string): string {
-    let seen = this.models.get(policy);
-    if (!seen) this.models.set(policy, (seen = new Set()));
-    if (seen.has(model)) return model;
-    if (seen.size >= MAX_MODEL_LABELS) return 'other';
-    seen.add(model);
-    return model;
   }
 
   /** Redis TIME minus the app clock of the last decision (exported when the registry is read). */
@@ -125,11 +96,7 @@ export class RateLimitMetrics {
       'rampart_ratelimit_refunds_total',
       'Cross-slot reservations given back because another slot refused',
     );
-    this.tokens = m.counter(
-      'rampart_ratelimit_tokens_used_total',
-      'Tokens answers used, as each tokens rule counts them (count: total, prompt, completion), at settlement; model: first 32 names per policy, then other',
-      ['policy', 'rule', 'model', 'count'],
-    );
+    this.usage = new UsageMetrics(m);
     this.failQueue = m.counter(
       'rampart_ratelimit_fail_queue_total',
       'failMode queue: requests that waited for Redis, by outcome (redis: decided there; fallback: the wait ran out; full: no room)',
@@ -138,11 +105,6 @@ export class RateLimitMetrics {
     this.failQueueWaiting = m.gauge(
       'rampart_ratelimit_fail_queue_waiting',
       'failMode queue: requests waiting for Redis on this instance now',
-    );
-    this.spend = m.counter(
-      'rampart_ratelimit_spend_total',
-      'Spend of answers in micro-dollars (tokens × inference.prices), at settlement; model: first 32 names per policy, then other',
-      ['policy', 'model'],
     );
     this.liveInstances = m.gauge(
       'rampart_ratelimit_live_instances',

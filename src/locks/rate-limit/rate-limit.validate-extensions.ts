@@ -1,5 +1,5 @@
 import { isRecord } from '../../common/is-record.js';
-import { ON_LIMIT } from './rate-limit.types.js';
+import { ON_LIMIT } from './core/rate-limit-slice.types.js';
 
 /** What the products registered that a slice may name (RateLimitExtensions). */
 export interface RegisteredNames {

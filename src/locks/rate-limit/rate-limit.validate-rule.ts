@@ -1,7 +1,7 @@
 import { isRecord } from '../../common/is-record.js';
 import { parseDuration, parseRate } from './core/rate-parse.js';
-import { kindOfAlgorithm } from './core/rule-kinds.js';
-import { ALGORITHMS, DIMENSIONS } from './rate-limit.types.js';
+import { ALGORITHMS, kindOfAlgorithm } from './core/rule-kinds.js';
+import { DIMENSIONS } from './core/dimensions.js';
 import { validateConditions } from './rate-limit.validate-extensions.js';
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;

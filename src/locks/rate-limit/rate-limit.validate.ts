@@ -1,5 +1,5 @@
 import { LOCK_MODES } from '../../config/policy.types.js';
-import { FAIL_MODES } from './rate-limit.types.js';
+import { FAIL_MODES } from './core/rate-limit-slice.types.js';
 import { fraction, oneOf, posInt, validateRule } from './rate-limit.validate-rule.js';
 import { isRecord } from '../../common/is-record.js';
 import {

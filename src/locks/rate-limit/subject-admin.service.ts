@@ -9,12 +9,9 @@ import { StoreLanes } from './store/lanes/store-lanes.js';
 import { LoadMonitor, type LoadView } from './load/load-monitor.service.js';
 import type { EffectiveQuota, RateLimitAdminPort, SubjectRiskView } from './rate-limit.admin.js';
 import { InjectRateLimitSettings } from './rate-limit.settings.js';
-import {
-  DIMENSIONS,
-  type Dimension,
-  type RateLimitSettings,
-  type RateLimitSlice,
-} from './rate-limit.types.js';
+import { DIMENSIONS, type Dimension } from './core/dimensions.js';
+import type { RateLimitSettings } from './rate-limit.types.js';
+import type { RateLimitSlice } from './core/rate-limit-slice.types.js';
 import { MemoryRiskStore } from './store/risk/memory-risk.store.js';
 import { bandOf, riskScore } from './core/risk-math.js';
 import { riskParams } from './core/risk-params.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { LockContext } from '../../../chain/lock.types.js';
 import type { AnyRequest } from '../../../http/http-context.js';
-import { DIMENSIONS, type Dimension } from '../rate-limit.types.js';
+import { DIMENSIONS, type Dimension } from '../core/dimensions.js';
 import type { TokenPrice } from '../core/usage-keys.js';
 
 /** A subject before it enters a key: personal ones (IP, user, chat) are hashed with the shared key. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { LockContext } from '../../../chain/lock.types.js';
 import type { DecideRequest } from '../core/decision.types.js';
 import { RateLimitExtensions } from '../extensions/rate-limit-extensions.js';
-import type { RateLimitSlice } from '../rate-limit.types.js';
+import type { RateLimitSlice } from '../core/rate-limit-slice.types.js';
 import { claimUsable } from '../rate-limit.validate-extensions.js';
 import { CompiledPolicy, compileSlice } from '../rules/compile-policy.js';
 import { StoreLanes } from '../store/lanes/store-lanes.js';

@@ -129,12 +129,12 @@ export class TokenReservations {
         // Spend rules' charges are in rampart_ratelimit_spend_total (µ$ are no tokens).
         rules.forEach((rule, i) => {
           if (rule.count !== 'spend')
-            this.m.tokensUsed(policy, rule.rule, model, rule.count, s[i]!.used);
+            this.m.usage.tokensUsed(policy, rule.rule, model, rule.count, s[i]!.used);
         });
         const prompt = usedBy('prompt', used);
         const completion = usedBy('completion', used);
         const spend = spendMicros(prompt, completion, ask.price);
-        this.m.spent(policy, model, spend);
+        this.m.usage.spent(policy, model, spend);
         const rec: UsageRecord = { ...who, model, prompt, completion, spend };
         const usage = prompt + completion > 0 ? usageWrites(lane.tag, rec, this.clock.now()) : [];
         lane.store.settle(s, usage).catch((err: unknown) => {

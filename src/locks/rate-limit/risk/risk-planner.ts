@@ -1,5 +1,5 @@
 import type { ActiveRule } from '../rules/request-buckets.js';
-import type { Dimension } from '../rate-limit.types.js';
+import type { Dimension } from '../core/dimensions.js';
 import type { BucketSpec, DecideRequest } from '../core/decision.types.js';
 import { subjectId, type KeyHasher } from '../subjects/key-hasher.js';
 import { riskKey, riskParams } from '../core/risk-params.js';

@@ -8,13 +8,9 @@ import type {
   TokenFunction,
 } from '../extensions/rate-limit-extensions.js';
 import { Conditions, compileConditions } from './conditions.js';
-import type {
-  DegradeConfig,
-  Dimension,
-  FailMode,
-  RateLimitSlice,
-  RuleConfig,
-} from '../rate-limit.types.js';
+import type { DegradeConfig, FailMode, RateLimitSlice } from '../core/rate-limit-slice.types.js';
+import type { Dimension } from '../core/dimensions.js';
+import type { RuleConfig } from '../core/rule-config.types.js';
 import { DEFAULT_LEASE_MS } from '../core/kinds/concurrency.js';
 import { gcraWarm } from '../core/kinds/gcra-warm.js';
 import type { TokenCount } from '../core/kinds/tokens.js';

@@ -3,7 +3,7 @@ import type {
   RateLimitExtensions,
   SubjectContext,
 } from '../extensions/rate-limit-extensions.js';
-import type { RuleConfig } from '../rate-limit.types.js';
+import type { RuleConfig } from '../core/rule-config.types.js';
 
 /** One attribute test of a rule: the attribute's function and the values that match. */
 interface Test {

@@ -3,7 +3,7 @@ import { CidrSet } from '../../../http/cidr.js';
 import type { RequestState } from '../../../http/request-state.js';
 import { type AnyRequest, header } from '../../../http/http-context.js';
 import { RateLimitExtensions } from '../extensions/rate-limit-extensions.js';
-import type { RateLimitSlice } from '../rate-limit.types.js';
+import type { RateLimitSlice } from '../core/rate-limit-slice.types.js';
 import { KeyHasher } from '../subjects/key-hasher.js';
 import { SubjectResolver } from '../subjects/subject-resolver.js';
 import { compileSlice } from './compile-policy.js';

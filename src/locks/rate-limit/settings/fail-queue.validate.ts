@@ -1,6 +1,6 @@
 import { isRecord } from '../../../common/is-record.js';
 import { parseDuration } from '../core/rate-parse.js';
-import type { FailQueueConfig, QueueFallback } from '../rate-limit.types.js';
+import type { FailQueueConfig, QueueFallback } from '../core/rate-limit-slice.types.js';
 
 const FALLBACKS: readonly QueueFallback[] = ['local', 'closed', 'open'];
 const MAX_WAIT_MS = 30_000;

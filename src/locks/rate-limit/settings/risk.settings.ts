@@ -1,6 +1,6 @@
 import { isRecord } from '../../../common/is-record.js';
 import { parseDuration } from '../core/rate-parse.js';
-import { DIMENSIONS, type Dimension } from '../rate-limit.types.js';
+import { DIMENSIONS, type Dimension } from '../core/dimensions.js';
 import {
   RISK_SIGNALS,
   type RiskBand,

@@ -1,37 +1,17 @@
 import type { Stored } from '../core/rule-kind.types.js';
 import { BucketState, Write, decideBuckets } from '../core/bucket-math.js';
-import { BoundedMap, MemoryStoreFullError } from '../../../common/bounded-map.js';
+import { MemoryStoreFullError } from '../../../common/bounded-map.js';
 import { Clock, systemClock } from '../../../common/clock.js';
 import { MemoryRiskRecords } from './risk/memory-risk-records.js';
 import type { Lease, RateLimitStore, Settlement } from './rate-limit.store.js';
 import { withoutLease } from '../core/kinds/concurrency.js';
 import { settledWindow } from '../core/kinds/tokens.js';
-import {
-  Decision,
-  DecideRequest,
-  TTL_MARGIN_MS,
-  duplicateDecision,
-  reenteredDecision,
-} from '../core/decision.types.js';
-import { bucketTtlMs } from '../core/rule-kinds.js';
+import type { Decision, DecideRequest } from '../core/decision.types.js';
 import { MEMORY_ENTRIES } from '../core/memory-caps.js';
 import type { UsageWrite } from '../core/usage-keys.js';
 import { MemoryUsage } from './memory-usage.js';
-
-/** One key's value (a class: two in-object fields, the smallest shape V8 gives an entry). */
-class Entry {
-  constructor(
-    readonly value: Stored,
-    /** Epoch ms when the entry expires (every entry has one). */
-    readonly expiresAt: number,
-  ) {}
-}
-
-const SWEEP_EVERY = 4_096;
-
-/** A claim's value: taken (1), or given back with its charge kept (2: the Redis value 'c'). */
-const TAKEN = 1;
-const CHARGED = 2;
+import { MemoryEntries } from './memory-entries.js';
+import { heldClaim, keepCharge, markTold, takeClaim } from './memory-marks.js';
 
 /**
  * The rate-limit algorithm in process memory: the store of a service without
@@ -48,8 +28,7 @@ const CHARGED = 2;
  * bucket key, capped with the rest, and never dropped while live.
  */
 export class MemoryRateLimitStore implements RateLimitStore {
-  private readonly entries: BoundedMap<string, Entry>;
-  private writesSinceSweep = 0;
+  private readonly entries: MemoryEntries;
   /** Usage buckets (docs/quotas.md#usage-and-spend), bounded on their own. */
   readonly usage: MemoryUsage;
 
@@ -59,12 +38,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     readonly risk: MemoryRiskRecords = new MemoryRiskRecords(),
     maxEntries = MEMORY_ENTRIES,
   ) {
-    this.entries = new BoundedMap({
-      store: 'rate_limit',
-      maxEntries,
-      whenFull: 'refuse',
-      expired: (e, now) => e.expiresAt <= now,
-    });
+    this.entries = new MemoryEntries(maxEntries);
     this.usage = new MemoryUsage(clock);
   }
 
@@ -79,11 +53,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
   /** Gives a request's leases back (concurrency): each key keeps its other live leases. */
   release(lease: Lease): Promise<void> {
     for (const { key } of lease.keys) {
-      const e = this.entries.get(key);
-      if (e === undefined) continue;
-      const rest = withoutLease(e.value, lease.id);
+      const held = this.entries.held(key);
+      if (held === undefined) continue;
+      const rest = withoutLease(held, lease.id);
       if (rest === undefined) this.entries.delete(key);
-      else this.entries.set(key, new Entry(rest, e.expiresAt), this.clock.now());
+      else this.entries.set(key, rest, this.entries.expiresAt(key)!, this.clock.now());
     }
     return Promise.resolve();
   }
@@ -93,10 +67,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const nowMs = this.clock.now();
     if (usage) this.usage.write(usage);
     for (const it of items) {
-      const e = this.entries.get(it.key);
-      if (e === undefined || e.expiresAt <= nowMs) continue;
-      const w = settledWindow(e.value, it.untilUs, it.reserved, it.used);
-      if (w) this.entries.set(it.key, new Entry(w, e.expiresAt), nowMs);
+      const held = this.entries.peek(it.key, nowMs);
+      if (held === undefined) continue;
+      const w = settledWindow(held, it.untilUs, it.reserved, it.used);
+      if (w) this.entries.replace(it.key, w, nowMs);
     }
     return Promise.resolve();
   }
@@ -112,35 +86,18 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   /** A live claim given back with its charge kept: its next copy re-enters uncharged (as the script's 'c'). */
   keepCharge(key: string): void {
-    const e = this.entries.get(key);
-    if (e === undefined || e.expiresAt <= this.clock.now()) return;
-    this.entries.set(key, new Entry(CHARGED, e.expiresAt), this.clock.now());
+    keepCharge(this.entries, key, this.clock.now());
   }
 
   decideSync(req: DecideRequest): Decision {
     const nowMs = this.clock.now();
-    const read = (key: string): Stored | undefined => {
-      const e = this.entries.get(key);
-      if (e === undefined) return undefined;
-      if (e.expiresAt <= nowMs) {
-        this.entries.delete(key);
-        return undefined;
-      }
-      return e.value;
-    };
-    // The claim first, as the script does: a duplicate decides and charges nothing, nor does a
-    // re-entry on a kept charge (the claim is taken again, same expiry).
-    const held = req.claim ? read(req.claim.key) : undefined;
-    if (held === CHARGED) {
-      const e = this.entries.get(req.claim!.key)!;
-      this.set(req.claim!.key, TAKEN, e.expiresAt, nowMs);
-      return reenteredDecision(nowMs);
-    }
-    if (held !== undefined) return duplicateDecision(nowMs);
+    const read = (key: string): Stored | undefined => this.entries.read(key, nowMs);
+    const claimed = heldClaim(this.entries, req.claim, nowMs);
+    if (claimed) return claimed;
     // Room for every key this call may create, or nothing is written (all or none, as the script).
     if (!this.entries.room(this.newKeys(req, read), nowMs))
       throw new MemoryStoreFullError('rate_limit', this.entries.maxEntries);
-    if (req.claim) this.set(req.claim.key, TAKEN, nowMs + req.claim.ttlMs, nowMs);
+    takeClaim(this.entries, req.claim, nowMs);
     const state: BucketState[] = req.buckets.map((b) => ({
       value: read(b.key),
       penaltyTat: b.penaltyKey ? (read(b.penaltyKey) as number | undefined) : undefined,
@@ -149,19 +106,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const riskStates = req.risk ? req.risk.keys.map((k) => this.risk.get(k, nowMs)) : [];
     const decision = decideBuckets(req, state, nowMs * 1000, writes, riskStates);
     if (req.risk) this.risk.seen(req.risk.keys, riskStates, nowMs, req.risk.params);
-    for (const w of writes) this.set(w.key, w.value, nowMs + w.ttlMs, nowMs);
-    if (!decision.allowed && req.told) {
-      // Told once per window: the blocker's told key lives max(retry-after, its window), as in the scripts.
-      const key = req.told[decision.blocker]!;
-      const window = bucketTtlMs(req.buckets[decision.blocker]!) - TTL_MARGIN_MS;
-      const ttl = Math.max(1, decision.buckets[decision.blocker]!.retryAfterMs, window);
-      // A told mark that does not fit is not set, and the subject is not told (never told twice).
-      decision.notify =
-        read(key) === undefined && this.entries.set(key, new Entry(1, nowMs + ttl), nowMs);
-    }
+    for (const w of writes) this.entries.set(w.key, w.value, nowMs + w.ttlMs, nowMs);
+    markTold(this.entries, req, decision, nowMs);
     // A full sweep once the writes since the last one reach a quarter of the store: O(1) per write.
-    this.writesSinceSweep += writes.length;
-    if (this.writesSinceSweep >= Math.max(SWEEP_EVERY, this.entries.size >> 2)) this.sweep(nowMs);
+    if (this.entries.wrote(writes.length)) this.sweep(nowMs);
     return decision;
   }
 
@@ -175,21 +123,14 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return n;
   }
 
-  private set(key: string, value: Stored, expiresAt: number, nowMs: number): void {
-    this.entries.set(key, new Entry(value, expiresAt), nowMs);
-  }
-
   /** The live value of a key, without deciding (the load level reads the global buckets). */
   peek(key: string): Stored | undefined {
-    const e = this.entries.get(key);
-    return e === undefined || e.expiresAt <= this.clock.now() ? undefined : e.value;
+    return this.entries.peek(key, this.clock.now());
   }
 
   /** Milliseconds to live of a key: -2 when absent or expired (as Redis PTTL). */
   ttl(key: string): number {
-    const e = this.entries.get(key);
-    const now = this.clock.now();
-    return e === undefined || e.expiresAt <= now ? -2 : Math.ceil(e.expiresAt - now);
+    return this.entries.ttl(key, this.clock.now());
   }
 
   get size(): number {
@@ -198,7 +139,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   /** Drops every expired entry (amortised over writes, so memory stays bounded by live buckets). */
   sweep(nowMs = this.clock.now()): void {
-    this.writesSinceSweep = 0;
     this.risk.sweep(nowMs);
     this.entries.sweep(nowMs);
   }

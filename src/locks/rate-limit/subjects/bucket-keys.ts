@@ -1,6 +1,6 @@
 import type { Subject } from '../extensions/rate-limit-extensions.js';
 import { subjectId, type KeyHasher } from './key-hasher.js';
-import type { Dimension } from '../rate-limit.types.js';
+import type { Dimension } from '../core/dimensions.js';
 
 /** What a bucket key needs of a rule (a compiled rule is one; cached per rule object). */
 export interface KeyedRule {

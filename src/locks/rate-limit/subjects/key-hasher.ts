@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Subject } from '../extensions/rate-limit-extensions.js';
-import type { Dimension } from '../rate-limit.types.js';
+import type { Dimension } from '../core/dimensions.js';
 
 const SAFE = /^[A-Za-z0-9._\-/]{1,128}$/;
 

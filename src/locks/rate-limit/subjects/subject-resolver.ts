@@ -5,7 +5,7 @@ import type {
   SubjectContext,
   SubjectExtractor,
 } from '../extensions/rate-limit-extensions.js';
-import type { Dimension } from '../rate-limit.types.js';
+import type { Dimension } from '../core/dimensions.js';
 
 const GLOBAL: Subject = { value: '-', personal: false };
 const MAX_USER = 256;
