@@ -19,7 +19,8 @@
 //               of the phase), starting at a fifth of the phase; its in-flight calls, the breakers' in-flight,
 //               limit and waiting (/metrics of both instances, every 250 ms) are read during that window;
 //   alone   → the clients only again (the baseline is both "alone" phases together).
-// ATTACK_ADAPTIVE='{"minLimit":2}' turns the inference breaker's adaptive limit on for the "locks on" run.
+// ATTACK_ADAPTIVE='{"minLimit":2}' turns the inference breaker's adaptive limit on for the "locks on" run;
+// ATTACK_BREAKER='{"maxWaitMs":2000}' adds other options to that breaker (the fair wait queue).
 // Prints per route (search, inference): well-behaved success and p99 alone vs under attack (goals ≥ 99 %,
 // ≤ 3×), the backend while slow (latency of admitted calls ÷ its unloaded value × factor, goal ≤ 2×; peak in
 // flight; the breaker's queue against its bound), what each attacker got, and the machine's load average.
@@ -486,14 +487,21 @@ async function main() {
         `load average (1 min) at the start ${load[0].toFixed(1)} on ${availableParallelism()} cores`,
     );
     const ctx = { redis, fake, appsFile, signers, paceMs, clients, forged, streamApps };
-    // ATTACK_ADAPTIVE='{"minLimit":2}': the shipped policies with the inference breaker's adaptive limit on.
+    // ATTACK_ADAPTIVE='{"minLimit":2}': the shipped policies with the inference breaker's adaptive limit on;
+    // ATTACK_BREAKER='{"maxWaitMs":2000}': more options of that breaker (e.g. the fair wait queue).
     const adaptive = process.env.ATTACK_ADAPTIVE
       ? JSON.parse(process.env.ATTACK_ADAPTIVE)
       : undefined;
-    const onConfig = adaptive
-      ? writeConfig({ policies: { inference: { locks: { circuitBreaker: { adaptive } } } } })
-      : undefined;
-    const on = adaptive ? 'locks on (shipped + adaptive inference)' : 'locks on (shipped policies)';
+    const extra = process.env.ATTACK_BREAKER ? JSON.parse(process.env.ATTACK_BREAKER) : undefined;
+    const breaker = { ...(adaptive ? { adaptive } : {}), ...extra };
+    const onConfig =
+      adaptive || extra
+        ? writeConfig({ policies: { inference: { locks: { circuitBreaker: breaker } } } })
+        : undefined;
+    const on =
+      adaptive || extra
+        ? `locks on (shipped + inference breaker ${JSON.stringify(breaker)})`
+        : 'locks on (shipped policies)';
     const runs = [await scenario(on, onConfig, ctx)];
     load.push(loadavg()[0]);
     if (process.env.ATTACK_OFF !== '0') runs.push(await scenario('every lock off', offConfig, ctx));

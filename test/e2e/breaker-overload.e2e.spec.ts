@@ -126,8 +126,10 @@ describe.each(ADAPTERS)('breaker overload control (%s)', (adapter) => {
       expect(fast.minRttMs).toBeGreaterThan(0);
       expect(fast.limit).toBeGreaterThanOrEqual(10);
 
-      // The backend gets 100× slower: the limit follows its latency down, whatever the callers do.
-      fake.setLatency(1_000);
+      // The backend gets 10× slower and our calls queue there (past 2 in flight, each one more slows every call, as a
+      // GPU pool shares itself): the limit follows its latency down, whatever the callers do. (A backend as slow
+      // whatever our calls in flight is re-based instead: gradient-limit.spec.ts.)
+      fake.setLatency((inFlight) => 100 * Math.max(1, inFlight / 2));
       const callers = { stop: false };
       const background = Promise.all(
         Array.from({ length: 16 }, async () => {

@@ -146,6 +146,32 @@ describe(UpstreamBackend.name, () => {
     expect(sink.writes.length).toBeGreaterThanOrEqual(4); // chunks 5 ms apart arrive as separate writes, not one buffer
   });
 
+  it('should answer a JSON call with its own answer while endless streams run on the same upstream', async () => {
+    // bench:attack's slow readers: endless streams held open while JSON calls come and go on one undici pool.
+    fake.setEndlessStreams(64);
+    fake.setLatency(20);
+    const readers = Array.from({ length: 3 }, () => call());
+    const streams = readers.map((c) =>
+      backend.stream(body({ stream: true }), c, new RecordingSink()).catch(() => undefined),
+    );
+    await until(() => fake.inFlight === 3, 'the streams to reach the upstream');
+    // Each JSON call arrives while a stream call arrives too (the fake answers after its latency).
+    const mixed = Array.from({ length: 6 }, (_, i) => {
+      const json = backend.complete(body(), call());
+      const extra = call();
+      readers.push(extra);
+      streams.push(
+        backend.stream(body({ stream: true }), extra, new RecordingSink()).catch(() => undefined),
+      );
+      return json.then((r) => `${i}:${r.object}`);
+    });
+    const answers = await Promise.all(mixed);
+    expect(answers).toEqual(Array.from({ length: 6 }, (_, i) => `${i}:chat.completion`));
+    for (const c of readers) c.gone.abort();
+    await Promise.all(streams);
+    await until(() => fake.inFlight === 0, 'the streams to end at the upstream');
+  });
+
   it('should fail a stream before its first byte as a plain error (the caller answers problem+json)', async () => {
     fake.setStatus(503);
     const sink = new RecordingSink();

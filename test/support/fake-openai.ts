@@ -145,9 +145,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0];
     const raw = await readBody(req);
+    // This call's own body: `lastRequest` is shared, and another call may arrive during the latency wait.
+    const parsed = parseJson(raw);
     if (req.method === 'POST' && path === '/v1/chat/completions') {
       counts.requests++;
-      lastRequest = { method: req.method, path, headers: req.headers, body: parseJson(raw) };
+      lastRequest = { method: req.method, path, headers: req.headers, body: parsed };
     } else if (req.method === 'GET' && path === '/v1/models') {
       counts.modelRequests++;
     } else {
@@ -169,7 +171,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         object: 'list',
         data: [{ id: FAKE_MODEL, object: 'model', created: 0, owned_by: 'rampart-tests' }],
       });
-    const body = lastRequest?.body ?? {};
+    const body = parsed ?? {};
     const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16;
     const words = WORDS.slice(0, Math.max(1, Math.min(maxTokens, WORDS.length)));
     const usage = usageFor(s.usage, maxTokens, words.length);

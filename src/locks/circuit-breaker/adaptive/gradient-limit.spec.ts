@@ -13,19 +13,23 @@ const OPTIONS: AdaptiveOptions = {
   smoothing: 0.2,
 };
 
-/** Feeds `windows` full windows (10 calls 12 ms apart) of calls taking `rttMs`, at `inFlight` in flight (the limit by default). */
+/**
+ * Feeds `windows` full windows (10 calls 12 ms apart) of calls taking `rttMs` (or `rttMs(inFlight)`), at `inFlight`
+ * in flight (the limit by default).
+ */
 function run(
   g: GradientLimit,
   t: { now: number },
   windows: number,
-  rttMs: number,
+  rttMs: number | ((inFlight: number) => number),
   inFlight?: number,
 ): number[] {
   const limits: number[] = [];
   for (let w = 0; w < windows; w++) {
     for (let i = 0; i < 10; i++) {
       t.now += 12;
-      g.sample(rttMs, inFlight ?? g.limit, t.now);
+      const n = inFlight ?? g.limit;
+      g.sample(typeof rttMs === 'number' ? rttMs : rttMs(n), n, t.now);
     }
     limits.push(g.limit);
   }
@@ -47,7 +51,7 @@ describe(GradientLimit.name, () => {
     const t = { now: 0 };
     run(g, t, 5, 10);
     const before = g.limit;
-    const limits = run(g, t, 20, 20);
+    const limits = run(g, t, 20, 20, 50); // as many calls in flight (waiting ones), twice the latency
     expect(limits[0]).toBeLessThan(before);
     for (let i = 1; i < limits.length; i++) expect(limits[i]).toBeLessThanOrEqual(limits[i - 1]!);
     expect(limits.at(-1)).toBeLessThan(before / 2);
@@ -58,7 +62,7 @@ describe(GradientLimit.name, () => {
     const g = new GradientLimit({ ...OPTIONS, initialLimit: 40 });
     const t = { now: 0 };
     run(g, t, 3, 10);
-    const low = run(g, t, 20, 50).at(-1)!;
+    const low = run(g, t, 20, 50, 40).at(-1)!;
     const limits = run(g, t, 30, 10);
     expect(limits[0]).toBeGreaterThan(low);
     expect(limits.at(-1)).toBeGreaterThan(low * 3);
@@ -67,8 +71,8 @@ describe(GradientLimit.name, () => {
   it('should stay within minLimit and maxLimit whatever the latency', () => {
     const g = new GradientLimit({ ...OPTIONS, minLimit: 3, maxLimit: 30 });
     const t = { now: 0 };
-    run(g, t, 1, 1);
-    expect(Math.min(...run(g, t, 50, 10_000))).toBe(3);
+    run(g, t, 1, 1, 30);
+    expect(Math.min(...run(g, t, 50, 10_000, 30))).toBe(3);
     expect(Math.max(...run(g, t, 200, 1))).toBe(30);
   });
 
@@ -93,11 +97,34 @@ describe(GradientLimit.name, () => {
     const g = new GradientLimit({ ...OPTIONS, minRttWindowMs: 5_000 });
     const t = { now: 0 };
     run(g, t, 3, 10);
-    const floor = run(g, t, 30, 40).at(-1)!; // 3 s at 4× the minimum: down
+    const floor = run(g, t, 30, 40, 20).at(-1)!; // 3 s at 4× the minimum, 20 calls in flight: down
     expect(g.snapshot(t.now).minRttMs).toBe(10);
-    const later = run(g, t, 60, 40).at(-1)!; // past the 5 s memory: 40 ms is the new minimum
+    const later = run(g, t, 60, 40, 20).at(-1)!; // past the 5 s memory: 40 ms is the new minimum
     expect(g.snapshot(t.now).minRttMs).toBe(40);
     expect(later).toBeGreaterThan(floor);
+  });
+});
+
+describe('GradientLimit on a backend that got slower', () => {
+  it('should re-base the minimum once half the calls in flight are as slow (the latency is the backend own)', () => {
+    const g = new GradientLimit({ ...OPTIONS, initialLimit: 40 });
+    const t = { now: 0 };
+    run(g, t, 3, 10, 40);
+    // 10× slower whatever our calls in flight: the limit falls until it has halved, then the minimum is re-based.
+    const limits = run(g, t, 40, 100);
+    expect(g.snapshot(t.now).minRttMs).toBe(100);
+    expect(Math.min(...limits)).toBeGreaterThanOrEqual(19);
+    expect(limits.at(-1)).toBeGreaterThanOrEqual(Math.min(...limits));
+  });
+
+  it('should keep the minimum while the latency follows our calls in flight (they queue at the backend)', () => {
+    const g = new GradientLimit({ ...OPTIONS, initialLimit: 40 });
+    const t = { now: 0 };
+    const queued = (n: number): number => 10 * Math.max(1, n / 8); // 8 slots, processor sharing
+    run(g, t, 3, queued, 8);
+    const limits = run(g, t, 60, queued);
+    expect(g.snapshot(t.now).minRttMs).toBe(10);
+    expect(limits.at(-1)).toBeLessThan(16); // towards the 8 slots, where a re-base would have stopped it at 20
   });
 });
 

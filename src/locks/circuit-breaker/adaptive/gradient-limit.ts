@@ -1,3 +1,4 @@
+import { FlatLatency } from './flat-latency.js';
 import { RttFloor } from './rtt-floor.js';
 
 /** Options of a backend's adaptive concurrency limit (slice option `adaptive`); times in milliseconds. */
@@ -49,6 +50,7 @@ export const DROP_BACKOFF = 0.9;
 export class GradientLimit {
   private value: number;
   private readonly floor = new RttFloor();
+  private readonly flat = new FlatLatency();
   private windowStart: number | undefined;
   private count = 0;
   private sum = 0;
@@ -106,7 +108,7 @@ export class GradientLimit {
     if (samples > 0) {
       const sampleRtt = this.sum / samples;
       this.floor.add(now, sampleRtt);
-      const minRtt = this.floor.min(now - o.minRttWindowMs) ?? sampleRtt;
+      const minRtt = this.rebased(now, sampleRtt);
       const gradient = clamp((minRtt * (1 + o.tolerance)) / Math.max(sampleRtt, 1e-3), 0.5, 2);
       this.last = { sampleRttMs: sampleRtt, gradient };
       const appLimited = this.maxInFlight * 2 < L;
@@ -123,6 +125,20 @@ export class GradientLimit {
     this.maxInFlight = 0;
     this.dropped = false;
     return true;
+  }
+
+  /** The floor for this window: the remembered minimum, or this window's RTT when it is the backend's own (FlatLatency). */
+  private rebased(now: number, sampleRtt: number): number {
+    const o = this.options;
+    const minRtt = this.floor.min(now - o.minRttWindowMs) ?? sampleRtt;
+    if (sampleRtt <= minRtt * (1 + o.tolerance)) {
+      this.flat.clear();
+      return minRtt;
+    }
+    if (!this.flat.above(this.maxInFlight, sampleRtt, o.tolerance)) return minRtt;
+    this.floor.clear();
+    this.floor.add(now, sampleRtt);
+    return sampleRtt;
   }
 }
 

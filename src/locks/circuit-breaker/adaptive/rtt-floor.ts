@@ -19,6 +19,13 @@ export class RttFloor {
     this.at.push(now);
   }
 
+  /** Forgets every value (the backend's latency was re-based). */
+  clear(): void {
+    this.values.length = 0;
+    this.at.length = 0;
+    this.head = 0;
+  }
+
   /** The lowest value added at or after `since`; undefined when none. */
   min(since: number): number | undefined {
     while (this.head < this.values.length && this.at[this.head]! < since) this.head++;

@@ -49,6 +49,22 @@ describe(FairShare.name, () => {
     expect(f.size).toBe(1);
   });
 
+  it('should count the apps served within WAITING_MS, so one app cannot take the slots their short calls leave', () => {
+    const f = new FairShare();
+    // Ten apps each made a short call (taken and given back): none holds a slot now.
+    for (let i = 0; i < 10; i++) {
+      f.taken(`app${i}`, 1);
+      f.released(`app${i}`, 1_000);
+    }
+    // A slow reader's app takes long-held slots of 8: its share is 1 (8 × 1 ÷ 11), not every idle slot.
+    expect(f.fair('slow', 1, 8, 1_100)).toBe(true);
+    f.taken('slow', 1);
+    expect(f.fair('slow', 1, 8, 1_100)).toBe(false);
+    // Once the others stopped calling, it is alone again.
+    expect(f.fair('slow', 1, 8, 1_000 + WAITING_MS + 1)).toBe(true);
+    expect(f.size).toBe(1);
+  });
+
   it('should keep at most MAX_TENANTS waiting tenants', () => {
     const f = new FairShare();
     f.taken('holder', 1);

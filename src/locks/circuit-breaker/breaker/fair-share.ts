@@ -1,4 +1,4 @@
-/** How long a refused tenant counts as waiting for a slot (it asked and will ask again). */
+/** How long a refused tenant counts as waiting for a slot, and a served one as active (it asked and will ask again). */
 export const WAITING_MS = 5_000;
 /** Most tenants tracked at once; past it, the longest-idle waiting ones are forgotten (held slots never are). */
 export const MAX_TENANTS = 10_000;
@@ -8,13 +8,17 @@ interface Tenant {
   weight: number;
   /** Last refusal (ms), or -Infinity: the tenant waits while this is younger than WAITING_MS. */
   refusedAt: number;
+  /** Last slot given back (ms), or -Infinity: the tenant is active while this is younger than WAITING_MS. */
+  releasedAt: number;
 }
 
 /**
  * Who holds a backend's bulkhead slots, per tenant (the app), and whether one more is fair: a tenant alone
- * may use every idle slot; while other tenants hold slots or wait for one, it gets at most its share,
- * capacity × its weight ÷ the weights of every such tenant (and itself). Slots are never taken back: a
- * tenant above its share gets no new one until it falls below.
+ * may use every idle slot; while other tenants hold slots, wait for one or were served within WAITING_MS, it
+ * gets at most its share, capacity × its weight ÷ the weights of every such tenant (and itself). Slots are
+ * never taken back: a tenant above its share gets no new one until it falls below. Counting the recently
+ * served matters for calls that hold long (endless streams): many apps with short calls hold few slots at any
+ * instant, and one app would otherwise take every idle slot between them and keep it.
  */
 export class FairShare {
   private readonly tenants = new Map<string, Tenant>();
@@ -35,8 +39,8 @@ export class FairShare {
     let others = false;
     for (const [id, t] of this.tenants) {
       if (id === tenant) continue;
-      if (!(t.held > 0 || now - t.refusedAt < WAITING_MS)) {
-        this.tenants.delete(id); // neither holding nor waiting: forgotten (deleting while iterating is safe)
+      if (!active(t, now)) {
+        this.tenants.delete(id); // neither holding, waiting nor recently served: forgotten (safe while iterating)
         continue;
       }
       others = true;
@@ -60,14 +64,17 @@ export class FairShare {
     const t = this.tenants.get(tenant);
     if (!t) return;
     t.held--;
-    if (t.held <= 0 && now - t.refusedAt >= WAITING_MS) this.tenants.delete(tenant);
+    t.releasedAt = now;
   }
 
   private entry(tenant: string, weight: number): Tenant {
     let t = this.tenants.get(tenant);
     if (!t) {
       if (this.tenants.size >= MAX_TENANTS) this.forgetIdle();
-      this.tenants.set(tenant, (t = { held: 0, weight, refusedAt: -Infinity }));
+      this.tenants.set(
+        tenant,
+        (t = { held: 0, weight, refusedAt: -Infinity, releasedAt: -Infinity }),
+      );
     }
     t.weight = weight;
     return t;
@@ -77,4 +84,9 @@ export class FairShare {
   private forgetIdle(): void {
     for (const [id, t] of this.tenants) if (t.held <= 0) this.tenants.delete(id);
   }
+}
+
+/** Counts in the shares: holds a slot, waits for one, or was served within WAITING_MS. */
+function active(t: Tenant, now: number): boolean {
+  return t.held > 0 || now - t.refusedAt < WAITING_MS || now - t.releasedAt < WAITING_MS;
 }
