@@ -1,9 +1,8 @@
 // bench:usage-calls — Redis round trips per inference call WITHOUT a tokens rule (issue 31): the inference policy
 // with only its rate-limit lock on (one global request rule), a private redis-server, the fake upstream; calls made
 // one at a time (each answer ends alone: nothing to batch with), then USAGE_CALLS_CONCURRENCY (default 10) at a
-// time. Round trips counted with MONITOR, by script. The usage of every call must still reach GET /admin/usage.
+// time. Round trips counted with MONITOR, by script. The usage of every call must still reach its usage buckets.
 // Run `npm run build` first (imports dist/).
-import { randomBytes } from 'node:crypto';
 import { SHIPPED_POLICIES } from '../../dist/src/app.policies.js';
 import { luaScriptNames, startApp, startRedis, writeConfig } from './lib.mjs';
 import { spawnFakeOpenAI } from './fake-openai-server.mjs';
@@ -28,13 +27,11 @@ const config = writeConfig({
 });
 const fake = await spawnFakeOpenAI();
 const redis = await startRedis();
-const ADMIN = randomBytes(24).toString('base64url');
 const app = await startApp({
   CONFIG_FILE: config,
   INFERENCE_UPSTREAM_URL: fake.url,
   REDIS_URL: redis.url,
   RAMPART_ENV: 'usagecalls',
-  ADMIN_TOKEN: ADMIN,
 });
 const names = await luaScriptNames();
 const call = async () => {
@@ -48,13 +45,19 @@ const call = async () => {
 const rows = [];
 let tokens = 0;
 try {
-  for (let i = 0; i < 5; i++) tokens += await call(); // warm-up (script loads)
+  for (let i = 0; i < 5; i++) {
+    const t = await call(); // warm-up (script loads)
+    tokens += t;
+  }
   for (const conc of [1, CONC]) {
     const rt = await redis.roundTrips(async () => {
       let next = 0;
       await Promise.all(
         Array.from({ length: conc }, async () => {
-          while (next++ < N) tokens += await call();
+          while (next++ < N) {
+            const t = await call(); // not `tokens += await …`: that reads `tokens` before the await
+            tokens += t;
+          }
         }),
       );
     }, names);
@@ -62,16 +65,37 @@ try {
       .filter(([c]) => c.startsWith('evalsha '))
       .map(([c, n]) => `${c.slice(8)} ${(n / N).toFixed(2)}`)
       .join(', ');
-    rows.push({ concurrency: conc, calls: N, 'Redis calls/req': +(rt.total / N).toFixed(2), scripts });
+    rows.push({
+      concurrency: conc,
+      calls: N,
+      'Redis calls/req': +(rt.total / N).toFixed(2),
+      scripts,
+    });
   }
   await new Promise((r) => setTimeout(r, 1500)); // a usage write still buffered
-  const usage = await (
-    await fetch(`${app.url}/admin/usage?period=day`, { headers: { authorization: `Bearer ${ADMIN}` } })
-  ).json();
-  const recorded = (usage.totals?.promptTokens ?? 0) + (usage.totals?.completionTokens ?? 0);
-  console.log(`load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  // The day buckets of the usage hashes (lua/ratelimit_settle.lua: HINCRBY <model>:p|c), read off the private Redis.
+  let recorded = 0;
+  for (const key of redis.cli('KEYS', '*:usage:day:*').split('\n').filter(Boolean)) {
+    const flat = redis.cli('HGETALL', key).split('\n').filter(Boolean);
+    if (process.env.USAGE_CALLS_DEBUG === '1') console.log(key, flat);
+    for (let i = 0; i + 1 < flat.length; i += 2)
+      if (/:(p|c)$/.test(flat[i])) recorded += Number(flat[i + 1]);
+  }
+  console.log(
+    `load average ${(await import('node:os'))
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   console.table(rows);
-  console.log(`tokens answered ${tokens}, recorded by GET /admin/usage ${recorded}`);
+  const metrics = await (await fetch(`${app.url}/metrics`)).text();
+  const failed = metrics
+    .split('\n')
+    .filter((l) => l.startsWith('rampart_ratelimit_store_errors_total') && l.includes('settle'))
+    .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
+  console.log(
+    `tokens answered ${tokens}, recorded in the usage buckets (day) ${recorded}, failed settlements ${failed}`,
+  );
 } finally {
   await app.stop();
   await redis.stop();

@@ -34,15 +34,25 @@ export class UpstreamStop {
     return t;
   }
 
+  /** The call is over: stops watching its signal (a stop already under way still aborts the request). */
   dispose(): void {
     this.callSignal.removeEventListener('abort', this.onAbort);
   }
 
+  /**
+   * At the end of this event-loop turn, not in the middle of it: the upstream's bytes that arrived with the client's
+   * hang-up (the same poll of the sockets) are read and parsed first, then taken out with the rest and the request
+   * aborted. Nothing waits on a timer: the upstream is closed before the next turn.
+   */
   private readonly onAbort = (): void => {
+    setImmediate(() => this.stop());
+  };
+
+  private stop(): void {
     const b = this.body;
     // Bounded by the body's high-water mark: the transport stops reading the socket past it.
     if (b && !b.destroyed)
       for (let c: unknown = b.read(); c !== null; c = b.read()) this.taken.push(c as Buffer);
     this.ctl.abort(this.callSignal.reason);
-  };
+  }
 }
