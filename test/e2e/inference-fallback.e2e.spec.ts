@@ -15,6 +15,7 @@ import { ADMIN_TOKEN, AdminClient, eventually } from '../support/admin-client.js
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { FakeOpenAI, sseData, startFakeOpenAI } from '../support/fake-openai.js';
 import { addSecret } from '../support/secret-scan.js';
+import OpenAI from 'openai';
 
 const KEY_A = 'sk-fallback-a-0123456789abcdef';
 const off = { mode: 'off' as const };
@@ -45,6 +46,8 @@ function configFile(a: string, b: string): string {
     'fb-429': pair('r', a, b, { apiKeyEnv: 'TEST_FALLBACK_KEY_A' }),
     'fb-5xx': pair('f', a, b),
     'fb-stream': pair('s', a, b),
+    'fb-strict': pair('t', a, b),
+    'fb-sdk': pair('d', a, b),
     'fb-hang': pair('h', a, b, { timeoutMs: 300 }),
     'fb-open': pair('o', a, b),
     'fb-busy': pair('k', a, b, { capacity: 1 }),
@@ -174,6 +177,41 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
     );
   });
 
+  it('should honour a strict 429 window: move on, never call the upstream inside its Retry-After, and come back after (JSON, stream, the openai SDK)', async () => {
+    A.setRateLimitWindow(4); // every call to A in the next 4 s answers 429 (Retry-After: 4), counted by A
+    const [a0, b0, limited0] = [A.requests, B.requests, A.rateLimited];
+    expect((await chat(app, 'fb-strict')).status).toBe(200);
+    const s = await streamed(app, 'fb-strict');
+    expect(s.status).toBe(200);
+    expect(s.events.at(-1)).toBe('[DONE]');
+    const sdk = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const answer = await sdk.chat.completions.create({
+      model: 'fb-strict',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(answer.choices[0]?.message.content).toBeTruthy();
+    let words = '';
+    const stream = await sdk.chat.completions.create({
+      model: 'fb-strict',
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    for await (const chunk of stream) words += chunk.choices[0]?.delta?.content ?? '';
+    expect(words).toBe('This is a fake answer from the upstream');
+    // A was asked once and answered 429; no later call asked A inside its window (Rampart skips it for the
+    // Retry-After, which covers the window); they went to B (or, on a machine slow enough, to A after the window).
+    expect(A.rateLimited - limited0).toBe(1);
+    expect(B.requests - b0).toBeGreaterThanOrEqual(1);
+    // Once the window is over, A (priority 0) takes the calls again, and answers them.
+    await eventually(
+      () => chat(app, 'fb-strict'),
+      (r) => r.status === 200 && A.requests - A.rateLimited > a0 - limited0,
+      15_000,
+      200,
+    );
+    expect(A.rateLimited - limited0).toBe(1);
+  });
+
   it('should answer 429 upstream_rate_limited with Retry-After when every upstream is rate limited', async () => {
     A.setStatus(429);
     B.setStatus(429);
@@ -217,6 +255,29 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
     expect(s.events.some((e) => e.includes('"content":"This"'))).toBe(true);
     expect(s.events.some((e) => e.includes('"error"'))).toBe(true);
     expect(s.events).not.toContain('[DONE]');
+    expect([A.requests - a0, B.requests - b0]).toEqual([1, 0]);
+  });
+
+  it('should never run a stream twice after it started, with the openai SDK as the client (its retries on)', async () => {
+    A.setFailAfterFirstChunk(true);
+    const [a0, b0, done] = [A.requests, B.requests, await streamsDone(app)];
+    const sdk = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: 'unused', maxRetries: 2 });
+    const stream = await sdk.chat.completions.create({
+      model: 'fb-sdk',
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    let words = '';
+    const err = await (async () => {
+      for await (const chunk of stream) words += chunk.choices[0]?.delta?.content ?? '';
+    })().catch((e: unknown) => e);
+    // The SDK raises the error event Rampart ends the stream with; the first word came, nothing was replayed.
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect(words).toBe('This');
+    await eventually(
+      () => streamsDone(app),
+      (n) => n === done + 1,
+    );
     expect([A.requests - a0, B.requests - b0]).toEqual([1, 0]);
   });
 
@@ -293,7 +354,9 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
         'fb-busy',
         'fb-hang',
         'fb-open',
+        'fb-sdk',
         'fb-stream',
+        'fb-strict',
         'weighted',
       ].sort(),
     );

@@ -4,6 +4,7 @@ import { ChatCompletionRequestDto } from '../../src/inference/dto/chat-completio
 import type { InferenceCall, SseSink } from '../../src/inference/inference-backend.js';
 import { InferenceError, isBackendFailure } from '../../src/inference/inference.errors.js';
 import { UpstreamBackend } from '../../src/inference/upstream/upstream.backend.js';
+import { UsageMeter } from '../../src/inference/tokens/usage-meter.js';
 import { FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
 
 const TIMEOUT_MS = 400;
@@ -170,6 +171,30 @@ describe(UpstreamBackend.name, () => {
     for (const c of readers) c.gone.abort();
     await Promise.all(streams);
     await until(() => fake.inFlight === 0, 'the streams to end at the upstream');
+  });
+
+  it('should meter the chunks read off the upstream but not yet relayed when the client goes away', async () => {
+    // A client that stops reading after the first word: the relay's write waits (as SseResponse's does) until the
+    // client goes away; meanwhile the upstream finishes its answer, read into the response body behind that write.
+    fake.setUsage('omit');
+    fake.setChunkDelay(1);
+    const c = call();
+    const meter = new UsageMeter('gpt-4o-mini');
+    const inner = new RecordingSink();
+    const blocked = new Promise<void>((r) => c.gone.signal.addEventListener('abort', () => r()));
+    inner.write = (d) => {
+      inner.writes.push(Buffer.from(d).toString('utf8'));
+      return inner.writes.join('').includes('"This"') ? blocked : Promise.resolve();
+    };
+    const done = backend.stream(body({ stream: true, max_tokens: 8 }), c, meter.sink(inner, false));
+    await until(() => inner.writes.join('').includes('"This"'), 'the first word');
+    await until(() => fake.inFlight === 0, 'the upstream to finish its answer');
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r)); // its last bytes read off the socket
+    c.gone.abort();
+    await done;
+    // Every one of the 8 words the upstream sent is charged (one o200k token each), not only the one relayed.
+    expect(meter.completion).toBe(8);
+    expect(inner.writes.join('')).toContain('"content":" upstream"');
   });
 
   it('should fail a stream before its first byte as a plain error (the caller answers problem+json)', async () => {

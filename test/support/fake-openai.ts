@@ -9,6 +9,7 @@
  *   fake.setHang(true);        // accept calls and never answer
  *   fake.setStatus(429);       // answer every call with 429 (+ OpenAI error body)
  *   fake.setRetryAfter('30');  // the Retry-After of those 429s (default '1'; undefined = none)
+ *   fake.setRateLimitWindow(2); // strict, as the real API: every chat call in the next 2 s answers 429 (counted)
  *   fake.setFailAfterFirstChunk(true);  // streams drop the connection after their first word
  *   fake.setUsage('omit');     // answers without `usage` (JSON) and streams without the usage chunk
  *   fake.requests, fake.inFlight, fake.aborted   // what reached it
@@ -20,12 +21,13 @@
  *     `stream_options.include_usage` asks for one. The answer has min(max_tokens, 8) words.
  *   GET /v1/models — `{object: 'list', data: [{id: 'fake-gpt'}]}`.
  * Switches apply to both endpoints, in this order: hang, latency, status,
- * error rate, bad JSON. Anything else answers 404.
+ * error rate, bad JSON (a rate-limit window, to chat completions only, before them all). Anything else answers 404.
  *
  * Counters: `requests` = chat-completion calls received (`modelRequests` for
  * GET /v1/models); `inFlight` = calls not yet finished; `aborted` = calls
  * whose client went away before the answer was complete; `connections` =
- * TCP connections accepted. `reset()` restores the switches, not the counters.
+ * TCP connections accepted; `rateLimited` = chat calls answered 429 inside a rate-limit window.
+ * `reset()` restores the switches, not the counters.
  */
 import { once } from 'node:events';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
@@ -57,6 +59,12 @@ export interface FakeOpenAI {
   setStatus(code: number | undefined): void;
   /** Retry-After header of the 429 answers (default `'1'`; undefined = none). */
   setRetryAfter(value: string | undefined): void;
+  /**
+   * A strict rate limit, as the real API keeps one: for `seconds` from now every chat-completion call answers 429
+   * with a `Retry-After` of the whole seconds left (rounded up) and is counted in `rateLimited`; after that, calls
+   * are answered normally again. Checked before every other switch.
+   */
+  setRateLimitWindow(seconds: number): void;
   /** When true, a stream drops its connection right after its first content chunk (a failure after the first byte). */
   setFailAfterFirstChunk(on: boolean): void;
   /** Milliseconds between two streamed chunks (default 5). */
@@ -89,6 +97,8 @@ export interface FakeOpenAI {
   readonly inFlight: number;
   /** Calls whose client went away before the answer was complete. */
   readonly aborted: number;
+  /** Chat-completion calls answered 429 inside a rate-limit window (setRateLimitWindow). */
+  readonly rateLimited: number;
   /** TCP connections accepted so far (keep-alive reuse shows as fewer connections than calls). */
   readonly connections: number;
   /** The last chat-completion call (headers and parsed body). */
@@ -112,6 +122,8 @@ interface Settings {
   retryAfter: string | undefined;
   failAfterFirstChunk: boolean;
   usage: UsageSetting;
+  /** Date.now() until which chat calls answer 429 (0 = no window). */
+  limitedUntil: number;
 }
 const DEFAULTS: Settings = {
   latencyMs: 0,
@@ -125,11 +137,19 @@ const DEFAULTS: Settings = {
   retryAfter: '1',
   failAfterFirstChunk: false,
   usage: undefined,
+  limitedUntil: 0,
 };
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const s: Settings = { ...DEFAULTS };
-  const counts = { requests: 0, modelRequests: 0, inFlight: 0, aborted: 0, connections: 0 };
+  const counts = {
+    requests: 0,
+    modelRequests: 0,
+    inFlight: 0,
+    aborted: 0,
+    connections: 0,
+    rateLimited: 0,
+  };
   let lastRequest: FakeRequest | undefined;
   let gate: { promise: Promise<void>; open: () => void } | undefined;
 
@@ -156,6 +176,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       return json(res, 404, {
         error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' },
       });
+    }
+    const limitedMs = path === '/v1/chat/completions' ? s.limitedUntil - Date.now() : 0;
+    if (limitedMs > 0) {
+      counts.rateLimited++;
+      return errorAnswer(res, 429, String(Math.ceil(limitedMs / 1000)));
     }
     if (s.hang) return; // never answered; 'close' counts the abort
     const latency = typeof s.latencyMs === 'function' ? s.latencyMs(counts.inFlight) : s.latencyMs;
@@ -256,6 +281,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     setHang: (on) => void (s.hang = on),
     setStatus: (code) => void (s.status = code),
     setRetryAfter: (value) => void (s.retryAfter = value),
+    setRateLimitWindow: (seconds) => void (s.limitedUntil = Date.now() + seconds * 1000),
     setFailAfterFirstChunk: (on) => void (s.failAfterFirstChunk = on),
     setChunkDelay: (ms) => void (s.chunkDelayMs = ms),
     setBadJson: (on) => void (s.badJson = on),
@@ -284,6 +310,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     },
     get aborted() {
       return counts.aborted;
+    },
+    get rateLimited() {
+      return counts.rateLimited;
     },
     get connections() {
       return counts.connections;

@@ -127,6 +127,23 @@ describe(LocalModelBackend.name, () => {
     expect(chunks[6]).toMatchObject({ choices: [], usage: json.usage });
   });
 
+  it('should tell the breakers its work is done after its last event, before the stream ends (and not on an abort)', async () => {
+    const sink = new MemorySink();
+    const seen: string[] = [];
+    const c = { ...call(), backendDone: () => seen.push(`done after ${sink.data.length}`) };
+    const end = sink.end.bind(sink);
+    sink.end = () => (seen.push('end'), end());
+    await backend.stream(body('A long enough message to stream'), c, sink);
+    expect(sink.data.at(-1)).toBe('[DONE]');
+    expect(seen).toEqual([`done after ${sink.data.length}`, 'end']);
+    const gone = { ...call(), backendDone: () => seen.push('done on abort') };
+    const left = new MemorySink();
+    left.onWrite = (n) => n === 3 && gone.gone.abort();
+    await backend.stream(body('A long enough message to stream'), gone, left);
+    expect(left.ended).toBe(true);
+    expect(seen).not.toContain('done on abort');
+  });
+
   it('should stop quietly when the client goes away mid-stream', async () => {
     const sink = new MemorySink();
     const c = call();

@@ -92,6 +92,8 @@ export class LocalModelBackend implements InferenceBackend {
     if (body.stream_options?.include_usage)
       await sink.event({ ...base, choices: [], usage: usage(g.promptTokens, g.pieces.length) });
     await sink.write('data: [DONE]\n\n');
+    // As an upstream's last chunk: the model's work is over, whatever the client has left to read (its slot ends).
+    call.backendDone?.();
     await sink.end();
   }
 

@@ -10,6 +10,7 @@ import { Deadline } from './deadline.js';
 import { parseModelList } from './model-list.js';
 import { transportError } from './upstream-errors.js';
 import { UpstreamHttp } from './upstream-http.js';
+import { UpstreamStop } from './upstream-stop.js';
 
 /** Largest chat.completion accepted from the upstream, in bytes. */
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
@@ -65,14 +66,16 @@ export class UpstreamBackend implements InferenceBackend {
 
   async stream(body: ChatCompletionRequestDto, call: InferenceCall, sink: SseSink): Promise<void> {
     const deadline = new Deadline(this.config.upstreamTimeoutMs);
+    const stop = new UpstreamStop(call.signal);
     try {
-      const res = await this.post(body, call, deadline);
+      const res = await this.post(body, call, deadline, stop.signal);
       if (res.statusCode !== 200) throw await this.http.failure(res);
       if (!String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
         discard(res.body);
         throw upstreamFailed('the upstream did not answer with an event stream', res.statusCode);
       }
       deadline.touch();
+      stop.watch(res.body);
       sink.open();
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
         // The clock runs while we wait for the upstream, not while a slow client reads.
@@ -80,16 +83,21 @@ export class UpstreamBackend implements InferenceBackend {
         await sink.write(chunk);
         deadline.touch();
       }
+      // A stop after the whole answer was read (the transport had finished it): what it took out, in order.
+      for (const chunk of stop.leftover()) await sink.write(chunk);
       // The upstream sent its last chunk: its breaker slot ends here, whatever is left for the client to read.
       call.backendDone?.();
       await sink.end();
     } catch (err) {
       const e = transportError(err, call, deadline);
       if (!sink.opened) throw e;
+      // Read off the upstream before the stop: metered (and relayed, to a client still there).
+      for (const chunk of stop.leftover()) await sink.write(chunk);
       if (e.kind === 'client_closed') return sink.end();
       await endWithError(sink, e);
       throw e;
     } finally {
+      stop.dispose();
       deadline.clear();
     }
   }
@@ -145,13 +153,14 @@ export class UpstreamBackend implements InferenceBackend {
     body: ChatCompletionRequestDto,
     call: InferenceCall,
     deadline: Deadline,
+    stop: AbortSignal = call.signal,
   ): Promise<Dispatcher.ResponseData> {
     return this.http.send({
       method: 'POST',
       path: '/chat/completions',
       accept: body.stream ? 'text/event-stream' : 'application/json',
       body: JSON.stringify(body),
-      signal: AbortSignal.any([call.signal, deadline.signal]),
+      signal: AbortSignal.any([stop, deadline.signal]),
       requestId: call.requestId,
     });
   }

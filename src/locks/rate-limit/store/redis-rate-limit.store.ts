@@ -16,6 +16,7 @@ import {
 } from '../core/decision.types.js';
 import { SameTurnBatcher, riskStateAt } from './redis-batcher.js';
 import { TurnBatcher } from './turn-batcher.js';
+import { UsageBuffer } from './usage-buffer.js';
 import { clockArgs, fastArgs, generalArgs, paced } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
 import type { RiskState } from '../core/risk.types.js';
@@ -56,6 +57,12 @@ export class RedisRateLimitStore implements RateLimitStore {
     const { keys, args } = settleCall(ops);
     return this.redis.script('ratelimit_settle', keys, args);
   });
+  private readonly usage = new UsageBuffer((slot, writes) =>
+    this.settlements.add(
+      slot,
+      writes.map((u) => ({ u })),
+    ),
+  );
 
   constructor(
     private readonly redis: ScriptRunner,
@@ -112,13 +119,40 @@ export class RedisRateLimitStore implements RateLimitStore {
   async settle(items: readonly Settlement[], usage: readonly UsageWrite[] = []): Promise<void> {
     const slots = new Map<string, SettleOp[]>();
     const ops: SettleOp[] = [...items.map((s) => ({ s })), ...usage.map((u) => ({ u }))];
+    // Usage alone (no tokens rule): buffered, to ride in a settlement call (usage-buffer.ts).
+    const alone = items.length === 0;
     for (const op of ops) {
-      const g = (op.s ?? op.u).group;
+      const g = alone ? this.slotOf(op.u!.group) : (op.s ?? op.u).group;
       const list = slots.get(g);
       if (list) list.push(op);
       else slots.set(g, [op]);
     }
-    await Promise.all([...slots].map(([g, list]) => this.settlements.add(this.slotOf(g), list)));
+    if (alone)
+      return void (await Promise.all(
+        [...slots].map(([slot, list]) =>
+          this.usage.add(
+            slot,
+            list.map((o) => o.u!),
+          ),
+        ),
+      ));
+    await Promise.all(
+      [...slots].map(([g, list]) => {
+        const slot = this.slotOf(g);
+        const ride = this.usage.take(slot);
+        const call = this.settlements.add(
+          slot,
+          ride ? [...list, ...ride.writes.map((u) => ({ u }))] : list,
+        );
+        ride?.carried(call);
+        return call;
+      }),
+    );
+  }
+
+  /** At shutdown (before Redis closes): the buffered usage writes are sent. */
+  beforeApplicationShutdown(): void {
+    this.usage.close();
   }
 
   /** Usage bucket hashes in one `ratelimit_usage_read` call (the keys share the service tag). */
