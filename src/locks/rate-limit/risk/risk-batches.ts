@@ -9,11 +9,12 @@ const MAX_BATCH = 64;
 
 /**
  * The queued risk observations of one instance, per store, and when they are
- * written: `urgent` ones (signals) within their delay on a timer, in a script
- * call of their own (carrying whatever else is queued); the others ride on the
- * next instance heartbeat when the remote store can (`batchArgs`) and a beat
- * comes within their delay, else on the timer too; MAX_BATCH queued: at once.
- * Bound: MAX_BATCH observations per store.
+ * written: each must be written within its delay (`withinMs`). When the
+ * remote store can ride (`batchArgs`) and the instance heartbeat comes within
+ * that delay, it waits for the next beat (no call of its own); otherwise (a
+ * signal's 20 ms, the memory store, no heartbeat) a timer writes the queue in
+ * one script call per store, carrying whatever else is queued. MAX_BATCH
+ * queued: written at once. Bound: MAX_BATCH observations per store.
  */
 export class RiskBatches {
   private readonly logger = new Logger('RiskRecorder');
@@ -43,7 +44,7 @@ export class RiskBatches {
     });
   }
 
-  push(store: RiskStore, o: RiskObservation, withinMs: number, urgent: boolean): void {
+  push(store: RiskStore, o: RiskObservation, withinMs: number): void {
     let q = this.queue.get(store);
     if (!q) this.queue.set(store, (q = []));
     q.push(o);
@@ -52,14 +53,8 @@ export class RiskBatches {
       return;
     }
     const beat = this.riders.periodMs;
-    if (
-      !urgent &&
-      store === this.remote &&
-      store.batchArgs &&
-      beat !== undefined &&
-      beat <= withinMs
-    )
-      return; // the next heartbeat carries it, within `withinMs`
+    // The next heartbeat carries it, within `withinMs` (never a signal's few ms: a beat is ≥ 100 ms apart).
+    if (store === this.remote && store.batchArgs && beat !== undefined && beat <= withinMs) return;
     const due = Date.now() + withinMs;
     if (this.timer && this.due <= due) return;
     clearTimeout(this.timer);

@@ -59,12 +59,7 @@ export class RiskRecorder implements RiskSink, OnApplicationShutdown {
     if (points <= 0) return;
     const { keys, store } = this.keys(ctx, this.settings.risk.dimensions as Dimension[]);
     for (const key of keys)
-      this.batches.push(
-        store,
-        { kind: 'signal', key, signal, count, points },
-        SIGNAL_FLUSH_MS,
-        true,
-      );
+      this.batches.push(store, { kind: 'signal', key, signal, count, points }, SIGNAL_FLUSH_MS);
   }
 
   payload(ctx: SubjectContext, text: string): void {
@@ -76,7 +71,6 @@ export class RiskRecorder implements RiskSink, OnApplicationShutdown {
       store,
       { kind: 'payload', key, marker: `${key.replace(':risk:', ':riskp:')}:${hash}` },
       this.settings.risk.flushMs,
-      false,
     );
   }
 
@@ -91,7 +85,6 @@ export class RiskRecorder implements RiskSink, OnApplicationShutdown {
       store,
       { kind: 'chat', key, set: key.replace(':risk:', ':riskc:'), member },
       this.settings.risk.flushMs,
-      false,
     );
   }
 
