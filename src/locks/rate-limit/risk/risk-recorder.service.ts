@@ -13,7 +13,7 @@ import { RiskBatches } from './risk-batches.js';
 import type { RiskSink } from '../extensions/risk-sink.js';
 import { RISK_STORE, type RiskStore } from '../store/risk/risk-store.js';
 import { HeartbeatRiders } from '../../../redis/heartbeat-riders.js';
-import type { RiskObservation, RiskSignal } from '../core/risk.types.js';
+import type { RiskSignal } from '../core/risk.types.js';
 
 /** A signal (a failed or junk answer, never a verified update) is written this soon. */
 const SIGNAL_FLUSH_MS = 20;
