@@ -1,12 +1,17 @@
 -- Heartbeat of one app instance for the rate limiter: registers it as live, drops instances that stopped
 -- beating, and creates (once, SET NX) or reads the key-hashing secret shared by every instance.
--- Also writes the hash fields that ride on the heartbeat (an idle instance's periodic writes, one call in all).
--- KEYS: [1] sorted set of live instances  [2] shared key-hashing secret  [3..] rider hashes (same hash tag)
+-- Also writes what rides on the heartbeat (an instance's periodic or deferred writes, one call in all): hash
+-- fields (unchanged admin counters) and blocks of risk observations (lib/risk_observe.lua).
+-- KEYS: [1] sorted set of live instances  [2] shared key-hashing secret  [3..] rider hashes, then the keys of
+--   each observation block in order (all under the same hash tag)
 -- ARGV: [1] instance id [2] liveness window ms (an instance is live while its last beat is younger)
 --   [3] candidate secret (used only when none exists yet; '' = do not manage a secret) [4] secret TTL ms
---   [5] app clock, epoch ms (used where Redis refuses TIME)
---   [6..] for each rider hash KEYS[2 + i]: field, value, TTL ms (three ARGV each)
--- Returns: { live instance count, secret or false }
+--   [5] app clock, epoch ms (used where Redis refuses TIME) [6] number of rider hashes h
+--   [7..6+3h] for each rider hash KEYS[2 + i]: field, value, TTL ms (three ARGV each)
+--   then per observation block: its number of KEYS, its number of ARGV n, then n ARGV as
+--   lua/ratelimit_risk_observe.lua takes them (app clock µs, clock 'r' | 'a', parameters, observations)
+-- Returns: { live instance count, secret or false, then per observation block the signals it raised }
+-- Includes: lib/risk_observe.lua
 local ok, t = pcall(redis.call, 'TIME')
 local now = tonumber(ARGV[5])
 if ok then now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end
@@ -21,9 +26,21 @@ if ARGV[3] ~= '' then
   redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[4]))
   secret = redis.call('GET', KEYS[2])
 end
-for i = 3, #KEYS do
-  local a = 6 + (i - 3) * 3
-  redis.call('HSET', KEYS[i], ARGV[a], ARGV[a + 1])
-  redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[a + 2]))
+local h = tonumber(ARGV[6] or '0')
+for i = 1, h do
+  local a = 7 + (i - 1) * 3
+  redis.call('HSET', KEYS[2 + i], ARGV[a], ARGV[a + 1])
+  redis.call('PEXPIRE', KEYS[2 + i], tonumber(ARGV[a + 2]))
 end
-return { count, secret }
+local out = { count, secret }
+local k, a = 3 + h, 7 + 3 * h
+while a <= #ARGV do
+  local nk, na = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
+  local c = a + 2
+  -- The block's clock, epoch µs: Redis TIME when it asks for it ('r') and TIME answered, else its app clock.
+  local us = tonumber(ARGV[c])
+  if ARGV[c + 1] == 'r' and ok then us = t[1] * 1000000 + t[2] end
+  out[#out + 1] = risk_observe(us, k, c + 2, c + na - 1)
+  k, a = k + nk, c + na
+end
+return out

@@ -81,4 +81,51 @@ describe(VersionedSync.name, () => {
     await Promise.all([pulled, change]);
     expect(order).toEqual(['reload', 'change']);
   });
+
+  it('should let the owner say which versions it already runs (local changes, refused versions)', async () => {
+    const src = source();
+    const reloads: number[] = [];
+    let running = 0;
+    const sync = new VersionedSync({
+      name: 'things',
+      source: src,
+      intervalMs: 60_000,
+      initialVersion: 0,
+      reload: (v) => Promise.resolve(void reloads.push(v)),
+      isApplied: (v) => v === running,
+    });
+    src.v = 2;
+    running = 2; // the owner made version 2 itself
+    expect(await sync.pull()).toBe(true);
+    src.v = 3;
+    await sync.pull();
+    await sync.pull(); // the owner did not take 3 up (refused it, say): asked again
+    expect(reloads).toEqual([3, 3]);
+    expect(sync.loaded).toBe(true);
+  });
+
+  it('should coalesce pulls asked while one waits to start, and resolve false when the store fails', async () => {
+    const src = source();
+    let reads = 0;
+    const version = src.version;
+    src.version = () => (reads++, version());
+    let release!: () => void;
+    const sync = new VersionedSync({
+      name: 'things',
+      source: src,
+      intervalMs: 60_000,
+      initialVersion: -1,
+      reload: () => Promise.resolve(),
+    });
+    const busy = sync.serial(() => new Promise<void>((r) => (release = r)));
+    const asked = [sync.pull(), sync.pull(), sync.pull()];
+    await vi.waitFor(() => expect(release).toBeTypeOf('function'));
+    release();
+    await busy;
+    expect(await Promise.all(asked)).toEqual([true, true, true]);
+    expect(reads).toBe(1);
+    vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    src.fail = 'down';
+    expect(await sync.pull()).toBe(false);
+  });
 });

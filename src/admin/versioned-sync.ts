@@ -19,14 +19,20 @@ export interface VersionedSyncOptions {
   reload(version: number): Promise<void>;
   /** Runs on a pull that found the version unchanged. */
   unchanged?(): void;
+  /**
+   * True when this instance needs no reload for `version` (default: it is the last version reloaded); for an
+   * owner that also changes what it runs locally, or keeps a version it refused.
+   */
+  isApplied?(version: number): boolean;
 }
 
 /**
  * The "read a version key, reload when it moved" loop shared by the admin
  * syncs: subscribe, pull once, then pull on every announcement and every
  * `intervalMs`. Pulls and the owner's local changes run one at a time
- * (`serial`), so an older read never overwrites a newer one on this instance.
- * A failing store is logged once per distinct message, not once per pull.
+ * (`serial`), so an older read never overwrites a newer one on this instance;
+ * a pull asked for while another waits to start is that one (coalesced). A
+ * failing store is logged once per distinct message, not once per pull.
  */
 export class VersionedSync {
   private readonly logger: Logger;
@@ -35,6 +41,8 @@ export class VersionedSync {
   private timer: NodeJS.Timeout | undefined;
   private unwatch: (() => void) | undefined;
   private lastError: string | undefined;
+  /** The pull queued and not started yet (a new ask joins it). */
+  private waiting: Promise<boolean> | undefined;
   /** True once the store was read (readiness waits for it). */
   loaded = false;
 
@@ -63,25 +71,31 @@ export class VersionedSync {
     return run;
   }
 
-  /** Reloads when the stored version moved; one pull at a time. */
-  pull(): Promise<void> {
-    return this.serial(async () => {
+  /** Reloads when the stored version moved; one pull at a time. Resolves false when the store failed. */
+  pull(): Promise<boolean> {
+    this.waiting ??= this.serial(async () => {
+      this.waiting = undefined;
       try {
         const version = await this.options.source.version();
-        if (version === this.appliedVersion) {
+        const applied = this.options.isApplied
+          ? this.options.isApplied(version)
+          : version === this.appliedVersion;
+        if (applied) {
           this.options.unchanged?.();
-          return void (this.loaded = true);
+          return (this.loaded = true);
         }
         await this.options.reload(version);
         this.appliedVersion = version;
         this.lastError = undefined;
-        this.loaded = true;
+        return (this.loaded = true);
       } catch (err) {
         const message = (err as Error).message;
         if (message !== this.lastError)
           this.logger.warn(`${this.options.name} sync failed: ${message}`);
         this.lastError = message;
+        return false;
       }
     });
+    return this.waiting;
   }
 }

@@ -18,6 +18,23 @@ export interface HeartbeatRider {
 }
 
 /**
+ * A batch of deferred writes applied by the heartbeat script's observation block (lua/lib/risk_observe.lua:
+ * KEYS and ARGV exactly as lua/ratelimit_risk_observe.lua takes them; keys under the heartbeat's hash tag).
+ */
+export interface HeartbeatBlock {
+  keys: readonly string[];
+  args: readonly (string | number)[];
+}
+
+/** Something whose writes may wait for the next beat, e.g. risk observations of verified updates. */
+export interface HeartbeatBlockRider {
+  /** The batch to apply with this beat (undefined: nothing); taken: the rider no longer holds it. */
+  block(): HeartbeatBlock | undefined;
+  /** Called once the beat carrying the block answered: `result` is what the block returned, or the error. */
+  settled(block: HeartbeatBlock, result: number | Error): void;
+}
+
+/**
  * Periodic writes that ride on the instance heartbeat, so that an idle
  * instance makes one Redis call per heartbeat instead of one per timer. The
  * heartbeat (the rate-limit lock's live-instance beat) writes what the riders
@@ -28,12 +45,19 @@ export interface HeartbeatRider {
 @Injectable()
 export class HeartbeatRiders {
   private readonly riders = new Set<HeartbeatRider>();
+  private readonly blockRiders = new Set<HeartbeatBlockRider>();
   private beatMs: number | undefined;
 
   /** Adds a rider; returns its removal. */
   add(rider: HeartbeatRider): () => void {
     this.riders.add(rider);
     return () => this.riders.delete(rider);
+  }
+
+  /** Adds a block rider; returns its removal. */
+  addBlock(rider: HeartbeatBlockRider): () => void {
+    this.blockRiders.add(rider);
+    return () => this.blockRiders.delete(rider);
   }
 
   /** Called by the heartbeat when it starts: the period riders can count on (undefined: no heartbeat). */
@@ -55,4 +79,29 @@ export class HeartbeatRiders {
     }
     return out;
   }
+
+  /** The blocks the block riders hand over for this beat, each with its rider. */
+  takeBlocks(): { rider: HeartbeatBlockRider; block: HeartbeatBlock }[] {
+    const out: { rider: HeartbeatBlockRider; block: HeartbeatBlock }[] = [];
+    for (const rider of this.blockRiders) {
+      const block = rider.block();
+      if (block) out.push({ rider, block });
+    }
+    return out;
+  }
+}
+
+/** The heartbeat script's rider part (lua/ratelimit_instance.lua, KEYS from [3], ARGV from [6]). */
+export function riderArgs(
+  rides: readonly { ride: HeartbeatRide }[],
+  blocks: readonly { block: HeartbeatBlock }[],
+): { keys: string[]; args: (string | number)[] } {
+  const keys = rides.map((r) => r.ride.key);
+  const args: (string | number)[] = [rides.length];
+  for (const { ride } of rides) args.push(ride.field, ride.value, ride.ttlMs);
+  for (const { block } of blocks) {
+    keys.push(...block.keys);
+    args.push(block.keys.length, block.args.length, ...block.args);
+  }
+  return { keys, args };
 }

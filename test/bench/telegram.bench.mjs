@@ -7,7 +7,8 @@
 //   3. one user flooding a group with /ask: what the backend sees, next to that
 //      user's budget (3 /ask a minute: 15 tokens, cost 5);
 //   4. Redis round trips per update at a bot's normal pace (one update every
-//      150 ms) and in a burst (40 connections), by kind (decision, risk write);
+//      150 ms), at slow paces (every 2 s, every 6 s: slower than risk.flush) and
+//      in a burst (40 connections), by kind (decision, risk write);
 //   5. Redis round trips per second of two idle instances on one redis-server.
 // The global rule is raised for (1) so that the run measures the path, not the
 // shipped 2000/min; every other limit is the shipped one.
@@ -141,32 +142,41 @@ try {
   );
   await idle.stop();
 
-  // 4a. A bot's normal pace: one update every 150 ms, each a new user of one group.
-  const pacedN = Math.max(60, Math.round((SECONDS * 1000) / 150));
-  const paced = await redis.roundTrips(async () => {
-    for (let i = 0; i < pacedN; i++) {
-      const t = Date.now();
-      const r = await fetch(hook, {
-        method: 'POST',
-        headers,
-        body: update('hello', 500_000 + i, -1005000),
-      });
-      await r.arrayBuffer();
-      await new Promise((res) => setTimeout(res, Math.max(0, 150 - (Date.now() - t))));
-    }
-    await new Promise((res) => setTimeout(res, Number(process.env.BENCH_RISK_TAIL_MS ?? 6_000))); // the last risk flush
-  }, kindOf);
+  // 4a. A bot's normal pace: one update every 150 ms, each a new user of one group; then slow bots
+  // (BENCH_SLOW_PACES, "ms:updates,…"; default one update every 2 s and every 6 s), slower than `risk.flush`.
   const perUpdate = (byClass, re) =>
     Object.entries(byClass)
       .filter(([k]) => re.test(k))
       .reduce((t, [, n]) => t + n, 0);
-  const pacedDecide = perUpdate(paced.byClass, /^evals?h?a? rl:\{tag\}:global/);
-  const pacedRisk = perUpdate(paced.byClass, /risk/);
-  console.log(
-    `Paced (${pacedN} updates, one every 150 ms): ${((pacedDecide + pacedRisk) / pacedN).toFixed(3)} ` +
-      `Redis calls per update (decision scripts ${(pacedDecide / pacedN).toFixed(3)}, risk writes ` +
-      `${(pacedRisk / pacedN).toFixed(3)}); all round trips in the window: ${sortedKinds(paced.byClass)}`,
-  );
+  const pacedRun = async (everyMs, n, user0) => {
+    const paced = await redis.roundTrips(async () => {
+      for (let i = 0; i < n; i++) {
+        const t = Date.now();
+        const r = await fetch(hook, {
+          method: 'POST',
+          headers,
+          body: update('hello', user0 + i, -1005000),
+        });
+        await r.arrayBuffer();
+        await new Promise((res) => setTimeout(res, Math.max(0, everyMs - (Date.now() - t))));
+      }
+      await new Promise((res) => setTimeout(res, Number(process.env.BENCH_RISK_TAIL_MS ?? 6_000))); // the last risk flush
+    }, kindOf);
+    const decide = perUpdate(paced.byClass, /^evals?h?a? rl:\{tag\}:global/);
+    // Risk writes of their own (the heartbeat, `rl:{tag}:instances`, carries them otherwise: no call of their own).
+    const risk = perUpdate(paced.byClass, /risk/);
+    console.log(
+      `Paced (${n} updates, one every ${everyMs} ms): ${((decide + risk) / n).toFixed(3)} ` +
+        `Redis calls per update (decision scripts ${(decide / n).toFixed(3)}, risk writes ` +
+        `${(risk / n).toFixed(3)}); all round trips in the window: ${sortedKinds(paced.byClass)}`,
+    );
+  };
+  await pacedRun(150, Math.max(60, Math.round((SECONDS * 1000) / 150)), 500_000);
+  const slow = (process.env.BENCH_SLOW_PACES ?? '2000:10,6000:5').split(',').filter(Boolean);
+  for (const [k, spec] of slow.entries()) {
+    const [everyMs, n] = spec.split(':').map(Number);
+    await pacedRun(everyMs, n, 600_000 + k * 1_000);
+  }
 
   // 1. Throughput: fresh update_id each, users spread so no per-user limit bites.
   const viaIngress = (duration) =>

@@ -59,9 +59,8 @@ export class AppsSync implements OnApplicationBootstrap, OnApplicationShutdown {
     this.applied.set(id, rev);
   }
 
-  pull(): Promise<void> {
-    if (!this.parts.appRegistry()) return Promise.resolve();
-    return this.sync.pull();
+  async pull(): Promise<void> {
+    if (this.parts.appRegistry()) await this.sync.pull();
   }
 
   /** Upserts every stored app whose revision this instance does not run yet; a refused app is logged and skipped. */

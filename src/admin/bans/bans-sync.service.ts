@@ -55,9 +55,8 @@ export class BansSync implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /** Reads the stored bans when their version moved and hands them to the lock; one pull at a time. */
-  pull(): Promise<void> {
-    if (!this.parts.bans()) return Promise.resolve();
-    return this.sync.pull();
+  async pull(): Promise<void> {
+    if (this.parts.bans()) await this.sync.pull();
   }
 
   private async reload(): Promise<void> {

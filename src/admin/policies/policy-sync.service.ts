@@ -7,10 +7,10 @@ import {
 } from '@nestjs/common';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { HealthRegistry } from '../../health/health-registry.service.js';
-import { RedisUnavailableError } from '../../redis/redis.errors.js';
 import { RedisService } from '../../redis/redis.service.js';
 import { AdminMetrics } from '../admin-metrics.js';
 import { ADMIN_SETTINGS, AdminSettings } from '../admin-settings.js';
+import { VersionedSync } from '../versioned-sync.js';
 import { POLICY_STORE, PolicyStore, PolicyVersion } from './policy-store.js';
 
 /** Boot load attempts before starting on the shipped defaults. */
@@ -19,105 +19,81 @@ const BOOT_ATTEMPTS = 5;
 /**
  * Keeps this instance on the active policy version: loads it at boot (over
  * the shipped defaults), follows announcements (pub/sub) and checks the
- * active version every `syncIntervalMs` in case one was lost. Pulls and
- * local changes run one at a time (`serial`), so an older version can never
- * overwrite a newer one on this instance.
+ * active version every `syncIntervalMs` in case one was lost (VersionedSync,
+ * as the apps and bans). The version this instance runs is the chain's (local
+ * changes replace it too, through `serial`); a version its locks refuse is
+ * kept out (reported by health, not retried).
  */
 @Injectable()
 export class PolicySync implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('PolicySync');
-  private queue: Promise<unknown> = Promise.resolve();
-  private pullQueued = false;
-  private timer: NodeJS.Timeout | undefined;
-  private unwatch: (() => void) | undefined;
+  private readonly sync: VersionedSync;
   /** A stored version this instance refused (its locks reject it): reported by health, not retried. */
   private refused: { version: number; problems: string[] } | undefined;
-  private lastError: string | undefined;
-  /** True once the active version was read from the store (readiness waits for it). */
-  private synced = false;
 
   constructor(
     @Inject(POLICY_STORE) private readonly store: PolicyStore,
     private readonly chain: LockChain,
     private readonly metrics: AdminMetrics,
-    @Inject(ADMIN_SETTINGS) private readonly settings: AdminSettings,
+    @Inject(ADMIN_SETTINGS) settings: AdminSettings,
     private readonly health: HealthRegistry,
     private readonly redis: RedisService,
-  ) {}
+  ) {
+    this.sync = new VersionedSync({
+      name: 'policy',
+      source: { version: () => store.activeVersion(), watch: (l) => store.watch(l) },
+      intervalMs: settings.syncIntervalMs,
+      initialVersion: 0,
+      reload: async (active) => {
+        const version = await store.get(active);
+        if (version) this.apply(version);
+      },
+      // 0: nothing was ever stored, the instance runs its CONFIG_FILE set.
+      isApplied: (v) => v === 0 || v === chain.current().version || v === this.refused?.version,
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     this.metrics.policyVersion.set(this.chain.current().version);
     this.chain.onChange((set) => this.metrics.policyVersion.set(set.version));
     if (this.store.kind === 'memory') return;
     this.health.registerArming('policies', () => ({
-      pending: this.synced ? [] : ['policy version not synced with Redis yet'],
+      pending: this.sync.loaded ? [] : ['policy version not synced with Redis yet'],
     }));
-    // Subscribe first, then load: a change made in between is announced, not missed.
-    this.unwatch = await this.store.watch(() => void this.pull());
-    await this.bootLoad();
-    this.timer = setInterval(() => void this.pull(), this.settings.syncIntervalMs);
-    this.timer.unref();
+    await this.sync.start();
+    await this.bootRetry();
     this.health.register('admin-policies', () => this.check(), { optional: true });
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
-    this.unwatch?.();
+    this.sync.stop();
   }
 
   /** Runs `fn` after every earlier pull or change of this instance, one at a time. */
   serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.sync.serial(fn);
+  }
+
+  /** Applies the active stored version if this instance runs another one. Resolves false when the store failed. */
+  pull(): Promise<boolean> {
+    return this.sync.pull();
   }
 
   /**
-   * Loads the active version before the instance serves traffic. A busy boot
-   * can make the first commands time out, so it tries a few times; after
-   * that the instance starts on its defaults and the periodic check catches up.
+   * The first load failed: a busy boot can make the first commands time out, so
+   * it tries a few more times; after that the instance starts on its defaults
+   * and the periodic check catches up.
    */
-  private async bootLoad(): Promise<void> {
-    for (let attempt = 1; attempt <= BOOT_ATTEMPTS; attempt++) {
-      if (await this.pull()) return;
+  private async bootRetry(): Promise<void> {
+    for (let attempt = 1; !this.sync.loaded && attempt < BOOT_ATTEMPTS; attempt++) {
       if (!this.redis.ready) break; // down, not just busy: start now, the periodic check catches up
       await new Promise((r) => setTimeout(r, 50 * attempt));
+      if (await this.pull()) return;
     }
-    this.logger.warn(
-      `could not load the active policy version at boot; running version ${this.chain.current().version} until the store answers`,
-    );
-  }
-
-  /**
-   * Applies the active stored version if this instance runs another one
-   * (coalesced: at most one pull waits). Resolves false when the store failed.
-   */
-  pull(): Promise<boolean> {
-    if (this.pullQueued) return Promise.resolve(true);
-    this.pullQueued = true;
-    return this.serial(async () => {
-      this.pullQueued = false;
-      try {
-        const active = await this.store.activeVersion();
-        if (
-          active === 0 ||
-          active === this.chain.current().version ||
-          active === this.refused?.version
-        )
-          return (this.synced = true);
-        const version = await this.store.get(active);
-        if (version) this.apply(version);
-        this.lastError = undefined;
-        this.synced = true;
-        return true;
-      } catch (err) {
-        const message = (err as Error).message;
-        if (message !== this.lastError) this.logger.warn(`policy sync failed: ${message}`);
-        this.lastError = message;
-        if (!(err instanceof RedisUnavailableError)) throw err;
-        return false;
-      }
-    }).catch(() => false);
+    if (!this.sync.loaded)
+      this.logger.warn(
+        `could not load the active policy version at boot; running version ${this.chain.current().version} until the store answers`,
+      );
   }
 
   private apply(v: PolicyVersion): void {

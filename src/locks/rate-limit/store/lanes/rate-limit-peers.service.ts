@@ -4,7 +4,7 @@ import { CLOCK, type Clock } from '../../../../common/clock.js';
 import { InjectConfig } from '../../../../config/config.module.js';
 import type { RampartConfig } from '../../../../config/config.types.js';
 import { MetricsService } from '../../../../metrics/metrics.service.js';
-import { HeartbeatRiders } from '../../../../redis/heartbeat-riders.js';
+import { HeartbeatRiders, riderArgs } from '../../../../redis/heartbeat-riders.js';
 import { RedisService } from '../../../../redis/redis.service.js';
 import { InjectRateLimitSettings } from '../../rate-limit.settings.js';
 import type { RateLimitSettings } from '../../rate-limit.types.js';
@@ -67,20 +67,25 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
     const tag = this.redis.tag;
     const manage = !this.envSecret;
     const rides = this.riders.take();
+    const blocks = this.riders.takeBlocks();
+    const riding = riderArgs(rides, blocks);
     try {
-      const [count, secret] = await this.redis.script<[number, string | null]>(
+      const [count, secret, ...raised] = await this.redis.script<
+        [number, string | null, ...number[]]
+      >(
         'ratelimit_instance',
-        [`rl:${tag}:instances`, `rl:${tag}:keysecret`, ...rides.map((r) => r.ride.key)],
+        [`rl:${tag}:instances`, `rl:${tag}:keysecret`, ...riding.keys],
         [
           this.id,
           this.settings.heartbeatMs * 3,
           manage ? this.candidate : '',
           SECRET_TTL_MS,
           this.clock.now(),
-          ...rides.flatMap(({ ride }) => [ride.field, ride.value, ride.ttlMs]),
+          ...riding.args,
         ],
       );
       for (const { rider, ride } of rides) rider.written(ride);
+      blocks.forEach(({ rider, block }, i) => rider.settled(block, Number(raised[i] ?? 0)));
       this.liveInstances = Math.max(1, count);
       if (manage && secret) this.sharedSecret = Buffer.from(secret, 'utf8');
       this.metrics
@@ -90,6 +95,7 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
         )
         .set(this.liveInstances);
     } catch (err) {
+      for (const { rider, block } of blocks) rider.settled(block, err as Error);
       this.logger.debug?.(`heartbeat failed: ${(err as Error).message}`);
     }
   }

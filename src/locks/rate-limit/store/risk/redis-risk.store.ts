@@ -12,6 +12,8 @@ type Runner = Pick<RedisService, 'script' | 'run'>;
 /**
  * Risk records in Redis: one `ratelimit_risk_observe` call per batch, a signal repeated in a row on one
  * record sent once with its count of repeats (observation-runs.ts); the decision script reads the records.
+ * `batchArgs` gives a batch as the instance heartbeat carries it (lua/ratelimit_instance.lua), so deferred
+ * observations cost no call of their own.
  */
 export class RedisRiskStore implements RiskStore {
   constructor(
@@ -22,6 +24,12 @@ export class RedisRiskStore implements RiskStore {
 
   async observe(batch: readonly RiskObservation[], p: ObserveParams): Promise<number> {
     if (batch.length === 0) return 0;
+    const { keys, args } = this.batchArgs(batch, p);
+    return Number(await this.redis.script<number>('ratelimit_risk_observe', keys, args));
+  }
+
+  /** The KEYS and ARGV of `batch` as `ratelimit_risk_observe` (and the heartbeat's observation block) take them. */
+  batchArgs(batch: readonly RiskObservation[], p: ObserveParams): { keys: string[]; args: Argv } {
     const keys: string[] = [];
     const args: Argv = [...clockArgs(this.clock, this.mode), p.unitUs, p.maxScore, p.ttlMs];
     args.push(p.payloadWindowMs, p.chatLimit, p.chatWindowMs, p.payloadPoints, p.chatPoints);
@@ -37,7 +45,7 @@ export class RedisRiskStore implements RiskStore {
         args.push('c', o.member);
       }
     }
-    return Number(await this.redis.script<number>('ratelimit_risk_observe', keys, args));
+    return { keys, args };
   }
 
   async read(key: string): Promise<RiskRecordView | undefined> {

@@ -21,6 +21,14 @@ export interface RiskStore {
   observe(batch: readonly RiskObservation[], p: ObserveParams): Promise<number>;
   /** The record of `key`, or undefined when the subject has none. */
   read(key: string): Promise<RiskRecordView | undefined>;
+  /**
+   * The KEYS and ARGV of a batch as the instance heartbeat's observation block takes them (Redis store only):
+   * absent, the batch cannot ride on the heartbeat and is written by `observe`.
+   */
+  batchArgs?(
+    batch: readonly RiskObservation[],
+    p: ObserveParams,
+  ): { keys: string[]; args: (string | number)[] };
   /** Deletes the record (the subject starts new); true when there was one. */
   reset(key: string): Promise<boolean>;
 }
