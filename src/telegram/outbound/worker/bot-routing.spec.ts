@@ -26,7 +26,7 @@ describe('BotRouting: the bot states it reads', () => {
     const r = new BotRouting([bot], g, clock, 1_000);
     const all = Promise.all(Array.from({ length: 20 }, () => r.status('a')));
     expect(reads).toHaveLength(1);
-    reads[0]!({ state: 'active', gen: 3 });
+    reads[0]!({ state: 'active', gen: 3, rotating: false });
     expect((await all).every((s) => s.gen === 3)).toBe(true);
     await r.status('a');
     expect(reads).toHaveLength(1);
