@@ -3,7 +3,8 @@
 -- ARGV: [1] prefix [2] now, epoch ms [3] lease ms [4] most lanes to claim [5] lease token prefix (unique per call)
 --   [6] `h` to claim high-priority lanes only (the store's first pass over every partition), else every priority
 -- Returns: { next due ms (-1 = no lane waits), then per claimed lane { lane, token, reclaimed 1|0, job hash as
---   HGETALL } }. A reclaimed head's job keeps, in its field `lost`, the leases that ended without a settle
+--   HGETALL, the lane's due score before the claim: its place in line, kept by a put-back for full bots } }.
+--   A reclaimed head's job keeps, in its field `lost`, the leases that ended without a settle
 --   ("<token>@<lease end ms>", space-separated, oldest first; a settle clears it). A claimed lane's due score
 --   becomes now + lease: a worker that dies leaves it to be claimed again when that passes ("reclaimed" when its
 --   head was being sent). A head whose priority moved (collapse) moves its lane to that priority's set; a head
@@ -42,12 +43,13 @@ for _, p in ipairs(levels) do
               local entry = old .. '@' .. (redis.call('ZSCORE', dk, lane) or '0')
               redis.call('HSET', jk, 'lost', (lost and lost ~= '') and (lost .. ' ' .. entry) or entry)
             end
+            local place = redis.call('ZSCORE', dk, lane)
             got = got + 1
             local tok = tp .. ':' .. got
             redis.call('HSET', LEASE, lane, tok)
             redis.call('ZADD', dk, now + leaseMs, lane)
             redis.call('HSET', jk, 'state', 'sending')
-            out[#out + 1] = { lane, tok, reclaimed, redis.call('HGETALL', jk) }
+            out[#out + 1] = { lane, tok, reclaimed, redis.call('HGETALL', jk), place }
           end
         end
       end

@@ -43,6 +43,26 @@ export function runQueueTable(make: () => Promise<OutboundQueueStore>): void {
     expect(await q.get(a1.id)).toMatchObject({ state: 'sent', messageId: 7, bot: 'x' });
   });
 
+  it('should give a lane put back for a full bot its place in line, not a place behind later lanes', async () => {
+    const q = await make();
+    const [a, b] = [chat(), chat()];
+    const [a1, b1] = [job(a), job(b, { notBefore: T0 + 100 })];
+    await q.enqueue([a1], T0);
+    await q.enqueue([b1], T0 + 100);
+    const [la] = (await q.claim(T0, 1_000, 1)).leases;
+    expect(la!.job.id).toBe(a1.id);
+    // Every bot full for 400 ms: back with its place (due since T0), not due at T0 + 400 behind b's lane.
+    const wait = { kind: 'wait', until: T0 + 400, state: 'queued', keepPlace: true } as const;
+    expect(await q.settle(la!, wait, T0 + 50)).toBe(true);
+    const again = await q.claim(T0 + 200, 1_000, 10);
+    expect(again.leases.map((l) => l.job.id).sort()).toEqual([a1.id, b1.id].sort());
+    expect(await q.get(a1.id)).toMatchObject({ state: 'sending' });
+    // A wait without it (a cooldown) is due at its end only.
+    const la2 = again.leases.find((l) => l.job.id === a1.id)!;
+    await q.settle(la2, { kind: 'wait', until: T0 + 900, state: 'waiting' }, T0 + 200);
+    expect((await q.claim(T0 + 300, 1_000, 10)).leases).toEqual([]);
+  });
+
   it('should keep a waiting job first in its lane, with its attempts, until its time', async () => {
     const q = await make();
     const c = chat();

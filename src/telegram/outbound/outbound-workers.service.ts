@@ -55,12 +55,7 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
         return true;
       },
     });
-    // Waiting lanes of a full bot come back spread over about one round of this worker's slots.
-    const spreadMs = Math.min(
-      1_000,
-      (settings.concurrency * 1000) / settings.buckets.bot.perSecond,
-    );
-    const pacing = (this.pacing = new BotPacing(clock, spreadMs));
+    const pacing = (this.pacing = new BotPacing(clock));
     const attempt = new SendAttempt({
       queue,
       gate,

@@ -43,6 +43,9 @@ export class NotifyingQueue implements OutboundQueueStore {
   claim(now: number, leaseMs: number, max: number, idle?: boolean): Promise<Claimed> {
     return this.q.claim(now, leaseMs, max, idle);
   }
+  forget(): void {
+    this.q.forget?.();
+  }
   get(id: string): Promise<Job | undefined> {
     return this.q.get(id);
   }

@@ -111,9 +111,18 @@ export class MemoryOutboundQueueStore implements OutboundQueueStore {
         if (lost.length > 0) this.lost.set(job.id, lost);
         const token = randomUUID();
         this.leases.set(lane, token);
+        const place = d.at;
         d.at = now + leaseMs;
         job.state = 'sending';
-        out.push({ lane, token, job: { ...job }, reclaimed, expires: d.at, lost: [...lost] });
+        out.push({
+          lane,
+          token,
+          job: { ...job },
+          reclaimed,
+          expires: d.at,
+          lost: [...lost],
+          place,
+        });
       }
     }
     return Promise.resolve({ leases: out, nextAt });
@@ -130,7 +139,9 @@ export class MemoryOutboundQueueStore implements OutboundQueueStore {
       Object.assign(job, { state: s.state, waitUntil: s.until, lastError: s.error });
       if (s.attempts !== undefined) job.attempts = s.attempts;
       if (s.bot !== undefined) job.bot = s.bot;
-      this.due.get(lease.lane)!.at = s.until;
+      this.due.get(lease.lane)!.at = s.keepPlace
+        ? Math.min(s.until, lease.place ?? s.until)
+        : s.until;
       return Promise.resolve(true);
     }
     line.shift();

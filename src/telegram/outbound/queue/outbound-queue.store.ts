@@ -14,6 +14,8 @@ export interface Lease {
   expires: number;
   /** The job's leases that ended without a settle since its last one (their workers died), oldest first. */
   lost: LostLease[];
+  /** Epoch ms the lane was due from when it was claimed: its place in line among the due lanes. */
+  place?: number;
 }
 
 /** A lease that ended without a settle: its token (the send id at the gate) and when it ended (epoch ms). */
@@ -53,6 +55,12 @@ export type Settlement =
       kind: 'wait';
       until: number;
       state: 'queued' | 'waiting';
+      /**
+       * Put back only because every bot was full for now: the lane keeps its place in line (it is claimed
+       * again, from when a worker has room, before the lanes that became due after it) instead of going
+       * behind the whole backlog — where its chat's later jobs would be the run's tail.
+       */
+      keepPlace?: boolean;
       attempts?: number;
       bot?: string;
       error?: string;
@@ -86,6 +94,11 @@ export interface OutboundQueueStore {
    * `idle`: the caller holds no lane: one pass, high first within each partition only (a cheap wake-up).
    */
   claim(now: number, leaseMs: number, max: number, idle?: boolean): Promise<Claimed>;
+  /**
+   * Another instance queued a lane (the wake channel): what this store knows of where no lane is due is
+   * forgotten, so the next claim looks everywhere (a store that keeps no such knowledge has nothing to do).
+   */
+  forget?(): void;
   /** Settles a held head job; false when the lease was lost (expired and reclaimed). */
   settle(lease: Lease, s: Settlement, now: number, nextAt?: number): Promise<boolean>;
   get(id: string): Promise<Job | undefined>;

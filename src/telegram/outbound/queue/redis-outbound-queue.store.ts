@@ -33,6 +33,11 @@ export const liftChannel = (base: string): string => `tgo:{${base}}:lift`;
 
 /** How long the claim's first pass passes over a partition found without any high-priority lane. */
 const NO_HIGH_RECHECK_MS = 500;
+/**
+ * How long a claim passes over a partition whose last visit found its next lane due later (a lane another
+ * worker puts back or makes due there meanwhile is seen at most this late; this instance's own are seen at once).
+ */
+const PARTITION_RECHECK_MS = 100;
 /** Lanes a wake (a cooldown lifted early) looks at per partition and priority, at most. */
 const WAKE_MAX_LANES = 10_000;
 
@@ -40,6 +45,8 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
   private turn = 0;
   /** Partition → until when the first pass passes it over: its last visit found no high-priority lane at all. */
   private readonly noHigh = new Map<number, number>();
+  /** Partition → its next lane's due time as last seen here (Infinity: none), and when it was seen. */
+  private readonly nextDue = new Map<number, { at: number; seen: number }>();
 
   constructor(
     private readonly redis: Runner,
@@ -81,6 +88,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
         [p, now, this.retentionMs, wakeChannel(this.base), ...jobArgs(j, lane, this.ids)],
       );
       out.push(r[0] === 2 ? 'replaced' : r[0] === 1 ? 'queued' : 'duplicate');
+      this.nextDue.delete(k);
       if (j.priority === 'high') this.noHigh.delete(k);
     }
     return out;
@@ -106,22 +114,28 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
         if (want <= 0) break;
         const k = (start + i) % this.partitions;
         if (levels === 'h' && (this.noHigh.get(k) ?? 0) > now) continue;
+        // Nothing due there when last seen (and not since changed by this instance): one call saved per claim.
+        const known = this.nextDue.get(k);
+        if (known && known.at > now && now - known.seen < PARTITION_RECHECK_MS) {
+          if (known.at < Infinity) nextAt = Math.min(nextAt ?? Infinity, known.at);
+          continue;
+        }
         const p = this.prefix(k);
-        const r = await this.redis.script<[number, ...[string, string, number, string[]][]]>(
-          'telegram_queue_claim',
-          [`${p}:lanes`],
-          [p, now, leaseMs, want, randomUUID(), levels],
-        );
+        const r = await this.redis.script<
+          [number, ...[string, string, number, string[], string][]]
+        >('telegram_queue_claim', [`${p}:lanes`], [p, now, leaseMs, want, randomUUID(), levels]);
         if (r[0] >= 0) nextAt = Math.min(nextAt ?? Infinity, r[0]);
+        if (levels === 'all') this.nextDue.set(k, { at: r[0] >= 0 ? r[0] : Infinity, seen: now });
         if (levels === 'h') {
           if (r.length === 1 && r[0] < 0) this.noHigh.set(k, now + NO_HIGH_RECHECK_MS);
           else this.noHigh.delete(k);
         }
-        for (const [lane, token, reclaimed, hash] of r.slice(1) as [
+        for (const [lane, token, reclaimed, hash, place] of r.slice(1) as [
           string,
           string,
           number,
           string[],
+          string,
         ][])
           leases.push({
             lane,
@@ -130,6 +144,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
             expires: now + leaseMs,
             lost: parseLost(hash.find((_, i) => i % 2 === 1 && hash[i - 1] === 'lost')),
             job: decodeJob(hash, this.ids)!,
+            place: Number(place),
           });
       }
     return { leases, nextAt };
@@ -146,7 +161,13 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
     if (s.kind !== 'sent') f.push('err', s.error ?? '');
     if (s.bot !== undefined) f.push('bot', s.bot);
     if (s.kind !== 'sent' && s.attempts !== undefined) f.push('attempts', s.attempts);
-    const at = s.kind === 'wait' ? s.until : nextAt;
+    const at =
+      s.kind !== 'wait'
+        ? nextAt
+        : s.keepPlace
+          ? Math.min(s.until, lease.place ?? s.until)
+          : s.until;
+    this.due(partitionOf(lease.lane, this.partitions), at);
     const r = await this.redis.script<number>(
       'telegram_queue_settle',
       [`${p}:lanes`],
@@ -163,6 +184,17 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
       ],
     );
     return r === 1;
+  }
+
+  /** A lane of partition `k` is due at `at` (this instance settled, replayed or woke it). */
+  private due(k: number, at: number): void {
+    const known = this.nextDue.get(k);
+    if (known && at < known.at) known.at = at;
+  }
+
+  /** Lanes may have become due anywhere (another instance queued one): every partition is visited again. */
+  forget(): void {
+    this.nextDue.clear();
   }
 
   async get(id: string): Promise<Job | undefined> {
@@ -205,6 +237,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
         [p, now, now + deadlineMs, id],
       );
       if (r.length === 0) continue;
+      this.nextDue.delete(Number(k));
       await this.redis.run('telegram.id', (c) =>
         c.pexpire(this.idKey(id), deadlineMs + this.retentionMs),
       );
@@ -227,6 +260,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
 
   async wake(bot: string, now: number): Promise<number> {
     let woken = 0;
+    this.forget();
     for (let k = 0; k < this.partitions; k++) {
       const p = this.prefix(k);
       woken += await this.redis.script<number>(

@@ -7,7 +7,7 @@ const HOUR = 3_600_000;
 describe('BotPacing: a cooldown lifted early', () => {
   it('should forget a cooldown the gate stored, and keep a 429 the gate has not stored yet', () => {
     const clock = new ManualClock(1_000);
-    const p = new BotPacing(clock, 100);
+    const p = new BotPacing(clock);
     p.cooled('a', 1_000 + HOUR, 'gate');
     p.lift('a');
     expect(p.cooling('a')).toBeUndefined();
@@ -25,7 +25,7 @@ describe('BotPacing: a cooldown lifted early', () => {
 
   it("should take the gate's cooldown when it read it after learning its own (a lift whose message was lost)", () => {
     const clock = new ManualClock(1_000);
-    const p = new BotPacing(clock, 100);
+    const p = new BotPacing(clock);
     p.cooled('a', 1_000 + HOUR, 'gate');
     p.sync('a', undefined); // lifted
     expect(p.cooling('a')).toBeUndefined();

@@ -18,9 +18,10 @@ let workers = 0;
 /**
  * What this worker learnt from the gate's refusals: until when a bot's own
  * buckets (the bot's, a bot × method's) are full. A lane routed to a full bot
- * waits without asking Redis again, and the waiting lanes come back spread
- * over `spreadMs` instead of all at the instant the bucket has room for one —
- * under a backlog far over a bot's rate, that herd was most of the work.
+ * waits in this worker's line for the bot (one interval apart, not all at the
+ * instant the bucket has room for one — under a backlog far over a bot's rate,
+ * that herd was most of the work); a lane that does not fit goes back to the
+ * queue with its place in line (the worker claims no more than fits).
  * Only a hint: the gate decides every send.
  */
 export class BotPacing {
@@ -31,10 +32,7 @@ export class BotPacing {
   private readonly intervals = new Map<string, number>();
   private readonly worker = ++workers;
 
-  constructor(
-    private readonly clock: Clock,
-    private readonly spreadMs: number,
-  ) {}
+  constructor(private readonly clock: Clock) {}
 
   /** Epoch ms the key's bucket has room again, when that is still ahead. */
   busy(key: string): number | undefined {
@@ -144,10 +142,5 @@ export class BotPacing {
         : Infinity;
     }
     return { at: at === Infinity ? 0 : at, lanes };
-  }
-
-  /** When a lane waiting for `until` is tried again: spread over the next `spreadMs`. */
-  spread(until: number): number {
-    return until + Math.floor(this.clock.random() * this.spreadMs);
   }
 }

@@ -18,7 +18,8 @@ function weight(botId: string, chatId: string): number {
  * the gate refuses a stale choice atomically anyway.
  */
 export class BotRouting {
-  private readonly cache = new Map<string, { s: BotStatus; at: number }>();
+  /** Bot → its state (a read in progress is shared: the lanes routed meanwhile make no read of their own). */
+  private readonly cache = new Map<string, { s: Promise<BotStatus>; at: number }>();
 
   constructor(
     private readonly bots: BotConfig[],
@@ -50,8 +51,11 @@ export class BotRouting {
     const c = this.cache.get(botId);
     const now = this.clock.now();
     if (c && now - c.at < this.refreshMs) return c.s;
-    const s = await this.gate.status(botId);
-    this.cache.set(botId, { s, at: now });
+    const s = this.gate.status(botId);
+    const entry = { s, at: now };
+    this.cache.set(botId, entry);
+    // A failed read is not kept (the next lane reads again).
+    s.catch(() => this.cache.get(botId) === entry && this.cache.delete(botId));
     return s;
   }
 

@@ -17,7 +17,15 @@ export class LaneSettler {
       return this.dead(lease, 'deadline', o.bot ?? lease.job.bot, o.error, o.attempts);
     await this.p.queue.settle(
       lease,
-      { kind: 'wait', until, state, attempts: o.attempts, bot: o.bot, error: o.error },
+      {
+        kind: 'wait',
+        until,
+        state,
+        attempts: o.attempts,
+        bot: o.bot,
+        error: o.error,
+        keepPlace: o.keepPlace,
+      },
       this.p.clock.now(),
     );
   }

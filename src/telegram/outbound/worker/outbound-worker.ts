@@ -66,6 +66,7 @@ export class OutboundWorker {
 
   /** Another instance queued a lane due at `dueAt`: claim then, but not sooner than `pollMs` after the last claim. */
   notify(dueAt: number): void {
+    this.queue.forget?.();
     const at = Math.max(dueAt || 0, this.lastClaimAt + this.settings.pollMs);
     if (this.sleepingUntil === undefined) this.dueHint = Math.min(this.dueHint, at);
     if (this.sleepingUntil === undefined || at >= this.sleepingUntil) return;

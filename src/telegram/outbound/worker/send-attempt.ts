@@ -60,7 +60,8 @@ export class SendAttempt {
       // Every other bot excluded or full too: the lane goes back for its first full bot.
       if (typeof bot === 'string' && full.size > 0) {
         const [id, until] = [...full][0]!;
-        return this.lanes.wait(lease, this.p.pacing.spread(until), 'queued', { bot: id });
+        // It keeps its place in line: claimed again (from when a worker has room) before later lanes.
+        return this.lanes.wait(lease, until, 'queued', { bot: id, keepPlace: true });
       }
       if (bot === 'disabled')
         return this.lanes.wait(lease, now + 1_000, 'waiting', {
@@ -114,10 +115,15 @@ export class SendAttempt {
         return this.lanes.wait(lease, now + c.ms, cool ? 'waiting' : 'queued', { bot: bot.id });
       }
       if (c.waitMs > 0) await sleep(c.waitMs);
-      const stop = await this.depart(bot.id, lease, holdUntil);
+      const stop = await this.depart(bot.id, botB.perSecond, lease, holdUntil);
       if (stop !== undefined) {
         await this.p.gate.release(bot.id, lease.token).catch(() => undefined);
-        return this.lanes.wait(lease, stop, 'waiting', { bot: bot.id });
+        // Only a full window (no cooldown): the lane keeps its place in line.
+        const keepPlace = this.p.pacing.cooling(bot.id) === undefined;
+        return this.lanes.wait(lease, stop, keepPlace ? 'queued' : 'waiting', {
+          bot: bot.id,
+          keepPlace,
+        });
       }
       let out: CallOutcome;
       try {
@@ -185,7 +191,7 @@ export class SendAttempt {
    * rotation), or undefined: go.
    * A full departure window (sends late on their slots bunching) is waited out here, up to `holdUntil`.
    */
-  private async depart(bot: string, lease: Lease, holdUntil: number) {
+  private async depart(bot: string, perSecond: number, lease: Lease, holdUntil: number) {
     const s = this.p.settings;
     for (;;) {
       // Only while the lease outlives the call: a send of a lease that may be reclaimed never leaves.
@@ -209,8 +215,16 @@ export class SendAttempt {
         return d.until;
       }
       const now = this.p.clock.now();
-      if (now + d.ms > holdUntil + s.departWindowMs) return now + d.ms;
-      await sleep(d.ms);
+      // The sends of this worker waiting for the window try again one bot interval apart, in turn, not all
+      // at the instant its oldest departure leaves it (only one would go: the others' checks were for nothing).
+      const at = this.p.pacing.line(
+        `${bot}|depart`,
+        now + d.ms,
+        1000 / perSecond,
+        holdUntil + s.departWindowMs,
+      );
+      if (at === undefined) return now + d.ms;
+      await sleep(Math.max(1, at - now));
     }
   }
 }
