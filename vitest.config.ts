@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -12,6 +13,9 @@ import { defineConfig } from 'vitest/config';
  *                 against the whole app; test/browser/support/build-console.ts builds the console first
  * test/support/global-setup.ts provides a Redis URL (REDIS_URL, or a redis-server it starts).
  */
+/** Files at once in the first group (unit, integration, e2e); RAMPART_TEST_WORKERS overrides. */
+const WORKERS = Number(process.env.RAMPART_TEST_WORKERS) || Math.max(3, availableParallelism());
+
 /** Unit files that replace a module with vi.mock: they run in a fresh module graph each. */
 export const MOCKING = ['src/locks/signature/hmac/mac-cost.spec.ts'];
 
@@ -33,11 +37,16 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // One worker process per project runs its files one after another and keeps the modules it
-    // has loaded: re-importing Nest, the app and its dependencies for every file cost about half
-    // of the suite's time. Every file starts its own apps, Redis keys and servers, so nothing
-    // else is shared. Files that replace a module (vi.mock) need a fresh one: unit-mocks.
+    // A worker process runs file after file and keeps the modules it has loaded: re-importing Nest,
+    // the app and its dependencies for every file cost about half of the suite's time. Every file
+    // starts its own apps, Redis keys and servers, so nothing else is shared. Files that replace a
+    // module (vi.mock) need a fresh one: unit-mocks.
     isolate: false,
+    // Vitest's default is one worker less than the cores: a single one on a 2-core machine, i.e. every
+    // file of the suite one after another. Most e2e time is waiting (leases, retry_after, timers,
+    // child processes, loopback sockets), so the first group runs WORKERS files at once; chaos and
+    // browser keep their one file at a time, each in a group of its own (a group has one maxWorkers).
+    maxWorkers: WORKERS,
     // ioredis rejects the commands still queued on a client that is being closed with "Connection
     // is closed." from its close handler, and some of those promises are its own (resubscribe,
     // handshake) with no handler (redis/ioredis#971, wontfix). It only happens when a client is
@@ -95,7 +104,7 @@ export default defineConfig({
           // Faults under load need the cores: one file at a time, after the other projects
           // (their latency bounds leave slack for a busy machine, not for five test rings at once).
           fileParallelism: false,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -106,8 +115,9 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts', 'test/browser/support/build-console.ts'],
           testTimeout: 90_000,
           hookTimeout: 120_000,
-          // One Chromium per file and one file at a time: two cores are shared with the other rings.
+          // One Chromium per file and one file at a time, after the first group.
           fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
