@@ -14,7 +14,7 @@ import { defineConfig } from 'vitest/config';
  * test/support/global-setup.ts provides a Redis URL (REDIS_URL, or a redis-server it starts).
  */
 /** Files at once in the first group (unit, integration, e2e); RAMPART_TEST_WORKERS overrides. */
-const WORKERS = Number(process.env.RAMPART_TEST_WORKERS) || Math.max(3, availableParallelism());
+const WORKERS = Number(process.env.RAMPART_TEST_WORKERS) || Math.max(2, availableParallelism());
 
 /** Unit files that replace a module with vi.mock: they run in a fresh module graph each. */
 export const MOCKING = ['src/locks/signature/hmac/mac-cost.spec.ts'];
