@@ -12,6 +12,14 @@ import { defineConfig } from 'vitest/config';
  *                 against the whole app; test/browser/support/build-console.ts builds the console first
  * test/support/global-setup.ts provides a Redis URL (REDIS_URL, or a redis-server it starts).
  */
+/**
+ * Files at once in the first group (unit, integration, e2e): RAMPART_TEST_WORKERS, else vitest's
+ * default (cores - 1: one on a 2-core machine). Measured on a saturated 2-core machine (load ~20):
+ * 2 workers ran the telegram and bans e2e files in about the same wall time as 1, with more
+ * timing failures, so the default stays.
+ */
+const WORKERS = Number(process.env.RAMPART_TEST_WORKERS) || undefined;
+
 /** Unit files that replace a module with vi.mock: they run in a fresh module graph each. */
 export const MOCKING = ['src/locks/signature/hmac/mac-cost.spec.ts'];
 
@@ -33,11 +41,14 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // One worker process per project runs its files one after another and keeps the modules it
-    // has loaded: re-importing Nest, the app and its dependencies for every file cost about half
-    // of the suite's time. Every file starts its own apps, Redis keys and servers, so nothing
-    // else is shared. Files that replace a module (vi.mock) need a fresh one: unit-mocks.
+    // A worker process runs file after file and keeps the modules it has loaded: re-importing Nest,
+    // the app and its dependencies for every file cost about half of the suite's time. Every file
+    // starts its own apps, Redis keys and servers, so nothing else is shared. Files that replace a
+    // module (vi.mock) need a fresh one: unit-mocks.
     isolate: false,
+    // Chaos and browser run one file at a time, each in a group of its own: vitest gives a group one
+    // maxWorkers, and theirs (1) differs from the first group's wherever that one is more than 1.
+    maxWorkers: WORKERS,
     // ioredis rejects the commands still queued on a client that is being closed with "Connection
     // is closed." from its close handler, and some of those promises are its own (resubscribe,
     // handshake) with no handler (redis/ioredis#971, wontfix). It only happens when a client is
@@ -95,7 +106,7 @@ export default defineConfig({
           // Faults under load need the cores: one file at a time, after the other projects
           // (their latency bounds leave slack for a busy machine, not for five test rings at once).
           fileParallelism: false,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -106,8 +117,9 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts', 'test/browser/support/build-console.ts'],
           testTimeout: 90_000,
           hookTimeout: 120_000,
-          // One Chromium per file and one file at a time: two cores are shared with the other rings.
+          // One Chromium per file and one file at a time, after the first group.
           fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -4,12 +4,12 @@
  * trusted proxy names it), another address passes, and lifting the ban lets it through again. Each
  * refusal is counted in `rampart_ratelimit_banned_total` by policy and dimension, never by address.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, AdminClient, eventually } from '../support/admin-client.js';
-import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../support/admin-client.js';
+import { ADAPTERS, RunningApp } from '../support/app.js';
+import { useBanInstances } from '../support/ban-instances.js';
 import { RateLimitRoutesModule, withRateLimitPolicies } from '../support/rate-limit-routes.js';
 import { canStartRedis, uniqueEnv } from '../support/redis-env.js';
-import { RedisProcess, startRedis } from '../support/redis-server.js';
 
 const BANNED = '203.0.113.77';
 const OTHER = '198.51.100.8';
@@ -30,31 +30,11 @@ const bannedCount = async (on: RunningApp): Promise<{ count: number; text: strin
 };
 
 describe.skipIf(!canStartRedis()).each(ADAPTERS)('ip bans on two instances (%s)', (adapter) => {
-  let redis: RedisProcess;
-  let a: RunningApp;
-  let b: RunningApp;
-  let adminA: AdminClient;
-  let adminB: AdminClient;
-
-  beforeAll(async () => {
-    redis = await startRedis();
-    const env = {
-      HTTP_ADAPTER: adapter,
-      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
-      RAMPART_ENV: uniqueEnv('banip'),
-      REDIS_COMMAND_TIMEOUT_MS: '2000',
-      TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
-      ADMIN_TOKEN,
-    };
-    const start = () => startApp(env, { imports: [RateLimitRoutesModule], config: policies });
-    [a, b] = [await start(), await start()];
-    adminA = new AdminClient(a);
-    adminB = new AdminClient(b);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
-    await redis?.stop();
-  });
+  const two = useBanInstances(
+    adapter,
+    { RAMPART_ENV: uniqueEnv('banip'), TRUSTED_PROXIES: '127.0.0.1/32,::1/128' },
+    { imports: [RateLimitRoutesModule], config: policies },
+  );
 
   const status = async (on: RunningApp, ip: string): Promise<number> => {
     const res = await fetch(`${on.url}/rl-test/plain`, { headers: { 'x-forwarded-for': ip } });
@@ -63,8 +43,8 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('ip bans on two instances (%s)'
   };
 
   it('should refuse the banned address on the other instance, pass another, and pass it once lifted', async () => {
-    expect(await status(b, BANNED)).toBe(200);
-    const set = await adminA.call<{ id: string }>('POST', '/admin/bans', {
+    expect(await status(two.b, BANNED)).toBe(200);
+    const set = await two.adminA.call<{ id: string }>('POST', '/admin/bans', {
       dimension: 'ip',
       subject: BANNED,
       global: true,
@@ -74,29 +54,31 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('ip bans on two instances (%s)'
     expect(set.status).toBe(201);
     expect(set.text).not.toContain(BANNED);
     await eventually(
-      () => status(b, BANNED),
+      () => status(two.b, BANNED),
       (s) => s === 403,
       2_000,
     );
-    const before = (await bannedCount(b)).count;
-    const res = await fetch(`${b.url}/rl-test/plain`, { headers: { 'x-forwarded-for': BANNED } });
+    const before = (await bannedCount(two.b)).count;
+    const res = await fetch(`${two.b.url}/rl-test/plain`, {
+      headers: { 'x-forwarded-for': BANNED },
+    });
     expect(res.status).toBe(403);
     expect(await res.json()).toMatchObject({ error: 'banned', reason: 'scraping' });
-    expect(await status(a, BANNED)).toBe(403);
+    expect(await status(two.a, BANNED)).toBe(403);
     // Another address, and the banned one as a hop an untrusted client wrote before the real one, pass.
-    expect(await status(b, OTHER)).toBe(200);
-    expect(await status(a, `${BANNED}, ${OTHER}`)).toBe(200);
-    const after = await bannedCount(b);
+    expect(await status(two.b, OTHER)).toBe(200);
+    expect(await status(two.a, `${BANNED}, ${OTHER}`)).toBe(200);
+    const after = await bannedCount(two.b);
     expect(after.count - before).toBe(1);
     expect(after.text).not.toContain(BANNED);
 
-    const lift = await adminB.call('DELETE', `/admin/bans/${set.body.id}`);
+    const lift = await two.adminB.call('DELETE', `/admin/bans/${set.body.id}`);
     expect(lift.status).toBe(200);
     await eventually(
-      () => status(a, BANNED),
+      () => status(two.a, BANNED),
       (s) => s === 200,
       2_000,
     );
-    expect(await status(b, BANNED)).toBe(200);
+    expect(await status(two.b, BANNED)).toBe(200);
   });
 });

@@ -8,8 +8,9 @@ import { signRequest } from '../../src/sdk/index.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import { ADMIN_TOKEN, AdminClient, eventually } from '../support/admin-client.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
-import { canStartRedis, uniqueEnv } from '../support/redis-env.js';
-import { RedisProcess, monitorCommands, startRedis } from '../support/redis-server.js';
+import { useBanInstances } from '../support/ban-instances.js';
+import { canStartRedis } from '../support/redis-env.js';
+import { monitorCommands } from '../support/redis-server.js';
 import {
   SessionKeyRoutesModule,
   sessionKeyApps,
@@ -36,31 +37,11 @@ interface Ban {
 describe.skipIf(!canStartRedis()).each(ADAPTERS)('bans on two instances (%s)', (adapter) => {
   const apps = sessionKeyApps();
   const secrets: Record<string, string> = { 'sk-web': apps.web, 'sk-other': apps.other };
-  let redis: RedisProcess;
-  let a: RunningApp;
-  let b: RunningApp;
-  let adminA: AdminClient;
-  let adminB: AdminClient;
-
-  beforeAll(async () => {
-    redis = await startRedis();
-    const env = {
-      HTTP_ADAPTER: adapter,
-      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
-      RAMPART_ENV: uniqueEnv('ban'),
-      REDIS_COMMAND_TIMEOUT_MS: '2000',
-      APPS_FILE: apps.file,
-      ADMIN_TOKEN,
-    };
-    const start = () => startApp(env, { imports: [SessionKeyRoutesModule], config: roomy });
-    [a, b] = [await start(), await start()];
-    adminA = new AdminClient(a);
-    adminB = new AdminClient(b);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
-    await redis?.stop();
-  });
+  const two = useBanInstances(
+    adapter,
+    { APPS_FILE: apps.file },
+    { imports: [SessionKeyRoutesModule], config: roomy },
+  );
 
   /** A call signed by `appId` for its user `user` (trusted user header). */
   const call = async (on: RunningApp, appId: string, user: string) => {
@@ -77,8 +58,8 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('bans on two instances (%s)', (
 
   it('should enforce on instance B a ban set on A, for that app only, until lifted', async () => {
     const user = `u-lift-${adapter}`;
-    expect(await status(b, 'sk-web', user)).toBe(200);
-    const set = await adminA.call<Ban>('POST', '/admin/bans', {
+    expect(await status(two.b, 'sk-web', user)).toBe(200);
+    const set = await two.adminA.call<Ban>('POST', '/admin/bans', {
       dimension: 'user',
       subject: user,
       app: 'sk-web',
@@ -88,32 +69,32 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('bans on two instances (%s)', (
     expect(set.status).toBe(201);
     expect(set.text).not.toContain(user);
     await eventually(
-      () => status(b, 'sk-web', user),
+      () => status(two.b, 'sk-web', user),
       (s) => s === 403,
       2_000,
     );
-    const refused = await call(b, 'sk-web', user);
+    const refused = await call(two.b, 'sk-web', user);
     expect(refused.headers.get('content-type')).toContain('application/problem+json');
     expect(JSON.parse(refused.text)).toMatchObject({ error: 'banned', reason: 'abuse report 17' });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(500);
     expect(refused.text).not.toContain(user);
     // The same id named by another app is another user.
-    expect(await status(b, 'sk-other', user)).toBe(200);
-    const listed = await adminB.get<{ bans: Ban[] }>('/admin/bans?app=sk-web');
+    expect(await status(two.b, 'sk-other', user)).toBe(200);
+    const listed = await two.adminB.get<{ bans: Ban[] }>('/admin/bans?app=sk-web');
     expect(listed.body.bans.map((x) => x.id)).toContain(set.body.id);
     expect(listed.text).not.toContain(user);
-    const lift = await adminB.call('DELETE', `/admin/bans/${set.body.id}`);
+    const lift = await two.adminB.call('DELETE', `/admin/bans/${set.body.id}`);
     expect(lift.status).toBe(200);
     await eventually(
-      () => status(a, 'sk-web', user),
+      () => status(two.a, 'sk-web', user),
       (s) => s === 200,
       2_000,
     );
-    expect(await status(b, 'sk-web', user)).toBe(200);
-    expect((await adminA.call('DELETE', `/admin/bans/${set.body.id}`)).body).toMatchObject({
+    expect(await status(two.b, 'sk-web', user)).toBe(200);
+    expect((await two.adminA.call('DELETE', `/admin/bans/${set.body.id}`)).body).toMatchObject({
       error: 'ban_not_found',
     });
-    const audit = await adminA.get<{ entries: { action: string; target: string }[] }>(
+    const audit = await two.adminA.get<{ entries: { action: string; target: string }[] }>(
       '/admin/audit',
     );
     const actions = audit.body.entries
@@ -125,50 +106,50 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('bans on two instances (%s)', (
 
   it('should let a ban lapse by itself on every instance', async () => {
     const user = `u-lapse-${adapter}`;
-    const set = await adminA.call('POST', '/admin/bans', {
+    const set = await two.adminA.call('POST', '/admin/bans', {
       dimension: 'user',
       subject: user,
       app: 'sk-web',
       ttlSeconds: 2,
     });
     expect(set.status).toBe(201);
-    expect(await status(a, 'sk-web', user)).toBe(403);
+    expect(await status(two.a, 'sk-web', user)).toBe(403);
     await eventually(
-      () => status(b, 'sk-web', user),
+      () => status(two.b, 'sk-web', user),
       (s) => s === 200,
       6_000,
       100,
     );
-    expect(await status(a, 'sk-web', user)).toBe(200);
+    expect(await status(two.a, 'sk-web', user)).toBe(200);
   });
 
   it('should ban a whole app, and a user of every app with global: true', async () => {
     const user = `u-global-${adapter}`;
-    const g = await adminA.call<Ban>('POST', '/admin/bans', {
+    const g = await two.adminA.call<Ban>('POST', '/admin/bans', {
       dimension: 'user',
       subject: user,
       global: true,
       ttlSeconds: 600,
     });
     expect(g.body.app).toBeNull();
-    const app = await adminB.call<Ban>('POST', '/admin/bans', {
+    const app = await two.adminB.call<Ban>('POST', '/admin/bans', {
       dimension: 'app',
       subject: 'sk-other',
       ttlSeconds: 600,
     });
     await eventually(
-      async () => [await status(b, 'sk-web', user), await status(a, 'sk-other', 'someone')],
+      async () => [await status(two.b, 'sk-web', user), await status(two.a, 'sk-other', 'someone')],
       (s) => s[0] === 403 && s[1] === 403,
       2_000,
     );
-    expect(await status(a, 'sk-web', 'someone')).toBe(200);
+    expect(await status(two.a, 'sk-web', 'someone')).toBe(200);
     for (const id of [g.body.id, app.body.id])
-      expect((await adminA.call('DELETE', `/admin/bans/${id}`)).status).toBe(200);
+      expect((await two.adminA.call('DELETE', `/admin/bans/${id}`)).status).toBe(200);
   });
 
   it('should let no app ban: without the admin token, nothing is set', async () => {
     const user = `u-hostile-${adapter}`;
-    const url = `${b.url}/admin/bans`;
+    const url = `${two.b.url}/admin/bans`;
     const body = JSON.stringify({
       dimension: 'user',
       subject: user,
@@ -190,8 +171,8 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('bans on two instances (%s)', (
     });
     expect(res.status).toBe(401);
     expect(((await res.json()) as { error: string }).error).toBe('admin_unauthorized');
-    expect((await adminB.get<{ bans: Ban[] }>('/admin/bans')).body.bans).toEqual([]);
-    expect(await status(a, 'sk-web', user)).toBe(200);
+    expect((await two.adminB.get<{ bans: Ban[] }>('/admin/bans')).body.bans).toEqual([]);
+    expect(await status(two.a, 'sk-web', user)).toBe(200);
   });
 
   it('should refuse bad bans with invalid_ban and unknown ids with ban_not_found', async () => {
@@ -207,37 +188,37 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('bans on two instances (%s)', (
       { dimension: 'bot', subject: 'x', ttlSeconds: 60 },
     ];
     for (const body of bad) {
-      const r = await adminA.call('POST', '/admin/bans', body);
+      const r = await two.adminA.call('POST', '/admin/bans', body);
       expect([r.status, r.body.error]).toEqual([400, 'invalid_ban']);
     }
-    const r = await adminA.call('DELETE', '/admin/bans/nope');
+    const r = await two.adminA.call('DELETE', '/admin/bans/nope');
     expect([r.status, r.body.error]).toEqual([404, 'ban_not_found']);
   });
 
   it('should answer a banned request without any Redis call', async () => {
     const user = `u-cost-${adapter}`;
-    await adminA.call('POST', '/admin/bans', {
+    await two.adminA.call('POST', '/admin/bans', {
       dimension: 'user',
       subject: user,
       app: 'sk-web',
       ttlSeconds: 600,
     });
     await eventually(
-      () => status(b, 'sk-web', user),
+      () => status(two.b, 'sk-web', user),
       (s) => s === 403,
       2_000,
     );
     const seen: string[][] = [];
-    const m = await monitorCommands(redis.port, (c) => {
+    const m = await monitorCommands(two.redis.port, (c) => {
       if (c.source !== 'lua') seen.push(c.args);
     });
-    for (let i = 0; i < 20; i++) expect(await status(b, 'sk-web', user)).toBe(403);
+    for (let i = 0; i < 20; i++) expect(await status(two.b, 'sk-web', user)).toBe(403);
     const banned = seen.length;
     // A request's own call names its policy's buckets or its app's nonce (cfg: holds config and stats).
     const decides = (args: string[]) =>
       !args[1]?.startsWith('cfg:') && args.some((x) => /sk-user|sk-web|nonce/.test(x));
     // The control: an allowed request is seen deciding in Redis (its script, with the nonce claim).
-    expect(await status(b, 'sk-web', `${user}-not-banned`)).toBe(200);
+    expect(await status(two.b, 'sk-web', `${user}-not-banned`)).toBe(200);
     await eventually(
       () => Promise.resolve(seen.slice(banned).some(decides)),
       (x) => x,

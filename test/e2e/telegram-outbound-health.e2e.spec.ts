@@ -5,57 +5,50 @@
  * with getMe while out, and back in once a probe succeeds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, AdminClient, READY_DETAIL } from '../support/admin-client.js';
+import { READY_DETAIL } from '../support/admin-client.js';
 import type { HttpAdapterName } from '../../src/http/http-adapters.js';
-import { RunningApp, startApp } from '../support/app.js';
-import { FakeBotApi, startFakeBotApi } from '../support/fake-bot-api.js';
-import { redisUrl, uniqueEnv } from '../support/redis-env.js';
-import { Notify, notice, outboundSetup, ready, token } from '../support/telegram-outbound.js';
+import { type OutboundStore, OutboundRig } from '../support/outbound-rig.js';
+import { notice, token } from '../support/telegram-outbound.js';
 
 const SICK = { id: 'sick', scope: 'hs', token: token(1, 'H') };
 const WELL = { id: 'well', scope: 'hs', token: token(2, 'H') };
 
 type Bot = { id: string; health: string; consecutive_failures: number; last_success?: string };
 
-const RUNS: [HttpAdapterName, string, () => Record<string, string>][] = [
-  ['express', 'memory', () => ({})],
-  ['fastify', 'redis', () => ({ REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgh') })],
+const RUNS: [HttpAdapterName, OutboundStore][] = [
+  ['express', 'memory'],
+  ['fastify', 'redis'],
 ];
 
-describe.each(RUNS)('bot health (%s, %s store)', (adapter, store, env) => {
-  let api: FakeBotApi;
-  let app: RunningApp;
-  let notify: Notify;
-  let admin: AdminClient;
+describe.each(RUNS)('bot health (%s, %s store)', (adapter, store) => {
+  let rig: OutboundRig | undefined;
 
   beforeAll(async () => {
-    if (store === 'redis' && !redisUrl()) return;
-    api = await startFakeBotApi();
-    const s = outboundSetup([SICK, WELL], api.url, {
-      unhealthyAfter: 2,
-      probeMs: 100,
-      maxAttempts: 10,
-      // Two sends under way at most: the bound on sends to the sick bot below is about health, not
-      // about how many reserved sends (up to `concurrency`) were already in flight when it went out.
-      concurrency: 2,
-    });
-    app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter, ADMIN_TOKEN });
-    notify = new Notify(app.url, s.app);
-    admin = new AdminClient(app);
-    await ready(notify);
+    rig = await OutboundRig.open(store, 'tgh');
+    await rig?.start(
+      [SICK, WELL],
+      {
+        unhealthyAfter: 2,
+        probeMs: 100,
+        maxAttempts: 10,
+        // Two sends under way at most: the bound on sends to the sick bot below is about health, not
+        // about how many reserved sends (up to `concurrency`) were already in flight when it went out.
+        concurrency: 2,
+      },
+      { env: { HTTP_ADAPTER: adapter } },
+    );
   });
-  afterAll(async () => {
-    await app?.close();
-    await api?.close();
-  });
+  afterAll(() => rig?.close());
 
   const sick = async () =>
-    (await admin.call<{ bots: Bot[] }>('GET', '/admin/telegram/bots')).body.bots.find(
+    (await rig!.admin.call<{ bots: Bot[] }>('GET', '/admin/telegram/bots')).body.bots.find(
       (b) => b.id === SICK.id,
     )!;
 
   it('should take a failing bot out of rotation, show it, probe it with getMe and take it back', async () => {
-    if (!app) return;
+    if (!rig) return;
+    const { api, notify } = rig;
+    const app = rig.apps[0]!;
     api.rule({ token: SICK.token, status: 500 }); // sends and probes alike
     const jobs = Array.from({ length: 8 }, (_, i) => notice(800 + i, 'hs'));
     await notify.post({ jobs });

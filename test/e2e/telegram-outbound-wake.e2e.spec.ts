@@ -8,23 +8,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RampartConfig } from '../../src/config/config.types.js';
-import { RunningApp, startApp } from '../support/app.js';
-import { FakeBotApi, startFakeBotApi } from '../support/fake-bot-api.js';
+import { OutboundRig } from '../support/outbound-rig.js';
 import {
   type MonitoredCommand,
-  RedisProcess,
   monitorCommands,
   redisServerAvailable,
-  startRedis,
 } from '../support/redis-server.js';
-import {
-  Notify,
-  SLOW_MACHINE,
-  notice,
-  outboundSetup,
-  ready,
-  token,
-} from '../support/telegram-outbound.js';
+import { SLOW_MACHINE, notice, token } from '../support/telegram-outbound.js';
 
 const BOTS = [{ id: 'w', scope: 'ops', token: token(7, 'Z') }];
 /** Far beyond the test: a claim, depth read or version check in the window cannot be a safety poll. */
@@ -45,23 +35,20 @@ function pollOf(c: MonitoredCommand): string | undefined {
 }
 
 describe.skipIf(!redisServerAvailable())('telegram outbound: idle and wake (redis)', () => {
-  let api: FakeBotApi;
-  let redis: RedisProcess;
-  const apps: RunningApp[] = [];
+  let rig: OutboundRig;
   const seen: MonitoredCommand[] = [];
   let monitor: { stop: () => void } | undefined;
+  /** No admin API (its checks are not what is watched); the safety polls of the admin sync far away. */
+  const quiet = { env: { ADMIN_TOKEN: undefined }, config: noSafetyPolls };
 
   beforeEach(async () => {
-    api = await startFakeBotApi();
-    redis = await startRedis();
+    rig = (await OutboundRig.open('own-redis'))!;
     seen.length = 0;
-    monitor = await monitorCommands(redis.port, (c) => seen.push(c));
+    monitor = await monitorCommands(rig.redis!.port, (c) => seen.push(c));
   });
   afterEach(async () => {
     monitor?.stop();
-    await Promise.all(apps.splice(0).map((a) => a.close()));
-    await api.close();
-    await redis.stop();
+    await rig.close();
   });
 
   /** Resolves once the worker's first claim visited every partition (`all` pass): it sleeps from then on. */
@@ -77,13 +64,7 @@ describe.skipIf(!redisServerAvailable())('telegram outbound: idle and wake (redi
     'should send an idle instance no polling command: no claim, depth read, version check or load computation',
     { timeout: 90_000 },
     async () => {
-      const s = outboundSetup(BOTS, api.url, { safetyPollMs: NEVER });
-      const app = await startApp(
-        { ...s.env, REDIS_URL: redis.url, RAMPART_ENV: 'idle' },
-        { config: noSafetyPolls },
-      );
-      apps.push(app);
-      await ready(new Notify(app.url, s.app));
+      await rig.start(BOTS, { safetyPollMs: NEVER }, quiet);
       await firstClaimDone(4);
       const from = seen.length;
       await new Promise((r) => setTimeout(r, 3_000));
@@ -96,17 +77,10 @@ describe.skipIf(!redisServerAvailable())('telegram outbound: idle and wake (redi
     "should send a job queued through instance A with instance B's worker, woken without a poll",
     { timeout: 90_000 },
     async () => {
-      const env = { REDIS_URL: redis.url, RAMPART_ENV: 'wake' };
-      const a = outboundSetup(BOTS, api.url, {
-        ...SLOW_MACHINE,
-        workers: false,
-        safetyPollMs: NEVER,
-      });
-      const b = outboundSetup(BOTS, api.url, { ...SLOW_MACHINE, safetyPollMs: NEVER });
-      apps.push(await startApp({ ...a.env, ...env }, { config: noSafetyPolls }));
-      apps.push(await startApp({ ...b.env, ...env }, { config: noSafetyPolls }));
-      const notify = new Notify(apps[0]!.url, a.app);
-      await ready(notify);
+      const slow = { ...SLOW_MACHINE, safetyPollMs: NEVER };
+      await rig.start(BOTS, { ...slow, workers: false }, quiet);
+      await rig.start(BOTS, slow, quiet);
+      const { api, notify } = rig;
       await firstClaimDone(4);
       const ms: number[] = [];
       for (const chat of [7001, 7002, 7003]) {
