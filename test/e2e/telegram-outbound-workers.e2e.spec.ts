@@ -102,14 +102,14 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
     'should send again, once, the job of a worker killed before its send left, and keep the one that left ambiguous',
     { timeout: 180_000 },
     async () => {
-      // One send per 5 s (a new bot starts at 0.7 × that: 7.1 s): the second job waits in the worker for
-      // its slot (claimed, not sent) when it dies; the lanes come back once the 10 s lease is over.
-      const slow = { ...FAST.buckets, bot: { rate: '12/min', burst: 1 } };
+      // One send per 10 s (a new bot starts at 0.7 × that: 14.3 s): the second job waits in the worker for
+      // its slot (claimed, not sent) when it dies.
+      const slow = { ...FAST.buckets, bot: { rate: '6/min', burst: 1 } };
       const o = {
         workers: false,
         buckets: slow,
-        holdMs: 8_000,
-        leaseMs: 10_000,
+        holdMs: 15_000,
+        leaseMs: 20_000,
         requestTimeoutMs: 2_000,
       };
       const s = outboundSetup(BOTS, api.url, o);
