@@ -65,7 +65,10 @@ export class GuardRunner {
     if (deferred) throw deferred;
   }
 
-  /** The later guards, with `owner`'s claim pending until a guard took it or one will not. */
+  /**
+   * The later guards, with `owner`'s claim pending until a guard took it or one will not. Waits
+   * only where something is pending (a settle or a check that answers with a promise).
+   */
   private async handedOff(
     base: BaseLockContext,
     steps: Step<GuardLock>[],
@@ -74,34 +77,55 @@ export class GuardRunner {
     owner: Step<GuardLock>,
   ): Promise<void> {
     let pending = true;
-    const settle = async (): Promise<void> => {
-      pending = false;
-      try {
-        await base.state.claimHandoff!.settle();
-      } catch (err) {
-        // The owner hands a claim off only in enforce mode without `onFailure: defer`: this throws.
-        this.refused(base, owner, 'enforce', err, undefined);
-      }
-      this.stats.record(owner.lock.name, base.policyName, 'allowed');
-    };
     for (let i = start; i < steps.length; i++) {
       const step = steps[i]!;
       const mode = effectiveMode(step.slice, this.clock.now());
       if (mode === 'off') continue;
       const ctx = withMode(base, mode);
-      if (pending && step.lock.takesClaim?.(ctx, step.slice) !== true) await settle();
+      if (pending && step.lock.takesClaim?.(ctx, step.slice) !== true) {
+        pending = false;
+        await this.settle(base, owner);
+      }
       try {
-        await step.lock.check(ctx, step.slice);
+        const r = step.lock.check(ctx, step.slice);
+        if (r !== undefined) await r;
       } catch (err) {
-        if (pending) await settle();
+        if (pending) {
+          pending = false;
+          await this.settle(base, owner);
+        }
         deferred = this.refused(base, step, mode, err, deferred);
         continue;
       }
-      if (pending) await settle();
+      if (pending) {
+        // The usual case (the claim was made in the later guard's script): settled without a wait.
+        pending = false;
+        const settled = this.settle(base, owner);
+        if (settled !== undefined) await settled;
+      }
       this.stats.record(step.lock.name, base.policyName, 'allowed');
     }
-    if (pending) await settle();
+    if (pending) await this.settle(base, owner);
     if (deferred) throw deferred;
+  }
+
+  /**
+   * Settles `owner`'s handed-off claim and counts it allowed, or raises its refusal: at once when
+   * the claim is known already (no promise), else when its own store call answered.
+   */
+  private settle(base: BaseLockContext, owner: Step<GuardLock>): void | Promise<void> {
+    let r: void | Promise<void> = undefined;
+    try {
+      r = base.state.claimHandoff!.settle();
+    } catch (err) {
+      // The owner hands a claim off only in enforce mode without `onFailure: defer`: this throws.
+      this.refused(base, owner, 'enforce', err, undefined);
+    }
+    if (r === undefined) return this.stats.record(owner.lock.name, base.policyName, 'allowed');
+    return r.then(
+      () => this.stats.record(owner.lock.name, base.policyName, 'allowed'),
+      (err: unknown) => void this.refused(base, owner, 'enforce', err, undefined),
+    );
   }
 
   /**

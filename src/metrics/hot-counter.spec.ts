@@ -26,6 +26,20 @@ describe(HotCounter.name, () => {
     );
   });
 
+  it('should count through a kept cell as through inc, across reads', async () => {
+    const { registry, hot } = make();
+    const cell = hot.cell({ lock: 'signature', outcome: 'rejected' });
+    cell.n += 2;
+    hot.inc({ lock: 'signature', outcome: 'rejected' });
+    expect(await registry.metrics()).toContain(
+      'test_hot_total{lock="signature",outcome="rejected"} 3',
+    );
+    cell.n += 1; // the same cell keeps counting after a read
+    expect(await registry.metrics()).toContain(
+      'test_hot_total{lock="signature",outcome="rejected"} 4',
+    );
+  });
+
   it('should keep label sets apart even when their values run together', async () => {
     const { registry, hot } = make();
     hot.inc({ lock: 'a', outcome: 'bc' });

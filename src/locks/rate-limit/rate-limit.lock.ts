@@ -5,13 +5,19 @@ import { setReplyHeader } from '../../http/http-context.js';
 import { BanCheck } from './bans/ban-check.js';
 import { banProblem } from './bans/ban.problems.js';
 import { RateLimitExtensions } from './extensions/rate-limit-extensions.js';
-import { rateLimitField, rateLimitPolicyField, tokenHeaders } from './core/rate-limit-headers.js';
+import {
+  listField,
+  rateLimitField,
+  rateLimitPolicyField,
+  tokenHeaders,
+} from './core/rate-limit-headers.js';
 import { RateLimiter } from './limiter/rate-limiter.service.js';
 import { Pacer } from './limiter/pacer.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import { NodeHealthSource } from './load/health-source.js';
 import { rateLimitProblem } from './rate-limit.problems.js';
 import type { RateLimitSlice } from './core/rate-limit-slice.types.js';
+import type { Verdict } from './limiter/verdicts.js';
 import { validateSlice } from './rate-limit.validate.js';
 
 /** Lock 2 as the chain sees it: a thin adapter from a verdict to headers or a problem. */
@@ -45,7 +51,11 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
     return this.limiter.takesHandoff(ctx, slice);
   }
 
-  async check(ctx: LockContext, slice: RateLimitSlice): Promise<void> {
+  /**
+   * Not an async function: a verdict decided at once (local refusal, no rule) costs no promise, and
+   * one from the store costs one `then` (a refusal is thrown, or rejects the promise: the chain takes both).
+   */
+  check(ctx: LockContext, slice: RateLimitSlice): void | Promise<void> {
     // Bans first, from memory: a banned subject costs no Redis call (docs/rate-limit.md#bans).
     const ban = this.bans.match(ctx);
     if (ban) {
@@ -59,25 +69,21 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
       if (ctx.mode === 'enforce' && h !== undefined && h.result === undefined) h.result = 'fresh';
       throw banProblem(ban, this.bans.now());
     }
-    const v = await this.limiter.decide(ctx, slice);
+    const v = this.limiter.decide(ctx, slice);
+    return 'then' in v ? v.then((x) => this.apply(ctx, slice, x)) : this.apply(ctx, slice, v);
+  }
+
+  /** Headers of an allowed request, or its refusal (thrown). */
+  private apply(ctx: LockContext, slice: RateLimitSlice, v: Verdict): void | Promise<void> {
     switch (v.kind) {
       case 'allowed':
-        this.health.track(ctx, v.waitMs === undefined ? 0 : await this.pace(ctx, v.waitMs));
-        {
-          // IETF fields are lists: the tightest request rule, then the tightest token budget.
-          const quotas = [v.quota, v.tokens].filter((q) => q !== undefined);
-          if (quotas.length > 0) {
-            setReplyHeader(
-              ctx.reply,
-              'RateLimit-Policy',
-              quotas.map(rateLimitPolicyField).join(', '),
-            );
-            setReplyHeader(ctx.reply, 'RateLimit', quotas.map(rateLimitField).join(', '));
-          }
-        }
-        if (v.tokens)
-          for (const [name, value] of Object.entries(tokenHeaders(v.tokens)))
-            setReplyHeader(ctx.reply, name, value);
+        if (v.waitMs !== undefined)
+          return this.pace(ctx, v.waitMs).then((ms) => {
+            this.health.track(ctx, ms);
+            this.allowedHeaders(ctx, v);
+          });
+        this.health.track(ctx, 0);
+        this.allowedHeaders(ctx, v);
         return;
       case 'duplicate':
         ctx.state.duplicate = true;
@@ -112,6 +118,20 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
       case 'pacingFull':
         throw rateLimitProblem(v);
     }
+  }
+
+  /** The RateLimit fields (and the token headers) of an allowed request. */
+  private allowedHeaders(ctx: LockContext, v: Extract<Verdict, { kind: 'allowed' }>): void {
+    // IETF fields are lists: the tightest request rule, then the tightest token budget
+    // (built without an array per request).
+    const { quota: q, tokens: t } = v;
+    if (q !== undefined || t !== undefined) {
+      setReplyHeader(ctx.reply, 'RateLimit-Policy', listField(q, t, rateLimitPolicyField));
+      setReplyHeader(ctx.reply, 'RateLimit', listField(q, t, rateLimitField));
+    }
+    if (v.tokens)
+      for (const [name, value] of Object.entries(tokenHeaders(v.tokens)))
+        setReplyHeader(ctx.reply, name, value);
   }
 
   /**

@@ -17,6 +17,25 @@ describe(signatureProblem.name, () => {
     ).toMatch(/^Rampart-HMAC-SHA256 .*, Signature realm="rampart"/);
   });
 
+  it('should give every refusal its own body (the filter adds the request id) and share frozen challenge headers', () => {
+    const a = signatureProblem(fail('bad_signature', 'hmac', 'x'));
+    const b = signatureProblem(fail('bad_signature', 'hmac', 'x'));
+    a.problem.request_id = 'r1';
+    expect(b.problem.request_id).toBeUndefined();
+    expect(a.headers).toBe(b.headers);
+    expect(Object.isFrozen(a.headers)).toBe(true);
+    expect(Object.keys(b.problem)).toEqual(['type', 'title', 'status', 'error', 'detail']);
+    const skew = signatureProblem(fail('clock_skew', 'hmac', 'x', { serverTime: 42 }));
+    expect(Object.keys(skew.problem)).toEqual([
+      'type',
+      'title',
+      'status',
+      'error',
+      'server_time',
+      'detail',
+    ]);
+  });
+
   it('should add the server time to clock_skew', () => {
     expect(
       signatureProblem(fail('clock_skew', 'hmac', 'x', { serverTime: 42 })).problem.server_time,

@@ -93,6 +93,19 @@ function challenge(f: SignatureFailure): string {
   }
 }
 
+/** The 401's headers per scheme and code, made once (frozen: every refusal of that kind shares them). */
+const CHALLENGE_HEADERS = new Map<string, Readonly<Record<string, string>>>();
+
+function challengeHeaders(f: SignatureFailure): Record<string, string> {
+  const key = f.scheme + ' ' + f.code;
+  let h = CHALLENGE_HEADERS.get(key);
+  if (h === undefined) {
+    h = Object.freeze({ 'www-authenticate': challenge(f) });
+    CHALLENGE_HEADERS.set(key, h);
+  }
+  return h as Record<string, string>;
+}
+
 /**
  * The answer for a refused request: problem+json with the stable `error`
  * code, 401 + WWW-Authenticate (503 + Retry-After when the nonce store is
@@ -105,14 +118,18 @@ export function signatureProblem(f: SignatureFailure): ProblemException {
       headers: { 'retry-after': '1' },
     });
   }
-  const extra: Record<string, unknown> = {};
+  const headers = challengeHeaders(f);
   if ((f.code === 'clock_skew' || f.code === 'key_expired') && f.serverTime !== undefined)
-    extra.server_time = f.serverTime;
+    return ProblemException.fast(401, f.code, title(f.code), {
+      detail: f.detail,
+      headers,
+      server_time: f.serverTime,
+    });
   if (f.code === 'bad_signature' && f.debug && f.stringToSign !== undefined)
-    extra.string_to_sign = f.stringToSign;
-  return ProblemException.fast(401, f.code, title(f.code), {
-    detail: f.detail,
-    headers: { 'www-authenticate': challenge(f) },
-    ...extra,
-  });
+    return ProblemException.fast(401, f.code, title(f.code), {
+      detail: f.detail,
+      headers,
+      string_to_sign: f.stringToSign,
+    });
+  return ProblemException.fast(401, f.code, title(f.code), { detail: f.detail, headers });
 }

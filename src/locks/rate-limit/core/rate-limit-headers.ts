@@ -16,7 +16,19 @@ export interface QuotaState {
   resetS: number;
 }
 
-const quote = (name: string): string => `"${name.replace(/[\\"]/g, '')}"`;
+/** Quoted names, made once per name (names come from the policies: a small set; bounded anyway). */
+const QUOTED = new Map<string, string>();
+const MAX_QUOTED = 1_024;
+
+function quote(name: string): string {
+  let q = QUOTED.get(name);
+  if (q === undefined) {
+    if (QUOTED.size >= MAX_QUOTED) QUOTED.clear();
+    q = `"${name.replace(/[\\"]/g, '')}"`;
+    QUOTED.set(name, q);
+  }
+  return q;
+}
 
 export function rateLimitPolicyField(q: QuotaState): string {
   return `${quote(q.name)};q=${Math.max(0, Math.floor(q.limit))};w=${Math.max(1, Math.ceil(q.windowS))}`;
@@ -24,6 +36,19 @@ export function rateLimitPolicyField(q: QuotaState): string {
 
 export function rateLimitField(q: QuotaState): string {
   return `${quote(q.name)};r=${Math.max(0, Math.floor(q.remaining))};t=${Math.max(0, Math.ceil(q.resetS))}`;
+}
+
+/**
+ * One IETF field (a list) of the request rule's state, then the token budget's, whichever are there
+ * (at least one): no array per request.
+ */
+export function listField(
+  q: QuotaState | undefined,
+  t: QuotaState | undefined,
+  field: (s: QuotaState) => string,
+): string {
+  if (q === undefined) return field(t!);
+  return t === undefined ? field(q) : `${field(q)}, ${field(t)}`;
 }
 
 /** Retry-After: whole seconds, rounded up, at least 1. */

@@ -57,7 +57,12 @@ export interface ClientAppView {
 
 /** Secrets of an app that still work at `now`. */
 export function activeSecrets(app: ClientApp, now: number): AppSecret[] {
-  return app.secrets.filter((s) => s.notAfter === undefined || now < s.notAfter);
+  return app.secrets.filter((s) => isActiveSecret(s, now));
+}
+
+/** Whether a secret is still active at `now` (epoch ms). */
+export function isActiveSecret(s: AppSecret, now: number): boolean {
+  return s.notAfter === undefined || now < s.notAfter;
 }
 
 export function viewOf(app: ClientApp, now: number): ClientAppView {

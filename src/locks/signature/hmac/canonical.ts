@@ -49,14 +49,20 @@ export function bodySha256Hex(body: Uint8Array | string | undefined): string {
  * trailing newline.
  */
 export function stringToSign(i: SignatureInputs): string {
-  return [
-    i.appId,
-    i.timestamp,
-    i.nonce,
-    i.method.toUpperCase(),
-    canonicalTarget(i.target),
-    bodySha256Hex(i.body),
-  ].join('\n');
+  // Concatenated, not an array joined: one string built per request, no array.
+  return (
+    i.appId +
+    '\n' +
+    i.timestamp +
+    '\n' +
+    i.nonce +
+    '\n' +
+    i.method.toUpperCase() +
+    '\n' +
+    canonicalTarget(i.target) +
+    '\n' +
+    bodySha256Hex(i.body)
+  );
 }
 
 /** HMAC-SHA256 of the string to sign (raw 32 bytes). The key is the secret's UTF-8 bytes. */
