@@ -1,8 +1,9 @@
 import { ProblemException } from '../common/problem.exception.js';
 import type { Clock } from '../common/clock.js';
 import type { LockMode, LockSlice } from '../config/policy.types.js';
+import { effectiveMode, withMode } from './lock-mode.js';
 import type { BaseLockContext } from './lock-context.js';
-import type { GuardLock, LockContext } from './lock.types.js';
+import type { GuardLock } from './lock.types.js';
 import type { LockStats } from './lock-stats.service.js';
 
 /** A lock with its slice for one policy, in chain order. */
@@ -155,22 +156,4 @@ export class GuardRunner {
   }
 }
 
-/** One lock's context: the request's base context with the lock's mode (one fixed shape). */
-export function withMode(base: BaseLockContext, mode: Mode): LockContext {
-  return {
-    req: base.req,
-    reply: base.reply,
-    state: base.state,
-    policyName: base.policyName,
-    policy: base.policy,
-    route: base.route,
-    mode,
-  };
-}
-
-/** The mode in force now: a time-boxed override wins until it expires. */
-export function effectiveMode(slice: LockSlice, now: number): LockMode {
-  const o = slice.override as { mode?: LockMode; until?: number } | undefined;
-  if (o && o.mode !== undefined && (o.until === undefined || now < o.until)) return o.mode;
-  return slice.mode;
-}
+export { effectiveMode, withMode };
