@@ -26,7 +26,6 @@ const OVER_LIMIT: readonly string[] = [
   'src/locks/rate-limit/store/redis-script-args.ts', // 180
   'src/locks/signature/rfc9421/structured-fields.ts', // 181
   'src/locks/signature/signature.lock.ts', // 193
-  'src/redis/redis.service.ts', // 199
   'src/search/postgres-search.backend.ts', // 176
   'src/telegram/outbound/gate/memory-send-gate.store.ts', // 216
   'src/telegram/outbound/gate/redis-send-gate.store.ts', // 204
