@@ -17,7 +17,6 @@ const OVER_LIMIT: readonly string[] = [
   'src/admin/apps/apps-admin.service.ts', // 176
   'src/chain/lock-chain.service.ts', // 262
   'src/locks/circuit-breaker/circuit-breaker.metrics.ts', // 182
-  'src/locks/circuit-breaker/recovery/recovery-gate.ts', // 199
   'src/locks/rate-limit/extensions/rate-limit-extensions.ts', // 184
   'src/locks/rate-limit/load/load-monitor.service.ts', // 246
   'src/locks/rate-limit/rate-limit.defaults.ts', // 184
