@@ -20,7 +20,6 @@ const OVER_LIMIT: readonly string[] = [
   'src/locks/rate-limit/extensions/rate-limit-extensions.ts', // 184
   'src/locks/rate-limit/load/load-monitor.service.ts', // 246
   'src/locks/rate-limit/store/redis-rate-limit.store.ts', // 198
-  'src/locks/rate-limit/store/redis-script-args.ts', // 180
   'src/locks/signature/rfc9421/structured-fields.ts', // 181
   'src/locks/signature/signature.lock.ts', // 193
   'src/search/postgres-search.backend.ts', // 176
