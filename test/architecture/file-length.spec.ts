@@ -22,7 +22,6 @@ const OVER_LIMIT: readonly string[] = [
   'src/locks/rate-limit/store/redis-rate-limit.store.ts', // 198
   'src/locks/signature/rfc9421/structured-fields.ts', // 181
   'src/locks/signature/signature.lock.ts', // 193
-  'src/search/postgres-search.backend.ts', // 176
   'src/telegram/outbound/gate/memory-send-gate.store.ts', // 216
   'src/telegram/outbound/gate/redis-send-gate.store.ts', // 204
   'src/telegram/outbound/outbound-admin.service.ts', // 172
