@@ -8,6 +8,15 @@ import type { Socket } from 'node:net';
 import { CidrSet, canonicalIp, normalizeIp } from './cidr.js';
 import type { RequestState } from './request-state.js';
 
+// The reply side lives in http-reply.ts; re-exported for the many callers.
+export {
+  type AnyReply,
+  onReplyClosed,
+  rawResponse,
+  setReplyHeader,
+  takeOverReply,
+} from './http-reply.js';
+
 /** The request object of either adapter (express Request or FastifyRequest). */
 export interface AnyRequest {
   headers: IncomingHttpHeaders;
@@ -24,15 +33,6 @@ export interface AnyRequest {
   /** Route parameters (both adapters fill them before guards run). */
   params?: Record<string, string | undefined>;
   [key: symbol]: unknown;
-}
-
-/** The reply object of either adapter (express Response or FastifyReply). */
-export interface AnyReply {
-  header?: (name: string, value: string) => unknown;
-  setHeader?: (name: string, value: string | number | readonly string[]) => unknown;
-  raw?: NodeJS.WritableStream & {
-    setHeader(name: string, value: string | number | readonly string[]): unknown;
-  };
 }
 
 const STATE = Symbol.for('rampart.state');
@@ -112,48 +112,4 @@ export function clientAddress(req: AnyRequest, trusted: CidrSet, onMalformed?: (
     left = hop;
   }
   return left ?? peer;
-}
-
-/** Sets a response header on either adapter. */
-export function setReplyHeader(reply: AnyReply, name: string, value: string): void {
-  if (typeof reply.header === 'function') reply.header(name, value);
-  else if (typeof reply.setHeader === 'function') reply.setHeader(name, value);
-  else reply.raw?.setHeader(name, value);
-}
-
-/** The underlying Node response stream (for server-sent events). */
-export function rawResponse(reply: AnyReply): import('node:http').ServerResponse {
-  return (reply.raw ?? reply) as unknown as import('node:http').ServerResponse;
-}
-
-/**
- * Calls `fn` once when the response is over, on both adapters: the answer was sent, or the client went away
- * (the Node response emits `close` in both cases); at once when that has happened already.
- */
-export function onReplyClosed(reply: AnyReply, fn: () => void): void {
-  const res = rawResponse(reply);
-  if (res.closed) fn();
-  else res.once('close', fn);
-}
-
-/**
- * Takes the reply over from the framework so the caller writes the raw Node
- * response itself (server-sent events). Headers already set on the framework
- * reply (CORS, rate-limit headers…) are carried over; the framework sends
- * nothing more for this request (fastify: `reply.hijack()`; express writes
- * straight to the Node response anyway).
- */
-export function takeOverReply(reply: AnyReply): import('node:http').ServerResponse {
-  const res = rawResponse(reply);
-  const fastify = reply as {
-    hijack?: () => unknown;
-    getHeaders?: () => Record<string, string | number | string[] | undefined>;
-  };
-  if (typeof fastify.hijack === 'function') {
-    for (const [name, value] of Object.entries(fastify.getHeaders?.() ?? {})) {
-      if (value !== undefined) res.setHeader(name, value);
-    }
-    fastify.hijack();
-  }
-  return res;
 }

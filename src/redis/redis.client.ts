@@ -82,3 +82,17 @@ function sentinelClient(cfg: RedisConfig, base: RedisOptions, name: string): Red
     role: 'master',
   });
 }
+
+/**
+ * A separate connection for SUBSCRIBE (pub/sub cannot share the command connection). Subscriptions may
+ * be queued until connected and are re-established after a reconnect (ioredis autoResubscribe).
+ */
+export function subscriberClient(client: RedisClient): RedisClient {
+  return 'nodes' in client
+    ? client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: false })
+    : client.duplicate({
+        enableOfflineQueue: true,
+        lazyConnect: false,
+        maxRetriesPerRequest: null,
+      });
+}

@@ -55,3 +55,17 @@ export function isUnavailable(err: unknown): boolean {
   const name = err instanceof Error ? err.name : '';
   return name === 'MaxRetriesPerRequestError' || UNAVAILABLE.some((s) => msg.includes(s));
 }
+
+/** The error a failed call becomes (availability → RedisUnavailableError, else RedisScriptError), and its kind for the metrics. */
+export function redisErrorOf(
+  name: string,
+  err: unknown,
+): { kind: 'unavailable' | 'error'; error: Error } {
+  if (!isUnavailable(err))
+    return { kind: 'error', error: new RedisScriptError(name, (err as Error).message) };
+  const error =
+    err instanceof RedisUnavailableError
+      ? err
+      : new RedisUnavailableError(name, (err as Error).message);
+  return { kind: 'unavailable', error };
+}

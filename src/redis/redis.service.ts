@@ -2,9 +2,12 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { InjectConfig } from '../config/config.module.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { RedisClient, createRedisClient, redisMode } from './redis.client.js';
-import { RedisScriptError, RedisUnavailableError, isUnavailable } from './redis.errors.js';
+import { RedisClient, createRedisClient, redisMode, subscriberClient } from './redis.client.js';
+import { RedisScriptError, RedisUnavailableError, redisErrorOf } from './redis.errors.js';
+import { logTransitions } from './connection-log.js';
 import { LuaScript, loadLuaScripts } from './lua-scripts.js';
+import { redisMetrics } from './redis.metrics.js';
+import { preloadScripts } from './script-preload.js';
 import { backstopMs, replyDeadline } from './reply-deadline.js';
 
 type ScriptFn = (numKeys: number, ...args: (string | number | Buffer)[]) => Promise<unknown>;
@@ -37,17 +40,9 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
       { ...config.redis, commandTimeoutMs: backstopMs(this.deadlineMs) },
       `${config.service}:${config.env}`,
     );
-    this.scriptErrors = metrics.counter(
-      'rampart_redis_errors_total',
-      'Redis command failures by script and kind',
-      ['script', 'kind'],
-    );
-    this.latency = metrics.histogram(
-      'rampart_redis_script_seconds',
-      'Lua script latency seen by the app',
-      ['script'],
-      [0.0002, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
-    );
+    const series = redisMetrics(metrics);
+    this.scriptErrors = series.errors;
+    this.latency = series.latency;
   }
 
   /** True when Redis is configured (whether or not it is reachable right now). */
@@ -81,15 +76,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
       );
       return;
     }
-    // During an outage ioredis reports an error per reconnect attempt: log transitions, not every attempt.
-    let down = false;
-    this.client.on('error', (err: Error) => {
-      if (!down) this.logger.warn(`redis error: ${err.message}`);
-      down = true;
-    });
-    this.client.on('ready', () => {
-      if (down) this.logger.log('redis connection is back');
-      down = false;
+    logTransitions(this.client, this.logger, () => {
       if (!this.scriptsLoaded) void this.preload().catch(() => undefined);
     });
     try {
@@ -105,26 +92,10 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     this.logger.log(`connected (${this.mode}), ${this.scripts.size} lua scripts loaded`);
   }
 
-  /** SCRIPT LOAD on every master, so the first calls are EVALSHA and a broken script stops the boot, named. */
+  /** SCRIPT LOAD on every master (preloadScripts); retried on each reconnect until every script is in. */
   private async preload(): Promise<void> {
-    const client = this.client!;
-    const nodes = 'nodes' in client ? client.nodes('master') : [client];
-    let all = true;
-    for (const s of this.scripts.values()) {
-      try {
-        await Promise.all(nodes.map((n) => n.script('LOAD', s.source)));
-      } catch (err) {
-        if (isUnavailable(err)) {
-          this.logger.warn(
-            `could not preload lua/${s.name}.lua (${(err as Error).message}); it loads on first use`,
-          );
-          all = false;
-          continue;
-        }
-        throw new RedisScriptError(s.name, (err as Error).message);
-      }
-    }
-    if (all && nodes.length > 0) this.scriptsLoaded = true;
+    if (await preloadScripts(this.client!, this.scripts.values(), this.logger))
+      this.scriptsLoaded = true;
   }
 
   /**
@@ -162,28 +133,15 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private wrap(name: string, err: unknown): Error {
-    if (isUnavailable(err)) {
-      this.scriptErrors.inc({ script: name, kind: 'unavailable' });
-      return err instanceof RedisUnavailableError
-        ? err
-        : new RedisUnavailableError(name, (err as Error).message);
-    }
-    this.scriptErrors.inc({ script: name, kind: 'error' });
-    return new RedisScriptError(name, (err as Error).message);
+    const { kind, error } = redisErrorOf(name, err);
+    this.scriptErrors.inc({ script: name, kind });
+    return error;
   }
 
   /** A separate connection for SUBSCRIBE (pub/sub cannot share the command connection). */
   subscriber(): RedisClient | undefined {
     if (!this.client) return undefined;
-    // Subscriptions may be queued until connected and are re-established after a reconnect (ioredis autoResubscribe).
-    const sub =
-      'nodes' in this.client
-        ? this.client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: false })
-        : this.client.duplicate({
-            enableOfflineQueue: true,
-            lazyConnect: false,
-            maxRetriesPerRequest: null,
-          });
+    const sub = subscriberClient(this.client);
     sub.on('error', (err: Error) => this.logger.warn(`redis subscriber error: ${err.message}`));
     this.subscribers.push(sub);
     return sub;

@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { IndexedItem, itemValues } from './search-document.js';
 import { indexFormat } from './search-open-options.js';
 import { TOKENIZER_VERSION } from './search-tokenizer.js';
@@ -32,6 +32,25 @@ export const PG_DROP =
 /** Serialises writers of one schema's index (first-start seeding, adds, clear) across processes. */
 export const PG_WRITE_LOCK =
   "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.rampart_search'))";
+
+/** One transaction holding the schema's write lock (PG_WRITE_LOCK): committed, or rolled back on error. */
+export async function pgWriteTransaction(
+  pool: Pool,
+  work: (client: PoolClient) => Promise<unknown>,
+): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(PG_WRITE_LOCK);
+    await work(client);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
 
 export async function pgMeta(client: PoolClient, key: string): Promise<string | undefined> {
   const r = await client.query<{ value: string }>(

@@ -3,8 +3,8 @@ import {
   PG_DROP,
   PG_FORMAT,
   PG_SCHEMA,
-  PG_WRITE_LOCK,
   pgMeta,
+  pgWriteTransaction,
   setPgMeta,
   writeChunks,
 } from './postgres-index.js';
@@ -17,18 +17,7 @@ import { PROGRESS_EVERY, SearchOpenOptions } from './search-open-options.js';
  * instances starting together one builds and the others wait and reuse.
  */
 export async function openPostgresIndex(pool: Pool, opts: SearchOpenOptions): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(PG_WRITE_LOCK);
-    await prepare(client, opts);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  await pgWriteTransaction(pool, (client) => prepare(client, opts));
 }
 
 async function prepare(client: PoolClient, opts: SearchOpenOptions): Promise<void> {

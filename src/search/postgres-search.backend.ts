@@ -1,16 +1,11 @@
 import pg from 'pg';
-import { BeforeAddListeners } from './before-add-listeners.js';
 import { cancellableQuery } from './postgres-query.js';
-import { PG_WRITE_LOCK, bumpPgRevision, writeChunks } from './postgres-index.js';
+import { bumpPgRevision, pgWriteTransaction, writeChunks } from './postgres-index.js';
 import { openPostgresIndex } from './postgres-open.js';
-import type {
-  BeforeAddListener,
-  SearchBackend,
-  SearchItem,
-  SearchPage,
-} from './search-backend.interface.js';
-import { ITEM_COLUMNS, ItemRow, prepareBatch, queryOf, rowToItem } from './search-document.js';
+import type { SearchBackend, SearchItem, SearchPage } from './search-backend.interface.js';
+import { ITEM_COLUMNS, ItemRow, rowToItem } from './search-document.js';
 import { ITERATOR_PAGE, SearchOpenOptions } from './search-open-options.js';
+import { SqlSearchBackendBase } from './sql-search-backend.base.js';
 
 // count(*) OVER () gives the total with the page in one round trip (an empty page needs a second query).
 const PAGE_SQL = `SELECT ${ITEM_COLUMNS}, count(*) OVER ()::int AS total FROM rampart_search_items WHERE tsv @@ $1::tsquery
@@ -20,12 +15,12 @@ const PAGE_SQL = `SELECT ${ITEM_COLUMNS}, count(*) OVER ()::int AS total FROM ra
  * The production backend: PostgreSQL full-text search (GIN over a tsvector of
  * our own terms) through a `pg` pool. Aborted calls are cancelled on the server.
  */
-export class PostgresSearchBackend implements SearchBackend {
+export class PostgresSearchBackend extends SqlSearchBackendBase implements SearchBackend {
   readonly name = 'postgres' as const;
-  private readonly listeners = new BeforeAddListeners();
-  private closed = false;
 
-  private constructor(private readonly pool: pg.Pool) {}
+  private constructor(private readonly pool: pg.Pool) {
+    super();
+  }
 
   /** Connects, creates the tables when needed and indexes the seed corpus the first time. */
   static async open(
@@ -56,9 +51,9 @@ export class PostgresSearchBackend implements SearchBackend {
     offset: number,
     signal?: AbortSignal,
   ): Promise<SearchPage> {
-    this.ready(signal);
-    const { terms, norm } = queryOf(q);
-    if (terms.length === 0) return { items: [], total: 0 };
+    const asked = this.termsOf(q, signal);
+    if (!asked) return { items: [], total: 0 };
+    const { terms, norm } = asked;
     // Quoted lexemes are taken verbatim by the tsquery input (no parser, no folding); terms hold no quote.
     const query = terms.map((t) => `'${t}'`).join(' & ');
     const rows = await cancellableQuery<ItemRow & { total: number }>(
@@ -90,26 +85,23 @@ export class PostgresSearchBackend implements SearchBackend {
   }
 
   vocabulary(): AsyncIterable<string> {
-    return this.pages(
+    return this.sqlPages(
       'SELECT term AS v FROM rampart_search_terms WHERE term > $1 ORDER BY term LIMIT $2',
     );
   }
 
   ids(): AsyncIterable<string> {
-    return this.pages(
+    return this.sqlPages(
       'SELECT id AS v FROM rampart_search_items WHERE id > $1 ORDER BY id LIMIT $2',
     );
   }
 
-  private async *pages(sql: string): AsyncIterable<string> {
-    let after = '';
-    for (;;) {
-      this.ready();
-      const rows = await cancellableQuery<{ v: string }>(this.pool, sql, [after, ITERATOR_PAGE]);
-      for (const r of rows) yield r.v;
-      if (rows.length < ITERATOR_PAGE) return;
-      after = rows[rows.length - 1]!.v;
-    }
+  private sqlPages(sql: string): AsyncIterable<string> {
+    return super.pages(async (after) =>
+      (await cancellableQuery<{ v: string }>(this.pool, sql, [after, ITERATOR_PAGE])).map(
+        (r) => r.v,
+      ),
+    );
   }
 
   async count(): Promise<{ items: number; terms: number; revision: number }> {
@@ -124,9 +116,8 @@ export class PostgresSearchBackend implements SearchBackend {
   }
 
   async add(items: SearchItem[]): Promise<void> {
-    const { docs, batch } = prepareBatch(items);
-    if (docs.length === 0) return;
-    await this.listeners.run(batch);
+    const docs = await this.accepted(items);
+    if (!docs) return;
     await this.transaction((client) => writeChunks(client, docs));
   }
 
@@ -134,10 +125,6 @@ export class PostgresSearchBackend implements SearchBackend {
     await this.transaction((client) =>
       client.query('TRUNCATE rampart_search_items, rampart_search_terms'),
     );
-  }
-
-  onBeforeAdd(listener: BeforeAddListener): () => void {
-    return this.listeners.add(listener);
   }
 
   async ping(): Promise<void> {
@@ -154,23 +141,9 @@ export class PostgresSearchBackend implements SearchBackend {
   /** One write transaction holding the schema's write lock; counts as one revision. */
   private async transaction(work: (client: pg.PoolClient) => Promise<unknown>): Promise<void> {
     this.ready();
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(PG_WRITE_LOCK);
+    await pgWriteTransaction(this.pool, async (client) => {
       await work(client);
       await bumpPgRevision(client);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
-
-  private ready(signal?: AbortSignal): void {
-    if (this.closed) throw new Error('search backend is closed');
-    signal?.throwIfAborted();
+    });
   }
 }

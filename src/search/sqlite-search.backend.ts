@@ -1,14 +1,9 @@
 import type Database from 'better-sqlite3';
-import { BeforeAddListeners } from './before-add-listeners.js';
-import type {
-  BeforeAddListener,
-  SearchBackend,
-  SearchItem,
-  SearchPage,
-} from './search-backend.interface.js';
-import { ITEM_COLUMNS, ItemRow, prepareBatch, queryOf, rowToItem } from './search-document.js';
+import type { SearchBackend, SearchItem, SearchPage } from './search-backend.interface.js';
+import { ITEM_COLUMNS, ItemRow, rowToItem } from './search-document.js';
 import { ITERATOR_PAGE, SearchOpenOptions } from './search-open-options.js';
 import { bumpRevision, openSqliteIndex, sqliteWriter } from './sqlite-index.js';
+import { SqlSearchBackendBase } from './sql-search-backend.base.js';
 
 const PAGE_SQL = `SELECT ${ITEM_COLUMNS.split(', ')
   .map((c) => `i.${c}`)
@@ -23,15 +18,14 @@ const PAGE_SQL = `SELECT ${ITEM_COLUMNS.split(', ')
  * is indexed on first open and reused afterwards. Calls are synchronous, so
  * an abort can only be honoured before a statement starts.
  */
-export class SqliteSearchBackend implements SearchBackend {
+export class SqliteSearchBackend extends SqlSearchBackendBase implements SearchBackend {
   readonly name = 'sqlite' as const;
-  private readonly listeners = new BeforeAddListeners();
   private readonly stmt;
   private readonly write;
-  private closed = false;
   private counted?: { key: string; items: number; terms: number };
 
   private constructor(private readonly db: Database.Database) {
+    super();
     this.write = sqliteWriter(db);
     this.stmt = {
       page: db.prepare<[string, string, number, number], ItemRow>(PAGE_SQL),
@@ -62,9 +56,9 @@ export class SqliteSearchBackend implements SearchBackend {
     offset: number,
     signal?: AbortSignal,
   ): Promise<SearchPage> {
-    this.ready(signal);
-    const { terms, norm } = queryOf(q);
-    if (terms.length === 0) return { items: [], total: 0 };
+    const asked = this.termsOf(q, signal);
+    if (!asked) return { items: [], total: 0 };
+    const { terms, norm } = asked;
     // Terms hold only letters and digits, so quoting each one is safe; space-separated strings are ANDed.
     const match = terms.map((t) => `"${t}"`).join(' ');
     const items = this.stmt.page.all(match, norm, limit, offset).map(rowToItem);
@@ -91,17 +85,6 @@ export class SqliteSearchBackend implements SearchBackend {
     yield* this.pages((after) => this.stmt.ids.all(after, ITERATOR_PAGE).map((r) => r.id));
   }
 
-  private async *pages(fetch: (after: string) => string[]): AsyncIterable<string> {
-    let after = '';
-    for (;;) {
-      this.ready();
-      const page = fetch(after);
-      yield* page;
-      if (page.length < ITERATOR_PAGE) return;
-      after = page[page.length - 1]!;
-    }
-  }
-
   async count(): Promise<{ items: number; terms: number; revision: number }> {
     this.ready();
     const revision = Number(this.stmt.revision.get()?.value ?? 0);
@@ -113,9 +96,8 @@ export class SqliteSearchBackend implements SearchBackend {
   }
 
   async add(items: SearchItem[]): Promise<void> {
-    const { docs, batch } = prepareBatch(items);
-    if (docs.length === 0) return;
-    await this.listeners.run(batch);
+    const docs = await this.accepted(items);
+    if (!docs) return;
     this.ready();
     this.db
       .transaction(() => {
@@ -135,10 +117,6 @@ export class SqliteSearchBackend implements SearchBackend {
       .immediate();
   }
 
-  onBeforeAdd(listener: BeforeAddListener): () => void {
-    return this.listeners.add(listener);
-  }
-
   async ping(): Promise<void> {
     this.ready();
     this.db.prepare('SELECT 1').get();
@@ -148,10 +126,5 @@ export class SqliteSearchBackend implements SearchBackend {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
-  }
-
-  private ready(signal?: AbortSignal): void {
-    if (this.closed) throw new Error('search backend is closed');
-    signal?.throwIfAborted();
   }
 }

@@ -14,20 +14,13 @@ const LIMIT = 170;
 
 /** Files over LIMIT lines today (the count as of the check's arrival); split one, then drop its line. */
 const OVER_LIMIT: readonly string[] = [
-  'src/admin/apps/apps-admin.service.ts', // 176
   'src/chain/lock-chain.service.ts', // 262
   'src/locks/circuit-breaker/circuit-breaker.metrics.ts', // 182
-  'src/locks/circuit-breaker/recovery/recovery-gate.ts', // 199
   'src/locks/rate-limit/extensions/rate-limit-extensions.ts', // 184
   'src/locks/rate-limit/load/load-monitor.service.ts', // 246
-  'src/locks/rate-limit/rate-limit.defaults.ts', // 184
-  'src/locks/rate-limit/rules/compile-policy.ts', // 184
   'src/locks/rate-limit/store/redis-rate-limit.store.ts', // 198
-  'src/locks/rate-limit/store/redis-script-args.ts', // 180
   'src/locks/signature/rfc9421/structured-fields.ts', // 181
   'src/locks/signature/signature.lock.ts', // 193
-  'src/redis/redis.service.ts', // 199
-  'src/search/postgres-search.backend.ts', // 176
   'src/telegram/outbound/gate/memory-send-gate.store.ts', // 216
   'src/telegram/outbound/gate/redis-send-gate.store.ts', // 204
   'src/telegram/outbound/outbound-admin.service.ts', // 172

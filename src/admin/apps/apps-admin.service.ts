@@ -2,27 +2,27 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LockChain } from '../../chain/lock-chain.service.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import { knownTiers } from '../../locks/rate-limit/rate-limit.admin.js';
-import {
-  MAX_ACTIVE_SECRETS,
-  parseAppDefinition,
-} from '../../locks/signature/apps/app-definition.js';
+import { parseAppDefinition } from '../../locks/signature/apps/app-definition.js';
 import type { ClientAppView } from '../../locks/signature/apps/app.types.js';
 import { conflict } from '../admin-problems.js';
 import { AdminMetrics } from '../admin-metrics.js';
 import { diffValues } from '../audit/audit-diff.js';
 import { AuditRecorder } from '../audit/audit-recorder.service.js';
 import { InstalledParts } from '../installed-parts.service.js';
-import { definitionOf, newSecret, nextSecretId, redacted } from './app-secrets.js';
-import { APP_STORE, AppDefinition, AppStore } from './app-store.js';
+import {
+  type Edit,
+  type OneTimeSecret,
+  createEdit,
+  existing,
+  retireEdit,
+  rotateEdit,
+} from './app-edits.js';
+import { definitionOf, newSecret, redacted } from './app-secrets.js';
+import { APP_STORE, AppStore } from './app-store.js';
 import { AppsSync } from './apps-sync.service.js';
 
-/** A secret shown once, in the answer that created it. */
-export interface OneTimeSecret {
-  id: string;
-  value: string;
-}
-
-type Edit = (current: AppDefinition | undefined, now: number) => AppDefinition;
+// The edits live in app-edits.ts; re-exported for the controller and the session keys.
+export { type OneTimeSecret, existing } from './app-edits.js';
 
 const MAX_ATTEMPTS = 5;
 
@@ -60,21 +60,7 @@ export class AppsAdmin {
       });
     }
     const secret = newSecret('k1');
-    const app = await this.change(actor, 'app.create', input.id, (current) => {
-      if (current)
-        throw new ProblemException(409, 'app_exists', 'App already exists', {
-          detail: `An app "${input.id}" already exists`,
-        });
-      const def: AppDefinition = {
-        id: input.id,
-        tier: input.tier,
-        active: true,
-        debug: input.debug ?? false,
-        secrets: [secret],
-      };
-      if (input.skewSeconds !== undefined) def.skewSeconds = input.skewSeconds;
-      return def;
-    });
+    const app = await this.change(actor, 'app.create', input.id, createEdit(input, secret));
     return { app, secret: { id: secret.id, value: secret.secret } };
   }
 
@@ -88,45 +74,18 @@ export class AppsAdmin {
   /** Adds a new secret (older ones keep working until retired). */
   async rotate(actor: string, id: string): Promise<{ app: ClientAppView; secret: OneTimeSecret }> {
     let secret: OneTimeSecret | undefined;
-    const app = await this.change(actor, 'app.rotate_secret', id, (current, now) => {
-      const def = existing(current, id);
-      const live = def.secrets.filter(
-        (s) => s.notAfter === undefined || Date.parse(s.notAfter) > now,
-      );
-      if (live.length >= MAX_ACTIVE_SECRETS) {
-        throw new ProblemException(409, 'too_many_secrets', 'Too many active secrets', {
-          detail: `App "${id}" already has ${live.length} active secrets (at most ${MAX_ACTIVE_SECRETS}); retire one first`,
-        });
-      }
-      const s = newSecret(nextSecretId(def.secrets));
-      secret = { id: s.id, value: s.secret };
-      return { ...def, secrets: [...def.secrets, s] };
-    });
+    const app = await this.change(
+      actor,
+      'app.rotate_secret',
+      id,
+      rotateEdit(id, (s) => (secret = s)),
+    );
     return { app, secret: secret! };
   }
 
   /** Removes a secret now (its material is deleted), or ends it at `notAfter` (epoch ms). */
   retire(actor: string, id: string, secretId: string, notAfter?: number): Promise<ClientAppView> {
-    return this.change(actor, 'app.retire_secret', id, (current, now) => {
-      const def = existing(current, id);
-      if (!def.secrets.some((s) => s.id === secretId)) {
-        throw new ProblemException(404, 'secret_not_found', 'No such secret', {
-          detail: `App "${id}" has no secret "${secretId}"`,
-        });
-      }
-      const secrets =
-        notAfter === undefined
-          ? def.secrets.filter((s) => s.id !== secretId)
-          : def.secrets.map((s) =>
-              s.id === secretId ? { ...s, notAfter: new Date(notAfter).toISOString() } : s,
-            );
-      if (!secrets.some((s) => s.notAfter === undefined || Date.parse(s.notAfter) > now)) {
-        throw new ProblemException(409, 'last_secret', 'Last active secret', {
-          detail: `Retiring "${secretId}" would leave app "${id}" without a working secret; rotate first, or deactivate the app`,
-        });
-      }
-      return { ...def, secrets };
-    });
+    return this.change(actor, 'app.retire_secret', id, retireEdit(id, secretId, notAfter));
   }
 
   /** Read → edit → validate → store (if unchanged meanwhile) → apply here → audit. */
@@ -165,12 +124,4 @@ export class AppsAdmin {
       throw conflict(`app "${id}" kept changing; try again`);
     });
   }
-}
-
-export function existing(def: AppDefinition | undefined, id: string): AppDefinition {
-  if (!def)
-    throw new ProblemException(404, 'app_not_found', 'No such app', {
-      detail: `There is no app "${id}"`,
-    });
-  return structuredClone(def);
 }

@@ -1,5 +1,7 @@
 import type { LockSlice } from '../../config/policy.types.js';
 import type { RateLimitSlice } from './core/rate-limit-slice.types.js';
+import { INFERENCE_SLICE } from './settings/inference.defaults.js';
+import { TELEGRAM_SLICE } from './settings/telegram.defaults.js';
 
 /**
  * Shipped rateLimit slices per route policy (CONFIG_FILE and the admin API
@@ -29,62 +31,8 @@ const SLICES: Record<string, RateLimitSlice> = {
       { name: 'global', dimension: 'global', capacity: 8000, rate: '4000/s' },
     ],
   },
-  // Per app, per user and global; cost by max_tokens bands (1, 2, 4, 8); the pro tier gets 5×.
-  inference: {
-    mode: 'enforce',
-    failMode: 'local',
-    cost: 'inference',
-    // Token budgets size a request by its prompt's tokens + max_tokens (the inference module's token counter).
-    tokens: 'inference',
-    tiers: { free: 1, pro: 5 },
-    rules: [
-      { name: 'per-app', dimension: 'app', capacity: 120, rate: '20/s' },
-      {
-        name: 'per-user',
-        dimension: 'user',
-        capacity: 30,
-        rate: '60/min',
-        penalty: { threshold: 5, factor: 0.5, decay: '1m' },
-      },
-      { name: 'global', dimension: 'global', capacity: 1000, rate: '200/s' },
-      // Requests in flight (docs/rate-limit.md#concurrency): no app holds the whole inference bulkhead (128)
-      // with slow streams, no user more than a few; a slot is back when the answer ends, at the latest after the
-      // lease (above the longest stream, INFERENCE_STREAM_MAX_DURATION_MS).
-      {
-        name: 'app-concurrent',
-        dimension: 'app',
-        algorithm: 'concurrency',
-        capacity: 64,
-        lease: '10m',
-      },
-      {
-        name: 'user-concurrent',
-        dimension: 'user',
-        algorithm: 'concurrency',
-        capacity: 4,
-        lease: '10m',
-      },
-      // Token budgets (docs/rate-limit.md#token-rules): each request reserves its prompt's tokens + max_tokens at
-      // admission, and is settled to the upstream's usage when its answer ends; never overshot under concurrency.
-      {
-        name: 'user-tokens',
-        dimension: 'user',
-        algorithm: 'tokens',
-        capacity: 40_000,
-        window: '1m',
-      },
-      {
-        name: 'app-tokens-day',
-        dimension: 'app',
-        algorithm: 'tokens',
-        capacity: 5_000_000,
-        window: '1d',
-      },
-    ],
-    degrade: { at: 0.8, factor: 0.5 },
-    // Expensive work gives way first: reduced quotas at load soft.
-    degradeRank: 2,
-  },
+  // Per app, per user, concurrency and token budgets (settings/inference.defaults.ts).
+  inference: INFERENCE_SLICE,
   // GET /v1/models: answered from the shield's cache almost always; a per-app and a global cap.
   models: {
     mode: 'enforce',
@@ -108,69 +56,8 @@ const SLICES: Record<string, RateLimitSlice> = {
     failMode: 'local',
     rules: [{ name: 'per-app', dimension: 'app', capacity: 200, rate: '50/s' }],
   },
-  // Telegram webhooks (docs/telegram.md#limits). Verified updates: global (admins exempt), per chat
-  // for groups, per user, and per user for the expensive commands, each update costing its command's
-  // tokens (`cost: telegram`: /help 1, /search 2, /ask 5). A limited update is flagged (the product
-  // answers 200 and tells the user once), a redelivered update_id is a duplicate (claim `update`).
-  // Unverified requests (lock 1 defers its 401) meet only the per-IP rule, and get 429 past it.
-  telegram: {
-    mode: 'enforce',
-    failMode: 'local',
-    cost: 'telegram',
-    onLimit: 'flag',
-    claim: 'update',
-    // At load soft /search answers from caches and /ask gets a reduced quota; the bots' admins are never shed.
-    degradeRank: 1,
-    criticalWhen: { role: ['admin'] },
-    rules: [
-      {
-        name: 'global',
-        dimension: 'global',
-        capacity: 2000,
-        rate: '2000/min',
-        when: { verified: ['yes'] },
-        unless: { role: ['admin'] },
-      },
-      {
-        name: 'webhook-ip',
-        dimension: 'ip',
-        capacity: 120,
-        rate: '120/min',
-        when: { verified: ['no'] },
-        // An exact ceiling: failed secret tokens raise the address's score, they do not move this limit.
-        risk: false,
-      },
-      {
-        name: 'chat',
-        dimension: 'chat',
-        capacity: 80,
-        rate: '8/s',
-        when: { chatType: ['group', 'supergroup'] },
-      },
-      {
-        name: 'user',
-        dimension: 'user',
-        capacity: 20,
-        rate: '2/s',
-        penalty: { threshold: 5, factor: 0.5, decay: '1m' },
-      },
-      {
-        name: 'search',
-        dimension: 'user',
-        capacity: 12,
-        rate: '12/min',
-        when: { command: ['/search'] },
-      },
-      {
-        name: 'ask',
-        dimension: 'user',
-        capacity: 15,
-        rate: '15/min',
-        when: { command: ['/ask'] },
-        degradeRank: 2,
-      },
-    ],
-  },
+  // Telegram webhooks (settings/telegram.defaults.ts, docs/telegram.md#limits).
+  telegram: TELEGRAM_SLICE,
   // Outbound Telegram notifications: per app, one token per job (cost function `notifications`; a batch
   // of at most 100 jobs fits the burst).
   notifications: {

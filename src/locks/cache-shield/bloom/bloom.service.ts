@@ -3,7 +3,7 @@ import { HealthRegistry } from '../../../health/health-registry.service.js';
 import { ShieldMetrics } from '../cache-shield.metrics.js';
 import { bloomHealth } from './bloom-health.js';
 import { beforeAddHook } from './replicas/before-add.js';
-import { applyEvent } from './replicas/bloom-events.js';
+import { bootFilters } from './replicas/bloom-boot.js';
 import { BloomFilters } from './replicas/bloom-filters.service.js';
 import { BloomWatch } from './replicas/bloom-watch.js';
 
@@ -42,28 +42,8 @@ export class BloomService implements OnModuleInit, OnApplicationShutdown {
     this.health.register('cacheShield', async () => bloomHealth(this.filters.replicas), {
       optional: true,
     });
-    this.ready = this.boot();
+    this.ready = bootFilters(this.filters, this.logger, (off) => (this.unsubscribe = off));
     this.watch.start();
-  }
-
-  private async boot(): Promise<void> {
-    try {
-      this.unsubscribe = await this.filters.store.subscribe((e) => applyEvent(this.filters, e));
-    } catch (err) {
-      this.logger.warn(
-        `bloom announcements unavailable (${(err as Error).message}); relying on periodic checks`,
-      );
-    }
-    await Promise.all(
-      [...this.filters.replicas.keys()].map((name) =>
-        this.filters.ensure(name).catch((err: unknown) => {
-          if (!this.filters.closing)
-            this.logger.error(
-              `bloom ${name}: not available (${(err as Error).message}); lookups bypass it`,
-            );
-        }),
-      ),
-    );
   }
 
   async onApplicationShutdown(): Promise<void> {

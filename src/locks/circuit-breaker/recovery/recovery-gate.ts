@@ -7,30 +7,21 @@ import type {
   Refusal,
   TripReason,
 } from '../circuit-breaker.types.js';
+import { RecoveryPhase } from './recovery-phase.js';
 import { RecoveryRamp } from './recovery-ramp.js';
+import { PROBE_RETRY_MS, jitteredReset, refusalNow } from './recovery-refusal.js';
 
 type Timing = Pick<
   BreakerOptions,
   'resetTimeoutMs' | 'resetJitter' | 'halfOpenProbes' | 'rampPercents' | 'rampMs'
 >;
 
-/** Retry hint while a probe is in flight: the probe decides within about a second in the common case. */
-const PROBE_RETRY_MS = 1_000;
-
 /**
  * The recovery state machine of one breaker (phases: see BreakerPhase):
  * jittered reset, probes, ramp (RecoveryRamp), forces. No I/O, no timers.
  */
 export class RecoveryGate {
-  private current: BreakerPhase = 'closed';
-  private changedAt: number;
-  private nextProbeAt = 0;
-  private forcedUntil: number | undefined;
-  private probeInFlight = false;
-  private probeSuccesses = 0;
-  private why: TripReason | undefined;
-  /** Bumped on every phase change, so the result of a probe from an earlier phase is ignored. */
-  private epoch = 0;
+  private readonly p: RecoveryPhase;
   private readonly ramp = new RecoveryRamp();
 
   constructor(
@@ -38,21 +29,21 @@ export class RecoveryGate {
     private readonly clock: Clock,
     private readonly onChange: (from: BreakerPhase, to: BreakerPhase) => void = () => undefined,
   ) {
-    this.changedAt = clock.now();
+    this.p = new RecoveryPhase(clock, onChange);
   }
 
   get phase(): BreakerPhase {
-    return this.current;
+    return this.p.current;
   }
 
   /** Why the circuit last opened; kept until it is closed again (undefined while closed or forced). */
   get reason(): TripReason | undefined {
-    return this.why;
+    return this.p.why;
   }
 
   /** Epoch ms of the last phase change. */
   get since(): number {
-    return this.changedAt;
+    return this.p.changedAt;
   }
 
   /** New options; the phase and its clocks are kept. */
@@ -63,7 +54,7 @@ export class RecoveryGate {
   /** Decides one call. May move open → half_open (reset timeout over) and recovering → closed (ramp over). */
   admit(): Admission<Refusal> {
     const now = this.clock.now();
-    switch (this.current) {
+    switch (this.p.current) {
       case 'closed':
       case 'forced_closed':
         return { admit: true };
@@ -72,22 +63,24 @@ export class RecoveryGate {
           admit: false,
           reason: 'forced_open',
           retryAfterMs:
-            this.forcedUntil !== undefined ? this.forcedUntil - now : this.timing.resetTimeoutMs,
+            this.p.forcedUntil !== undefined
+              ? this.p.forcedUntil - now
+              : this.timing.resetTimeoutMs,
         };
       case 'open':
-        if (now < this.nextProbeAt)
-          return { admit: false, reason: 'open', retryAfterMs: this.nextProbeAt - now };
-        this.move('half_open');
+        if (now < this.p.nextProbeAt)
+          return { admit: false, reason: 'open', retryAfterMs: this.p.nextProbeAt - now };
+        this.p.move('half_open');
         return this.admit();
       case 'half_open':
-        if (this.probeInFlight)
+        if (this.p.probeInFlight)
           return { admit: false, reason: 'half_open', retryAfterMs: PROBE_RETRY_MS };
-        this.probeInFlight = true;
-        return { admit: true, probe: { epoch: this.epoch } };
+        this.p.probeInFlight = true;
+        return { admit: true, probe: { epoch: this.p.epoch } };
       case 'recovering': {
         const a = this.ramp.admit(this.timing, now);
         if (a === undefined) {
-          this.move('closed');
+          this.p.move('closed');
           return { admit: true };
         }
         return a.admit ? a : { admit: false, reason: 'recovering', retryAfterMs: a.retryAfterMs };
@@ -96,70 +89,54 @@ export class RecoveryGate {
   }
 
   /**
-   * The refusal admit() would give now, without moving the phase or taking a probe: for a call that was
-   * admitted and then waited for a slot while the circuit stopped letting calls in. Undefined: still admitting.
+   * The refusal admit() would give now, without moving the phase or taking a probe (refusalNow).
    */
   refusing(): Admission<Refusal> | undefined {
-    switch (this.current) {
-      case 'open':
-        return {
-          admit: false,
-          reason: 'open',
-          retryAfterMs: Math.max(PROBE_RETRY_MS, this.nextProbeAt - this.clock.now()),
-        };
-      case 'half_open':
-        return { admit: false, reason: 'half_open', retryAfterMs: PROBE_RETRY_MS };
-      case 'forced_open':
-        return { admit: false, reason: 'forced_open', retryAfterMs: this.timing.resetTimeoutMs };
-      case 'closed':
-      case 'forced_closed':
-      case 'recovering':
-        return undefined;
-    }
+    return refusalNow(this.p, this.timing.resetTimeoutMs, this.clock.now());
   }
 
   /** Result of a probe admitted by admit(); ignored when the phase changed meanwhile. `why`: of a failure. */
   probeDone(epoch: number, outcome: ProbeOutcome, why: TripReason = 'probe_failed'): void {
-    if (epoch !== this.epoch || this.current !== 'half_open') return;
-    this.probeInFlight = false;
+    if (epoch !== this.p.epoch || this.p.current !== 'half_open') return;
+    this.p.probeInFlight = false;
     if (outcome === 'failure') return this.trip(why);
     if (outcome === 'neutral') return;
-    this.probeSuccesses++;
-    if (this.probeSuccesses < this.timing.halfOpenProbes) return;
+    this.p.probeSuccesses++;
+    if (this.p.probeSuccesses < this.timing.halfOpenProbes) return;
     if (this.timing.rampPercents.length === 0 || this.timing.rampMs === 0)
-      return this.move('closed');
+      return this.p.move('closed');
     this.ramp.start(this.clock.now());
-    this.move('recovering');
+    this.p.move('recovering');
   }
 
   /** The circuit opens (a window tripped while closed or recovering). Ignored in other phases. */
   tripped(why: TripReason = 'errors'): void {
-    if (this.current === 'closed' || this.current === 'recovering') this.trip(why);
+    if (this.p.current === 'closed' || this.p.current === 'recovering') this.trip(why);
   }
 
   /** Applies an admin force (undefined = none). Idempotent. */
   force(force: 'open' | 'closed' | undefined, until?: number): void {
     if (force === 'open') {
-      this.forcedUntil = until;
-      if (this.current !== 'forced_open') this.move('forced_open');
+      this.p.forcedUntil = until;
+      if (this.p.current !== 'forced_open') this.p.move('forced_open');
     } else if (force === 'closed') {
-      if (this.current !== 'forced_closed') this.move('forced_closed');
-    } else if (this.current === 'forced_open') {
-      this.move('half_open');
-    } else if (this.current === 'forced_closed') {
-      this.move('closed');
+      if (this.p.current !== 'forced_closed') this.p.move('forced_closed');
+    } else if (this.p.current === 'forced_open') {
+      this.p.move('half_open');
+    } else if (this.p.current === 'forced_closed') {
+      this.p.move('closed');
     }
   }
 
   /** Admin reset: closed at once, full traffic (a force stays in effect). */
   reset(): void {
-    if (this.current === 'forced_open' || this.current === 'forced_closed') return;
-    this.move('closed');
+    if (this.p.current === 'forced_open' || this.p.current === 'forced_closed') return;
+    this.p.move('closed');
   }
 
   /** Share of calls admitted now (0–1): 0 while open, the ramp step while recovering. */
   admittedShare(): number {
-    switch (this.current) {
+    switch (this.p.current) {
       case 'closed':
       case 'forced_closed':
         return 1;
@@ -174,26 +151,12 @@ export class RecoveryGate {
 
   /** Milliseconds until the next probe while open (0 when due or not open). */
   msUntilProbe(): number {
-    return this.current === 'open' ? Math.max(0, this.nextProbeAt - this.clock.now()) : 0;
+    return this.p.current === 'open' ? Math.max(0, this.p.nextProbeAt - this.clock.now()) : 0;
   }
 
   private trip(why: TripReason): void {
-    this.why = why;
-    const { resetTimeoutMs, resetJitter } = this.timing;
-    const factor = 1 + resetJitter * (2 * this.clock.random() - 1);
-    this.nextProbeAt = this.clock.now() + Math.max(1, Math.round(resetTimeoutMs * factor));
-    this.move('open');
-  }
-
-  private move(to: BreakerPhase): void {
-    const from = this.current;
-    this.current = to;
-    this.changedAt = this.clock.now();
-    this.epoch++;
-    this.probeInFlight = false;
-    this.probeSuccesses = 0;
-    if (to !== 'forced_open') this.forcedUntil = undefined;
-    if (to === 'closed' || to === 'forced_open' || to === 'forced_closed') this.why = undefined;
-    if (from !== to) this.onChange(from, to);
+    this.p.why = why;
+    this.p.nextProbeAt = this.clock.now() + jitteredReset(this.timing, this.clock.random());
+    this.p.move('open');
   }
 }

@@ -1,6 +1,5 @@
 import { replyDeadline } from '../../../redis/reply-deadline.js';
 import {
-  type BucketOutcome,
   type BucketSpec,
   type Decision,
   type DecideRequest,
@@ -8,22 +7,10 @@ import {
 } from '../core/decision.types.js';
 import { refundArgs } from './redis-script-args.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
+import { claimGroup, mergeSlots, overallBlocker, slotRequest } from './slot-groups.js';
 
-/** Bucket indexes grouped by hash tag (the part in braces), in first-seen order. */
-export function groupBy(buckets: BucketSpec[]): number[][] {
-  const byTag = new Map<string, number[]>();
-  buckets.forEach((b, i) => {
-    const list = byTag.get(b.group);
-    if (list) list.push(i);
-    else byTag.set(b.group, [i]);
-  });
-  return [...byTag.values()];
-}
-
-/** Hash tag of a claim key (`rl:{<env>:<service>}:claim:…`, or a nonce `nonce:{<env>:<service>}:…`). */
-export function claimGroup(key: string): string {
-  return key.slice(key.indexOf('{'), key.indexOf('}') + 1);
-}
+// The grouping by slot lives in slot-groups.ts; re-exported for the store.
+export { claimGroup, groupBy } from './slot-groups.js';
 
 /**
  * One request whose buckets live in several Redis Cluster slots (`scope:
@@ -91,53 +78,24 @@ export class CrossSlotDecider {
       throw failed.reason;
     }
     const parts = settled.map((s) => (s as PromiseFulfilledResult<Decision>).value);
-    const buckets: BucketOutcome[] = new Array(req.buckets.length);
-    let allowed = true;
-    let degraded = false;
-    parts.forEach((d, g) => {
-      groups[g]!.forEach((bi, j) => (buckets[bi] = d.buckets[j]!));
-      allowed &&= d.allowed;
-      degraded ||= d.degraded;
-    });
+    const { allowed, degraded, nowMs, buckets } = mergeSlots(req.buckets.length, groups, parts);
     let blocker = -1;
     if (!allowed) {
       await this.refund(req, groups, parts);
       for (const o of buckets) o.charged = 0;
-      buckets.forEach((o, i) => {
-        if (
-          !o.allowed &&
-          !req.buckets[i]!.shadow &&
-          (blocker < 0 || o.retryAfterMs > buckets[blocker]!.retryAfterMs)
-        )
-          blocker = i;
-      });
+      blocker = overallBlocker(req, buckets);
     }
     // Each refusing slot set its own blocker's told key; notify is that of the slot holding the overall blocker.
     const notify =
       blocker >= 0 && req.told
         ? parts[groups.findIndex((g) => g.includes(blocker))]!.notify === true
         : undefined;
-    const nowMs = Math.max(...parts.map((p) => p.nowMs));
     return { allowed, blocker, degraded, nowMs, buckets, notify };
   }
 
   /** The buckets `idx` of one slot, decided as a request of their own (`claim`: with the claim); blocker mapped back. */
   private async call(req: DecideRequest, idx: number[], claim = false): Promise<Decision> {
-    const d = await this.opts.decideSlot(
-      idx.length === req.buckets.length && (claim || !req.claim)
-        ? req
-        : {
-            ...req,
-            buckets: idx.map((i) => req.buckets[i]!),
-            told: req.told && idx.map((i) => req.told![i]!),
-            claim: claim ? req.claim : undefined,
-            // Risk records live in the service's slot: only that slot's buckets are scaled by them.
-            risk:
-              req.risk && req.buckets[idx[0]!]?.group === claimGroup(req.risk.keys[0] ?? '')
-                ? req.risk
-                : undefined,
-          },
-    );
+    const d = await this.opts.decideSlot(slotRequest(req, idx, claim));
     if (d.blocker >= 0) d.blocker = idx[d.blocker]!;
     return d;
   }

@@ -1,5 +1,6 @@
 import type { BucketSpec, DecideRequest } from '../core/decision.types.js';
-import { ScriptArgs, pushFastBucket, pushHashBucket, pushRiskParams } from './redis-script-args.js';
+import type { ScriptArgs } from './redis-script-args.js';
+import { pushFastBucket, pushHashBucket, pushRiskParams } from './bucket-argv.js';
 import { gcra } from '../core/kinds/gcra.js';
 import type { Argv } from './redis-store.options.js';
 import type { RiskParams } from '../core/risk.types.js';

@@ -8,18 +8,18 @@ import { BucketSpec, DecideRequest } from '../core/decision.types.js';
 import { bucketTtlMs, isLeased } from '../core/rule-kinds.js';
 import { gcraWarm } from '../core/kinds/gcra-warm.js';
 import type { Argv } from './redis-store.options.js';
-import type { RiskParams } from '../core/risk.types.js';
+import {
+  FLAG_PACED,
+  FLAG_PENALTY,
+  FLAG_RISKY,
+  baseFlags,
+  paced,
+  pushFastBucket,
+  pushRiskParams,
+} from './bucket-argv.js';
 
-const FLAG_SHADOW = 1;
-const FLAG_SOFT = 2;
-const FLAG_DEGRADABLE = 4;
-const FLAG_PENALTY = 8;
-const FLAG_RISKY = 16;
-const FLAG_HASH = 32;
-const FLAG_PACED = 64;
-
-/** A paced bucket (`maxWaitMs`): decided on the general path only, with its wait in ARGV. */
-export const paced = (b: BucketSpec): boolean => (b.maxWaitUs ?? 0) > 0;
+// One bucket's packing lives in bucket-argv.ts; `paced` is re-exported for the store.
+export { paced } from './bucket-argv.js';
 
 export interface ScriptArgs {
   keys: string[];
@@ -59,46 +59,6 @@ function pushExtras(req: DecideRequest, keys: string[], args: Argv): void {
 }
 
 /**
- * A fast-path bucket's ARGV: tolerance and increment µs at multiplier 1, flags (with `risky`: risk-scaled, batch
- * script only), TTL ms to `args`; when the request degrades and the bucket is degradable, tolerance and increment
- * at the degrade factor to `degraded`.
- */
-export function pushFastBucket(
-  args: Argv,
-  b: BucketSpec,
-  degrade: boolean,
-  factor: number,
-  degraded: Argv,
-  risky = false,
-): void {
-  const flags =
-    (b.shadow ? FLAG_SHADOW : 0) |
-    (b.soft ? FLAG_SOFT : 0) |
-    (b.degradable ? FLAG_DEGRADABLE : 0) |
-    (risky ? FLAG_RISKY : 0);
-  args.push(b.capacity * b.intervalUs, b.cost * b.intervalUs, flags, bucketTtlMs(b));
-  if (degrade && b.degradable) {
-    const m = 1 * factor;
-    const T = b.intervalUs / m;
-    degraded.push(b.capacity * m * T, b.cost * T);
-  }
-}
-
-/**
- * A hash kind's spec in the batch script (concurrency, tokens): tolerance and increment 0, flags with 32, TTL ms,
- * then its kind code, capacity, interval µs, cost and degrade factor (the kind decides in lib/kind_*.lua).
- */
-export function pushHashBucket(args: Argv, b: BucketSpec, factor: number): void {
-  const flags =
-    (b.shadow ? FLAG_SHADOW : 0) |
-    (b.soft ? FLAG_SOFT : 0) |
-    (b.degradable ? FLAG_DEGRADABLE : 0) |
-    (b.risky ? FLAG_RISKY : 0) |
-    FLAG_HASH;
-  args.push(0, 0, flags, bucketTtlMs(b), b.kind, b.capacity, b.intervalUs, b.cost, factor);
-}
-
-/**
  * ARGV of the general path: every bucket's parameters, then the penalties, the paced buckets' waits, the warm-up
  * buckets' warm-up µs.
  */
@@ -116,9 +76,7 @@ export function generalArgs(req: DecideRequest, clock: Argv): ScriptArgs & { pen
   for (const b of req.buckets) {
     keys.push(b.key);
     const flags =
-      (b.shadow ? FLAG_SHADOW : 0) |
-      (b.soft ? FLAG_SOFT : 0) |
-      (b.degradable ? FLAG_DEGRADABLE : 0) |
+      baseFlags(b) |
       (b.penaltyKey && b.penalty ? FLAG_PENALTY : 0) |
       (b.risky && req.risk ? FLAG_RISKY : 0) |
       (paced(b) ? FLAG_PACED : 0);
@@ -153,15 +111,6 @@ function pushRisk(req: DecideRequest, keys: string[], args: Argv): void {
   keys.push(...r.keys);
   args.push(r.keys.length, r.verified ?? 0);
   pushRiskParams(args, r.params);
-}
-
-/** The score parameters and bands of a risk block (both decision scripts). */
-export function pushRiskParams(args: Argv, p: RiskParams): void {
-  args.push(p.unitUs, p.newUs, p.newWeight, p.repPeriodUs, p.repPer, p.repMax);
-  args.push(p.bonus, p.ttlMs, p.touchUs, p.addressUs, p.bands.length);
-  // The last band's bound is never compared (it takes every higher score).
-  for (const b of p.bands) args.push(Number.isFinite(b.below) ? b.below : 0, b.multiplier);
-  args.push(p.quietTtlMs);
 }
 
 /** KEYS and ARGV of a `ratelimit_refund` call: each charged bucket's kind, charge and capacity. */

@@ -1,11 +1,10 @@
-import { BLOOM_HASH, BLOOM_HASH_CODE, HASH_OUT, hash2 } from './bloom-hash.js';
+import { filterBytes, readFilterBytes } from './bloom-bytes.js';
+import { BLOOM_HASH, HASH_OUT, hash2 } from './bloom-hash.js';
 
 /** Largest filter in bits (256 MiB): far beyond any corpus this service indexes, and below 2^32. */
 export const MAX_BITS = 2 ** 31;
-const MAGIC = 0x524d4246; // "RMBF"
-const FORMAT = 1;
-/** Bytes before the bit array in the binary form. */
-export const HEADER_BYTES = 16;
+// The binary form lives in bloom-bytes.ts; HEADER_BYTES is re-exported for the stores.
+export { HEADER_BYTES } from './bloom-bytes.js';
 
 const POPCOUNT = new Uint8Array(256).map((_, i) => {
   let n = 0;
@@ -118,34 +117,15 @@ export class BloomFilter {
     return out;
   }
 
-  /** Binary form: 16-byte header (magic, format, hash, k, m) then the bits. */
+  /** Binary form: 16-byte header (magic, format, hash, k, m) then the bits (bloom-bytes.ts). */
   toBytes(): Buffer {
-    const out = Buffer.allocUnsafe(HEADER_BYTES + this.bits.length);
-    out.writeUInt32BE(MAGIC, 0);
-    out.writeUInt8(FORMAT, 4);
-    out.writeUInt8(BLOOM_HASH_CODE, 5);
-    out.writeUInt8(this.k, 6);
-    out.writeUInt8(0, 7);
-    out.writeUInt32BE(this.m, 8);
-    out.writeUInt32BE(0, 12);
-    out.set(this.bits, HEADER_BYTES);
-    return out;
+    return filterBytes(this.m, this.k, this.bits);
   }
 
   /** Reads the binary form; throws on another format, another hash, or a truncated array. */
   static fromBytes(buf: Uint8Array): BloomFilter {
-    const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
-    if (b.length < HEADER_BYTES || b.readUInt32BE(0) !== MAGIC)
-      throw new Error('bloom: not a serialised filter');
-    if (b.readUInt8(4) !== FORMAT)
-      throw new Error(`bloom: format ${b.readUInt8(4)} is not supported`);
-    if (b.readUInt8(5) !== BLOOM_HASH_CODE)
-      throw new Error(`bloom: hash ${b.readUInt8(5)} is not ${BLOOM_HASH}; rebuild the filter`);
-    const k = b.readUInt8(6);
-    const m = b.readUInt32BE(8);
-    if (b.length !== HEADER_BYTES + Math.ceil(m / 8))
-      throw new Error('bloom: bit array length does not match m');
-    return new BloomFilter(m, k, new Uint8Array(b.subarray(HEADER_BYTES)));
+    const { m, k, bits } = readFilterBytes(buf);
+    return new BloomFilter(m, k, bits);
   }
 
   /** Sets this filter's bits to the union with another filter of the same shape. */
