@@ -114,6 +114,14 @@ export interface OutboundQueueStore {
    * Returns how many lanes were made due.
    */
   wake(bot: string, now: number): Promise<number>;
+  /**
+   * The held lane's chat moved (`migrate_to_chat_id`, answered to its head job): the head and the lane's
+   * other jobs of the head's app go to the lane of chat `to` (same scope or pinned bot), in posting order
+   * (merged by `createdAt` with the jobs already there, behind a held head), due now; their chat becomes
+   * `to`. Another app's jobs of the old lane stay there. The lease ends. Returns the ids moved, oldest
+   * first; [] when the lease was lost (nothing changes).
+   */
+  migrate(lease: Lease, to: string, now: number): Promise<string[]>;
   /** Jobs waiting or held, by lane count (for metrics: queue depth). */
   depth(): Promise<number>;
   /** Backlog per queue, reading at most `maxLanes` lanes per partition (`truncated` when more exist). */

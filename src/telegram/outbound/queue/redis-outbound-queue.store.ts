@@ -15,6 +15,7 @@ import {
 } from './outbound-queue.store.js';
 import { decodeJob, jobArgs } from './redis-job-codec.js';
 import { IdCipher } from '../id-cipher.js';
+import { moveLane } from './redis-lane-move.js';
 
 /** The calls a store needs (RedisService, or the sender's own connection OutboundRedis). */
 type Runner = Pick<RedisService, 'script' | 'run'>;
@@ -256,6 +257,24 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
       [p, id, now, this.retentionMs],
     );
     return r === 1 ? 'cancelled' : r === -1 ? 'sending' : r === -2 ? 'finished' : 'unknown';
+  }
+
+  async migrate(lease: Lease, to: string, now: number): Promise<string[]> {
+    const moved = await moveLane(
+      {
+        redis: this.redis,
+        ids: this.ids,
+        partitions: this.partitions,
+        prefix: (k) => this.prefix(k),
+        idKey: (id) => this.idKey(id),
+        wake: wakeChannel(this.base),
+      },
+      lease,
+      to,
+      now,
+    );
+    this.forget();
+    return moved;
   }
 
   async wake(bot: string, now: number): Promise<number> {
