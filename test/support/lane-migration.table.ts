@@ -58,18 +58,20 @@ export function runLaneMigrationTable(make: () => Promise<OutboundQueueStore>): 
     const [old, to] = groups();
     const [a1, a2] = [job(old, { id: id('shop') }), job(old, { id: id('shop') })];
     const [x1, x2] = [job(to, { id: id('shop') }), job(to, { id: id('shop') })];
-    await q.enqueue([a1, a2], T0);
+    await q.enqueue([a1], T0);
     await q.enqueue([x1], T0 + 5);
     const { leases } = await q.claim(T0 + 5, 30_000, 10);
     expect(leases.map((l) => l.job.id).sort()).toEqual([a1.id, x1.id].sort());
+    // Posted before the move is known: x2 (to the new id) before a2 (to the old one).
     await q.enqueue([x2], T0 + 30);
+    await q.enqueue([a2], T0 + 35);
     const la = leases.find((l) => l.job.id === a1.id)!;
-    expect(await q.migrate(la, to, T0 + 31)).toEqual([a1.id, a2.id]);
-    // x1 is being sent (held): it stays first; the moved jobs follow it, before x2 posted later.
-    expect((await q.claim(T0 + 32, 30_000, 10)).leases).toEqual([]);
+    expect(await q.migrate(la, to, T0 + 36)).toEqual([a1.id, a2.id]);
+    // x1 is being sent (held): it stays first; then a1, x2, a2 as they were posted.
+    expect((await q.claim(T0 + 37, 30_000, 10)).leases).toEqual([]);
     const lx = leases.find((l) => l.job.id === x1.id)!;
-    expect(await q.settle(lx, { kind: 'sent', bot: 'b' }, T0 + 33)).toBe(true);
-    expect(await drain(q, T0 + 34)).toEqual([a1, a2, x2].map((j) => [j.id, to]));
+    expect(await q.settle(lx, { kind: 'sent', bot: 'b' }, T0 + 38)).toBe(true);
+    expect(await drain(q, T0 + 39)).toEqual([a1, x2, a2].map((j) => [j.id, to]));
   });
 
   it('should move only the head’s app’s jobs: another app’s jobs of the lane stay, to the old id', async () => {
