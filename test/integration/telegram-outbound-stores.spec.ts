@@ -90,8 +90,7 @@ describe.skipIf(!redisUrl())('RedisOutboundQueueStore: a chat lane moved', () =>
       runLaneMigrationTable(async () => {
         const r = await redis();
         return new RedisOutboundQueueStore(r, r.tag.slice(1, -1), partitions, WEEK);
-      }),
-    );
+      }));
 });
 
 describe.skipIf(!redisUrl())('RedisSendGateStore', () => {
@@ -109,12 +108,15 @@ describe.skipIf(!canStartRedis())('RedisOutboundQueueStore on a Redis Cluster', 
   });
 });
 
-describe.skipIf(!canStartRedis())('RedisOutboundQueueStore on a Redis Cluster: a chat lane moved', () => {
-  runLaneMigrationTable(async () => {
-    const r = await redis('cluster');
-    return new RedisOutboundQueueStore(r, r.tag.slice(1, -1), 4, WEEK);
-  });
-});
+describe.skipIf(!canStartRedis())(
+  'RedisOutboundQueueStore on a Redis Cluster: a chat lane moved',
+  () => {
+    runLaneMigrationTable(async () => {
+      const r = await redis('cluster');
+      return new RedisOutboundQueueStore(r, r.tag.slice(1, -1), 4, WEEK);
+    });
+  },
+);
 
 describe.skipIf(!canStartRedis())('RedisSendGateStore on a Redis Cluster', () => {
   runGateTable(async () => {
