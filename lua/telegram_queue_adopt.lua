@@ -4,7 +4,7 @@
 --   channel ('' = none); then per job, oldest first: id, n, and n job-hash fields as name, value pairs (read
 --   from the old lane's partition)
 -- Returns: the ids taken in (a job whose hash here belongs to another lane is skipped: it was taken in already)
--- Each job's hash is written here (lane and chat changed, state queued) unless it is here already for another
+-- Each job's hash is written here (lane and chat changed, state queued, the move's mark `mv` cleared) unless it is here already for another
 -- lane; the ids are merged into the new lane by posting time (`created`), behind a held head (it may be being
 -- sent), a moved job first on a tie (it was queued before the move was known). The lane is due now (unless held).
 -- The same partition as the old lane: the hash is the same key, only rewritten. lua/telegram_queue_detach.lua
@@ -23,7 +23,7 @@ while i <= #ARGV do
       redis.call('HSET', jk, unpack(ARGV, i + 2, i + 1 + 2 * n))
       redis.call('INCR', P .. ':count')
     end
-    redis.call('HSET', jk, 'lane', lane, 'chat', chat, 'state', 'queued', 'wait', '', 'lost', '')
+    redis.call('HSET', jk, 'lane', lane, 'chat', chat, 'state', 'queued', 'wait', '', 'lost', '', 'mv', '')
     moved[#moved + 1] = { id, tonumber(redis.call('HGET', jk, 'created')) or 0 }
     taken[#taken + 1] = id
   end

@@ -16,6 +16,11 @@ export interface Lease {
   lost: LostLease[];
   /** Epoch ms the lane was due from when it was claimed: its place in line among the due lanes. */
   place?: number;
+  /**
+   * The job is a leftover of a move of this lane cut short (Redis: the worker died between its steps): it
+   * is in the lane of this chat id already. The holder moves the lane again (migrate), never sends it.
+   */
+  movedTo?: string;
 }
 
 /** A lease that ended without a settle: its token (the send id at the gate) and when it ended (epoch ms). */

@@ -34,20 +34,28 @@ export async function moveLane(p: LaneMoveParts, lease: Lease, to: string, now: 
   const app = appOfJob(lease.job.id);
   const args: (string | number)[] = [];
   const ids: string[] = [];
+  // The jobs not yet taken in (one partition: a job taken in has its hash rewritten, lane and all).
+  const mark: string[] = [];
   for (const id of line.filter((i) => appOfJob(i) === app)) {
     const h = await p.redis.run('telegram.job', (c) => c.hgetall(`${from}:j:${id}`));
     const pairs = Object.entries(h);
     if (pairs.length === 0) continue;
     ids.push(id);
     args.push(id, pairs.length, ...pairs.flat());
+    if (h.lane === lease.lane) mark.push(id);
   }
   const lane = laneOf({ ...lease.job, chatId: p.ids.pseudonym(to) });
+  if (lane === lease.lane) return [];
+  // Marked first: a job left in the old lane by a move cut short is known as such when claimed (movedTo).
+  const sealed = p.ids.seal(to);
+  for (const id of mark)
+    await p.redis.run('telegram.job', (c) => c.hset(`${from}:j:${id}`, 'mv', sealed));
   const k = partitionOf(lane, p.partitions);
   const dest = p.prefix(k);
   await p.redis.script<string[]>(
     'telegram_queue_adopt',
     [`${dest}:lanes`],
-    [dest, lane, lease.lane, now, p.ids.seal(to), p.wake, ...args],
+    [dest, lane, lease.lane, now, sealed, p.wake, ...args],
   );
   for (const id of ids)
     await p.redis.run('telegram.id', (c) => c.set(p.idKey(id), k, 'KEEPTTL', 'XX'));
@@ -58,4 +66,17 @@ export async function moveLane(p: LaneMoveParts, lease: Lease, to: string, now: 
   );
   // A job not taken in was taken in by an earlier, interrupted move of this lane: moved all the same.
   return ok === 1 ? ids : [];
+}
+
+/**
+ * The chat a claimed job of `lane` was moved to by a move cut short, or undefined: its hash names another lane
+ * (rewritten in place: one partition), or still carries the move's mark (`mv`, the new chat sealed: the copy in
+ * the new lane's partition has it cleared).
+ */
+export function movedTo(hash: string[], lane: string, ids: IdCipher): string | undefined {
+  const f = (name: string) => hash.find((_, i) => i % 2 === 1 && hash[i - 1] === name);
+  const mv = f('mv');
+  if (mv) return ids.open(mv);
+  const at = f('lane');
+  return at !== undefined && at !== lane ? ids.open(f('chat')!) : undefined;
 }

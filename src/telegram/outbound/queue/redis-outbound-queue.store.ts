@@ -15,7 +15,7 @@ import {
 } from './outbound-queue.store.js';
 import { decodeJob, jobArgs } from './redis-job-codec.js';
 import { IdCipher } from '../id-cipher.js';
-import { moveLane } from './redis-lane-move.js';
+import { moveLane, movedTo } from './redis-lane-move.js';
 
 /** The calls a store needs (RedisService, or the sender's own connection OutboundRedis). */
 type Runner = Pick<RedisService, 'script' | 'run'>;
@@ -146,6 +146,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
             lost: parseLost(hash.find((_, i) => i % 2 === 1 && hash[i - 1] === 'lost')),
             job: decodeJob(hash, this.ids)!,
             place: Number(place),
+            movedTo: movedTo(hash, lane, this.ids),
           });
       }
     return { leases, nextAt };

@@ -49,8 +49,8 @@ export class SendAttempt {
     // A group that became a supergroup: the lane is moved to the new id's lane (a move a dead worker left
     // half done, or a job queued to the old lane meanwhile), else sent to the new id where it is.
     const chatId = await currentChat(this.p.migrations, appOfJob(job.id) ?? '', job.chatId);
-    if (chatId !== job.chatId && (await this.p.queue.migrate(lease, chatId, now)).length > 0)
-      return;
+    const to = lease.movedTo ?? (chatId !== job.chatId ? chatId : undefined);
+    if (to !== undefined && (await this.p.queue.migrate(lease, to, now)).length > 0) return;
     const excluded = new Set<string>();
     // Bots of the scope passed over because full past `holdUntil` (spill): the lane tries the next one.
     const full = new Map<string, number>();
