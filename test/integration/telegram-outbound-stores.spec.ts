@@ -13,6 +13,7 @@ import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
 import { RedisClusterProcess, startRedisCluster } from '../support/redis-server.js';
 import { runGateTable, runQueueTable } from '../support/telegram-outbound-stores.table.js';
 import { runChatMigrationTable } from '../support/chat-migration-store.table.js';
+import { runLaneMigrationTable } from '../support/lane-migration.table.js';
 import { ManualClock } from '../../src/common/clock.js';
 
 const WEEK = 7 * 24 * 3600_000;
@@ -49,6 +50,10 @@ describe('MemoryOutboundQueueStore', () => {
   runQueueTable(() => Promise.resolve(new MemoryOutboundQueueStore(WEEK)));
 });
 
+describe('MemoryOutboundQueueStore: a chat lane moved', () => {
+  runLaneMigrationTable(() => Promise.resolve(new MemoryOutboundQueueStore(WEEK)));
+});
+
 describe('MemorySendGateStore', () => {
   runGateTable(() => Promise.resolve(new MemorySendGateStore(systemClock)));
 });
@@ -78,6 +83,16 @@ describe.skipIf(!redisUrl())('RedisOutboundQueueStore', () => {
   });
 });
 
+// Several partitions: the two lanes are mostly in two (three steps); one partition: the same hash rewritten.
+describe.skipIf(!redisUrl())('RedisOutboundQueueStore: a chat lane moved', () => {
+  for (const partitions of [4, 1])
+    describe(`${partitions} partition(s)`, () =>
+      runLaneMigrationTable(async () => {
+        const r = await redis();
+        return new RedisOutboundQueueStore(r, r.tag.slice(1, -1), partitions, WEEK);
+      }));
+});
+
 describe.skipIf(!redisUrl())('RedisSendGateStore', () => {
   runGateTable(async () => {
     const r = await redis();
@@ -92,6 +107,16 @@ describe.skipIf(!canStartRedis())('RedisOutboundQueueStore on a Redis Cluster', 
     return new RedisOutboundQueueStore(r, r.tag.slice(1, -1), 4, WEEK);
   });
 });
+
+describe.skipIf(!canStartRedis())(
+  'RedisOutboundQueueStore on a Redis Cluster: a chat lane moved',
+  () => {
+    runLaneMigrationTable(async () => {
+      const r = await redis('cluster');
+      return new RedisOutboundQueueStore(r, r.tag.slice(1, -1), 4, WEEK);
+    });
+  },
+);
 
 describe.skipIf(!canStartRedis())('RedisSendGateStore on a Redis Cluster', () => {
   runGateTable(async () => {

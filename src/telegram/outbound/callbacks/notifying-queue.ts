@@ -58,6 +58,10 @@ export class NotifyingQueue implements OutboundQueueStore {
   cancel(id: string, now: number): Promise<CancelOutcome> {
     return this.q.cancel(id, now);
   }
+  migrate(lease: Lease, to: string, now: number): Promise<string[]> {
+    return this.q.migrate(lease, to, now);
+  }
+
   wake(bot: string, now: number): Promise<number> {
     return this.q.wake(bot, now);
   }

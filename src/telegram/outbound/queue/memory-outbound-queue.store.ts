@@ -13,6 +13,8 @@ import type {
   Settlement,
 } from './outbound-queue.store.js';
 import { addBacklog } from './outbound-queue.store.js';
+import { appOfJob } from '../job-namespace.js';
+import { mergeLane } from './lane-merge.js';
 
 interface Due {
   prio: Priority;
@@ -223,6 +225,45 @@ export class MemoryOutboundQueueStore implements OutboundQueueStore {
       this.lanes.delete(lane);
     }
     return Promise.resolve('cancelled');
+  }
+
+  migrate(lease: Lease, to: string, now: number): Promise<string[]> {
+    const line = this.lanes.get(lease.lane);
+    const head = this.jobs.get(lease.job.id);
+    if (this.leases.get(lease.lane) !== lease.token || !line || line[0] !== head?.id || !head)
+      return Promise.resolve([]);
+    // Only the head's app's jobs move: another app sending to the same chat learns the move itself.
+    const app = appOfJob(head.id);
+    const moved = line.filter((id) => appOfJob(id) === app);
+    const stay = line.filter((id) => appOfJob(id) !== app);
+    this.leases.delete(lease.lane);
+    this.lost.delete(head.id);
+    const dest = laneOf({ ...head, chatId: to });
+    for (const id of moved) {
+      const j = this.jobs.get(id)!;
+      const ck = `${lease.lane}\n${j.collapseKey}`;
+      if (j.collapseKey !== undefined && this.collapse.get(ck) === id) {
+        this.collapse.delete(ck);
+        const nk = `${dest}\n${j.collapseKey}`;
+        if (!this.collapse.has(nk)) this.collapse.set(nk, id);
+      }
+      Object.assign(j, { chatId: to, state: 'queued', waitUntil: undefined });
+    }
+    const held = this.leases.has(dest);
+    const there = this.lanes.get(dest) ?? [];
+    const merged = mergeLane(there, held, moved, (id) => this.jobs.get(id)?.createdAt ?? 0);
+    this.lanes.set(dest, merged);
+    const first = this.jobs.get(merged[0]!)!;
+    if (!held) this.due.set(dest, { prio: first.priority, at: Math.max(now, first.notBefore) });
+    const next = this.jobs.get(stay[0] ?? '');
+    if (next) {
+      this.lanes.set(lease.lane, stay);
+      this.due.set(lease.lane, { prio: next.priority, at: Math.max(now, next.notBefore) });
+    } else {
+      this.lanes.delete(lease.lane);
+      this.due.delete(lease.lane);
+    }
+    return Promise.resolve(moved);
   }
 
   wake(bot: string, now: number): Promise<number> {

@@ -16,6 +16,11 @@ export interface Lease {
   lost: LostLease[];
   /** Epoch ms the lane was due from when it was claimed: its place in line among the due lanes. */
   place?: number;
+  /**
+   * The job is a leftover of a move of this lane cut short (Redis: the worker died between its steps): it
+   * is in the lane of this chat id already. The holder moves the lane again (migrate), never sends it.
+   */
+  movedTo?: string;
 }
 
 /** A lease that ended without a settle: its token (the send id at the gate) and when it ended (epoch ms). */
@@ -114,6 +119,14 @@ export interface OutboundQueueStore {
    * Returns how many lanes were made due.
    */
   wake(bot: string, now: number): Promise<number>;
+  /**
+   * The held lane's chat moved (`migrate_to_chat_id`, answered to its head job): the head and the lane's
+   * other jobs of the head's app go to the lane of chat `to` (same scope or pinned bot), in posting order
+   * (merged by `createdAt` with the jobs already there, behind a held head), due now; their chat becomes
+   * `to`. Another app's jobs of the old lane stay there. The lease ends. Returns the ids moved, oldest
+   * first; [] when the lease was lost (nothing changes).
+   */
+  migrate(lease: Lease, to: string, now: number): Promise<string[]>;
   /** Jobs waiting or held, by lane count (for metrics: queue depth). */
   depth(): Promise<number>;
   /** Backlog per queue, reading at most `maxLanes` lanes per partition (`truncated` when more exist). */

@@ -15,6 +15,7 @@ import {
 } from './outbound-queue.store.js';
 import { decodeJob, jobArgs } from './redis-job-codec.js';
 import { IdCipher } from '../id-cipher.js';
+import { moveLane, movedTo } from './redis-lane-move.js';
 
 /** The calls a store needs (RedisService, or the sender's own connection OutboundRedis). */
 type Runner = Pick<RedisService, 'script' | 'run'>;
@@ -145,6 +146,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
             lost: parseLost(hash.find((_, i) => i % 2 === 1 && hash[i - 1] === 'lost')),
             job: decodeJob(hash, this.ids)!,
             place: Number(place),
+            movedTo: movedTo(hash, lane, this.ids),
           });
       }
     return { leases, nextAt };
@@ -256,6 +258,24 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
       [p, id, now, this.retentionMs],
     );
     return r === 1 ? 'cancelled' : r === -1 ? 'sending' : r === -2 ? 'finished' : 'unknown';
+  }
+
+  async migrate(lease: Lease, to: string, now: number): Promise<string[]> {
+    const moved = await moveLane(
+      {
+        redis: this.redis,
+        ids: this.ids,
+        partitions: this.partitions,
+        prefix: (k) => this.prefix(k),
+        idKey: (id) => this.idKey(id),
+        wake: wakeChannel(this.base),
+      },
+      lease,
+      to,
+      now,
+    );
+    this.forget();
+    return moved;
   }
 
   async wake(bot: string, now: number): Promise<number> {

@@ -46,8 +46,11 @@ export class SendAttempt {
         'its worker stopped while sending it',
       );
     if (now > job.deadline) return this.lanes.dead(lease, 'deadline', job.bot);
-    // A group that became a supergroup: sent to its new id (the job stays in its lane, order kept).
+    // A group that became a supergroup: the lane is moved to the new id's lane (a move a dead worker left
+    // half done, or a job queued to the old lane meanwhile), else sent to the new id where it is.
     const chatId = await currentChat(this.p.migrations, appOfJob(job.id) ?? '', job.chatId);
+    const to = lease.movedTo ?? (chatId !== job.chatId ? chatId : undefined);
+    if (to !== undefined && (await this.p.queue.migrate(lease, to, now)).length > 0) return;
     const excluded = new Set<string>();
     // Bots of the scope passed over because full past `holdUntil` (spill): the lane tries the next one.
     const full = new Map<string, number>();

@@ -99,6 +99,8 @@ export class SendOutcome {
           return this.lanes.dead(lease, 'rejected', bot.id, error);
         await this.p.migrations.set(appOfJob(job.id) ?? '', job.chatId, out.to, MIGRATION_TTL_MS);
         this.p.metrics.retries.inc({ ...labels, why: 'migrated' });
+        // The job and its app's jobs queued behind it go to the new id's lane, in order, ahead of later ones.
+        if ((await this.p.queue.migrate(lease, out.to, now)).length > 0) return;
         return this.lanes.wait(lease, now, 'queued', { bot: bot.id, error });
       case 'rejected':
         return this.lanes.dead(lease, 'rejected', bot.id, error);
