@@ -57,7 +57,7 @@ describe('load level carried by the heartbeat', () => {
     for (let ms = 0; ms < 60_000; ms += 250) {
       t.now += 250;
       if (ms % 4_000 === 0) beat(ms >= 30_000 ? SOFT : NORMAL);
-      if (ms % 2_000 === 0) mon.state;
+      if (ms % 2_000 === 0) void mon.state;
       await tick();
     }
     expect(t.polls - start).toBe(0);

@@ -70,9 +70,7 @@ export type LoadView = LoadState & { policies: PolicyLoadView[] };
  * polls above once the last reading is two beats old.
  */
 @Injectable()
-export class LoadMonitor
-  implements OnApplicationBootstrap, OnApplicationShutdown, HeartbeatReader
-{
+export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdown, HeartbeatReader {
   private readonly logger = new Logger('LoadMonitor');
   private current: LoadState = { level: 'normal', fill: 0, reason: 'pressure', at: 0 };
   private timer: NodeJS.Timeout | undefined;
