@@ -67,7 +67,7 @@ export type LoadView = LoadState & { policies: PolicyLoadView[] };
  * beat's (at most one beat old). A busy one (BUSY_READS reads since the last
  * refresh) polls on its tick as before: at most one call per 20 requests, the
  * level as current as `pollMs` under load. A beat that fails brings back the
- * polls above once the last reading is two beats old.
+ * polls above once the last reading is three beats old (an instance is live for three).
  */
 @Injectable()
 export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdown, HeartbeatReader {
@@ -136,10 +136,10 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     this.unride?.();
   }
 
-  /** Heartbeats bring the shared level (the last one younger than two beats). */
+  /** Heartbeats bring the shared level (the last one younger than three beats, jitter and a slow beat aside). */
   private riding(): boolean {
     const beat = this.riders.periodMs;
-    return beat !== undefined && this.clock.now() - this.beatAt < 2 * beat;
+    return beat !== undefined && this.clock.now() - this.beatAt < 3 * beat;
   }
 
   /** The level's computation for the heartbeat to carry (Redis lane only). */
