@@ -127,7 +127,11 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     });
     this.timer = setInterval(() => void this.tick(), this.settings.load.pollMs);
     this.timer.unref();
-    if (this.store.request) this.unride = this.riders.setReader(this);
+    if (this.store.request) {
+      this.unride = this.riders.setReader(this);
+      // The start's poll stands until the first beat brings the level (no poll for the first request).
+      this.beatAt = this.clock.now();
+    }
     void this.poll();
   }
 
