@@ -35,6 +35,23 @@ export interface HeartbeatBlockRider {
 }
 
 /**
+ * A read the heartbeat script makes for someone in the same call (lua/ratelimit_instance.lua: the load
+ * level, KEYS and ARGV exactly as lua/ratelimit_load.lua takes them; keys under the heartbeat's hash tag).
+ */
+export interface HeartbeatRead {
+  keys: readonly string[];
+  args: readonly (string | number)[];
+  /** Called once the beat answered: what the read returned, or the error. */
+  answered(result: unknown): void;
+}
+
+/** Something that reads shared state on every beat rather than on its own call, e.g. the load level. */
+export interface HeartbeatReader {
+  /** The read to make with this beat (undefined: none this time). */
+  read(): HeartbeatRead | undefined;
+}
+
+/**
  * Periodic writes that ride on the instance heartbeat, so that an idle
  * instance makes one Redis call per heartbeat instead of one per timer. The
  * heartbeat (the rate-limit lock's live-instance beat) writes what the riders
@@ -47,6 +64,7 @@ export class HeartbeatRiders {
   private readonly riders = new Set<HeartbeatRider>();
   private readonly blockRiders = new Set<HeartbeatBlockRider>();
   private beatMs: number | undefined;
+  private reader: HeartbeatReader | undefined;
 
   /** Adds a rider; returns its removal. */
   add(rider: HeartbeatRider): () => void {
@@ -58,6 +76,19 @@ export class HeartbeatRiders {
   addBlock(rider: HeartbeatBlockRider): () => void {
     this.blockRiders.add(rider);
     return () => this.blockRiders.delete(rider);
+  }
+
+  /** Sets the one reader (the load level); returns its removal. */
+  setReader(reader: HeartbeatReader): () => void {
+    this.reader = reader;
+    return () => {
+      if (this.reader === reader) this.reader = undefined;
+    };
+  }
+
+  /** The read to make with this beat, if any. */
+  takeRead(): HeartbeatRead | undefined {
+    return this.reader?.read();
   }
 
   /** Called by the heartbeat when it starts: the period riders can count on (undefined: no heartbeat). */
@@ -95,10 +126,16 @@ export class HeartbeatRiders {
 export function riderArgs(
   rides: readonly { ride: HeartbeatRide }[],
   blocks: readonly { block: HeartbeatBlock }[],
+  read?: HeartbeatRead,
 ): { keys: string[]; args: (string | number)[] } {
   const keys = rides.map((r) => r.ride.key);
   const args: (string | number)[] = [rides.length];
   for (const { ride } of rides) args.push(ride.field, ride.value, ride.ttlMs);
+  args.push(read?.keys.length ?? 0);
+  if (read) {
+    keys.push(...read.keys);
+    args.push(...read.args);
+  }
   for (const { block } of blocks) {
     keys.push(...block.keys);
     args.push(block.keys.length, block.args.length, ...block.args);

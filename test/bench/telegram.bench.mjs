@@ -165,10 +165,13 @@ try {
     const decide = perUpdate(paced.byClass, /^evals?h?a? rl:\{tag\}:global/);
     // Risk writes of their own (the heartbeat, `rl:{tag}:instances`, carries them otherwise: no call of their own).
     const risk = perUpdate(paced.byClass, /risk/);
+    // Load-level calls of its own (the heartbeat carries the level otherwise).
+    const load = perUpdate(paced.byClass, /^evals?h?a? rl:\{tag\}:load/);
     console.log(
-      `Paced (${n} updates, one every ${everyMs} ms): ${((decide + risk) / n).toFixed(3)} ` +
+      `Paced (${n} updates, one every ${everyMs} ms): ${((decide + risk + load) / n).toFixed(3)} ` +
         `Redis calls per update (decision scripts ${(decide / n).toFixed(3)}, risk writes ` +
-        `${(risk / n).toFixed(3)}); all round trips in the window: ${sortedKinds(paced.byClass)}`,
+        `${(risk / n).toFixed(3)}, load level ${(load / n).toFixed(3)}); all round trips in the window: ` +
+        sortedKinds(paced.byClass),
     );
   };
   await pacedRun(150, Math.max(60, Math.round((SECONDS * 1000) / 150)), 500_000);
@@ -248,13 +251,15 @@ try {
   );
   const burstDecide = perUpdate(trips.byClass, /^evals?h?a? rl:\{tag\}:global/);
   const burstRisk = perUpdate(trips.byClass, /risk/);
+  const burstLoad = perUpdate(trips.byClass, /^evals?h?a? rl:\{tag\}:load/);
   // Updates still in flight when autocannon stops are decided after it counted: per decision script
   // (one per verified update, the e2e asserts it) rather than per answered request.
   const burstN = Math.max(1, burstDecide);
   console.log(
     `Burst (${burstDecide} updates decided, ${sampled} answered in time, ${MAX_CONNECTIONS} connections): ` +
-      `${((burstDecide + burstRisk) / burstN).toFixed(3)} Redis calls per update ` +
-      `(risk writes ${(burstRisk / burstN).toFixed(3)}) — ${sortedKinds(trips.byClass)}`,
+      `${((burstDecide + burstRisk + burstLoad) / burstN).toFixed(3)} Redis calls per update ` +
+      `(risk writes ${(burstRisk / burstN).toFixed(3)}, load level ${(burstLoad / burstN).toFixed(3)}) — ` +
+      sortedKinds(trips.byClass),
   );
 
   // 3. One user floods a group with /ask for a few seconds.

@@ -14,7 +14,8 @@ import { deliver, telegramConfigFile, textUpdate } from '../support/telegram.js'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // Issue 33: a slow bot (updates further apart than `risk.flush`) pays one Redis call per verified update, the
-// decision: its risk observations ride on the instance heartbeat. The heartbeat and the flush delay are shortened
+// decision: its risk observations and the load level (the load monitor's reading of the global buckets) ride on
+// the instance heartbeat. The heartbeat and the flush delay are shortened
 // here (300 ms, 500 ms; shipped 4 s, 5 s) so that "slower than the flush" takes seconds, not minutes.
 describe.skipIf(!canStartRedis())('Telegram ingress Redis cost at a slow pace', () => {
   let server: RedisProcess;
@@ -41,7 +42,7 @@ describe.skipIf(!canStartRedis())('Telegram ingress Redis cost at a slow pace', 
     await server?.stop();
   });
 
-  it('should make one Redis call per update, the risk observations riding on the heartbeat', async () => {
+  it('should make one Redis call per update, the risk observations and the load level riding on the heartbeat', async () => {
     const seen: MonitoredCommand[] = [];
     const m = await monitorCommands(server.port, (c) => {
       if (c.source !== 'lua') seen.push(c);
@@ -52,6 +53,7 @@ describe.skipIf(!canStartRedis())('Telegram ingress Redis cost at a slow pace', 
       await (await deliver(app.url, textUpdate('hello', 4500, -1004500 - i))).arrayBuffer();
       await sleep(700);
     }
+    const during = seen.slice(); // every command of the updates' spell, before the admin reads below
     // The spread was scored (more than 5 chats within a minute: the 6th and 7th), through the heartbeat.
     const admin = new AdminClient(app);
     const spread = await eventually(
@@ -78,5 +80,19 @@ describe.skipIf(!canStartRedis())('Telegram ingress Redis cost at a slow pace', 
     // No risk write of its own: every observation went with a heartbeat.
     expect(riskOwn).toEqual([]);
     expect(beats.some((c) => c.args.some((a) => a.includes(':riskc:')))).toBe(true);
+    // Every command of the spell an update can cause (decisions, risk, the load level), the heartbeats apart
+    // (the idle cost). The load level rides on the heartbeat too: no call of its own at this pace.
+    const evals = during.filter((c) => /^eval(sha)?$/i.test(c.args[0] ?? ''));
+    const loadOwn = evals.filter((c) => keyOf(c).endsWith(':load'));
+    const perUpdate = evals.filter(
+      (c) =>
+        !keyOf(c).endsWith(':instances') &&
+        (c.args.some((a) => a.includes(':claim:update:')) ||
+          keyOf(c).endsWith(':load') ||
+          /:risk[cp]?:/.test(keyOf(c))),
+    );
+    expect(loadOwn).toEqual([]);
+    expect(perUpdate.length / n).toBeLessThanOrEqual(1.05);
+    expect(evals.filter((c) => keyOf(c).endsWith(':instances')).length).toBeGreaterThan(0);
   });
 });

@@ -7,6 +7,8 @@ import { rateLimitSettings } from '../../src/locks/rate-limit/rate-limit.setting
 import { RiskBatches } from '../../src/locks/rate-limit/risk/risk-batches.js';
 import { RateLimitPeers } from '../../src/locks/rate-limit/store/lanes/rate-limit-peers.service.js';
 import { RedisRiskStore } from '../../src/locks/rate-limit/store/risk/redis-risk.store.js';
+import { RedisLoadStore } from '../../src/locks/rate-limit/store/load/redis-load.store.js';
+import { defaultLoadSettings } from '../../src/locks/rate-limit/settings/load.settings.js';
 import { defaultRiskSettings } from '../../src/locks/rate-limit/settings/risk.settings.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { HeartbeatRiders } from '../../src/redis/heartbeat-riders.js';
@@ -73,6 +75,42 @@ function rideSuite(name: string, env: () => Record<string, string>): void {
       expect(record?.signals.repeated_payload?.count).toBe(1);
       expect(record?.signals.chat_spread?.count).toBeGreaterThanOrEqual(1);
       script.mockRestore();
+    });
+
+    it('should compute the shared load level in the same call, as ratelimit_load does', async () => {
+      const loads = new RedisLoadStore(redis, clock, 'app');
+      const s = defaultLoadSettings(); // soft at 0.7
+      const bucket = `rl:${redis.tag}:global:-:ride.g`;
+      // A GCRA bucket of 10 tokens at 10/s, 80 % full at the app clock (its TAT 0.8 s ahead).
+      await redis.run('test', (c) =>
+        c.set(bucket, String(clock.now() * 1000 + 800_000), 'PX', 60_000),
+      );
+      const buckets = [
+        { policy: 'ride', key: bucket, kind: 'g' as const, capacity: 10, intervalUs: 1e5 },
+      ];
+      const req = loads.request(`rl:${redis.tag}:load:ride`, buckets, s);
+      const got: unknown[] = [];
+      const unread = riders.setReader({ read: () => ({ ...req, answered: (r) => got.push(r) }) });
+      const key = `rl:${redis.tag}:risk:user:ride3`;
+      const payload = {
+        kind: 'payload',
+        key,
+        marker: `rl:${redis.tag}:riskp:user:ride3:h`,
+      } as const;
+      batches.push(store, payload, 5_000);
+      batches.push(store, payload, 5_000);
+      const script = vi.spyOn(redis, 'script');
+      await peers.beat();
+      unread();
+      expect(script.mock.calls.map((c) => c[0])).toEqual(['ratelimit_instance']);
+      script.mockRestore();
+      expect(got).toHaveLength(1);
+      const viaBeat = req.parse(got[0]);
+      expect(viaBeat).toMatchObject({ level: 'soft', source: 'ride' });
+      expect(viaBeat.fill).toBeCloseTo(0.8, 5);
+      const own = await loads.compute(`rl:${redis.tag}:load:ride`, buckets, s);
+      expect(own).toEqual(viaBeat);
+      expect((await store.read(key))?.signals.repeated_payload?.count).toBe(1);
     });
 
     it('should still write a signal at once, on its own', async () => {

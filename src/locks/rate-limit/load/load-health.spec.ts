@@ -11,6 +11,7 @@ import type { GlobalBucket, LoadStore } from '../store/load/load-store.js';
 import type { MemoryLoadStore } from '../store/load/memory-load.store.js';
 import { NodeHealthSource } from './health-source.js';
 import { LoadMonitor } from './load-monitor.service.js';
+import { HeartbeatRiders } from '../../../redis/heartbeat-riders.js';
 
 const HEALTH = {
   ...defaultLoadSettings(),
@@ -40,6 +41,7 @@ function monitor(load: LoadSettings = HEALTH) {
     { load } as RateLimitSettings,
     { now: () => t.now } as Clock,
     { read: () => t.sample },
+    new HeartbeatRiders(),
   );
   return { mon, t, shared, computed };
 }

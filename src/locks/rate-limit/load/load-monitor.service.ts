@@ -25,6 +25,14 @@ import {
 } from '../core/load.types.js';
 import { HEALTH_SOURCE, type HealthSource } from './health-source.js';
 import { QuotaMetrics } from '../quota.metrics.js';
+import {
+  type HeartbeatRead,
+  type HeartbeatReader,
+  HeartbeatRiders,
+} from '../../../redis/heartbeat-riders.js';
+
+/** Reads of the level since the last refresh that make the instance busy enough for a call of its own. */
+const BUSY_READS = 20;
 
 /** A policy's place in the degrade order and what it does at the current level. */
 export interface PolicyLoadView {
@@ -51,9 +59,18 @@ export type LoadView = LoadState & { policies: PolicyLoadView[] };
  * first read after an idle spell gets the level last computed and starts a
  * poll at once: the level is current again one round trip later. The health
  * inputs are local: when they are on, an idle tick still reads them (no Redis).
+ *
+ * With Redis, the instance heartbeat (every `rateLimit.heartbeat`, a call the
+ * instance makes anyway) also computes the shared level and hands it here
+ * (HeartbeatReader). While those readings arrive, a slow instance asks Redis
+ * nothing of its own for the level: its requests are decided with the last
+ * beat's (at most one beat old). A busy one (BUSY_READS reads since the last
+ * refresh) polls on its tick as before: at most one call per 20 requests, the
+ * level as current as `pollMs` under load. A beat that fails brings back the
+ * polls above once the last reading is three beats old (an instance is live for three).
  */
 @Injectable()
-export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
+export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdown, HeartbeatReader {
   private readonly logger = new Logger('LoadMonitor');
   private current: LoadState = { level: 'normal', fill: 0, reason: 'pressure', at: 0 };
   private timer: NodeJS.Timeout | undefined;
@@ -69,6 +86,11 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     reason: 'event_loop' | 'latency';
     until: number;
   } = { level: 'normal', reason: 'event_loop', until: 0 };
+  /** Reads of the level since the shared level was last refreshed (poll or beat). */
+  private reads = 0;
+  /** When a heartbeat last brought the shared level (epoch ms; 0 = never). */
+  private beatAt = 0;
+  private unride: (() => void) | undefined;
 
   constructor(
     private readonly chain: LockChain,
@@ -79,6 +101,7 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     @InjectRateLimitSettings() private readonly settings: RateLimitSettings,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HEALTH_SOURCE) private readonly health: HealthSource,
+    private readonly riders: HeartbeatRiders,
   ) {}
 
   /** The level requests are decided with (marks the instance busy: the next poll runs). */
@@ -89,8 +112,10 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** A reader is here: the next tick polls; after an idle spell, poll at once rather than then. */
   private want(): void {
+    this.reads++;
     if (this.wanted) return;
     this.wanted = true;
+    if (this.riding()) return; // the last beat's level stands; a busy tick refreshes it
     if (this.clock.now() - this.current.at > 2 * this.settings.load.pollMs && !this.polling)
       void this.poll();
   }
@@ -102,15 +127,54 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     });
     this.timer = setInterval(() => void this.tick(), this.settings.load.pollMs);
     this.timer.unref();
+    if (this.store.request) {
+      this.unride = this.riders.setReader(this);
+      // The start's poll stands until the first beat brings the level (no poll for the first request).
+      this.beatAt = this.clock.now();
+    }
     void this.poll();
   }
 
   onApplicationShutdown(): void {
     clearInterval(this.timer);
+    this.unride?.();
+  }
+
+  /** Heartbeats bring the shared level (the last one younger than three beats, jitter and a slow beat aside). */
+  private riding(): boolean {
+    const beat = this.riders.periodMs;
+    return beat !== undefined && this.clock.now() - this.beatAt < 3 * beat;
+  }
+
+  /** The level's computation for the heartbeat to carry (Redis lane only). */
+  read(): HeartbeatRead | undefined {
+    if (!this.lanes.current()?.remote || !this.store.request) return undefined;
+    const req = this.store.request(`rl:${this.lanes.tag}:load`, this.globals(), this.settings.load);
+    return {
+      keys: req.keys,
+      args: req.args,
+      answered: (reply) => {
+        if (reply instanceof Error) return; // polls take over once the last reading is stale
+        try {
+          this.shared = req.parse(reply);
+        } catch {
+          return;
+        }
+        this.beatAt = this.clock.now();
+        this.reads = 0;
+        this.current = this.withHealth();
+        this.show(this.current);
+      },
+    };
   }
 
   /** The timer's turn: a poll when a request read the level since the last one. */
   private async tick(): Promise<void> {
+    if (this.riding() && !this.polling && this.reads < BUSY_READS) {
+      this.wanted = false;
+      if (this.healthOn()) this.show((this.current = this.withHealth()));
+      return;
+    }
     // Not wanted, or a poll a read started just now: no second call in the same interval. The
     // instance's own health is read all the same when it is an input (local, no Redis).
     if (!this.wanted || this.polling) {
@@ -124,6 +188,7 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
   /** One computation (tests call it to skip a wait). */
   async poll(): Promise<LoadState> {
     this.wanted = false;
+    this.reads = 0;
     this.polling = true;
     const lane = this.lanes.current();
     const store = lane?.remote ? this.store : this.memory;

@@ -68,10 +68,11 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
     const manage = !this.envSecret;
     const rides = this.riders.take();
     const blocks = this.riders.takeBlocks();
-    const riding = riderArgs(rides, blocks);
+    const read = this.riders.takeRead();
+    const riding = riderArgs(rides, blocks, read);
     try {
-      const [count, secret, ...raised] = await this.redis.script<
-        [number, string | null, ...number[]]
+      const [count, secret, readResult, ...raised] = await this.redis.script<
+        [number, string | null, unknown, ...number[]]
       >(
         'ratelimit_instance',
         [`rl:${tag}:instances`, `rl:${tag}:keysecret`, ...riding.keys],
@@ -85,6 +86,7 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
         ],
       );
       for (const { rider, ride } of rides) rider.written(ride);
+      read?.answered(readResult);
       blocks.forEach(({ rider, block }, i) => rider.settled(block, Number(raised[i] ?? 0)));
       this.liveInstances = Math.max(1, count);
       if (manage && secret) this.sharedSecret = Buffer.from(secret, 'utf8');
@@ -96,6 +98,7 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
         .set(this.liveInstances);
     } catch (err) {
       for (const { rider, block } of blocks) rider.settled(block, err as Error);
+      read?.answered(err as Error);
       this.logger.debug?.(`heartbeat failed: ${(err as Error).message}`);
     }
   }

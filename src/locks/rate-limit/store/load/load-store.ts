@@ -21,6 +21,15 @@ export interface LoadStore {
     buckets: readonly GlobalBucket[],
     s: LoadSettings,
   ): Promise<Omit<LoadState, 'at'>>;
+  /** The same computation as KEYS/ARGV of `ratelimit_load` and its reply's reading (Redis only). */
+  request?(levelKey: string, buckets: readonly GlobalBucket[], s: LoadSettings): LoadRequest;
+}
+
+/** A load-level computation to be carried by another script call (the instance heartbeat). */
+export interface LoadRequest {
+  keys: string[];
+  args: (string | number)[];
+  parse(reply: unknown): Omit<LoadState, 'at'>;
 }
 
 export const LOAD_STORE = Symbol('LOAD_STORE');
