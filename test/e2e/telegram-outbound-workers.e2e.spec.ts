@@ -110,7 +110,8 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
         buckets: slow,
         holdMs: 15_000,
         leaseMs: 20_000,
-        requestTimeoutMs: 2_000,
+        // The hung first send must still be in flight when the worker dies (a slow CI claim once let it time out first).
+        requestTimeoutMs: 10_000,
       };
       const s = outboundSetup(BOTS, api.url, o);
       const env = { ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgn') };
