@@ -11,6 +11,8 @@
 -- Per lane: a list of job ids (FIFO); the lane is in exactly one due set `<prefix>:d:<prio>` (score: when it may
 -- be claimed) while it has jobs; `<prefix>:lanes` says which. A newer job with the collapse key of a waiting job of
 -- its lane (not the one being sent) replaces it: the old job is `collapsed` (by the new id), the new one goes last.
+-- A job marked as moving out of the lane (`mv`, lua/telegram_queue_mark.lua) is not collapsed: its copy in the
+-- new lane may be queued already, and would be sent anyway.
 local P, now, keep, wake = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local LANES, LEASE = KEYS[1], P .. ':lease'
 local out = {}
@@ -33,9 +35,10 @@ for i = 1, n do
       local old = redis.call('GET', ckk)
       if old then
         local ojk = P .. ':j:' .. old
-        local st = redis.call('HGET', ojk, 'state')
+        local o = redis.call('HMGET', ojk, 'state', 'mv')
+        local st, moving = o[1], o[2] and o[2] ~= ''
         local held = redis.call('HEXISTS', LEASE, lane) == 1 and redis.call('LINDEX', lk, 0) == old
-        if (st == 'queued' or st == 'waiting') and not held then
+        if (st == 'queued' or st == 'waiting') and not held and not moving then
           redis.call('LREM', lk, 1, old)
           redis.call('HSET', ojk, 'state', 'collapsed', 'by', id, 'finished', now)
           redis.call('PEXPIRE', ojk, keep)

@@ -83,7 +83,7 @@ describe.skipIf(!redisUrl())('RedisOutboundQueueStore', () => {
   });
 });
 
-// Several partitions: the two lanes are mostly in two (three steps); one partition: the same hash rewritten.
+// Several partitions: the two lanes are mostly in two (the four steps of redis-lane-move.ts); one partition: the same hash rewritten.
 describe.skipIf(!redisUrl())('RedisOutboundQueueStore: a chat lane moved', () => {
   for (const partitions of [4, 1])
     describe(`${partitions} partition(s)`, () =>

@@ -113,4 +113,51 @@ export function runLaneMigrationTable(make: () => Promise<OutboundQueueStore>): 
     expect(await q.settle(again!, { kind: 'sent', bot: 'b' }, T0 + 2_002)).toBe(true);
     expect(await drain(q, T0 + 2_003)).toEqual([[s2.id, old]]);
   });
+
+  it('should let a moved job be cancelled in its new lane, and hand its collapse key to a later job there', async () => {
+    const q = await make();
+    const [old, to] = groups();
+    const h = job(old, { id: id('shop') });
+    const a = job(old, { id: id('shop'), collapseKey: 'shop/k' });
+    const c = job(old, { id: id('shop') });
+    await q.enqueue([h, a, c], T0);
+    const [l] = (await q.claim(T0 + 1, 30_000, 10)).leases;
+    expect(await q.migrate(l!, to, T0 + 2)).toEqual([h.id, a.id, c.id]);
+    expect(await q.cancel(c.id, T0 + 3)).toBe('cancelled');
+    expect(await q.get(c.id)).toMatchObject({ state: 'cancelled', chatId: to });
+    // A later job with a's key, for the new id: it replaces a (waiting there), as if a had been posted there.
+    const b = job(to, { id: id('shop'), collapseKey: 'shop/k' });
+    expect(await q.enqueue([b], T0 + 4)).toEqual(['replaced']);
+    expect(await q.get(a.id)).toMatchObject({ state: 'collapsed', collapsedBy: b.id });
+    expect(await drain(q, T0 + 5)).toEqual([h, b].map((j) => [j.id, to]));
+    expect(await q.depth()).toBe(0);
+  });
+
+  for (const first of ['moved', 'waiting'] as const)
+    it(`should collapse the older of a moved job and a waiting job of the new lane with its key (${first} first), never another app’s`, async () => {
+      const q = await make();
+      const [old, to] = groups();
+      const later = T0 + 3_600_000;
+      const h = job(old, { id: id('shop') });
+      // Waiting in the new lane (due later, so not held): one of the app's own with the key, one of another app.
+      const x = job(to, { id: id('shop'), collapseKey: 'shop/k', notBefore: later });
+      const e = job(to, { id: id('evil'), collapseKey: 'evil/k', notBefore: later });
+      const a = job(old, { id: id('shop'), collapseKey: 'shop/k' });
+      await q.enqueue([h], T0);
+      const order = first === 'moved' ? [a, x, e] : [x, e, a];
+      for (const [i, j] of order.entries()) await q.enqueue([j], T0 + 1 + i);
+      const [l] = (await q.claim(T0 + 10, 30_000, 10)).leases;
+      expect(l!.job.id).toBe(h.id);
+      expect(await q.migrate(l!, to, T0 + 11)).toEqual([h.id, a.id]);
+      const [older, newer] = first === 'moved' ? [a, x] : [x, a];
+      expect(await q.get(older.id)).toMatchObject({ state: 'collapsed', collapsedBy: newer.id });
+      expect(await q.get(newer.id)).toMatchObject({ state: 'queued', chatId: to });
+      expect(await q.get(e.id)).toMatchObject({ state: 'queued' });
+      // The survivor holds the key: a later job with it replaces that one.
+      const b = job(to, { id: id('shop'), collapseKey: 'shop/k', notBefore: later });
+      expect(await q.enqueue([b], T0 + 12)).toEqual(['replaced']);
+      expect(await q.get(newer.id)).toMatchObject({ state: 'collapsed', collapsedBy: b.id });
+      expect(await drain(q, later)).toEqual([h, e, b].map((j) => [j.id, to]));
+      expect(await q.depth()).toBe(0);
+    });
 }

@@ -1,0 +1,44 @@
+/** How long the claim's first pass passes over a partition found without any high-priority lane. */
+export const NO_HIGH_RECHECK_MS = 500;
+/**
+ * How long a claim passes over a partition whose last visit found its next lane due later (a lane another
+ * worker puts back or makes due there meanwhile is seen at most this late; this instance's own are seen at once).
+ */
+export const PARTITION_RECHECK_MS = 100;
+
+/**
+ * What this instance knows of the queue's partitions, to save claim calls (redis-queue.claim.ts): where no
+ * lane was due when last seen, and where no high-priority lane was. Every change this instance makes to a
+ * partition updates it; another instance's changes are seen at most PARTITION_RECHECK_MS late (or at once
+ * through the wake channel: forget()).
+ */
+export class PartitionHints {
+  /** The partition the next claim starts at (turns, so no partition always comes first). */
+  private turn = 0;
+  /** Partition → until when the first pass passes it over: its last visit found no high-priority lane at all. */
+  readonly noHigh = new Map<number, number>();
+  /** Partition → its next lane's due time as last seen here (Infinity: none), and when it was seen. */
+  readonly nextDue = new Map<number, { at: number; seen: number }>();
+
+  /** The partition a claim starts at; the next claim starts at the one after it. */
+  start(partitions: number): number {
+    return this.turn++ % partitions;
+  }
+
+  /** A lane of partition `k` is due at `at` (this instance settled, replayed or woke it). */
+  due(k: number, at: number): void {
+    const known = this.nextDue.get(k);
+    if (known && at < known.at) known.at = at;
+  }
+
+  /** Partition `k` was changed here (a job queued or replayed): visited by the next claim. */
+  changed(k: number, high = false): void {
+    this.nextDue.delete(k);
+    if (high) this.noHigh.delete(k);
+  }
+
+  /** Lanes may have become due anywhere (another instance queued one): every partition is visited again. */
+  forget(): void {
+    this.nextDue.clear();
+  }
+}
