@@ -27,7 +27,6 @@ const OVER_LIMIT: readonly string[] = [
   'src/telegram/outbound/outbound.service.ts', // 223
   'src/telegram/outbound/outbound.settings.ts', // 263
   'src/telegram/outbound/worker/send-attempt.ts', // 216
-  'src/telegram/telegram.settings.ts', // 285
 ];
 
 /** Lines of a file as `wc -l` counts them. */
