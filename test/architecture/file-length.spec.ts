@@ -25,7 +25,6 @@ const OVER_LIMIT: readonly string[] = [
   'src/telegram/outbound/gate/redis-send-gate.store.ts', // 204
   'src/telegram/outbound/outbound-admin.service.ts', // 172
   'src/telegram/outbound/outbound.service.ts', // 223
-  'src/telegram/outbound/outbound.settings.ts', // 263
   'src/telegram/outbound/worker/send-attempt.ts', // 216
 ];
 
