@@ -23,7 +23,6 @@ const OVER_LIMIT: readonly string[] = [
   'src/locks/signature/signature.lock.ts', // 193
   'src/telegram/outbound/gate/memory-send-gate.store.ts', // 216
   'src/telegram/outbound/gate/redis-send-gate.store.ts', // 204
-  'src/telegram/outbound/outbound-admin.service.ts', // 172
   'src/telegram/outbound/outbound.service.ts', // 223
   'src/telegram/outbound/worker/send-attempt.ts', // 216
 ];
