@@ -19,7 +19,6 @@ const OVER_LIMIT: readonly string[] = [
   'src/locks/rate-limit/extensions/rate-limit-extensions.ts', // 184
   'src/locks/rate-limit/load/load-monitor.service.ts', // 246
   'src/locks/rate-limit/store/redis-rate-limit.store.ts', // 198
-  'src/locks/signature/rfc9421/structured-fields.ts', // 181
   'src/locks/signature/signature.lock.ts', // 193
   'src/telegram/outbound/gate/memory-send-gate.store.ts', // 216
   'src/telegram/outbound/gate/redis-send-gate.store.ts', // 204
