@@ -16,7 +16,6 @@ const LIMIT = 170;
 const OVER_LIMIT: readonly string[] = [
   'src/chain/lock-chain.service.ts', // 262
   'src/locks/circuit-breaker/circuit-breaker.metrics.ts', // 182
-  'src/locks/rate-limit/extensions/rate-limit-extensions.ts', // 184
   'src/locks/rate-limit/load/load-monitor.service.ts', // 246
   'src/locks/rate-limit/store/redis-rate-limit.store.ts', // 198
   'src/locks/signature/signature.lock.ts', // 193
