@@ -3,14 +3,11 @@ import { InjectConfig } from '../config/config.module.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { RedisClient, createRedisClient, redisMode, subscriberClient } from './redis.client.js';
-import { RedisScriptError, RedisUnavailableError, redisErrorOf } from './redis.errors.js';
+import { RedisCalls } from './redis-calls.js';
 import { logTransitions } from './connection-log.js';
 import { LuaScript, loadLuaScripts } from './lua-scripts.js';
-import { redisMetrics } from './redis.metrics.js';
 import { preloadScripts } from './script-preload.js';
-import { backstopMs, replyDeadline } from './reply-deadline.js';
-
-type ScriptFn = (numKeys: number, ...args: (string | number | Buffer)[]) => Promise<unknown>;
+import { backstopMs } from './reply-deadline.js';
 
 /**
  * The one Redis connection of the service (standalone or Cluster) and the
@@ -25,9 +22,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   private readonly subscribers: RedisClient[] = [];
   /** True once every script was loaded on every master (SCRIPT LOAD); retried on each reconnect until then. */
   scriptsLoaded = false;
-  private readonly scriptErrors;
-  private readonly latency;
-  private readonly deadlineMs: number;
+  private readonly calls: RedisCalls;
 
   constructor(
     @InjectConfig() private readonly config: RampartConfig,
@@ -35,14 +30,12 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   ) {
     // REDIS_COMMAND_TIMEOUT_MS is each call's reply deadline (replyDeadline, which a stalled event loop does
     // not trip); the client's own per-command timeout is only the backstop.
-    this.deadlineMs = config.redis.commandTimeoutMs;
+    const deadlineMs = config.redis.commandTimeoutMs;
     this.client = createRedisClient(
-      { ...config.redis, commandTimeoutMs: backstopMs(this.deadlineMs) },
+      { ...config.redis, commandTimeoutMs: backstopMs(deadlineMs) },
       `${config.service}:${config.env}`,
     );
-    const series = redisMetrics(metrics);
-    this.scriptErrors = series.errors;
-    this.latency = series.latency;
+    this.calls = new RedisCalls(this.client, deadlineMs, metrics);
   }
 
   /** True when Redis is configured (whether or not it is reachable right now). */
@@ -103,39 +96,17 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
    * Availability problems become RedisUnavailableError, anything else a
    * RedisScriptError naming the script.
    */
-  async script<T = unknown>(
+  script<T = unknown>(
     name: string,
     keys: readonly string[],
     args: readonly (string | number)[],
   ): Promise<T> {
-    const fn = this.client ? (this.client as unknown as Record<string, ScriptFn>)[name] : undefined;
-    if (!this.client) throw new RedisUnavailableError(name, 'redis is not configured');
-    if (typeof fn !== 'function') throw new RedisScriptError(name, 'no such script under lua/');
-    const t0 = performance.now();
-    try {
-      const call = fn.call(this.client, keys.length, ...keys, ...args) as Promise<T>;
-      const out = await replyDeadline(call, this.deadlineMs, name);
-      this.latency.observe({ script: name }, (performance.now() - t0) / 1000);
-      return out;
-    } catch (err) {
-      throw this.wrap(name, err);
-    }
+    return this.calls.script<T>(name, keys, args);
   }
 
   /** Runs any client call with the same error mapping as `script`. */
-  async run<T>(operation: string, fn: (client: RedisClient) => Promise<T>): Promise<T> {
-    if (!this.client) throw new RedisUnavailableError(operation, 'redis is not configured');
-    try {
-      return await replyDeadline(fn(this.client), this.deadlineMs, operation);
-    } catch (err) {
-      throw this.wrap(operation, err);
-    }
-  }
-
-  private wrap(name: string, err: unknown): Error {
-    const { kind, error } = redisErrorOf(name, err);
-    this.scriptErrors.inc({ script: name, kind });
-    return error;
+  run<T>(operation: string, fn: (client: RedisClient) => Promise<T>): Promise<T> {
+    return this.calls.run(operation, fn);
   }
 
   /** A separate connection for SUBSCRIBE (pub/sub cannot share the command connection). */

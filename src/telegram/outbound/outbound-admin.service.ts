@@ -1,44 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import { reloadToken, tokenFingerprint } from '../telegram.settings.js';
+import { reloadToken, tokenFingerprint } from '../bot-token.js';
 import { TelegramBots } from '../telegram-bots.js';
-import type { BotHealthView } from './worker/bot-health.js';
 import { SEND_GATE_STORE, type SendGateStore } from './gate/send-gate.store.js';
 import { type JobView, jobView } from './outbound.service.js';
-import type { BotState, BotStatus } from './outbound.types.js';
+import { type BotView, OutboundAdminError } from './outbound-admin.types.js';
+import type { BotState } from './outbound.types.js';
 import { OutboundWorkers } from './outbound-workers.service.js';
 import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
-import {
-  BACKLOG_MAX_LANES,
-  type BotQueue,
-  type QueueView,
-  botQueue,
-  queueViews,
-} from './outbound-queues.js';
+import { BACKLOG_MAX_LANES, type QueueView, botQueue, queueViews } from './outbound-queues.js';
 
-export interface BotView extends Omit<BotStatus, 'until'>, BotHealthView, Partial<BotQueue> {
-  id: string;
-  scope: string;
-  /** Fingerprint of the token this instance holds (never the token). */
-  token: string;
-  until?: string;
-  inflight: number;
-  /** Telegram's answers to its sends over the last 15 minutes (every worker's), and how many were 429s. */
-  answers_15m: number;
-  rate_limited_15m: number;
-  /** rate_limited_15m / answers_15m; null without answers. */
-  rate_limited_ratio: number | null;
-}
-
-/** Thrown for an unknown bot or a token that cannot be read; the admin controller maps it. */
-export class OutboundAdminError extends Error {
-  constructor(
-    readonly code: 'unknown_bot' | 'token_unreadable' | 'rotation_timeout',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { type BotView, OutboundAdminError } from './outbound-admin.types.js';
 
 /**
  * The outbound sender's admin port: the bot registry (list, change a state,

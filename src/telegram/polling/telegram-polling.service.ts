@@ -9,12 +9,10 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Api, GrammyError } from 'grammy';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { RedisService } from '../../redis/redis.service.js';
 import { BotApiClients } from '../bot-api-clients.js';
 import { TelegramBots } from '../telegram-bots.js';
-import { relayOf } from '../telegram-forward.js';
 import { TELEGRAM_SETTINGS } from '../telegram.settings.js';
 import type { BotConfig, TelegramSettings } from '../telegram.types.js';
 import { dispatchLocally, ownBaseUrl } from './local-dispatch.js';
@@ -22,20 +20,8 @@ import { MemoryPollStateStore } from './memory-poll-state.store.js';
 import type { PollStateStore } from './poll-state.store.js';
 import { RedisPollStateStore } from './redis-poll-state.store.js';
 import { type PollFailure, PollingMetrics } from './polling.metrics.js';
+import { getUpdates, pollBackoffMs, relayAnswer } from './polling-bot-api.js';
 import { type PolledUpdate, UpdatePoller } from './update-poller.js';
-
-/** What getUpdates asks for: the updates the webhook is set up for (set-webhook-cli.ts). */
-const ALLOWED_UPDATES = [
-  'message',
-  'edited_message',
-  'callback_query',
-  'inline_query',
-  'my_chat_member',
-  'channel_post',
-] as const;
-/** Methods a backend's answer may not have Rampart call on a polling bot: they would end the polling. */
-const NOT_RELAYED = new Set(['getUpdates', 'setWebhook', 'deleteWebhook', 'logOut', 'close']);
-const MAX_BACKOFF_MS = 30_000;
 
 /**
  * Long polling (`ingress: polling`): one UpdatePoller per polling bot. Every
@@ -96,16 +82,7 @@ export class TelegramPolling implements OnApplicationBootstrap, OnModuleDestroy 
       leaseMs: s.pollLeaseMs,
       timeoutS: s.pollTimeoutS,
       fetch: (offset, timeoutS, signal) =>
-        this.clients.api(bot).getUpdates(
-          {
-            ...(offset > 0 ? { offset } : {}),
-            timeout: timeoutS,
-            limit: 100,
-            allowed_updates: [...ALLOWED_UPDATES],
-          },
-          // grammY types its signal as the abort-controller shim's; the platform one is what it uses.
-          signal as unknown as Parameters<Api['getUpdates']>[1],
-        ) as unknown as Promise<PolledUpdate[]>,
+        getUpdates(this.clients.api(bot), offset, timeoutS, signal),
       dispatch: async (u) => {
         const ok = await this.dispatch(bot, u);
         if (ok) this.metrics.handled.inc({ bot: bot.id });
@@ -119,11 +96,7 @@ export class TelegramPolling implements OnApplicationBootstrap, OnModuleDestroy 
         while (!signal.aborted && this.base() === undefined)
           await sleep(100, undefined, { signal }).catch(() => undefined);
       },
-      backoffMs: (err, failures) => {
-        const retryAfter = err instanceof GrammyError ? err.parameters.retry_after : undefined;
-        if (retryAfter !== undefined) return retryAfter * 1000;
-        return Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(failures, 8));
-      },
+      backoffMs: pollBackoffMs,
       onError: (what, err) => {
         this.metrics.failures.inc({ bot: bot.id, step: what as PollFailure });
         this.logger.warn({
@@ -142,13 +115,7 @@ export class TelegramPolling implements OnApplicationBootstrap, OnModuleDestroy 
     if (!base) return false;
     const res = await dispatchLocally(base, bot, u, this.settings.forwardTimeoutMs + 5_000);
     if (res.status < 200 || res.status > 299) return false;
-    const relay = relayOf(res.body);
-    if (relay && !NOT_RELAYED.has(relay.method)) {
-      const { method, ...params } = relay;
-      this.clients.background(bot, `relayed ${method}`, (api) =>
-        (api.raw as unknown as Record<string, (p: unknown) => Promise<unknown>>)[method]!(params),
-      );
-    }
+    relayAnswer(this.clients, bot, res.body);
     return true;
   }
 }

@@ -1,24 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '../../../common/problem.exception.js';
 import { isUnavailable } from '../../../redis/redis.errors.js';
-import type {
-  BloomAdminPort,
-  BloomBuildInfo as AdminBuildInfo,
-  BloomFilterStatus,
-} from '../cache-shield.admin.js';
+import type { BloomAdminPort, BloomFilterStatus } from '../cache-shield.admin.js';
 import { ShieldProblem, shieldProblem } from '../cache-shield.problems.js';
+import { filterStatus } from './bloom-status.js';
 import { BloomFilters } from './replicas/bloom-filters.service.js';
-import type { HeldBuild } from './replicas/filter-replica.js';
 
-/** A build as the admin API shows it: the port's fields plus sizing, fill and live FP rate. */
-export interface BuildView extends AdminBuildInfo {
-  buildMs: number;
-  m: number;
-  k: number;
-  hash: string;
-  bytes: number;
-  measuredOn: number;
-}
+export type { BuildView } from './bloom-status.js';
 
 /** The cache shield's BloomAdminPort: status, rebuild and rollback of the filters, every instance following through the store. */
 @Injectable()
@@ -26,21 +14,7 @@ export class BloomAdmin implements BloomAdminPort {
   constructor(private readonly filters: BloomFilters) {}
 
   async status(): Promise<BloomFilterStatus[]> {
-    return [...this.filters.replicas.values()].map((r) => ({
-      name: r.name,
-      active: r.active
-        ? {
-            ...view(r.active),
-            fillRatio: round(r.active.bloom.fillRatio),
-            addedKeys: r.addedKeys,
-            seq: r.seq,
-            stale: r.stale,
-            liveFp: this.filters.meters.get(r.name)!.rate,
-          }
-        : null,
-      previous: r.previous ? view(r.previous) : null,
-      building: this.filters.isBuilding(r.name),
-    }));
+    return filterStatus(this.filters);
   }
 
   async rebuild(filter?: string): Promise<BloomFilterStatus[]> {
@@ -130,26 +104,4 @@ export class BloomAdmin implements BloomAdminPort {
       throw err;
     }
   }
-}
-
-function view(b: HeldBuild): BuildView {
-  const i = b.info;
-  return {
-    version: i.version,
-    items: i.items,
-    targetFp: i.targetP,
-    measuredFp: i.measuredP,
-    source: i.source,
-    builtAt: i.builtAt,
-    buildMs: i.buildMs,
-    m: i.m,
-    k: i.k,
-    hash: i.hash,
-    bytes: i.bytes,
-    measuredOn: i.measuredOn,
-  };
-}
-
-function round(x: number): number {
-  return Math.round(x * 10_000) / 10_000;
 }

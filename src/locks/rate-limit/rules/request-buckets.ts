@@ -1,25 +1,15 @@
-import type { LockContext } from '../../../chain/lock.types.js';
 import { bucketKey } from '../subjects/bucket-keys.js';
-import type { Subject } from '../extensions/rate-limit-extensions.js';
-import { AttributeValues } from './conditions.js';
-import { CompiledPolicy, CompiledRule } from './compile-policy.js';
+import type { ActiveRule } from './active-rules.js';
+import type { CompiledPolicy, CompiledRule } from './compile-policy.js';
 import { bucketFor, fuseBucket } from './bucket-specs.js';
 import type { BucketSpec } from '../core/decision.types.js';
 import type { QuotaState } from '../core/rate-limit-headers.js';
 import type { RateLimitSettings } from '../rate-limit.types.js';
 import type { KeyHasher } from '../subjects/key-hasher.js';
 import { modelPart, tokensFor, type TokenAsk } from './token-ask.js';
-import type { SubjectResolver } from '../subjects/subject-resolver.js';
 
+export { type ActiveRule, activeRules, requestCost } from './active-rules.js';
 export { modelPart, spendApplies, tokensFor, type TokenAsk } from './token-ask.js';
-
-/** A rule that applies to this request, with its subject. */
-export interface ActiveRule {
-  rule: CompiledRule;
-  subject: Subject;
-  /** The product's scale of the rule's dimension for this request (absent: 1). */
-  scale?: number;
-}
 
 /** What the request's buckets describe for headers: name and window per bucket. */
 export interface BucketMeta {
@@ -29,45 +19,6 @@ export interface BucketMeta {
 }
 
 export const FUSE_RULE = 'fuse';
-
-/** Tokens the request costs: the route's `state.cost`, else the policy's number or cost function. Integer ≥ 1. */
-export function requestCost(
-  policy: CompiledPolicy,
-  ctx: Pick<LockContext, 'req' | 'state'>,
-): number {
-  const c =
-    ctx.state.cost ?? (typeof policy.cost === 'number' ? policy.cost : policy.cost(ctx.req));
-  return Number.isFinite(c) && c >= 1 ? Math.ceil(c) : 1;
-}
-
-/** The rules of a policy that apply to this request; the others are reported through `skip`. */
-export function activeRules(
-  policy: CompiledPolicy,
-  ctx: Pick<LockContext, 'req' | 'state' | 'route' | 'policy'>,
-  subjects: SubjectResolver,
-  skip: (rule: CompiledRule, policyName: string) => void,
-): ActiveRule[] {
-  const out: ActiveRule[] = [];
-  let attrs: AttributeValues | undefined;
-  for (const rule of policy.rules) {
-    // A rule its conditions leave out does not apply: not a missing subject, not counted as skipped.
-    if (rule.conditions && !(attrs ??= new AttributeValues(ctx)).applies(rule.conditions)) continue;
-    // Critical routes (admin, health, webhooks) are exempt from global shedding.
-    const subject =
-      rule.dimension === 'global' && ctx.policy.critical
-        ? undefined
-        : subjects.resolve(rule.dimension, ctx, rule.extract);
-    if (subject === undefined) skip(rule, policy.policyName);
-    else if (rule.scale === undefined) out.push({ rule, subject });
-    else out.push({ rule, subject, scale: scaleOf(rule.scale(ctx, subject)) });
-  }
-  return out;
-}
-
-/** A product's scale as a multiplier: not finite or ≤ 0 is 1. */
-function scaleOf(n: number): number {
-  return Number.isFinite(n) && n > 0 ? n : 1;
-}
 
 /** The buckets of one request: its rules (× tier where tiered, × `scale`) and the emergency fuse. */
 export function buildBuckets(

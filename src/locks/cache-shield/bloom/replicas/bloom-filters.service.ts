@@ -9,6 +9,7 @@ import { BLOOM_STORE, type BloomStore } from '../../store/bloom-store.js';
 import { BloomRebuilds } from '../builds/bloom-rebuilds.js';
 import { FilterBuilder } from '../builds/filter-builder.js';
 import { FpMeter } from '../fp-meter.js';
+import { distrustFilter, recordActivation, recordAdd } from './filter-bookkeeping.js';
 import { FilterLoads } from './filter-loads.js';
 import { FilterReplica } from './filter-replica.js';
 import type { FilterSet } from './filter-set.js';
@@ -104,47 +105,15 @@ export class BloomFilters implements FilterSet {
   }
 
   distrust(name: string, why: string): false {
-    const replica = this.replica(name);
-    if (!replica.stale)
-      this.logger.warn(`bloom ${name}: ${why}; lookups bypass the filter until it is rebuilt`);
-    replica.stale = true;
-    this.metrics.stale.set({ filter: name }, 1);
-    return false;
+    return distrustFilter(this, name, why);
   }
 
   afterAdd(name: string): void {
-    const replica = this.replica(name);
-    this.metrics.fill.set({ filter: name }, replica.active?.bloom.fillRatio ?? 0);
-    this.metrics.items.set({ filter: name }, (replica.active?.info.items ?? 0) + replica.addedKeys);
-    const growth = this.settings.rebuildAfterGrowth;
-    if (
-      growth > 0 &&
-      replica.active &&
-      replica.addedKeys > growth * Math.max(replica.active.info.items, 1_000) &&
-      !this.isBuilding(name)
-    ) {
-      this.background(
-        this.rebuild(name, `grown by ${replica.addedKeys} keys since the build`),
-        name,
-      );
-    }
+    recordAdd(this, name);
   }
 
   activated(name: string, reason?: string): void {
-    const b = this.replica(name).active;
-    if (!b) return;
-    this.meters.get(name)!.reset();
-    const i = b.info;
-    this.metrics.version.set({ filter: name }, i.version);
-    this.metrics.targetFp.set({ filter: name }, i.targetP);
-    this.metrics.stale.set({ filter: name }, 0);
-    this.afterAdd(name);
-    const how = reason
-      ? `built in ${i.buildMs} ms (${reason})`
-      : `loaded (built ${i.builtAt} in ${i.buildMs} ms)`;
-    this.logger.log(
-      `bloom ${name} v${i.version}: ${i.items} items, ${i.bytes} bytes (m=${i.m}, k=${i.k}), target p=${i.targetP}, measured p=${i.measuredP.toFixed(5)} on ${i.measuredOn} absent keys, ${how}`,
-    );
+    recordActivation(this, name, reason);
   }
 
   background(p: Promise<unknown>, name: string): void {
