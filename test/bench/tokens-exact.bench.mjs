@@ -218,7 +218,9 @@ async function startFake() {
     if (promptTokens(MODEL, [{ content: w }], 1) !== 3 + 4 + 1)
       throw new Error(`"${w}" is not one token`);
   let produced = 0;
-  const stats = { calls: 0, streams: 0, aborted: 0, failed: 0, omitted: 0 };
+  // refused: chunks it tried to write after its socket had ended (the service's close seen, its FIN not sent yet):
+  // the socket refuses them (write after end), so they never leave the fake and are not counted as produced.
+  const stats = { calls: 0, streams: 0, aborted: 0, failed: 0, omitted: 0, refused: 0 };
   const srv = createServer(async (req, res) => {
     let raw = '';
     for await (const c of req) raw += c;
@@ -265,6 +267,11 @@ async function startFake() {
     for (let j = 0; j < n; j++) {
       await new Promise((r) => setTimeout(r, 1));
       if (res.destroyed || res.writableEnded) {
+        stats.aborted++;
+        return;
+      }
+      if (!res.socket?.writable) {
+        stats.refused++;
         stats.aborted++;
         return;
       }

@@ -9,7 +9,8 @@
  *   fake.setHang(true);        // accept calls and never answer
  *   fake.setStatus(429);       // answer every call with 429 (+ OpenAI error body)
  *   fake.setRetryAfter('30');  // the Retry-After of those 429s (default '1'; undefined = none)
- *   fake.setRateLimitWindow(2); // strict, as the real API: every chat call in the next 2 s answers 429 (counted)
+ *   fake.openRateLimitWindow(2); // strict, as the real API: every chat call answers 429 (Retry-After: 2,
+ *                                // counted) until fake.closeRateLimitWindow()
  *   fake.setFailAfterFirstChunk(true);  // streams drop the connection after their first word
  *   fake.setUsage('omit');     // answers without `usage` (JSON) and streams without the usage chunk
  *   fake.requests, fake.inFlight, fake.aborted   // what reached it
@@ -26,7 +27,8 @@
  * Counters: `requests` = chat-completion calls received (`modelRequests` for
  * GET /v1/models); `inFlight` = calls not yet finished; `aborted` = calls
  * whose client went away before the answer was complete; `connections` =
- * TCP connections accepted; `rateLimited` = chat calls answered 429 inside a rate-limit window.
+ * TCP connections accepted; `rateLimited` = chat calls answered 429 inside a rate-limit window; `chatLog` = when
+ * each chat call arrived (performance.now()) and whether it was answered 429 in a window.
  * `reset()` restores the switches, not the counters.
  */
 import { once } from 'node:events';
@@ -60,11 +62,13 @@ export interface FakeOpenAI {
   /** Retry-After header of the 429 answers (default `'1'`; undefined = none). */
   setRetryAfter(value: string | undefined): void;
   /**
-   * A strict rate limit, as the real API keeps one: for `seconds` from now every chat-completion call answers 429
-   * with a `Retry-After` of the whole seconds left (rounded up) and is counted in `rateLimited`; after that, calls
-   * are answered normally again. Checked before every other switch.
+   * A strict rate limit, as the real API keeps one: from now until closeRateLimitWindow(), every chat-completion call
+   * answers 429 with `Retry-After: <retryAfterSeconds>` and is counted in `rateLimited` (and logged in `chatLog`).
+   * Driven by the test, not by a clock. Checked before every other switch.
    */
-  setRateLimitWindow(seconds: number): void;
+  openRateLimitWindow(retryAfterSeconds: number): void;
+  /** Ends the rate-limit window: calls are answered normally again. */
+  closeRateLimitWindow(): void;
   /** When true, a stream drops its connection right after its first content chunk (a failure after the first byte). */
   setFailAfterFirstChunk(on: boolean): void;
   /** Milliseconds between two streamed chunks (default 5). */
@@ -97,8 +101,10 @@ export interface FakeOpenAI {
   readonly inFlight: number;
   /** Calls whose client went away before the answer was complete. */
   readonly aborted: number;
-  /** Chat-completion calls answered 429 inside a rate-limit window (setRateLimitWindow). */
+  /** Chat-completion calls answered 429 inside a rate-limit window (openRateLimitWindow). */
   readonly rateLimited: number;
+  /** Each chat-completion call (the last 10 000): when it arrived (performance.now()), answered 429 in a window or not. */
+  readonly chatLog: readonly { at: number; limited: boolean }[];
   /** TCP connections accepted so far (keep-alive reuse shows as fewer connections than calls). */
   readonly connections: number;
   /** The last chat-completion call (headers and parsed body). */
@@ -122,8 +128,8 @@ interface Settings {
   retryAfter: string | undefined;
   failAfterFirstChunk: boolean;
   usage: UsageSetting;
-  /** Date.now() until which chat calls answer 429 (0 = no window). */
-  limitedUntil: number;
+  /** The Retry-After (seconds) of an open rate-limit window; undefined = no window. */
+  limitedRetryAfter: number | undefined;
 }
 const DEFAULTS: Settings = {
   latencyMs: 0,
@@ -137,7 +143,7 @@ const DEFAULTS: Settings = {
   retryAfter: '1',
   failAfterFirstChunk: false,
   usage: undefined,
-  limitedUntil: 0,
+  limitedRetryAfter: undefined,
 };
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
@@ -151,6 +157,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     rateLimited: 0,
   };
   let lastRequest: FakeRequest | undefined;
+  const chatLog: { at: number; limited: boolean }[] = [];
   let gate: { promise: Promise<void>; open: () => void } | undefined;
 
   const server = createServer((req, res) => {
@@ -163,6 +170,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrived = performance.now();
     const path = (req.url ?? '').split('?')[0];
     const raw = await readBody(req);
     // This call's own body: `lastRequest` is shared, and another call may arrive during the latency wait.
@@ -177,10 +185,14 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' },
       });
     }
-    const limitedMs = path === '/v1/chat/completions' ? s.limitedUntil - Date.now() : 0;
-    if (limitedMs > 0) {
+    const limited = path === '/v1/chat/completions' && s.limitedRetryAfter !== undefined;
+    if (path === '/v1/chat/completions') {
+      if (chatLog.length >= 10_000) chatLog.shift();
+      chatLog.push({ at: arrived, limited });
+    }
+    if (limited) {
       counts.rateLimited++;
-      return errorAnswer(res, 429, String(Math.ceil(limitedMs / 1000)));
+      return errorAnswer(res, 429, String(s.limitedRetryAfter));
     }
     if (s.hang) return; // never answered; 'close' counts the abort
     const latency = typeof s.latencyMs === 'function' ? s.latencyMs(counts.inFlight) : s.latencyMs;
@@ -281,7 +293,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     setHang: (on) => void (s.hang = on),
     setStatus: (code) => void (s.status = code),
     setRetryAfter: (value) => void (s.retryAfter = value),
-    setRateLimitWindow: (seconds) => void (s.limitedUntil = Date.now() + seconds * 1000),
+    openRateLimitWindow: (seconds) => void (s.limitedRetryAfter = seconds),
+    closeRateLimitWindow: () => void (s.limitedRetryAfter = undefined),
     setFailAfterFirstChunk: (on) => void (s.failAfterFirstChunk = on),
     setChunkDelay: (ms) => void (s.chunkDelayMs = ms),
     setBadJson: (on) => void (s.badJson = on),
@@ -313,6 +326,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     },
     get rateLimited() {
       return counts.rateLimited;
+    },
+    get chatLog() {
+      return chatLog;
     },
     get connections() {
       return counts.connections;

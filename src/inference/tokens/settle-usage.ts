@@ -6,7 +6,7 @@ import type { UsageMeter } from './usage-meter.js';
  * What one call is charged against its token reservation (docs/inference.md#token-budgets):
  * - the upstream's `usage` when it reported one, exactly (explicit zeros too);
  * - else, when an answer came (a JSON answer, or a stream that started): the prompt's admission count plus the
- *   answer's tokens as counted (a client abort: what was relayed up to the abort);
+ *   answer's tokens as counted (a client abort: what the upstream sent until it stopped, read after the abort too);
  * - else, a call the client left or that timed out (the upstream had the prompt): the prompt's count;
  * - else (the upstream answered an error, or was never reached): nothing.
  */

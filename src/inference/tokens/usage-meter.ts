@@ -23,7 +23,8 @@ export function usageOf(v: unknown): TokenUse | undefined {
 /**
  * What one answer used, for its token settlement: the upstream's `usage` when it reported one (never replaced
  * by an estimate, zeros included), else the prompt's admission count plus the answer's text counted with the
- * model's tokenizer (the deltas of a stream as they were relayed, so a client abort counts what it was sent).
+ * model's tokenizer (the deltas of a stream as they were read off the upstream, so a client abort counts what the
+ * upstream sent until it stopped: upstream-stop.ts).
  */
 export class UsageMeter {
   reported?: TokenUse;

@@ -1,7 +1,7 @@
-import type { Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
 import { upstreamFailed } from '../inference.errors.js';
 
-type Body = Dispatcher.ResponseData['body'];
+type Body = Readable;
 
 /** Reads a body up to `max` bytes; a longer one is dropped and fails the call (502). */
 export async function readLimited(body: Body, max: number): Promise<Buffer> {

@@ -1,58 +1,87 @@
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 
+/** How long and how much a stopped stream is still read before its connection is destroyed. */
+export interface StopDrain {
+  /** Milliseconds from the half-close. */
+  ms: number;
+  /** Bytes read after the half-close. */
+  bytes: number;
+}
+
 /**
- * The stop of one upstream stream. When the call's signal fires (the client went away, its stream was cut, or the
- * breaker gave up), the chunks already read off the upstream but not yet relayed (waiting in the response body
- * behind a slow write) are taken out first, so that the meter charges them as it charges relayed ones; then the
- * upstream request is aborted at once (its connection closes, so generation stops). What the upstream generates
- * after that close never reaches Rampart and cannot be charged (docs/inference.md#token-budgets).
+ * The default drain: an upstream that stops at the half-close answers its end within a round trip; one that does
+ * not (it ignores the half-close) is read for at most a second or 256 KiB (≈ 1 000 streamed chunks), then cut.
+ */
+export const STOP_DRAIN: StopDrain = { ms: 1_000, bytes: 256 * 1024 };
+
+/**
+ * The stop of one upstream stream (docs/inference.md#token-budgets). When the call's signal fires (the client went
+ * away, its stream was cut, or the breaker gave up), the upstream is told to stop by a **half-close**: our side of
+ * its connection ends (TCP FIN; the request was sent whole), which an HTTP/1.1 server reads as the client's close,
+ * while everything it wrote before it saw that close still reaches us and is read (and metered) to the answer's end.
+ * The read is bounded ({@link StopDrain}): past the time or the bytes, the request is aborted (the connection
+ * destroyed). Before the answer's headers there is nothing to read: the request is aborted at once.
  */
 export class UpstreamStop {
   private readonly ctl = new AbortController();
-  private body?: Readable;
-  private taken: Buffer[] = [];
+  private answer?: { body: Readable; socket: Socket };
+  private timer?: NodeJS.Timeout;
+  private drained = 0;
+  /** True once the connection was half-closed (it never goes back to the pool). */
+  halfClosed = false;
 
-  constructor(private readonly callSignal: AbortSignal) {
+  constructor(
+    private readonly callSignal: AbortSignal,
+    private readonly drain: StopDrain = STOP_DRAIN,
+  ) {
     if (callSignal.aborted) this.ctl.abort(callSignal.reason);
     else callSignal.addEventListener('abort', this.onAbort, { once: true });
   }
 
-  /** Aborts the upstream request: give it to the transport. */
+  /** Aborts the upstream request (before its answer, or past the drain): give it to the transport. */
   get signal(): AbortSignal {
     return this.ctl.signal;
   }
 
-  /** The body of the upstream's answer, once its headers came. */
-  watch(body: Readable): void {
-    this.body = body;
+  /** The body of the upstream's answer and its connection, once its headers came. */
+  watch(body: Readable, socket: Socket): void {
+    this.answer = { body, socket };
   }
 
-  /** The chunks read off the upstream before the stop and not relayed (handed out once). */
-  leftover(): Buffer[] {
-    const t = this.taken;
-    this.taken = [];
-    return t;
+  /** Counts bytes read off the answer: past the drain's bytes after a half-close, the request is aborted. */
+  read(bytes: number): void {
+    if (!this.halfClosed) return;
+    this.drained += bytes;
+    if (this.drained > this.drain.bytes) this.abort();
   }
 
-  /** The call is over: stops watching its signal (a stop already under way still aborts the request). */
+  /** The call is over: stops watching its signal and the drain; a half-closed connection is destroyed. */
   dispose(): void {
     this.callSignal.removeEventListener('abort', this.onAbort);
+    clearTimeout(this.timer);
+    if (this.halfClosed) this.answer?.socket.destroy();
   }
 
   /**
    * At the end of this event-loop turn, not in the middle of it: the upstream's bytes that arrived with the client's
-   * hang-up (the same poll of the sockets) are read and parsed first, then taken out with the rest and the request
-   * aborted. Nothing waits on a timer: the upstream is closed before the next turn.
+   * hang-up are parsed first (the answer may be complete by then: nothing to stop).
    */
   private readonly onAbort = (): void => {
     setImmediate(() => this.stop());
   };
 
   private stop(): void {
-    const b = this.body;
-    // Bounded by the body's high-water mark: the transport stops reading the socket past it.
-    if (b && !b.destroyed)
-      for (let c: unknown = b.read(); c !== null; c = b.read()) this.taken.push(c as Buffer);
+    const a = this.answer;
+    if (!a) return this.abort();
+    // Read whole (the socket may be back in the pool already), or already gone: nothing to stop.
+    if ((a.body as Readable & { complete?: boolean }).complete || a.body.destroyed) return;
+    this.halfClosed = true;
+    a.socket.end();
+    this.timer = setTimeout(() => this.abort(), this.drain.ms);
+  }
+
+  private abort(): void {
     this.ctl.abort(this.callSignal.reason);
   }
 }

@@ -1,5 +1,4 @@
 import type { Dispatcher } from 'undici';
-import type { InferenceConfig } from '../../config/config.types.js';
 import type { ChatCompletionRequestDto } from '../dto/chat-completion-request.dto.js';
 import { upstreamFailed } from '../inference.errors.js';
 import type { InferenceBackend, InferenceCall, SseSink } from '../inference-backend.js';
@@ -9,7 +8,7 @@ import { discard, readLimited } from './body.js';
 import { Deadline } from './deadline.js';
 import { parseModelList } from './model-list.js';
 import { transportError } from './upstream-errors.js';
-import { UpstreamHttp } from './upstream-http.js';
+import { UpstreamHttp, type UpstreamOptions, type UpstreamRequest } from './upstream-http.js';
 import { UpstreamStop } from './upstream-stop.js';
 
 /** Largest chat.completion accepted from the upstream, in bytes. */
@@ -29,18 +28,14 @@ export class UpstreamBackend implements InferenceBackend {
   readonly kind = 'upstream';
   private readonly http: UpstreamHttp;
 
-  constructor(
-    private readonly config: Omit<InferenceConfig, 'stream' | 'tokenSafetyPercent' | 'cache'> & {
-      upstreamUrl: string;
-    },
-  ) {
+  constructor(private readonly config: UpstreamOptions) {
     this.http = new UpstreamHttp(config);
   }
 
   async complete(body: ChatCompletionRequestDto, call: InferenceCall): Promise<ChatCompletion> {
     const deadline = new Deadline(this.config.upstreamTimeoutMs);
     try {
-      const res = await this.post(body, call, deadline);
+      const res = await this.http.send(this.chat(body, call, deadline, call.signal));
       if (res.statusCode < 200 || res.statusCode >= 300) throw await this.http.failure(res);
       const text = (await readLimited(res.body, MAX_ANSWER_BYTES)).toString('utf8');
       let answer: unknown;
@@ -66,33 +61,31 @@ export class UpstreamBackend implements InferenceBackend {
 
   async stream(body: ChatCompletionRequestDto, call: InferenceCall, sink: SseSink): Promise<void> {
     const deadline = new Deadline(this.config.upstreamTimeoutMs);
-    const stop = new UpstreamStop(call.signal);
+    const stop = new UpstreamStop(call.signal, this.config.stopDrain);
     try {
-      const res = await this.post(body, call, deadline, stop.signal);
+      const res = await this.http.sendStream(this.chat(body, call, deadline, stop.signal));
       if (res.statusCode !== 200) throw await this.http.failure(res);
       if (!String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
         discard(res.body);
         throw upstreamFailed('the upstream did not answer with an event stream', res.statusCode);
       }
       deadline.touch();
-      stop.watch(res.body);
+      stop.watch(res.body, res.socket);
       sink.open();
+      // After a stop the answer is still read to its end (bounded): the sink meters it, a client gone gets none.
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        stop.read(chunk.length);
         // The clock runs while we wait for the upstream, not while a slow client reads.
         deadline.pause();
         await sink.write(chunk);
         deadline.touch();
       }
-      // A stop after the whole answer was read (the transport had finished it): what it took out, in order.
-      for (const chunk of stop.leftover()) await sink.write(chunk);
       // The upstream sent its last chunk: its breaker slot ends here, whatever is left for the client to read.
       call.backendDone?.();
       await sink.end();
     } catch (err) {
       const e = transportError(err, call, deadline);
       if (!sink.opened) throw e;
-      // Read off the upstream before the stop: metered (and relayed, to a client still there).
-      for (const chunk of stop.leftover()) await sink.write(chunk);
       if (e.kind === 'client_closed') return sink.end();
       await endWithError(sink, e);
       throw e;
@@ -149,19 +142,19 @@ export class UpstreamBackend implements InferenceBackend {
     return this.http.close();
   }
 
-  private post(
+  private chat(
     body: ChatCompletionRequestDto,
     call: InferenceCall,
     deadline: Deadline,
-    stop: AbortSignal = call.signal,
-  ): Promise<Dispatcher.ResponseData> {
-    return this.http.send({
+    stop: AbortSignal,
+  ): UpstreamRequest {
+    return {
       method: 'POST',
       path: '/chat/completions',
       accept: body.stream ? 'text/event-stream' : 'application/json',
       body: JSON.stringify(body),
       signal: AbortSignal.any([stop, deadline.signal]),
       requestId: call.requestId,
-    });
+    };
   }
 }
