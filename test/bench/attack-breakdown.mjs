@@ -39,8 +39,7 @@ function secondsIn(rows, run, window, key = 'sec') {
   const inPhase = (p, t) => t > p.start && t <= p.end + 1;
   return rows.filter((x) => {
     const t = x[key];
-    if (window === 'alone')
-      return run.phases.some((p) => p.name === 'alone' && inPhase(p, t));
+    if (window === 'alone') return run.phases.some((p) => p.name === 'alone' && inPhase(p, t));
     if (!inPhase(attack, t)) return false;
     const slow = t > from && t <= to + 1000;
     return window === 'slow' ? slow : !slow;
@@ -79,21 +78,23 @@ export function breakdown(run, windows, traces, table) {
     const row = { window: w };
     traces.forEach((inst, i) => {
       const s = secondsIn(inst.seconds, run, w);
-      row[`instance ${i + 1}: loop p99 median / max`] =
-        `${fmt(quantile(
+      row[`instance ${i + 1}: loop p99 median / max`] = `${fmt(
+        quantile(
           s.map((x) => x.loopP99),
           0.5,
-        ))} / ${fmt(Math.max(...s.map((x) => x.loopMax)))}`;
+        ),
+      )} / ${fmt(Math.max(...s.map((x) => x.loopMax)))}`;
       row[`instance ${i + 1}: CPU % / ELU`] =
         `${fmt(mean(s.map((x) => x.cpuMs / 10)), 0)} / ${fmt(mean(s.map((x) => x.elu)), 2)}`;
     });
     const loop = run.phases.flatMap((p) => p.good.loop ?? []);
     const c = secondsIn(loop, run, w, 'at');
-    row['client thread: loop p99 median / max'] =
-      `${fmt(quantile(
+    row['client thread: loop p99 median / max'] = `${fmt(
+      quantile(
         c.map((x) => x.p99),
         0.5,
-      ))} / ${fmt(Math.max(...c.map((x) => x.max)))}`;
+      ),
+    )} / ${fmt(Math.max(...c.map((x) => x.max)))}`;
     health.push(row);
   }
   console.log(`event loops and CPU per second (${run.label})`);

@@ -3,7 +3,17 @@
 // main thread only watches), and measures that thread's own event-loop delay, so a late client is seen.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
-export const CITIES = ['paris', 'london', 'berlin', 'tokyo', 'lagos', 'lima', 'oslo', 'cairo', 'delhi'];
+export const CITIES = [
+  'paris',
+  'london',
+  'berlin',
+  'tokyo',
+  'lagos',
+  'lima',
+  'oslo',
+  'cairo',
+  'delhi',
+];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Wall-clock epoch ms, comparable across threads and processes (the instances' traces use it too). */
 export const wall = () => performance.timeOrigin + performance.now();
@@ -16,7 +26,13 @@ export const CHAT = (client, i) =>
   });
 
 /** What a well-behaved client sends: signed, from its own address (`xff`); `id` tags it for the traces. */
-export function wellBehavedRequest(sign, client, i, xff = `10.1.${client >> 8}.${client & 255}`, id) {
+export function wellBehavedRequest(
+  sign,
+  client,
+  i,
+  xff = `10.1.${client >> 8}.${client & 255}`,
+  id,
+) {
   const headers = { 'x-forwarded-for': xff, ...(id ? { 'x-request-id': id } : {}) };
   if (i % 2 === 0) {
     const path = `/v1/search?q=${CITIES[(client + i) % CITIES.length]}&limit=5`;

@@ -12,6 +12,7 @@
 //   good chat    signed inference from many apps (200, fake upstream at COST_BACKEND_MS, 5).
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
+import { loadavg } from 'node:os';
 import { spawnFakeOpenAI } from './fake-openai-server.mjs';
 import { ROOT, cpuMicros, startApp, startRedis, table, waitReady, writeConfig } from './lib.mjs';
 import { CHAT, CITIES, send } from './attack-clients.mjs';
@@ -108,9 +109,11 @@ const fake = await spawnFakeOpenAI({
   FAKE_CHUNK_DELAY_MS: '0',
   FAKE_LATENCY_MS: process.env.COST_BACKEND_MS ?? '5',
 });
-const app = await startApp({
+// COST_DISTS='base:.dist-base,new:dist' measures builds side by side (one instance each, classes interleaved).
+const DISTS = (process.env.COST_DISTS ?? 'dist:dist').split(',').map((d) => d.split(':'));
+const envOf = (name) => ({
   REDIS_URL: redis.url,
-  RAMPART_ENV: 'attack-costs',
+  RAMPART_ENV: `attack-costs-${name}`,
   APPS_FILE: appsFile,
   TRUSTED_PROXIES: '127.0.0.1/32',
   INFERENCE_UPSTREAM_URL: fake.url,
@@ -119,46 +122,62 @@ const app = await startApp({
   REDIS_COMMAND_TIMEOUT_MS: '1000',
   ...(process.env.COST_CONFIG_FILE ? { CONFIG_FILE: process.env.COST_CONFIG_FILE } : {}),
 });
+const instances = [];
 const rows = {};
 try {
-  await waitReady(app.url);
-  for (const subject of BLOCKED.slice(0, 2)) {
-    const res = await fetch(`${app.url}/admin/bans`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ dimension: 'ip', subject, global: true, ttlSeconds: 3600 }),
-    });
-    if (res.status !== 201) throw new Error(`ban: ${res.status} ${await res.text()}`);
-  }
-  for (let i = 0; i < 50; i++) {
-    const r = chat(apps[i], i, addr(1));
-    if ((await send(app.url, r)).status === 200) captured.push(r);
+  for (const [name, dir] of DISTS)
+    instances.push({ name, ...(await startApp(envOf(name), { entry: `${dir}/src/main.js` })) });
+  for (const app of instances) {
+    await waitReady(app.url);
+    for (const subject of BLOCKED.slice(0, 2)) {
+      const res = await fetch(`${app.url}/admin/bans`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ dimension: 'ip', subject, global: true, ttlSeconds: 3600 }),
+      });
+      if (res.status !== 201) throw new Error(`ban: ${res.status} ${await res.text()}`);
+    }
+    app.captured = [];
+    for (let i = 0; i < 50; i++) {
+      const r = chat(apps[i], i, addr(1));
+      if ((await send(app.url, r)).status === 200) app.captured.push(r);
+    }
   }
   const classes = Object.keys(CLASSES).filter((k) => !ONLY || ONLY.includes(k));
   for (let round = 0; round <= ROUNDS; round++)
-    for (const k of classes) {
-      const cpu0 = cpuMicros(app.pid);
-      const { res, statuses } = await run(app.url, CLASSES[k]);
-      const cpu = cpuMicros(app.pid) - cpu0;
-      if (round === 0) continue; // warm-up
-      const r = (rows[k] ??= { class: k, requests: 0, cpu: 0, statuses: {}, rps: [] });
-      r.requests += res.requests.total;
-      r.cpu += cpu;
-      r.rps.push(res.requests.average);
-      for (const [s, v] of Object.entries(statuses)) r.statuses[s] = (r.statuses[s] ?? 0) + v;
-    }
+    for (const k of classes)
+      for (const app of round % 2 ? [...instances].reverse() : instances) {
+        captured = app.captured;
+        const cpu0 = cpuMicros(app.pid);
+        const { res, statuses } = await run(app.url, CLASSES[k]);
+        const cpu = cpuMicros(app.pid) - cpu0;
+        if (round === 0) continue; // warm-up
+        const r = (rows[`${k} ${app.name}`] ??= {
+          class: k,
+          build: app.name,
+          requests: 0,
+          cpu: 0,
+          statuses: {},
+          rps: [],
+        });
+        r.requests += res.requests.total;
+        r.cpu += cpu;
+        r.rps.push(res.requests.average);
+        for (const [s, v] of Object.entries(statuses)) r.statuses[s] = (r.statuses[s] ?? 0) + v;
+      }
 } finally {
-  await app.stop();
+  for (const app of instances) await app.stop();
   await fake.stop();
   await redis.stop();
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(
-  `bench:attack-costs — ${process.env.HTTP_ADAPTER ?? 'express'}, ${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per class`,
+  `bench:attack-costs — ${process.env.HTTP_ADAPTER ?? 'express'}, ${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per class and build; load average ${loadavg()[0].toFixed(1)}`,
 );
 table(
   Object.values(rows).map((r) => ({
     class: r.class,
+    build: r.build,
     requests: r.requests,
     'req/s (median)': Math.round(median(r.rps)),
     'CPU µs / request': Math.round(r.cpu / Math.max(1, r.requests)),

@@ -163,11 +163,11 @@ export function report(runs, { SECONDS, SLOW_FACTOR, BACKEND_MS, load, table, tr
         on
           .map((r) => {
             const o = off.find((x) => x.route === r.route);
-            return `${r.route} ${fmt(r.ratio('normal') / o.ratio('normal'), 2)}`;
+            return `${r.run}: ${r.route} ${fmt(r.ratio('normal') / o.ratio('normal'), 2)}`;
           })
           .join(', '),
     );
   console.log(
-    `machine load average (1 min): ${load.map((l) => l.toFixed(1)).join(' → ')} (start, after locks on, after locks off)`,
+    `machine load average (1 min): ${load.map((l) => l.toFixed(1)).join(' → ')} (at the start, then after each run: ${runs.map((r) => r.label).join('; ')})`,
   );
 }

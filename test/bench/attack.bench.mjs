@@ -5,25 +5,31 @@
 //   capacity → a short closed-loop probe of the well-behaved mix (many apps and addresses, no pacing) on the
 //              shipped policies: the service's capacity C (2xx/s); the well-behaved clients then send C ÷ 2 in
 //              total (ATTACK_PACE_MS sets their pace instead and skips the probe).
-// Then, twice — the shipped policies ("locks on") and every lock of every policy off (the baseline a user
-// would otherwise have), the same pace — phases of BENCH_SECONDS (default 30):
-//   alone   → the well-behaved clients only (signed search + signed inference, paced, each its own app and address)
-//   attack  → the same clients, while at the same time (worker threads, their own event loops)
+// Then, for each configuration — the shipped policies ("locks on") and every lock of every policy off (the
+// baseline a user would otherwise have), the same pace — phases of BENCH_SECONDS (default 30):
+//   alone   → the well-behaved clients only (signed search + signed inference, paced, each its own app and
+//             address), in a worker thread of their own (attack-clients.mjs), which measures its own loop delay
+//   attack  → the same clients, while at the same time (other worker threads, their own event loops)
 //             * forged flood: inference with bad signatures (a real app id, a wrong secret);
 //             * junk: random non-words in /v1/search, each from a random one of 6.4 million addresses;
 //             * known-blocked repeaters: four addresses hammering search, two banned (POST /admin/bans), two
 //               over their per-address quota (their burst spent just before the phase);
-//             * replayer: re-sends captured signed inference requests;
+//             * replayer: re-sends captured signed inference requests, from its own addresses (four);
 //             * slow streams: signed streaming inference whose answers never end, read a chunk at a time;
 //             * the backend slows down 10× (ATTACK_SLOW_FACTOR) for 20 s (ATTACK_SLOW_SECONDS, at most 60 %
 //               of the phase), starting at a fifth of the phase; its in-flight calls, the breakers' in-flight,
 //               limit and waiting (/metrics of both instances, every 250 ms) are read during that window;
 //   alone   → the clients only again (the baseline is both "alone" phases together).
-// ATTACK_ADAPTIVE='{"minLimit":2}' turns the inference breaker's adaptive limit on for the "locks on" run;
+// ATTACK_LOAD='{"eventLoopDelay":{"soft":"50ms","hard":"500ms"},"hold":"10s"}' adds a run with those
+// rateLimit.load settings (own health on: shed first); ATTACK_ON=0 / ATTACK_OFF=0 skip the shipped / locks-off run.
+// ATTACK_ADAPTIVE='{"minLimit":2}' turns the inference breaker's adaptive limit on for the "locks on" runs;
 // ATTACK_BREAKER='{"maxWaitMs":2000}' adds other options to that breaker (the fair wait queue).
-// Prints per route (search, inference): well-behaved success and p99 alone vs under attack (goals ≥ 99 %,
-// ≤ 3×), the backend while slow (latency of admitted calls ÷ its unloaded value × factor, goal ≤ 2×; peak in
-// flight; the breaker's queue against its bound), what each attacker got, and the machine's load average.
+// Prints per route (search, inference): well-behaved success and p99 alone vs under attack, split into the
+// attack with the backend at its normal speed and the requests overlapping its slow window (attack-report.mjs:
+// goals ≥ 99 %, ≤ 3×), the backend while slow (latency of admitted calls ÷ its unloaded value × factor, goal
+// ≤ 2×; peak in flight; the breaker's queue against its bound), what each attacker got, where the well-behaved
+// time went (each instance traces itself with attack-trace.mjs unless ATTACK_TRACE=0: attack-breakdown.mjs),
+// and the machine's load average.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -280,7 +286,9 @@ async function scenario(label, configFile, ctx) {
     for (let i = 0; i < 50; i++) {
       const r = wellBehavedRequest(signers[i % CLIENTS], i % CLIENTS, 2 * i + 1);
       const res = await send(urls[0], r);
-      if (res.status === 200) captured.push({ path: r.path, headers: r.headers, body: r.body });
+      // Replayed through the same trusted proxy, a captured request carries the replayer's own address.
+      const headers = { ...r.headers, 'x-forwarded-for': `10.231.0.${1 + (i % 4)}` };
+      if (res.status === 200) captured.push({ path: r.path, headers, body: r.body });
     }
     // Known-blocked repeaters: two addresses banned (admin API), two over their search quota (below).
     for (const subject of BLOCKED.slice(0, 2)) {
@@ -477,18 +485,28 @@ async function main() {
       : undefined;
     const extra = process.env.ATTACK_BREAKER ? JSON.parse(process.env.ATTACK_BREAKER) : undefined;
     const breaker = { ...(adaptive ? { adaptive } : {}), ...extra };
-    const onConfig =
-      adaptive || extra
-        ? writeConfig({ policies: { inference: { locks: { circuitBreaker: breaker } } } })
-        : undefined;
+    const policies = adaptive || extra ? { inference: { locks: { circuitBreaker: breaker } } } : {};
     const on =
       adaptive || extra
         ? `locks on (shipped + inference breaker ${JSON.stringify(breaker)})`
         : 'locks on (shipped policies)';
-    const runs = [await scenario(on, onConfig, ctx)];
-    load.push(loadavg()[0]);
-    if (process.env.ATTACK_OFF !== '0') runs.push(await scenario('every lock off', offConfig, ctx));
-    load.push(loadavg()[0]);
+    // ATTACK_LOAD='{"eventLoopDelay":{"soft":"50ms","hard":"500ms"},"hold":"10s"}': one more run, the same
+    // policies with these rateLimit.load settings (own health on: shed first, docs/quotas.md#shed-first).
+    const health = process.env.ATTACK_LOAD ? JSON.parse(process.env.ATTACK_LOAD) : undefined;
+    const configs = [];
+    if (process.env.ATTACK_ON !== '0')
+      configs.push([on, adaptive || extra ? writeConfig({ policies }) : undefined]);
+    if (health)
+      configs.push([
+        `${on.replace(/\)$/, '')} + load ${JSON.stringify(health)})`,
+        writeConfig({ policies, rateLimit: { load: health } }),
+      ]);
+    if (process.env.ATTACK_OFF !== '0') configs.push(['every lock off', offConfig]);
+    const runs = [];
+    for (const [label, file] of configs) {
+      runs.push(await scenario(label, file, ctx));
+      load.push(loadavg()[0]);
+    }
     report(runs, { SECONDS, SLOW_FACTOR, BACKEND_MS, load, table, traces: ctx.traces ?? {} });
   } finally {
     await fake.stop();
@@ -500,5 +518,4 @@ async function main() {
 if (!isMainThread) {
   if (workerData.kind === 'clients') await clientsThread(workerData);
   else await (workerData.kind === 'slow' ? slowStreams(workerData) : attacker(workerData));
-}
-else await main();
+} else await main();

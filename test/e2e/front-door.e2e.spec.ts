@@ -69,7 +69,8 @@ const counter = async (on: RunningApp, re: RegExp): Promise<{ n: number; text: s
 };
 const BANNED_COUNT =
   /rampart_ratelimit_banned_total\{policy="rl-infer",dimension="ip",outcome="refused"\} (\d+)/;
-const REJECTED = /rampart_lock_decisions_total\{lock="rateLimit",policy="rl-infer",outcome="rejected"\} (\d+)/;
+const REJECTED =
+  /rampart_lock_decisions_total\{lock="rateLimit",policy="rl-infer",outcome="rejected"\} (\d+)/;
 
 describe.skipIf(!canStartRedis()).each(ADAPTERS)('front door (%s)', (adapter) => {
   const two = useBanInstances(

@@ -40,6 +40,8 @@ import { RATE_LIMIT_BANS } from './bans/ban.types.js';
 import { Pacer } from './limiter/pacer.js';
 import { PacingMetrics } from './limiter/pacing.metrics.js';
 import { RateLimitFrontDoor } from './front/rate-limit-front-door.js';
+import { ShedFirst } from './front/shed-first.js';
+import { ResponseTaps } from '../../common/response-taps.js';
 
 /** Lock 2: multi-dimensional rate limits decided atomically (one Redis call per request). */
 @Module({
@@ -79,6 +81,7 @@ import { RateLimitFrontDoor } from './front/rate-limit-front-door.js';
     PacingMetrics,
     Pacer,
     RateLimitFrontDoor,
+    ShedFirst,
     ...QUOTA_PROVIDERS,
     ...BAN_PROVIDERS,
   ],
@@ -111,12 +114,16 @@ export class RateLimitModule implements OnModuleInit {
     private readonly load: LoadMonitor,
     private readonly door: FrontDoor,
     private readonly front: RateLimitFrontDoor,
+    private readonly shedFirst: ShedFirst,
+    private readonly taps: ResponseTaps,
   ) {}
 
   onModuleInit(): void {
     this.chain.register(this.lock);
     // Known refusals (bans, empty per-address buckets) answered before the body and the router.
     this.door.add(this.front.check);
+    // Addresses answered 401 become suspects, shed first under own-health pressure (front/shed-first.ts).
+    if (this.shedFirst.classes.includes('suspect')) this.taps.add(this.shedFirst.observe);
     // Optional check: with Redis down the service stays ready (policies apply their failMode) but shows degraded.
     this.health.register(
       'rateLimit',

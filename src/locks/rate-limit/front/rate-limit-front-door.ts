@@ -17,6 +17,7 @@ import { rateLimitProblem } from '../rate-limit.problems.js';
 import { StoreLanes } from '../store/lanes/store-lanes.js';
 import { SubjectResolver } from '../subjects/subject-resolver.js';
 import { addressBuckets } from './address-buckets.js';
+import { ShedFirst } from './shed-first.js';
 import { StaticRoutes } from './static-routes.js';
 
 /**
@@ -24,8 +25,8 @@ import { StaticRoutes } from './static-routes.js';
  * router, a request to a static route whose policy enforces this lock is refused at once when the lock
  * already knows its answer from memory — its address is under a global ban (403 `banned`), or, for a
  * request without a signature, a per-address bucket of its policy is known empty (the deny cache: 429
- * `rate_limited`). The answers, headers and counters are the lock's own; what the lock would not know from
- * memory (a parameterised route, a policy's conditional or leased rules, a cost read from the body, a
+ * `rate_limited`); and under its own-health pressure it sheds the classes `load.shedFirst` names (ShedFirst).
+ * The answers, headers and counters are the lock's own; what the lock would not know from memory (a parameterised route, a policy's conditional or leased rules, a cost read from the body, a
  * critical policy, `onLimit: flag` or `stale`, shadow mode) takes the usual way (docs/rate-limit.md#front-door).
  */
 @Injectable()
@@ -41,12 +42,14 @@ export class RateLimitFrontDoor {
     private readonly policies: CompiledPolicies,
     private readonly verdicts: Verdicts,
     private readonly stats: LockStats,
+    private readonly shed: ShedFirst,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The check the front door runs for every request (a bound function: no closure per request). */
   readonly check = (raw: unknown): ProblemException | undefined => {
-    if (this.bans.table.size === 0 && !this.verdicts.refusing) return undefined;
+    if (this.bans.table.size === 0 && !this.verdicts.refusing && this.shed.classes.length === 0)
+      return undefined;
     const req = raw as AnyRequest;
     const route = this.staticRoutes()?.find(req.method, req.url);
     if (route === undefined) return undefined;
@@ -56,7 +59,10 @@ export class RateLimitFrontDoor {
     if (effectiveMode(slice, this.clock.now()) !== 'enforce') return undefined;
     const state = requestState(req);
     const ctx: SubjectContext = { req, state, route: route.template };
-    const refusal = this.banned(ctx, route.policy) ?? this.limited(ctx, route.policy, slice);
+    const refusal =
+      this.banned(ctx, route.policy) ??
+      this.limited(ctx, route.policy, slice) ??
+      this.shed.refusal(ctx, slice, signed(req), route.policy);
     if (refusal) {
       state.policy = route.policy;
       state.route = route.template;
