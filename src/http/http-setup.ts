@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger as Pino } from 'pino';
 import { FrontDoor } from '../common/front-door.js';
-import type { ProblemException } from '../common/problem.exception.js';
 import { ProblemStyles } from '../common/problem-styles.js';
 import { ResponseTaps } from '../common/response-taps.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -18,6 +17,7 @@ import { pathProblem } from './path-problems.js';
 import { toProblem } from './problem.filter.js';
 import { queryOf, queryProblem } from './query-string.js';
 import { sendProblem } from './send-problem.js';
+import { answerRefusal } from './front-door-answer.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -36,16 +36,6 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
   const styles = app.get(ProblemStyles);
   const taps = app.get(ResponseTaps);
   const door = app.get(FrontDoor);
-  /** The front door's refusal (common/front-door.ts), answered before anything else runs. */
-  const refuse = (req: IncomingMessage, reply: AnyReply, refusal: ProblemException): void => {
-    const state = requestState(req as unknown as AnyRequest);
-    const problem = refusal.problem;
-    state.problem = problem.error;
-    if (state.requestId) problem.request_id = state.requestId;
-    // The one security header that matters for a JSON answer; helmet has not run.
-    const headers = { ...refusal.headers, 'x-content-type-options': 'nosniff' };
-    sendProblem(reply, problem, headers, styles.forTarget(req.url));
-  };
   const observe = (
     req: IncomingMessage,
     res: ServerResponse,
@@ -129,7 +119,7 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
       const early = pathProblem(request.raw.url) ?? queryProblem(queryOf(request.raw.url));
       const refused = early || door.size === 0 ? undefined : door.run(request.raw);
       // Answered here: `done` is not called, so nothing else (body, handler) runs.
-      if (refused) return refuse(request.raw, reply as unknown as AnyReply, refused);
+      if (refused) return answerRefusal(request.raw, reply as unknown as AnyReply, refused, styles);
       done(early);
     });
     fastifyBodies(app as NestFastifyApplication, bodies);
@@ -158,7 +148,7 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
       observe(req, res, () => req.route?.path);
       const early = pathProblem(req.url) ?? queryProblem(queryOf(req.url));
       const refused = early || door.size === 0 ? undefined : door.run(req);
-      if (refused) return refuse(req, res as unknown as AnyReply, refused);
+      if (refused) return answerRefusal(req, res as unknown as AnyReply, refused, styles);
       next(early);
     },
   );

@@ -1,8 +1,9 @@
 // bench:attack-costs — what each class of bench:attack's traffic costs one instance, in CPU per request.
 // One built instance (HTTP_ADAPTER, default express) on a private redis-server and the fake upstream, the
 // shipped policies, TRUSTED_PROXIES=127.0.0.1. Each class alone, closed loop (COST_CONNECTIONS, 8), for
-// COST_SECONDS (4), COST_ROUNDS (3) rounds interleaved; the instance's CPU time (/proc) over the run ÷ the
-// requests answered is the class's cost (robust to a shared machine's load, unlike req/s):
+// COST_SECONDS (4), COST_ROUNDS (3) rounds interleaved; the instance's CPU time (/proc) over the run, less its
+// idle background (measured over the second before), ÷ the requests answered is the class's cost (steadier on a
+// shared machine than req/s):
 //   forged       signed inference with a wrong secret for a real app id (401);
 //   junk         unsigned search for a random non-word, each from a new address (Bloom "absent": 200);
 //   banned       unsigned search from two banned addresses (403, from memory);
@@ -109,9 +110,10 @@ const fake = await spawnFakeOpenAI({
   FAKE_CHUNK_DELAY_MS: '0',
   FAKE_LATENCY_MS: process.env.COST_BACKEND_MS ?? '5',
 });
-// COST_DISTS='base:.dist-base,new:dist' measures builds side by side (one instance each, classes interleaved).
+// COST_DISTS='base:.dist-base,new:dist' measures builds side by side (one instance each, classes interleaved);
+// a third field names a CONFIG_FILE for that instance (`hot:dist:/tmp/hot.json`).
 const DISTS = (process.env.COST_DISTS ?? 'dist:dist').split(',').map((d) => d.split(':'));
-const envOf = (name) => ({
+const envOf = (name, config) => ({
   REDIS_URL: redis.url,
   RAMPART_ENV: `attack-costs-${name}`,
   APPS_FILE: appsFile,
@@ -120,13 +122,16 @@ const envOf = (name) => ({
   ADMIN_TOKEN,
   LOG_LEVEL: 'error',
   REDIS_COMMAND_TIMEOUT_MS: '1000',
-  ...(process.env.COST_CONFIG_FILE ? { CONFIG_FILE: process.env.COST_CONFIG_FILE } : {}),
+  ...(config ? { CONFIG_FILE: config } : {}),
 });
 const instances = [];
 const rows = {};
 try {
-  for (const [name, dir] of DISTS)
-    instances.push({ name, ...(await startApp(envOf(name), { entry: `${dir}/src/main.js` })) });
+  for (const [name, dir, config] of DISTS)
+    instances.push({
+      name,
+      ...(await startApp(envOf(name, config), { entry: `${dir}/src/main.js` })),
+    });
   for (const app of instances) {
     await waitReady(app.url);
     for (const subject of BLOCKED.slice(0, 2)) {
@@ -148,9 +153,14 @@ try {
     for (const k of classes)
       for (const app of round % 2 ? [...instances].reverse() : instances) {
         captured = app.captured;
+        // The instance's own background (timers, heartbeats, load polls) over one idle second, taken off.
+        const idle0 = cpuMicros(app.pid);
+        await new Promise((r) => setTimeout(r, 1000));
+        const idlePerS = cpuMicros(app.pid) - idle0;
         const cpu0 = cpuMicros(app.pid);
+        const t0 = performance.now();
         const { res, statuses } = await run(app.url, CLASSES[k]);
-        const cpu = cpuMicros(app.pid) - cpu0;
+        const cpu = cpuMicros(app.pid) - cpu0 - (idlePerS * (performance.now() - t0)) / 1000;
         if (round === 0) continue; // warm-up
         const r = (rows[`${k} ${app.name}`] ??= {
           class: k,
