@@ -26,8 +26,10 @@ import { StaticRoutes } from './static-routes.js';
  * already knows its answer from memory — its address is under a global ban (403 `banned`), or, for a
  * request without a signature, a per-address bucket of its policy is known empty (the deny cache: 429
  * `rate_limited`); and under its own-health pressure it sheds the classes `load.shedFirst` names (ShedFirst).
- * The answers, headers and counters are the lock's own; what the lock would not know from memory (a parameterised route, a policy's conditional or leased rules, a cost read from the body, a
- * critical policy, `onLimit: flag` or `stale`, shadow mode) takes the usual way (docs/rate-limit.md#front-door).
+ * The answers, headers and counters are the lock's own. What the lock would not know from memory takes the
+ * usual way: a parameterised route, a critical policy, `onLimit: flag`, shadow mode; for the deny cache also
+ * `onLimit: stale` and the rules that do not apply alike to every request of an address
+ * (docs/rate-limit.md#front-door).
  */
 @Injectable()
 export class RateLimitFrontDoor {
