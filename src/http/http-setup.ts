@@ -5,17 +5,19 @@ import helmet from 'helmet';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger as Pino } from 'pino';
+import { FrontDoor } from '../common/front-door.js';
 import { ProblemStyles } from '../common/problem-styles.js';
 import { ResponseTaps } from '../common/response-taps.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { BodyLimits, expressBodies, fastifyBodies } from './body/body-parsing.js';
-import { AnyRequest, requestState } from './http-context.js';
+import { AnyReply, AnyRequest, requestState } from './http-context.js';
 import type { HttpOptions, RampartFastifyAdapter } from './http-adapters.js';
 import { mapParserErrors } from './parser-errors.js';
 import { pathProblem } from './path-problems.js';
 import { toProblem } from './problem.filter.js';
 import { queryOf, queryProblem } from './query-string.js';
 import { sendProblem } from './send-problem.js';
+import { answerRefusal } from './front-door-answer.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -24,7 +26,8 @@ const headerText = (v: number | string | string[] | undefined): string | undefin
 
 /**
  * Everything that happens at the HTTP level, before the router: request id,
- * access log and request histogram, the query check, security headers,
+ * access log and request histogram, the query check, the front door's checks
+ * (common/front-door.ts: known refusals, answered at once), security headers,
  * CORS, the body contract (body/body-parsing.ts) and problem+json for
  * parser errors. With http-adapters.ts, the one place with adapter-specific code.
  */
@@ -32,6 +35,7 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
   const metrics = app.get(MetricsService);
   const styles = app.get(ProblemStyles);
   const taps = app.get(ResponseTaps);
+  const door = app.get(FrontDoor);
   const observe = (
     req: IncomingMessage,
     res: ServerResponse,
@@ -112,7 +116,11 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
     const fastify = (app as NestFastifyApplication).getHttpAdapter().getInstance();
     fastify.addHook('onRequest', (request, reply, done) => {
       observe(request.raw, reply.raw, () => request.routeOptions.url);
-      done(pathProblem(request.raw.url) ?? queryProblem(queryOf(request.raw.url)));
+      const early = pathProblem(request.raw.url) ?? queryProblem(queryOf(request.raw.url));
+      const refused = early || door.size === 0 ? undefined : door.run(request.raw);
+      // Answered here: `done` is not called, so nothing else (body, handler) runs.
+      if (refused) return answerRefusal(request.raw, reply as unknown as AnyReply, refused, styles);
+      done(early);
     });
     fastifyBodies(app as NestFastifyApplication, bodies);
     // Nest's exception layer is the error handler; this one answers what that layer throws.
@@ -138,7 +146,10 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
       next: (err?: unknown) => void,
     ) => {
       observe(req, res, () => req.route?.path);
-      next(pathProblem(req.url) ?? queryProblem(queryOf(req.url)));
+      const early = pathProblem(req.url) ?? queryProblem(queryOf(req.url));
+      const refused = early || door.size === 0 ? undefined : door.run(req);
+      if (refused) return answerRefusal(req, res as unknown as AnyReply, refused, styles);
+      next(early);
     },
   );
   express.use(securityHeaders);

@@ -5,34 +5,42 @@
 //   capacity → a short closed-loop probe of the well-behaved mix (many apps and addresses, no pacing) on the
 //              shipped policies: the service's capacity C (2xx/s); the well-behaved clients then send C ÷ 2 in
 //              total (ATTACK_PACE_MS sets their pace instead and skips the probe).
-// Then, twice — the shipped policies ("locks on") and every lock of every policy off (the baseline a user
-// would otherwise have), the same pace — phases of BENCH_SECONDS (default 30):
-//   alone   → the well-behaved clients only (signed search + signed inference, paced, each its own app and address)
-//   attack  → the same clients, while at the same time (worker threads, their own event loops)
+// Then, for each configuration — the shipped policies ("locks on") and every lock of every policy off (the
+// baseline a user would otherwise have), the same pace — phases of BENCH_SECONDS (default 30):
+//   alone   → the well-behaved clients only (signed search + signed inference, paced, each its own app and
+//             address), in a worker thread of their own (attack-clients.mjs), which measures its own loop delay
+//   attack  → the same clients, while at the same time (other worker threads, their own event loops)
 //             * forged flood: inference with bad signatures (a real app id, a wrong secret);
 //             * junk: random non-words in /v1/search, each from a random one of 6.4 million addresses;
 //             * known-blocked repeaters: four addresses hammering search, two banned (POST /admin/bans), two
 //               over their per-address quota (their burst spent just before the phase);
-//             * replayer: re-sends captured signed inference requests;
+//             * replayer: re-sends captured signed inference requests, from its own addresses (four);
 //             * slow streams: signed streaming inference whose answers never end, read a chunk at a time;
 //             * the backend slows down 10× (ATTACK_SLOW_FACTOR) for 20 s (ATTACK_SLOW_SECONDS, at most 60 %
 //               of the phase), starting at a fifth of the phase; its in-flight calls, the breakers' in-flight,
 //               limit and waiting (/metrics of both instances, every 250 ms) are read during that window;
 //   alone   → the clients only again (the baseline is both "alone" phases together).
-// ATTACK_ADAPTIVE='{"minLimit":2}' turns the inference breaker's adaptive limit on for the "locks on" run;
+// ATTACK_LOAD='{"eventLoopDelay":{"soft":"50ms","hard":"500ms"},"hold":"10s"}' adds a run with those
+// rateLimit.load settings (own health on: shed first); ATTACK_ON=0 / ATTACK_OFF=0 skip the shipped / locks-off run.
+// ATTACK_ADAPTIVE='{"minLimit":2}' turns the inference breaker's adaptive limit on for the "locks on" runs;
 // ATTACK_BREAKER='{"maxWaitMs":2000}' adds other options to that breaker (the fair wait queue).
-// Prints per route (search, inference): well-behaved success and p99 alone vs under attack (goals ≥ 99 %,
-// ≤ 3×), the backend while slow (latency of admitted calls ÷ its unloaded value × factor, goal ≤ 2×; peak in
-// flight; the breaker's queue against its bound), what each attacker got, and the machine's load average.
+// Prints per route (search, inference): well-behaved success and p99 alone vs under attack, split into the
+// attack with the backend at its normal speed and the requests overlapping its slow window (attack-report.mjs:
+// goals ≥ 99 %, ≤ 3×), the backend while slow (latency of admitted calls ÷ its unloaded value × factor, goal
+// ≤ 2×; peak in flight; the breaker's queue against its bound), what each attacker got, where the well-behaved
+// time went (each instance traces itself with attack-trace.mjs unless ATTACK_TRACE=0: attack-breakdown.mjs),
+// and the machine's load average.
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { spawnFakeOpenAI } from './fake-openai-server.mjs';
 import { ROOT, startApp, startRedis, table, waitReady, writeConfig } from './lib.mjs';
 import { report } from './attack-report.mjs';
+import { CHAT, CITIES, send, wall, wellBehaved, wellBehavedRequest } from './attack-clients.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const CLIENTS = Number(process.env.ATTACK_CLIENTS ?? 50);
@@ -55,10 +63,12 @@ const SLOW_SECONDS = Math.min(
   Math.round(SECONDS * 0.6),
 );
 const BLOCKED = ['10.250.0.1', '10.250.0.2', '10.250.0.3', '10.250.0.4'];
-const CITIES = ['paris', 'london', 'berlin', 'tokyo', 'lagos', 'lima', 'oslo', 'cairo', 'delhi'];
 const LOCKS = ['signature', 'rateLimit', 'cacheShield', 'circuitBreaker'];
 const POLICIES = ['search', 'search-item', 'inference', 'models', 'whoami'];
 const ADMIN_TOKEN = randomBytes(24).toString('base64url');
+/** ATTACK_TRACE=0: the instances run without attack-trace.mjs (no breakdown). */
+const TRACE = process.env.ATTACK_TRACE !== '0';
+const TRACE_MODULE = new URL('./attack-trace.mjs', import.meta.url).pathname;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** One autocannon attacker, alone in a worker thread, against both instances until the duration ends. */
@@ -168,73 +178,21 @@ async function slowStreams({ urls, seconds, connections, streamApps }) {
   });
 }
 
+/** The well-behaved clients, in a worker thread of their own (attack-clients.mjs). */
+async function clientsThread({ clientApps, ...run }) {
+  const { signRequest } = await import(`${ROOT}dist/src/sdk/index.js`);
+  const signers = clientApps.map(
+    (a) => (method, url, body) => signRequest({ appId: a.id, secret: a.secret, method, url, body }),
+  );
+  parentPort.postMessage(await wellBehaved({ ...run, signers }));
+}
+
 function inWorker(data) {
   return new Promise((resolve, reject) => {
     const w = new Worker(new URL(import.meta.url), { workerData: data });
     w.once('message', resolve);
     w.once('error', reject);
   });
-}
-
-const CHAT = (client, i) =>
-  JSON.stringify({
-    model: 'gpt-4o-mini',
-    messages: [{ role: 'user', content: `client ${client} asks question ${i}` }],
-    max_tokens: 16,
-  });
-
-/** What a well-behaved client sends: signed, from its own address (`xff`). */
-function wellBehavedRequest(sign, client, i, xff = `10.1.${client >> 8}.${client & 255}`) {
-  const headers = { 'x-forwarded-for': xff };
-  if (i % 2 === 0) {
-    const path = `/v1/search?q=${CITIES[(client + i) % CITIES.length]}&limit=5`;
-    return { route: 'search', method: 'GET', path, headers: { ...headers, ...sign('GET', path) } };
-  }
-  const body = CHAT(client, i);
-  const path = '/v1/chat/completions';
-  const h = { ...headers, 'content-type': 'application/json', ...sign('POST', path, body) };
-  return { route: 'inference', method: 'POST', path, body, headers: h };
-}
-
-async function send(base, r) {
-  const t0 = performance.now();
-  let status = 0;
-  let text = '';
-  try {
-    const res = await fetch(base + r.path, {
-      method: r.method,
-      headers: r.headers,
-      body: r.body,
-      signal: AbortSignal.timeout(10_000),
-    });
-    text = await res.text();
-    status = res.status;
-  } catch {
-    status = 0;
-  }
-  return { status, ms: performance.now() - t0, text };
-}
-
-/** The clients for `seconds`: each paced (one request every `paceMs`), alternating search and inference. */
-async function wellBehaved(apps, signers, seconds, paceMs, count) {
-  const until = performance.now() + seconds * 1000;
-  const byRoute = { search: { ms: [], statuses: {} }, inference: { ms: [], statuses: {} } };
-  const examples = {};
-  const clients = Array.from({ length: count }, async (_, client) => {
-    const base = apps[client % apps.length].url;
-    await sleep((client * paceMs) / count); // starts spread over one pace interval
-    for (let i = 0; performance.now() < until; i++) {
-      const r = wellBehavedRequest(signers[client], client, i);
-      const { status, ms, text } = await send(base, r);
-      byRoute[r.route].ms.push(ms);
-      byRoute[r.route].statuses[status] = (byRoute[r.route].statuses[status] ?? 0) + 1;
-      if ((status < 200 || status >= 300) && !examples[`${r.route} ${status}`])
-        examples[`${r.route} ${status}`] = text.slice(0, 200);
-      await sleep(Math.max(0, paceMs - ms));
-    }
-  });
-  await Promise.all(clients);
-  return { byRoute, examples };
 }
 
 /** Closed loop, no pacing: the mix from many apps and addresses; the service's capacity in 2xx/s. */
@@ -296,7 +254,8 @@ const control = (fake, what) => fetch(`${fake.control}/${what}`).then((r) => r.a
 
 /** One configuration ("on" or "off"): two instances, the three phases; resolves with what they measured. */
 async function scenario(label, configFile, ctx) {
-  const { redis, fake, appsFile, signers, paceMs, clients, forged, streamApps } = ctx;
+  const { redis, fake, appsFile, signers, clientApps, paceMs, clients, forged, streamApps } = ctx;
+  const traceDir = mkdtempSync(join(tmpdir(), 'rampart-attack-trace-'));
   const env = {
     REDIS_URL: redis.url,
     RAMPART_ENV: label.startsWith('every') ? 'attack-off' : 'attack-on',
@@ -309,15 +268,27 @@ async function scenario(label, configFile, ctx) {
     // The shared machine's cores: a 1 s command timeout keeps a CPU stall from reading as a Redis outage.
     REDIS_COMMAND_TIMEOUT_MS: process.env.REDIS_COMMAND_TIMEOUT_MS ?? '1000',
   };
-  const instances = [await startApp(env), await startApp(env)];
+  // Each instance traces itself (attack-trace.mjs: the well-behaved requests' steps, its event loop and CPU).
+  const traced = (i) =>
+    TRACE
+      ? startApp(
+          { ...env, ATTACK_TRACE_FILE: join(traceDir, `instance-${i}.jsonl`) },
+          { nodeArgs: ['--import', TRACE_MODULE] },
+        )
+      : startApp(env);
+  const instances = [await traced(0), await traced(1)];
   const urls = instances.map((a) => a.url);
+  const clientsFor = (seconds, tag) =>
+    inWorker({ kind: 'clients', urls, clientApps, seconds, paceMs, count: clients, tag });
   try {
     for (const app of instances) await waitReady(app.url);
     const captured = [];
     for (let i = 0; i < 50; i++) {
       const r = wellBehavedRequest(signers[i % CLIENTS], i % CLIENTS, 2 * i + 1);
       const res = await send(urls[0], r);
-      if (res.status === 200) captured.push({ path: r.path, headers: r.headers, body: r.body });
+      // Replayed through the same trusted proxy, a captured request carries the replayer's own address.
+      const headers = { ...r.headers, 'x-forwarded-for': `10.231.0.${1 + (i % 4)}` };
+      if (res.status === 200) captured.push({ path: r.path, headers, body: r.body });
     }
     // Known-blocked repeaters: two addresses banned (admin API), two over their search quota (below).
     for (const subject of BLOCKED.slice(0, 2)) {
@@ -334,7 +305,7 @@ async function scenario(label, configFile, ctx) {
       });
       if (res.status !== 201) console.warn(`${label}: ban ${res.status} ${await res.text()}`);
     }
-    await wellBehaved(instances, signers, 3, paceMs, clients); // warm-up, not counted
+    await clientsFor(3, 'warm'); // warm-up, not counted
     await sleep(2_000);
     const phases = [];
     for (const name of ['alone', 'attack', 'alone']) {
@@ -369,15 +340,32 @@ async function scenario(label, configFile, ctx) {
           ])
         : Promise.resolve([]);
       const slow = attack ? slowBackend(fake, urls) : Promise.resolve(undefined);
-      const good = await wellBehaved(instances, signers, SECONDS, paceMs, clients);
+      const start = wall();
+      const good = await clientsFor(SECONDS, `${phases.length}`);
       const backend = await stats(fake);
-      phases.push({ name, good, bad: await bad, slow: await slow, backend });
+      phases.push({ name, start, end: wall(), good, bad: await bad, slow: await slow, backend });
       await sleep(2_000);
     }
-    return { label, phases };
+    return { label, phases, instances: instances.map((_, i) => i) };
   } finally {
     for (const app of instances) await app.stop();
+    if (TRACE) ctxTraces(ctx, label, traceDir);
   }
+}
+
+/** The instances' traces of one run (attack-trace.mjs), by instance: request steps and per-second rows. */
+function ctxTraces(ctx, label, dir) {
+  const traces = [0, 1].map((i) => {
+    const file = join(dir, `instance-${i}.jsonl`);
+    const rows = existsSync(file)
+      ? readFileSync(file, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      : [];
+    return { steps: rows.filter((r) => r.id), seconds: rows.filter((r) => r.sec) };
+  });
+  (ctx.traces ??= {})[label] = traces;
 }
 
 /** Two repeater addresses spend their search burst (the shipped per-address rule: 60, then 10/s) at once. */
@@ -398,10 +386,12 @@ async function slowBackend(fake, urls) {
   await sleep(SECONDS * 200);
   await stats(fake);
   await control(fake, `factor?x=${SLOW_FACTOR}`);
+  const from = wall(); // a call that reached the fake from here on was slowed
   const watch = await watchBreakers(urls, performance.now() + SLOW_SECONDS * 1000);
   const backend = await stats(fake, false);
+  const to = wall();
   await control(fake, 'factor?x=1');
-  return { ...watch, backend };
+  return { ...watch, backend, from, to };
 }
 
 async function main() {
@@ -486,7 +476,8 @@ async function main() {
         `(${Math.round((clients * 1000) / paceMs)}/s${capacity ? `, half the probed capacity ${Math.round(capacity)}/s` : ', ATTACK_PACE_MS'}); phases of ${SECONDS} s; ` +
         `load average (1 min) at the start ${load[0].toFixed(1)} on ${availableParallelism()} cores`,
     );
-    const ctx = { redis, fake, appsFile, signers, paceMs, clients, forged, streamApps };
+    const clientApps = apps.slice(0, clients).map(({ id, secret }) => ({ id, secret }));
+    const ctx = { redis, fake, appsFile, signers, clientApps, paceMs, clients, forged, streamApps };
     // ATTACK_ADAPTIVE='{"minLimit":2}': the shipped policies with the inference breaker's adaptive limit on;
     // ATTACK_BREAKER='{"maxWaitMs":2000}': more options of that breaker (e.g. the fair wait queue).
     const adaptive = process.env.ATTACK_ADAPTIVE
@@ -494,19 +485,29 @@ async function main() {
       : undefined;
     const extra = process.env.ATTACK_BREAKER ? JSON.parse(process.env.ATTACK_BREAKER) : undefined;
     const breaker = { ...(adaptive ? { adaptive } : {}), ...extra };
-    const onConfig =
-      adaptive || extra
-        ? writeConfig({ policies: { inference: { locks: { circuitBreaker: breaker } } } })
-        : undefined;
+    const policies = adaptive || extra ? { inference: { locks: { circuitBreaker: breaker } } } : {};
     const on =
       adaptive || extra
         ? `locks on (shipped + inference breaker ${JSON.stringify(breaker)})`
         : 'locks on (shipped policies)';
-    const runs = [await scenario(on, onConfig, ctx)];
-    load.push(loadavg()[0]);
-    if (process.env.ATTACK_OFF !== '0') runs.push(await scenario('every lock off', offConfig, ctx));
-    load.push(loadavg()[0]);
-    report(runs, { SECONDS, SLOW_FACTOR, BACKEND_MS, load, table });
+    // ATTACK_LOAD='{"eventLoopDelay":{"soft":"50ms","hard":"500ms"},"hold":"10s"}': one more run, the same
+    // policies with these rateLimit.load settings (own health on: shed first, docs/quotas.md#shed-first).
+    const health = process.env.ATTACK_LOAD ? JSON.parse(process.env.ATTACK_LOAD) : undefined;
+    const configs = [];
+    if (process.env.ATTACK_ON !== '0')
+      configs.push([on, adaptive || extra ? writeConfig({ policies }) : undefined]);
+    if (health)
+      configs.push([
+        `${on.replace(/\)$/, '')} + load ${JSON.stringify(health)})`,
+        writeConfig({ policies, rateLimit: { load: health } }),
+      ]);
+    if (process.env.ATTACK_OFF !== '0') configs.push(['every lock off', offConfig]);
+    const runs = [];
+    for (const [label, file] of configs) {
+      runs.push(await scenario(label, file, ctx));
+      load.push(loadavg()[0]);
+    }
+    report(runs, { SECONDS, SLOW_FACTOR, BACKEND_MS, load, table, traces: ctx.traces ?? {} });
   } finally {
     await fake.stop();
     await redis.stop();
@@ -514,6 +515,7 @@ async function main() {
 }
 
 // Last: the helpers above are initialised before either entry point runs.
-if (!isMainThread)
-  await (workerData.kind === 'slow' ? slowStreams(workerData) : attacker(workerData));
-else await main();
+if (!isMainThread) {
+  if (workerData.kind === 'clients') await clientsThread(workerData);
+  else await (workerData.kind === 'slow' ? slowStreams(workerData) : attacker(workerData));
+} else await main();

@@ -20,6 +20,7 @@ export class QuotaMetrics {
   readonly admitted: Gauge;
   readonly action: Gauge<'policy' | 'action'>;
   readonly shed: Counter<'policy'>;
+  readonly shedFirst: Counter<'policy' | 'class'>;
   readonly riskObserved: Counter<'result'>;
   readonly riskBands: HotCounter<'policy' | 'multiplier'>;
 
@@ -43,6 +44,11 @@ export class QuotaMetrics {
       'rampart_load_shed_total',
       'Requests refused 503 load_shed at load level hard',
       ['policy'],
+    );
+    this.shedFirst = m.counter(
+      'rampart_load_shed_first_total',
+      "Requests refused 503 load_shed at the front door under this instance's own-health pressure, by class (suspect, anonymous)",
+      ['policy', 'class'],
     );
     this.riskObserved = m.counter(
       'rampart_risk_observations_total',

@@ -1,5 +1,6 @@
 import { DynamicModule, Module, OnModuleInit } from '@nestjs/common';
 import { LockChain } from '../../chain/lock-chain.service.js';
+import { FrontDoor } from '../../common/front-door.js';
 import { RAMPART_CONFIG } from '../../config/config.constants.js';
 import type { RampartConfig } from '../../config/config.types.js';
 import { HealthRegistry } from '../../health/health-registry.service.js';
@@ -38,6 +39,9 @@ import { BAN_PROVIDERS } from './bans/ban.providers.js';
 import { RATE_LIMIT_BANS } from './bans/ban.types.js';
 import { Pacer } from './limiter/pacer.js';
 import { PacingMetrics } from './limiter/pacing.metrics.js';
+import { RateLimitFrontDoor } from './front/rate-limit-front-door.js';
+import { ShedFirst } from './front/shed-first.js';
+import { ResponseTaps } from '../../common/response-taps.js';
 
 /** Lock 2: multi-dimensional rate limits decided atomically (one Redis call per request). */
 @Module({
@@ -76,6 +80,8 @@ import { PacingMetrics } from './limiter/pacing.metrics.js';
     TokenReservations,
     PacingMetrics,
     Pacer,
+    RateLimitFrontDoor,
+    ShedFirst,
     ...QUOTA_PROVIDERS,
     ...BAN_PROVIDERS,
   ],
@@ -106,10 +112,18 @@ export class RateLimitModule implements OnModuleInit {
     private readonly peers: RateLimitPeers,
     private readonly redis: RedisService,
     private readonly load: LoadMonitor,
+    private readonly door: FrontDoor,
+    private readonly front: RateLimitFrontDoor,
+    private readonly shedFirst: ShedFirst,
+    private readonly taps: ResponseTaps,
   ) {}
 
   onModuleInit(): void {
     this.chain.register(this.lock);
+    // Known refusals (bans, empty per-address buckets) answered before the body and the router.
+    this.door.add(this.front.check);
+    // Addresses answered 401 become suspects, shed first under own-health pressure (front/shed-first.ts).
+    if (this.shedFirst.classes.includes('suspect')) this.taps.add(this.shedFirst.observe);
     // Optional check: with Redis down the service stays ready (policies apply their failMode) but shows degraded.
     this.health.register(
       'rateLimit',

@@ -3,7 +3,7 @@ import type { LockContext } from '../../../chain/lock.types.js';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import { RedisService } from '../../../redis/redis.service.js';
 import { RateLimitExtensions } from '../extensions/rate-limit-extensions.js';
-import type { Subject } from '../extensions/rate-limit-extensions.js';
+import type { Subject, SubjectContext } from '../extensions/rate-limit-extensions.js';
 import type { KeyHasher } from '../subjects/key-hasher.js';
 import { SubjectResolver } from '../subjects/subject-resolver.js';
 import { KeyHashers } from '../store/lanes/key-hashers.js';
@@ -30,7 +30,7 @@ export class BanCheck {
   ) {}
 
   /** Counts a request a ban matched (`rampart_ratelimit_banned_total`): by policy and dimension, never the subject. */
-  count(ctx: LockContext, ban: BanEntry, outcome: BanOutcome): void {
+  count(ctx: Pick<LockContext, 'policyName'>, ban: BanEntry, outcome: BanOutcome): void {
     this.metrics.banned.inc({ policy: ctx.policyName, dimension: ban.dimension, outcome });
   }
 
@@ -46,6 +46,18 @@ export class BanCheck {
 
   now(): number {
     return this.clock.now();
+  }
+
+  /**
+   * A ban of the request's address that applies whatever its app (global): what the front door can know
+   * before the signature lock ran (an app's own IP bans wait for the verified app, in `match`).
+   */
+  matchAddress(ctx: SubjectContext): BanEntry | undefined {
+    if (this.table.size === 0 || !this.table.dimensions().includes('ip')) return undefined;
+    const hasher = this.hasher();
+    const s = hasher && this.subjects.resolve('ip', ctx, undefined);
+    if (!s) return undefined;
+    return this.table.find('ip', this.part('ip', s, hasher), undefined, this.clock.now());
   }
 
   match(ctx: LockContext): BanEntry | undefined {

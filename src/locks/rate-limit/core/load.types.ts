@@ -37,7 +37,17 @@ export interface LoadSettings {
   eventLoopDelay?: HealthThreshold;
   /** This instance's p99 latency (ms) of admitted requests over one poll: off when absent. */
   admittedP99?: HealthThreshold;
+  /**
+   * Classes of requests shed at the front door first, from `soft`, while this instance's own health raised its
+   * level (docs/quotas.md#shed-first): `suspect` (an address this instance answered 401 lately), `anonymous`
+   * (no signature headers). Empty: none.
+   */
+  shedFirst: ShedClass[];
 }
+
+/** A class of requests the front door sheds first under own-health pressure. */
+export const SHED_CLASSES = ['suspect', 'anonymous'] as const;
+export type ShedClass = (typeof SHED_CLASSES)[number];
 
 /** Milliseconds from which an instance's own health input raises its local level. */
 export interface HealthThreshold {

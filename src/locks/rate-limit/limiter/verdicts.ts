@@ -38,6 +38,24 @@ export class Verdicts {
     meta: BucketMeta[],
     now: number,
   ): Verdict | undefined {
+    const refused = this.refusedLocally(name, buckets, meta, now);
+    if (refused) return refused;
+    if (this.denies.size > 0) {
+      for (const b of buckets) if (b.penalty) b.pendingStrikes = this.denies.takeHits(b.key);
+    }
+    return undefined;
+  }
+
+  /**
+   * The deny cache's refusal for one of the buckets (counted, a strike for a penalty rule), or undefined;
+   * leaves the strikes of the others where they are (the front door asks before the limiter does).
+   */
+  refusedLocally(
+    name: string,
+    buckets: BucketSpec[],
+    meta: BucketMeta[],
+    now: number,
+  ): Extract<Verdict, { kind: 'limited' }> | undefined {
     for (let i = 0; i < buckets.length && this.denies.size > 0; i++) {
       const b = buckets[i]!;
       const hit =
@@ -60,10 +78,12 @@ export class Verdicts {
         };
       }
     }
-    if (this.denies.size > 0) {
-      for (const b of buckets) if (b.penalty) b.pendingStrikes = this.denies.takeHits(b.key);
-    }
     return undefined;
+  }
+
+  /** Whether the deny cache holds anything (nothing to ask it otherwise). */
+  get refusing(): boolean {
+    return this.denies.size > 0;
   }
 
   /** A duplicate (the claim was taken): counted per policy, as outcome `duplicate` of the claim. */

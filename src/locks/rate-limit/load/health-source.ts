@@ -8,6 +8,8 @@ import type { HealthSample } from '../core/load.types.js';
 export interface HealthSource {
   /** The inputs over the window since the last read (expected `windowMs` long); starts a new window. */
   read(windowMs: number): HealthSample;
+  /** What the last `read` returned (undefined before the first): read by the front door, resets nothing. */
+  readonly last?: HealthSample;
   /** Switches on the measures the settings ask for (a fixed source ignores it). */
   start?(inputs: { eventLoop: boolean; latency: boolean }): void;
 }
@@ -31,6 +33,7 @@ export class NodeHealthSource implements HealthSource, OnApplicationShutdown {
   private seen = 0;
   private latency = false;
   private lastRead: number | undefined;
+  last: HealthSample | undefined;
 
   start(inputs: { eventLoop: boolean; latency: boolean }): void {
     if (inputs.eventLoop && !this.loop) {
@@ -78,6 +81,7 @@ export class NodeHealthSource implements HealthSource, OnApplicationShutdown {
       out.admittedMs = sorted[Math.min(n - 1, Math.ceil(n * 0.99) - 1)];
     }
     this.seen = 0;
+    this.last = out;
     return out;
   }
 

@@ -44,4 +44,13 @@ describe('degrade order', () => {
       'CONFIG_FILE rateLimit.load.pin: must be one of normal, soft, hard',
     ]);
   });
+
+  it('should shed suspects and anonymous requests first by default, and read a list of classes', () => {
+    expect(s.shedFirst).toEqual(['suspect', 'anonymous']);
+    expect(validateLoad({ shedFirst: ['suspect'] }, 'l').load.shedFirst).toEqual(['suspect']);
+    expect(validateLoad({ shedFirst: [] }, 'l').load.shedFirst).toEqual([]);
+    expect(validateLoad({ shedFirst: ['bots'] }, 'l').problems).toEqual([
+      'l.shedFirst: must be a list of suspect, anonymous (empty: none)',
+    ]);
+  });
 });

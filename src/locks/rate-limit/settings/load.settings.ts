@@ -5,6 +5,8 @@ import {
   LOAD_LEVELS,
   type LoadLevel,
   type LoadSettings,
+  SHED_CLASSES,
+  type ShedClass,
 } from '../core/load.types.js';
 
 export function defaultLoadSettings(): LoadSettings {
@@ -17,6 +19,7 @@ export function defaultLoadSettings(): LoadSettings {
     reduceFrom: 2,
     cacheFrom: 1,
     retryAfterS: 5,
+    shedFirst: [...SHED_CLASSES],
   };
 }
 
@@ -32,6 +35,7 @@ const KEYS = new Set([
   'pin',
   'eventLoopDelay',
   'admittedP99',
+  'shedFirst',
 ]);
 
 /** `{ soft, hard }` durations of one health input (absent: the input is off). */
@@ -104,5 +108,11 @@ export function validateLoad(raw: unknown, at: string): { load: LoadSettings; pr
   if (loop) load.eventLoopDelay = loop;
   const lat = threshold(raw.admittedP99, `${at}.admittedP99`, p);
   if (lat) load.admittedP99 = lat;
+  if (raw.shedFirst !== undefined) {
+    const list = raw.shedFirst;
+    if (!Array.isArray(list) || list.some((c) => !SHED_CLASSES.includes(c as ShedClass)))
+      p.push(`${at}.shedFirst: must be a list of ${SHED_CLASSES.join(', ')} (empty: none)`);
+    else load.shedFirst = [...new Set(list as ShedClass[])];
+  }
   return { load, problems: p };
 }

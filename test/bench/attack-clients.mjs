@@ -1,0 +1,104 @@
+// bench:attack's well-behaved clients: what each sends, and the paced loop that sends it. The bench runs the
+// loop in a worker thread of its own (its own event loop: the attackers are in other worker threads, the
+// main thread only watches), and measures that thread's own event-loop delay, so a late client is seen.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+export const CITIES = [
+  'paris',
+  'london',
+  'berlin',
+  'tokyo',
+  'lagos',
+  'lima',
+  'oslo',
+  'cairo',
+  'delhi',
+];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Wall-clock epoch ms, comparable across threads and processes (the instances' traces use it too). */
+export const wall = () => performance.timeOrigin + performance.now();
+
+export const CHAT = (client, i) =>
+  JSON.stringify({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: `client ${client} asks question ${i}` }],
+    max_tokens: 16,
+  });
+
+/** What a well-behaved client sends: signed, from its own address (`xff`); `id` tags it for the traces. */
+export function wellBehavedRequest(
+  sign,
+  client,
+  i,
+  xff = `10.1.${client >> 8}.${client & 255}`,
+  id,
+) {
+  const headers = { 'x-forwarded-for': xff, ...(id ? { 'x-request-id': id } : {}) };
+  if (i % 2 === 0) {
+    const path = `/v1/search?q=${CITIES[(client + i) % CITIES.length]}&limit=5`;
+    return { route: 'search', method: 'GET', path, headers: { ...headers, ...sign('GET', path) } };
+  }
+  const body = CHAT(client, i);
+  const path = '/v1/chat/completions';
+  const h = { ...headers, 'content-type': 'application/json', ...sign('POST', path, body) };
+  return { route: 'inference', method: 'POST', path, body, headers: h };
+}
+
+export async function send(base, r) {
+  const t0 = performance.now();
+  let status = 0;
+  let text = '';
+  try {
+    const res = await fetch(base + r.path, {
+      method: r.method,
+      headers: r.headers,
+      body: r.body,
+      signal: AbortSignal.timeout(10_000),
+    });
+    text = await res.text();
+    status = res.status;
+  } catch {
+    status = 0;
+  }
+  return { status, ms: performance.now() - t0, text };
+}
+
+/**
+ * The clients for `seconds`: each paced (one request every `paceMs`), alternating search and inference.
+ * Every request is recorded: route, status, id, `at` (wall-clock ms when it was sent), `ms` (until its answer
+ * was read), `late` (ms its send was behind its schedule: this thread's own delay). `loop`: this thread's
+ * event-loop delay per second (p99, max, ms).
+ */
+export async function wellBehaved({ urls, signers, seconds, paceMs, count, tag }) {
+  const until = performance.now() + seconds * 1000;
+  const requests = [];
+  const examples = {};
+  const loop = [];
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  const timer = setInterval(() => {
+    loop.push({ at: wall(), p99: h.percentile(99) / 1e6, max: h.max / 1e6 });
+    h.reset();
+  }, 1000);
+  const clients = Array.from({ length: count }, async (_, client) => {
+    const base = urls[client % urls.length];
+    let next = performance.now() + (client * paceMs) / count; // starts spread over one pace interval
+    await sleep(next - performance.now());
+    for (let i = 0; performance.now() < until; i++) {
+      const id = `wb-${tag}-${client}-${i}`;
+      const r = wellBehavedRequest(signers[client], client, i, undefined, id);
+      const late = Math.max(0, performance.now() - next);
+      const at = wall();
+      const { status, ms, text } = await send(base, r);
+      requests.push({ route: r.route, status, id, at, ms, late });
+      if ((status < 200 || status >= 300) && !examples[`${r.route} ${status}`])
+        examples[`${r.route} ${status}`] = text.slice(0, 200);
+      next = Math.max(next + paceMs, performance.now());
+      await sleep(next - performance.now());
+    }
+  });
+  await Promise.all(clients);
+  clearInterval(timer);
+  h.disable();
+  return { requests, examples, loop };
+}
