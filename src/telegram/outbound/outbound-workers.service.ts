@@ -7,7 +7,11 @@ import { CHAT_MIGRATION_STORE, type ChatMigrationStore } from './gate/chat-migra
 import { SEND_GATE_STORE, type SendGateStore } from './gate/send-gate.store.js';
 import { OutboundMetrics } from './outbound.metrics.js';
 import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
-import { liftChannel, wakeChannel } from './queue/redis-outbound-queue.store.js';
+import { PartitionOwners } from './queue/partition-owners.js';
+import { liftChannel } from './queue/redis-outbound-queue.store.js';
+import { RedisWorkerRoster, rosterTimes } from './queue/redis-worker-roster.js';
+import { OutboundRedis } from './outbound-redis.js';
+import { subscribeWakes } from './worker-wakes.js';
 import { BotHealth } from './worker/bot-health.js';
 import { BotPacing } from './worker/bot-pacing.js';
 import { BotRouting } from './worker/bot-routing.js';
@@ -34,6 +38,8 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
   private depthTimer?: NodeJS.Timeout;
   private depthAt = 0;
   private unwatch?: () => void;
+  /** With Redis: this worker's beat in the roster that shares the queue's partitions out. */
+  private roster?: RedisWorkerRoster;
 
   constructor(
     @Inject(OUTBOUND_QUEUE_STORE) private readonly queue: OutboundQueueStore,
@@ -44,6 +50,8 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly redis: RedisService,
     private readonly bus: RedisBus,
+    private readonly owners: PartitionOwners,
+    private readonly outboundRedis: OutboundRedis,
   ) {
     const settings = bots.settings.outbound;
     const tokens = new BotTokens(bots.settings.apiRoot, settings.requestTimeoutMs);
@@ -82,12 +90,26 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
     if (this.redis.enabled && !this.unwatch) {
       const base = this.redis.tag.slice(1, -1);
       this.unwatch = () => undefined;
-      void Promise.all([
-        this.bus.on(wakeChannel(base), (m) => this.worker.notify(Number(m))),
+      const times = rosterTimes(this.bots.settings.outbound.leaseMs);
+      const roster = (this.roster = new RedisWorkerRoster(
+        this.outboundRedis,
+        base,
+        this.owners,
+        this.clock,
+        times,
+        (gained) => {
+          for (const k of gained) this.queue.forget?.(k);
+          this.worker.wake();
+        },
+      ));
+      roster.start();
+      void subscribeWakes(this.bus, base, this.owners, {
+        notify: (due, k) => this.worker.notify(due, k),
         // '' (the bus reconnected): a lift missed meanwhile is caught by the worker's slow recheck.
-        this.bus.on(liftChannel(base), (bot) => bot && this.forget(bot)),
-      ]).then((offs) => {
-        this.unwatch = () => offs.forEach((off) => off());
+        lift: (bot) => bot && this.forget(bot),
+        roster: () => void roster.beat(),
+      }).then((off) => {
+        this.unwatch = off;
         // A job queued between the worker's first claim and the subscription going live was announced
         // to no one: one claim now finds it (else it waited for the safety poll).
         this.worker.wake();
@@ -140,6 +162,7 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.depthTimer);
     this.unwatch?.();
-    await this.worker.stop();
+    // Leaves the roster while its sends settle: the other workers take its partitions over at once.
+    await Promise.all([this.worker.stop(), this.roster?.stop()]);
   }
 }

@@ -12,7 +12,8 @@ export interface LaneMoveParts {
   partitions: number;
   prefix: (k: number) => string;
   idKey: (id: string) => string;
-  wake: string;
+  /** The wake channel of partition k. */
+  wake: (k: number) => string;
 }
 
 /**
@@ -55,7 +56,7 @@ export async function moveLane(p: LaneMoveParts, lease: Lease, to: string, now: 
   await p.redis.script<string[]>(
     'telegram_queue_adopt',
     [`${dest}:lanes`],
-    [dest, lane, lease.lane, now, sealed, p.wake, ...args],
+    [dest, lane, lease.lane, now, sealed, p.wake(k), ...args],
   );
   for (const id of ids)
     await p.redis.run('telegram.id', (c) => c.set(p.idKey(id), k, 'KEEPTTL', 'XX'));

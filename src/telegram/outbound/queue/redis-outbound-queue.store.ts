@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { RedisService } from '../../../redis/redis.service.js';
 import { type Job, type NewJob, laneOf } from '../outbound.types.js';
 import {
@@ -10,12 +9,13 @@ import {
   QueueBacklog,
   Settlement,
   addBacklog,
-  parseLost,
   partitionOf,
 } from './outbound-queue.store.js';
 import { decodeJob, jobArgs } from './redis-job-codec.js';
+import { NONE_CLAIMED, claimCall } from './redis-claim-call.js';
 import { IdCipher } from '../id-cipher.js';
-import { moveLane, movedTo } from './redis-lane-move.js';
+import { moveLane } from './redis-lane-move.js';
+import { PartitionOwners } from './partition-owners.js';
 
 /** The calls a store needs (RedisService, or the sender's own connection OutboundRedis). */
 type Runner = Pick<RedisService, 'script' | 'run'>;
@@ -27,8 +27,12 @@ type Runner = Pick<RedisService, 'script' | 'run'>;
  * A job id points to its partition (`…:id:<job id>` in the id's own
  * partition), so the status of a job is found from its id alone.
  */
-/** The channel the enqueue script announces newly due lanes on (idle workers of every instance wake on it). */
-export const wakeChannel = (base: string): string => `tgo:{${base}}:wake`;
+/**
+ * The channel the enqueue script announces newly due lanes of partition `k` on: only the partition's owner
+ * wakes (PartitionOwners). Without `k`: the channel of versions that named no partition (every worker wakes).
+ */
+export const wakeChannel = (base: string, k?: number): string =>
+  k === undefined ? `tgo:{${base}}:wake` : `tgo:{${base}}:wake:${k}`;
 /** The channel a bot's cooldown lifted early is announced on (its id): every worker forgets the cooldown. */
 export const liftChannel = (base: string): string => `tgo:{${base}}:lift`;
 
@@ -56,6 +60,8 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
     private readonly retentionMs: number,
     /** Chat ids in Redis: lanes by pseudonym, the job's chat sealed (docs/security.md#ids-in-redis). */
     private readonly ids: IdCipher = IdCipher.from(undefined, undefined),
+    /** The partitions this process's worker claims from (default: all, as for a lone worker). */
+    private readonly owners = new PartitionOwners(partitions, Infinity),
   ) {}
 
   private prefix(k: number): string {
@@ -86,7 +92,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
       const r = await this.redis.script<number[]>(
         'telegram_queue_enqueue',
         [`${p}:lanes`],
-        [p, now, this.retentionMs, wakeChannel(this.base), ...jobArgs(j, lane, this.ids)],
+        [p, now, this.retentionMs, wakeChannel(this.base, k), ...jobArgs(j, lane, this.ids)],
       );
       out.push(r[0] === 2 ? 'replaced' : r[0] === 1 ? 'queued' : 'duplicate');
       this.nextDue.delete(k);
@@ -96,13 +102,13 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
   }
 
   /**
-   * Two passes over the partitions: high-priority lanes of every partition first, then every
-   * priority, so a high-priority job does not wait behind a normal one of another partition. The
-   * first pass passes over, for NO_HIGH_RECHECK_MS, a partition whose last visit found no
-   * high-priority lane at all (due or not): a claim is then one script call per partition, not two.
-   * A high job queued through this instance clears that at once; one queued through another instance
-   * is still claimed by the second pass (high first in its partition), at worst that long after
-   * normal lanes of other partitions.
+   * Two passes over the partitions this worker owns (PartitionOwners): high-priority lanes of each first,
+   * then every priority, so a high-priority job does not wait behind a normal one of another partition. The
+   * first pass passes over, for NO_HIGH_RECHECK_MS, a partition whose last visit found no high-priority lane
+   * at all (due or not): a claim is then one script call per partition, not two. A high job queued through
+   * this instance clears that at once; one queued through another instance is still claimed by the second
+   * pass (high first in its partition), at worst that long after normal lanes of other partitions. Room
+   * left then goes to lanes that waited past the bound in others' partitions (`steal`).
    */
   async claim(now: number, leaseMs: number, max: number, idle = false): Promise<Claimed> {
     const leases: Lease[] = [];
@@ -114,6 +120,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
         const want = max - leases.length;
         if (want <= 0) break;
         const k = (start + i) % this.partitions;
+        if (!this.owners.owns(k)) continue;
         if (levels === 'h' && (this.noHigh.get(k) ?? 0) > now) continue;
         // Nothing due there when last seen (and not since changed by this instance): one call saved per claim.
         const known = this.nextDue.get(k);
@@ -121,35 +128,35 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
           if (known.at < Infinity) nextAt = Math.min(nextAt ?? Infinity, known.at);
           continue;
         }
-        const p = this.prefix(k);
-        const r = await this.redis.script<
-          [number, ...[string, string, number, string[], string][]]
-        >('telegram_queue_claim', [`${p}:lanes`], [p, now, leaseMs, want, randomUUID(), levels]);
-        if (r[0] >= 0) nextAt = Math.min(nextAt ?? Infinity, r[0]);
-        if (levels === 'all') this.nextDue.set(k, { at: r[0] >= 0 ? r[0] : Infinity, seen: now });
+        const r = await claimCall(
+          this.redis,
+          this.ids,
+          this.prefix(k),
+          { now, leaseMs, want, levels },
+          leases,
+        );
+        if (r >= 0) nextAt = Math.min(nextAt ?? Infinity, r);
+        if (levels === 'all') this.nextDue.set(k, { at: r >= 0 ? r : Infinity, seen: now });
         if (levels === 'h') {
-          if (r.length === 1 && r[0] < 0) this.noHigh.set(k, now + NO_HIGH_RECHECK_MS);
+          if (r === NONE_CLAIMED) this.noHigh.set(k, now + NO_HIGH_RECHECK_MS);
           else this.noHigh.delete(k);
         }
-        for (const [lane, token, reclaimed, hash, place] of r.slice(1) as [
-          string,
-          string,
-          number,
-          string[],
-          string,
-        ][])
-          leases.push({
-            lane,
-            token,
-            reclaimed: reclaimed === 1,
-            expires: now + leaseMs,
-            lost: parseLost(hash.find((_, i) => i % 2 === 1 && hash[i - 1] === 'lost')),
-            job: decodeJob(hash, this.ids)!,
-            place: Number(place),
-            movedTo: movedTo(hash, lane, this.ids),
-          });
       }
-    return { leases, nextAt };
+    if (leases.length < max) await this.steal(now, leaseMs, max, leases);
+    const steal = this.owners.nextSteal(now);
+    return { leases, nextAt: steal < (nextAt ?? Infinity) ? steal : nextAt };
+  }
+
+  /** Room left after its own partitions: lanes that waited past the bound in others' (PartitionOwners). */
+  private async steal(now: number, leaseMs: number, max: number, leases: Lease[]): Promise<void> {
+    for (const k of this.owners.stealable(now)) {
+      const want = max - leases.length;
+      if (want <= 0) return;
+      const upto = now - this.owners.stealMs;
+      const a = { now, leaseMs, want, levels: 'all', upto };
+      const r = await claimCall(this.redis, this.ids, this.prefix(k), a, leases);
+      this.owners.looked(k, now, r >= 0 ? r : undefined);
+    }
   }
 
   async settle(lease: Lease, s: Settlement, now: number, nextAt = now): Promise<boolean> {
@@ -194,9 +201,10 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
     if (known && at < known.at) known.at = at;
   }
 
-  /** Lanes may have become due anywhere (another instance queued one): every partition is visited again. */
-  forget(): void {
-    this.nextDue.clear();
+  /** Lanes may have become due in partition `k` (another instance queued one; undefined: anywhere): visited again. */
+  forget(k?: number): void {
+    if (k === undefined) this.nextDue.clear();
+    else this.nextDue.delete(k);
   }
 
   async get(id: string): Promise<Job | undefined> {
@@ -268,7 +276,7 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
         partitions: this.partitions,
         prefix: (k) => this.prefix(k),
         idKey: (id) => this.idKey(id),
-        wake: wakeChannel(this.base),
+        wake: (k) => wakeChannel(this.base, k),
       },
       lease,
       to,

@@ -1,0 +1,41 @@
+import type { RedisBus } from '../../redis/redis-bus.js';
+import type { PartitionOwners } from './queue/partition-owners.js';
+import { liftChannel, wakeChannel } from './queue/redis-outbound-queue.store.js';
+import { rosterChannel } from './queue/redis-worker-roster.js';
+
+/** Whom the messages of the sender's channels reach in this process. */
+export interface WakeTargets {
+  /** A lane due at `due` (epoch ms) was queued in partition `k`, one this worker owns (undefined: anywhere). */
+  notify(due: number, k?: number): void;
+  /** A bot's cooldown was lifted early ('' : the bus reconnected, a lift may have been missed). */
+  lift(bot: string): void;
+  /** The roster of workers changed: beat now and share the partitions out again. */
+  roster(): void;
+}
+
+/**
+ * Subscribes the sender's channels on the service's pub/sub connection: one wake channel per queue
+ * partition, where a message wakes the partition's owner only (the others note it, for stealing:
+ * PartitionOwners.heard), the channel of versions that named no partition (it wakes every worker), the
+ * lift channel and the roster's. Resolves with the unsubscribe once they are live.
+ */
+export async function subscribeWakes(
+  bus: RedisBus,
+  base: string,
+  owners: PartitionOwners,
+  to: WakeTargets,
+): Promise<() => void> {
+  const partition = (k: number) => (m: string) => {
+    if (owners.owns(k)) to.notify(Number(m), k);
+    else owners.heard(k, Number(m));
+  };
+  const offs = await Promise.all([
+    bus.on(wakeChannel(base), (m) => to.notify(Number(m))),
+    ...Array.from({ length: owners.partitions }, (_, k) =>
+      bus.on(wakeChannel(base, k), partition(k)),
+    ),
+    bus.on(liftChannel(base), (bot) => to.lift(bot)),
+    bus.on(rosterChannel(base), () => to.roster()),
+  ]);
+  return () => offs.forEach((off) => off());
+}
