@@ -9,9 +9,8 @@ import { OutboundMetrics } from './outbound.metrics.js';
 import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
 import { PartitionOwners } from './queue/partition-owners.js';
 import { liftChannel } from './queue/redis-outbound-queue.store.js';
-import { RedisWorkerRoster, rosterTimes } from './queue/redis-worker-roster.js';
 import { OutboundRedis } from './outbound-redis.js';
-import { subscribeWakes } from './worker-wakes.js';
+import { takeShare } from './worker-wakes.js';
 import { BotHealth } from './worker/bot-health.js';
 import { BotPacing } from './worker/bot-pacing.js';
 import { BotRouting } from './worker/bot-routing.js';
@@ -37,9 +36,8 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
   private readonly pacing: BotPacing;
   private depthTimer?: NodeJS.Timeout;
   private depthAt = 0;
-  private unwatch?: () => void;
-  /** With Redis: this worker's beat in the roster that shares the queue's partitions out. */
-  private roster?: RedisWorkerRoster;
+  /** With Redis: this worker's share of the queue's partitions (its roster beat and channels). */
+  private share?: ReturnType<typeof takeShare>;
 
   constructor(
     @Inject(OUTBOUND_QUEUE_STORE) private readonly queue: OutboundQueueStore,
@@ -87,33 +85,18 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
   start(): void {
     if (this.bots.all().length === 0) return;
     this.worker.start();
-    if (this.redis.enabled && !this.unwatch) {
-      const base = this.redis.tag.slice(1, -1);
-      this.unwatch = () => undefined;
-      const times = rosterTimes(this.bots.settings.outbound.leaseMs);
-      const roster = (this.roster = new RedisWorkerRoster(
-        this.outboundRedis,
-        base,
-        this.owners,
-        this.clock,
-        times,
-        (gained) => {
-          for (const k of gained) this.queue.forget?.(k);
-          this.worker.wake();
-        },
-      ));
-      roster.start();
-      void subscribeWakes(this.bus, base, this.owners, {
-        notify: (due, k) => this.worker.notify(due, k),
+    if (this.redis.enabled && !this.share) {
+      const o = this.bots.settings.outbound;
+      this.share = takeShare({
+        ...{ bus: this.bus, redis: this.outboundRedis, base: this.redis.tag.slice(1, -1) },
+        ...{ owners: this.owners, clock: this.clock, leaseMs: o.leaseMs, queue: this.queue },
+        worker: this.worker,
         // '' (the bus reconnected): a lift missed meanwhile is caught by the worker's slow recheck.
         lift: (bot) => bot && this.forget(bot),
-        roster: () => void roster.beat(),
-      }).then((off) => {
-        this.unwatch = off;
-        // A job queued between the worker's first claim and the subscription going live was announced
-        // to no one: one claim now finds it (else it waited for the safety poll).
-        this.worker.wake();
       });
+      // A job queued between the worker's first claim and the subscriptions going live was announced
+      // to no one: one claim now finds it (else it waited for the safety poll).
+      void this.share.live.then(() => this.worker.wake());
     }
     if (!this.depthTimer) {
       this.readDepth();
@@ -161,8 +144,7 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.depthTimer);
-    this.unwatch?.();
     // Leaves the roster while its sends settle: the other workers take its partitions over at once.
-    await Promise.all([this.worker.stop(), this.roster?.stop()]);
+    await Promise.all([this.worker.stop(), this.share?.leave()]);
   }
 }
