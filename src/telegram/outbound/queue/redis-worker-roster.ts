@@ -26,6 +26,8 @@ export class RedisWorkerRoster {
   private readonly log = new Logger('TelegramOutbound');
   private timer?: NodeJS.Timeout;
   private beating?: Promise<void>;
+  /** The last beat failed (logged once until one succeeds again). */
+  private failing = false;
 
   constructor(
     private readonly redis: Pick<RedisService, 'script'>,
@@ -66,11 +68,13 @@ export class RedisWorkerRoster {
         [rosterKey(this.base)],
         [this.owners.self, this.clock.now(), this.times.liveMs, op, rosterChannel(this.base)],
       );
+      this.failing = false;
       if (op === 'leave') return;
       const gained = this.owners.assign(r.filter((_, i) => i % 2 === 0));
       if (gained.length > 0) this.gained(gained);
     } catch (err) {
-      this.log.warn(`worker roster ${op} failed: ${(err as Error).message}`);
+      if (!this.failing) this.log.warn(`worker roster ${op} failed: ${(err as Error).message}`);
+      this.failing = true;
     }
   }
 }
