@@ -2,6 +2,8 @@
 -- KEYS: [1] the partition's lanes hash `<prefix>:lanes`
 -- ARGV: [1] prefix [2] now, epoch ms [3] lease ms [4] most lanes to claim [5] lease token prefix (unique per call)
 --   [6] `h` to claim high-priority lanes only (the store's first pass over every partition), else every priority
+--   [7] optional: claim only lanes due at or before this ms (a worker taking lanes from another's partition
+--   takes only those that waited there past its bound; default now)
 -- Returns: { next due ms (-1 = no lane waits), then per claimed lane { lane, token, reclaimed 1|0, job hash as
 --   HGETALL, the lane's due score before the claim: its place in line, kept by a put-back for full bots } }.
 --   A reclaimed head's job keeps, in its field `lost`, the leases that ended without a settle
@@ -13,10 +15,11 @@ local P, now, leaseMs, max, tp = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), 
 local LANES, LEASE = KEYS[1], P .. ':lease'
 local out, got = { -1 }, 0
 local levels = ARGV[6] == 'h' and { 'h' } or { 'h', 'n', 'l' }
+local upto = math.min(now, tonumber(ARGV[7] or now) or now)
 for _, p in ipairs(levels) do
   local dk = P .. ':d:' .. p
   if got < max then
-    local lanes = redis.call('ZRANGEBYSCORE', dk, '-inf', now, 'LIMIT', 0, (max - got) * 2 + 8)
+    local lanes = redis.call('ZRANGEBYSCORE', dk, '-inf', upto, 'LIMIT', 0, (max - got) * 2 + 8)
     for _, lane in ipairs(lanes) do
       if got < max then
         local lk = P .. ':l:' .. lane

@@ -14,7 +14,8 @@ import {
   monitorCommands,
   redisServerAvailable,
 } from '../support/redis-server.js';
-import { SLOW_MACHINE, notice, token } from '../support/telegram-outbound.js';
+import { FAST, SLOW_MACHINE, notice, token } from '../support/telegram-outbound.js';
+import { rosterTimes } from '../../src/telegram/outbound/queue/redis-worker-roster.js';
 
 const BOTS = [{ id: 'w', scope: 'ops', token: token(7, 'Z') }];
 /** Far beyond the test: a claim, depth read or version check in the window cannot be a safety poll. */
@@ -24,9 +25,12 @@ const noSafetyPolls = (c: RampartConfig): RampartConfig => ({
   sections: { ...c.sections, admin: { syncIntervalMs: NEVER } },
 });
 
+/** The outbound worker's roster beat (liveness, every leaseMs ÷ 6): no poll, counted on its own. */
+const isBeat = (c: MonitoredCommand) => c.args.some((a) => /^tgo:\{[^}]*\}:workers$/.test(a));
+
 /** Commands of the idle-path sources: the outbound queue, the admin version checks, the load level. */
 function pollOf(c: MonitoredCommand): string | undefined {
-  if (c.source === 'lua') return undefined;
+  if (c.source === 'lua' || isBeat(c)) return undefined;
   const key = c.args.find((a) => /^(tgo|cfg|rl):/.test(a)) ?? '';
   if (key.startsWith('tgo:')) return `${c.args[0]} queue`;
   if (/^cfg:[^:]+:(apps|policies|bans)/.test(key)) return `${c.args[0]} version`;
@@ -70,6 +74,9 @@ describe.skipIf(!redisServerAvailable())('telegram outbound: idle and wake (redi
       await new Promise((r) => setTimeout(r, 3_000));
       const polls = seen.slice(from).map(pollOf).filter(Boolean);
       expect(polls).toEqual([]);
+      // The roster beat is the one periodic call of an idle worker (FAST: a lease of 2.5 s, a beat per 416 ms).
+      const beats = seen.slice(from).filter((c) => c.source !== 'lua' && isBeat(c)).length;
+      expect(beats).toBeLessThanOrEqual(Math.ceil(3_000 / rosterTimes(FAST.leaseMs).beatMs) + 1);
     },
   );
 

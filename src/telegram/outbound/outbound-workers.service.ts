@@ -7,7 +7,10 @@ import { CHAT_MIGRATION_STORE, type ChatMigrationStore } from './gate/chat-migra
 import { SEND_GATE_STORE, type SendGateStore } from './gate/send-gate.store.js';
 import { OutboundMetrics } from './outbound.metrics.js';
 import { OUTBOUND_QUEUE_STORE, type OutboundQueueStore } from './queue/outbound-queue.store.js';
-import { liftChannel, wakeChannel } from './queue/redis-outbound-queue.store.js';
+import { PartitionOwners } from './queue/partition-owners.js';
+import { liftChannel } from './queue/redis-outbound-queue.store.js';
+import { OutboundRedis } from './outbound-redis.js';
+import { takeShare } from './worker-wakes.js';
 import { BotHealth } from './worker/bot-health.js';
 import { BotPacing } from './worker/bot-pacing.js';
 import { BotRouting } from './worker/bot-routing.js';
@@ -33,7 +36,8 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
   private readonly pacing: BotPacing;
   private depthTimer?: NodeJS.Timeout;
   private depthAt = 0;
-  private unwatch?: () => void;
+  /** With Redis: this worker's share of the queue's partitions (its roster beat and channels). */
+  private share?: ReturnType<typeof takeShare>;
 
   constructor(
     @Inject(OUTBOUND_QUEUE_STORE) private readonly queue: OutboundQueueStore,
@@ -44,6 +48,8 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly redis: RedisService,
     private readonly bus: RedisBus,
+    private readonly owners: PartitionOwners,
+    private readonly outboundRedis: OutboundRedis,
   ) {
     const settings = bots.settings.outbound;
     const tokens = new BotTokens(bots.settings.apiRoot, settings.requestTimeoutMs);
@@ -79,19 +85,18 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
   start(): void {
     if (this.bots.all().length === 0) return;
     this.worker.start();
-    if (this.redis.enabled && !this.unwatch) {
-      const base = this.redis.tag.slice(1, -1);
-      this.unwatch = () => undefined;
-      void Promise.all([
-        this.bus.on(wakeChannel(base), (m) => this.worker.notify(Number(m))),
+    if (this.redis.enabled && !this.share) {
+      const o = this.bots.settings.outbound;
+      this.share = takeShare({
+        ...{ bus: this.bus, redis: this.outboundRedis, base: this.redis.tag.slice(1, -1) },
+        ...{ owners: this.owners, clock: this.clock, leaseMs: o.leaseMs, queue: this.queue },
+        worker: this.worker,
         // '' (the bus reconnected): a lift missed meanwhile is caught by the worker's slow recheck.
-        this.bus.on(liftChannel(base), (bot) => bot && this.forget(bot)),
-      ]).then((offs) => {
-        this.unwatch = () => offs.forEach((off) => off());
-        // A job queued between the worker's first claim and the subscription going live was announced
-        // to no one: one claim now finds it (else it waited for the safety poll).
-        this.worker.wake();
+        lift: (bot) => bot && this.forget(bot),
       });
+      // A job queued between the worker's first claim and the subscriptions going live was announced
+      // to no one: one claim now finds it (else it waited for the safety poll).
+      void this.share.live.then(() => this.worker.wake());
     }
     if (!this.depthTimer) {
       this.readDepth();
@@ -139,7 +144,7 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.depthTimer);
-    this.unwatch?.();
-    await this.worker.stop();
+    // Leaves the roster while its sends settle: the other workers take its partitions over at once.
+    await Promise.all([this.worker.stop(), this.share?.leave()]);
   }
 }

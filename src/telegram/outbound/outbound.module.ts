@@ -26,6 +26,8 @@ import { OutboundWorkers } from './outbound-workers.service.js';
 import { MemoryOutboundQueueStore } from './queue/memory-outbound-queue.store.js';
 import { OUTBOUND_QUEUE_STORE } from './queue/outbound-queue.store.js';
 import { RedisOutboundQueueStore } from './queue/redis-outbound-queue.store.js';
+import { PartitionOwners } from './queue/partition-owners.js';
+import { rosterTimes } from './queue/redis-worker-roster.js';
 
 /** The key base `<env>:<service>` of the service's hash tags. */
 const base = (r: RedisService) => r.tag.slice(1, -1);
@@ -46,18 +48,33 @@ function idCipher(c: RampartConfig): IdCipher {
     OutboundMetrics,
     OutboundRedis,
     {
+      // The partitions this process's worker claims from (queue/partition-owners.ts).
+      provide: PartitionOwners,
+      inject: [TelegramBots],
+      useFactory: ({ settings: { outbound: s } }: TelegramBots) =>
+        new PartitionOwners(s.partitions, rosterTimes(s.leaseMs).liveMs),
+    },
+    {
       provide: OUTBOUND_QUEUE_STORE,
-      inject: [RedisService, OutboundRedis, TelegramBots, RAMPART_CONFIG, CLOCK],
+      inject: [RedisService, OutboundRedis, TelegramBots, RAMPART_CONFIG, CLOCK, PartitionOwners],
       useFactory: (
         r: RedisService,
         o: OutboundRedis,
         b: TelegramBots,
         cfg: RampartConfig,
         c: Clock,
+        owners: PartitionOwners,
       ) => {
         const s = b.settings.outbound;
         const q = o.enabled
-          ? new RedisOutboundQueueStore(o, base(r), s.partitions, s.retentionMs, idCipher(cfg))
+          ? new RedisOutboundQueueStore(
+              o,
+              base(r),
+              s.partitions,
+              s.retentionMs,
+              idCipher(cfg),
+              owners,
+            )
           : new MemoryOutboundQueueStore(s.retentionMs, s.memoryMaxJobs);
         // Completion events, when an app has a callback (docs/telegram-outbound.md#completion-events).
         return Object.keys(s.callbacks.apps).length > 0

@@ -43,8 +43,8 @@ export class NotifyingQueue implements OutboundQueueStore {
   claim(now: number, leaseMs: number, max: number, idle?: boolean): Promise<Claimed> {
     return this.q.claim(now, leaseMs, max, idle);
   }
-  forget(): void {
-    this.q.forget?.();
+  forget(partition?: number): void {
+    this.q.forget?.(partition);
   }
   get(id: string): Promise<Job | undefined> {
     return this.q.get(id);

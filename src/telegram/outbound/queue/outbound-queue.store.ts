@@ -100,10 +100,11 @@ export interface OutboundQueueStore {
    */
   claim(now: number, leaseMs: number, max: number, idle?: boolean): Promise<Claimed>;
   /**
-   * Another instance queued a lane (the wake channel): what this store knows of where no lane is due is
-   * forgotten, so the next claim looks everywhere (a store that keeps no such knowledge has nothing to do).
+   * Another instance queued a lane in partition `partition` (its wake channel; undefined: anywhere): what this
+   * store knows of where no lane is due there is forgotten, so the next claim looks there again (a store that
+   * keeps no such knowledge has nothing to do).
    */
-  forget?(): void;
+  forget?(partition?: number): void;
   /** Settles a held head job; false when the lease was lost (expired and reclaimed). */
   settle(lease: Lease, s: Settlement, now: number, nextAt?: number): Promise<boolean>;
   get(id: string): Promise<Job | undefined>;

@@ -81,7 +81,7 @@ export async function adoptJobs(p: RedisQueueParts, m: LaneMove, now: number): P
   const st = await p.redis.script<number[]>(
     'telegram_queue_adopt',
     [`${dest}:lanes`],
-    [dest, m.lane, m.lease.lane, now, m.sealed, p.wake, p.retentionMs, ...args],
+    [dest, m.lane, m.lease.lane, now, m.sealed, p.wake(m.to), p.retentionMs, ...args],
   );
   const ids = m.jobs.map(([id]) => id);
   return {

@@ -17,6 +17,7 @@ import { RedisQueueParts, type Runner } from './redis-queue.parts.js';
 import { deadJobs, getJob, laneBacklog, laneDepth } from './redis-queue.reads.js';
 import { settleLease, wakeLanes } from './redis-queue.settle.js';
 import { moveLane } from './redis-lane-move.js';
+import { PartitionOwners } from './partition-owners.js';
 
 export { liftChannel, wakeChannel } from './redis-queue.parts.js';
 
@@ -42,6 +43,8 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
     retentionMs: number,
     /** Chat ids in Redis: lanes by pseudonym, the job's chat sealed (docs/security.md#ids-in-redis). */
     ids?: IdCipher,
+    /** The partitions this process's worker claims from (default: all, as for a lone worker). */
+    private readonly owners = new PartitionOwners(partitions, Infinity),
   ) {
     this.p = new RedisQueueParts(redis, base, partitions, retentionMs, ids);
   }
@@ -51,16 +54,16 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
   }
 
   claim(now: number, leaseMs: number, max: number, idle = false): Promise<Claimed> {
-    return claimLanes(this.p, this.hints, now, leaseMs, max, idle);
+    return claimLanes(this.p, this.hints, this.owners, { now, leaseMs, max, idle });
   }
 
   settle(lease: Lease, s: Settlement, now: number, nextAt = now): Promise<boolean> {
     return settleLease(this.p, this.hints, lease, s, now, nextAt);
   }
 
-  /** Lanes may have become due anywhere (another instance queued one): every partition is visited again. */
-  forget(): void {
-    this.hints.forget();
+  /** Lanes may have become due in partition `k` (another instance queued one; undefined: anywhere): visited again. */
+  forget(k?: number): void {
+    this.hints.forget(k);
   }
 
   get(id: string): Promise<Job | undefined> {

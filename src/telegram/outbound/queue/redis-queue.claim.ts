@@ -1,44 +1,47 @@
-import { randomUUID } from 'node:crypto';
 import type { Claimed, Lease } from './outbound-queue.store.js';
-import { parseLost } from './outbound-queue.store.js';
+import type { PartitionOwners } from './partition-owners.js';
+import { NONE_CLAIMED, claimCall } from './redis-claim-call.js';
 import {
   NO_HIGH_RECHECK_MS,
   PARTITION_RECHECK_MS,
   type PartitionHints,
 } from './redis-queue.hints.js';
 import type { RedisQueueParts } from './redis-queue.parts.js';
-import { decodeJob } from './redis-job-codec.js';
-import { movedTo } from './redis-lane-move.js';
 
-/** One lane a claim script call handed out: lane, token, reclaimed (1), the job hash, its place. */
-type ClaimRow = [string, string, number, string[], string];
+/** One claim: its time, the lease length, how many lanes at most, and whether the worker is idle. */
+export interface ClaimAsk {
+  now: number;
+  leaseMs: number;
+  max: number;
+  idle: boolean;
+}
 
 /**
  * Holds up to `max` due lanes (OutboundQueueStore.claim), lua/telegram_queue_claim.lua per partition. Two
- * passes over the partitions: high-priority lanes of every partition first, then every priority, so a
- * high-priority job does not wait behind a normal one of another partition. The first pass passes over, for
- * NO_HIGH_RECHECK_MS, a partition whose last visit found no high-priority lane at all (due or not): a claim
- * is then one script call per partition, not two. A high job queued through this instance clears that at
- * once; one queued through another instance is still claimed by the second pass (high first in its
- * partition), at worst that long after normal lanes of other partitions.
+ * passes over the partitions this worker owns (PartitionOwners): high-priority lanes of each first, then
+ * every priority, so a high-priority job does not wait behind a normal one of another partition. The first
+ * pass passes over, for NO_HIGH_RECHECK_MS, a partition whose last visit found no high-priority lane at all
+ * (due or not): a claim is then one script call per partition, not two. A high job queued through this
+ * instance clears that at once; one queued through another instance is still claimed by the second pass
+ * (high first in its partition), at worst that long after normal lanes of other partitions. Room left then
+ * goes to lanes that waited past the bound in others' partitions (`steal`).
  */
 export async function claimLanes(
   p: RedisQueueParts,
   hints: PartitionHints,
-  now: number,
-  leaseMs: number,
-  max: number,
-  idle: boolean,
+  owners: PartitionOwners,
+  { now, leaseMs, max, idle }: ClaimAsk,
 ): Promise<Claimed> {
   const leases: Lease[] = [];
   let nextAt: number | undefined;
   const start = hints.start(p.partitions);
+  const order = Array.from({ length: p.partitions }, (_, i) => (start + i) % p.partitions);
   // An idle worker (a safety poll, a wake-up) skips the high-only pass: one call per partition.
   for (const levels of idle ? ['all'] : ['h', 'all'])
-    for (let i = 0; i < p.partitions; i++) {
+    for (const k of order) {
       const want = max - leases.length;
       if (want <= 0) break;
-      const k = (start + i) % p.partitions;
+      if (!owners.owns(k)) continue;
       if (levels === 'h' && (hints.noHigh.get(k) ?? 0) > now) continue;
       // Nothing due there when last seen (and not since changed by this instance): one call saved per claim.
       const known = hints.nextDue.get(k);
@@ -46,29 +49,37 @@ export async function claimLanes(
         if (known.at < Infinity) nextAt = Math.min(nextAt ?? Infinity, known.at);
         continue;
       }
-      const pre = p.prefix(k);
-      const r = await p.redis.script<[number, ...ClaimRow[]]>(
-        'telegram_queue_claim',
-        [`${pre}:lanes`],
-        [pre, now, leaseMs, want, randomUUID(), levels],
+      const r = await claimCall(
+        p.redis,
+        p.ids,
+        p.prefix(k),
+        { now, leaseMs, want, levels },
+        leases,
       );
-      if (r[0] >= 0) nextAt = Math.min(nextAt ?? Infinity, r[0]);
-      if (levels === 'all') hints.nextDue.set(k, { at: r[0] >= 0 ? r[0] : Infinity, seen: now });
+      if (r >= 0) nextAt = Math.min(nextAt ?? Infinity, r);
+      if (levels === 'all') hints.nextDue.set(k, { at: r >= 0 ? r : Infinity, seen: now });
       if (levels === 'h') {
-        if (r.length === 1 && r[0] < 0) hints.noHigh.set(k, now + NO_HIGH_RECHECK_MS);
+        if (r === NONE_CLAIMED) hints.noHigh.set(k, now + NO_HIGH_RECHECK_MS);
         else hints.noHigh.delete(k);
       }
-      for (const [lane, token, reclaimed, hash, place] of r.slice(1) as ClaimRow[])
-        leases.push({
-          lane,
-          token,
-          reclaimed: reclaimed === 1,
-          expires: now + leaseMs,
-          lost: parseLost(hash.find((_, i) => i % 2 === 1 && hash[i - 1] === 'lost')),
-          job: decodeJob(hash, p.ids)!,
-          place: Number(place),
-          movedTo: movedTo(hash, lane, p.ids),
-        });
     }
-  return { leases, nextAt };
+  if (leases.length < max) await steal(p, owners, { now, leaseMs, max, idle }, leases);
+  const next = owners.nextSteal(now);
+  return { leases, nextAt: next < (nextAt ?? Infinity) ? next : nextAt };
+}
+
+/** Room left after its own partitions: lanes that waited past the bound in others' (PartitionOwners). */
+async function steal(
+  p: RedisQueueParts,
+  owners: PartitionOwners,
+  { now, leaseMs, max }: ClaimAsk,
+  leases: Lease[],
+): Promise<void> {
+  for (const k of owners.stealable(now)) {
+    const want = max - leases.length;
+    if (want <= 0) return;
+    const a = { now, leaseMs, want, levels: 'all', upto: now - owners.stealMs };
+    const r = await claimCall(p.redis, p.ids, p.prefix(k), a, leases);
+    owners.looked(k, now, r >= 0 ? r : undefined);
+  }
 }

@@ -27,7 +27,7 @@ export async function enqueueJobs(
     const r = await p.redis.script<number[]>(
       'telegram_queue_enqueue',
       [`${pre}:lanes`],
-      [pre, now, p.retentionMs, p.wake, ...jobArgs(j, lane, p.ids)],
+      [pre, now, p.retentionMs, p.wake(k), ...jobArgs(j, lane, p.ids)],
     );
     out.push(r[0] === 2 ? 'replaced' : r[0] === 1 ? 'queued' : 'duplicate');
     hints.changed(k, j.priority === 'high');

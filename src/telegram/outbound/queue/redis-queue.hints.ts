@@ -37,8 +37,9 @@ export class PartitionHints {
     if (high) this.noHigh.delete(k);
   }
 
-  /** Lanes may have become due anywhere (another instance queued one): every partition is visited again. */
-  forget(): void {
-    this.nextDue.clear();
+  /** Lanes may have become due in partition `k` (undefined: anywhere): visited again by the next claim. */
+  forget(k?: number): void {
+    if (k === undefined) this.nextDue.clear();
+    else this.nextDue.delete(k);
   }
 }

@@ -5,8 +5,12 @@ import { partitionOf } from './outbound-queue.store.js';
 /** The calls a store needs (RedisService, or the sender's own connection OutboundRedis). */
 export type Runner = Pick<RedisService, 'script' | 'run'>;
 
-/** The channel the enqueue script announces newly due lanes on (idle workers of every instance wake on it). */
-export const wakeChannel = (base: string): string => `tgo:{${base}}:wake`;
+/**
+ * The channel the enqueue script announces newly due lanes of partition `k` on: only the partition's owner
+ * wakes (PartitionOwners). Without `k`: the channel of versions that named no partition (every worker wakes).
+ */
+export const wakeChannel = (base: string, k?: number): string =>
+  k === undefined ? `tgo:{${base}}:wake` : `tgo:{${base}}:wake:${k}`;
 /** The channel a bot's cooldown lifted early is announced on (its id): every worker forgets the cooldown. */
 export const liftChannel = (base: string): string => `tgo:{${base}}:lift`;
 
@@ -18,9 +22,6 @@ export const liftChannel = (base: string): string => `tgo:{${base}}:lift`;
  * status of a job is found from its id alone.
  */
 export class RedisQueueParts {
-  /** The wake channel (lanes newly due). */
-  readonly wake: string;
-
   constructor(
     readonly redis: Runner,
     readonly base: string,
@@ -28,8 +29,11 @@ export class RedisQueueParts {
     readonly retentionMs: number,
     /** Chat ids in Redis: lanes by pseudonym, the job's chat sealed (docs/security.md#ids-in-redis). */
     readonly ids: IdCipher = IdCipher.from(undefined, undefined),
-  ) {
-    this.wake = wakeChannel(base);
+  ) {}
+
+  /** The wake channel of partition `k` (lanes newly due there). */
+  wake(k: number): string {
+    return wakeChannel(this.base, k);
   }
 
   /** The key prefix of partition `k` (its hash tag). */

@@ -64,9 +64,9 @@ export class OutboundWorker {
     this.wakeUp?.();
   }
 
-  /** Another instance queued a lane due at `dueAt`: claim then, but not sooner than `pollMs` after the last claim. */
-  notify(dueAt: number): void {
-    this.queue.forget?.();
+  /** A lane due at `dueAt` was queued in `partition` (owned here; undefined: anywhere): claim then, ≥ `pollMs` after the last. */
+  notify(dueAt: number, partition?: number): void {
+    this.queue.forget?.(partition);
     const at = Math.max(dueAt || 0, this.lastClaimAt + this.settings.pollMs);
     if (this.sleepingUntil === undefined) this.dueHint = Math.min(this.dueHint, at);
     if (this.sleepingUntil === undefined || at >= this.sleepingUntil) return;
