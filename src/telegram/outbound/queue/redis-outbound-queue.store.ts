@@ -108,12 +108,17 @@ export class RedisOutboundQueueStore implements OutboundQueueStore {
     const leases: Lease[] = [];
     let nextAt: number | undefined;
     const start = this.turn++ % this.partitions;
+    // Oldest due first, as last seen here (unseen first, ties in turn): in turn alone, a partition that drew
+    // more lanes was drained last, and its two-job chats' second jobs were a backlog's tail.
+    const seen = (k: number) => Math.min(this.nextDue.get(k)?.at ?? 0, Number.MAX_VALUE);
+    const order = Array.from({ length: this.partitions }, (_, i) => (start + i) % this.partitions);
+    order.sort((a, b) => seen(a) - seen(b));
     // An idle worker (a safety poll, a wake-up) skips the high-only pass: one call per partition.
     for (const levels of idle ? ['all'] : ['h', 'all'])
       for (let i = 0; i < this.partitions; i++) {
         const want = max - leases.length;
         if (want <= 0) break;
-        const k = (start + i) % this.partitions;
+        const k = order[i]!;
         if (levels === 'h' && (this.noHigh.get(k) ?? 0) > now) continue;
         // Nothing due there when last seen (and not since changed by this instance): one call saved per claim.
         const known = this.nextDue.get(k);
