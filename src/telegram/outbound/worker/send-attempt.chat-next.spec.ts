@@ -8,13 +8,16 @@ import { BotPacing } from './bot-pacing.js';
 import { SendAttempt } from './send-attempt.js';
 
 const bot = { id: 'a', scope: 'default' } as BotConfig;
-/** The chat's bucket takes its next send this long after the charge (its slot + 1 / 0.9 s). */
-const CHAT_NEXT_MS = 1_111;
-/** Telegram answers this long after the charge (a slot reserved ahead, then the round trip). */
-const ANSWER_MS = 300;
+/** The chat's bucket takes its next send this long after a send's slot (1 / 0.9 s). */
+const CHAT_MS = 1_111;
+/** The slot the charge reserves this far ahead; the chat's next is then WAIT_MS + CHAT_MS after the charge. */
+const WAIT_MS = 20;
 
-/** A gate that charges at once and lets every send go; Telegram answers ANSWER_MS later (a manual clock). */
-function parts(clock: ManualClock) {
+/**
+ * A gate that reserves a slot WAIT_MS ahead and lets every send go (the departure check takes `departMs` of
+ * the manual clock: a full window held it); Telegram answers `answerMs` after the send left.
+ */
+function parts(clock: ManualClock, departMs: number, answerMs: number) {
   const settled: { s: Settlement; now: number; nextAt?: number }[] = [];
   const noop = { inc: () => undefined, observe: () => undefined };
   const p = {
@@ -25,8 +28,9 @@ function parts(clock: ManualClock) {
       },
     },
     gate: {
-      charge: () => Promise.resolve({ kind: 'ok', gen: 0, chatNextMs: CHAT_NEXT_MS, waitMs: 0 }),
-      depart: () => Promise.resolve({ kind: 'go' }),
+      charge: () =>
+        Promise.resolve({ kind: 'ok', gen: 0, chatNextMs: WAIT_MS + CHAT_MS, waitMs: WAIT_MS }),
+      depart: () => (clock.advance(departMs), Promise.resolve({ kind: 'go' })),
       release: () => Promise.resolve(),
     },
     migrations: { get: () => Promise.resolve(undefined) },
@@ -35,7 +39,7 @@ function parts(clock: ManualClock) {
     tokens: {
       api: () => ({
         raw: {
-          sendMessage: () => (clock.advance(ANSWER_MS), Promise.resolve({ message_id: 1 })),
+          sendMessage: () => (clock.advance(answerMs), Promise.resolve({ message_id: 1 })),
         },
       }),
       token: () => 'x',
@@ -69,17 +73,29 @@ const lease = (clock: ManualClock): Lease => ({
   } as unknown as Lease['job'],
 });
 
+/** Runs one attempt; the lane's next job is due at the settle's `nextAt`, in ms after the charge. */
+async function nextDue(departMs: number, answerMs: number): Promise<number> {
+  const clock = new ManualClock();
+  const charged = clock.now();
+  const { p, settled } = parts(clock, departMs, answerMs);
+  await new SendAttempt(p).run(lease(clock));
+  expect(settled).toEqual([
+    expect.objectContaining({ s: expect.objectContaining({ kind: 'sent' }) }),
+  ]);
+  return settled[0]!.nextAt! - charged;
+}
+
 describe('SendAttempt: the chat of a sent job', () => {
-  it("should make the lane's next job due when the chat's bucket takes it, counted from the charge", async () => {
-    const clock = new ManualClock();
-    const charged = clock.now();
-    const { p, settled } = parts(clock);
-    await new SendAttempt(p).run(lease(clock));
-    expect(settled).toEqual([
-      expect.objectContaining({ s: expect.objectContaining({ kind: 'sent' }) }),
-    ]);
-    // Not from the answer (charged + 300 + 1,111): a two-job chat's second job went out that much late,
-    // the tail of a backlog.
-    expect(settled[0]!.nextAt).toBe(charged + CHAT_NEXT_MS);
+  it("should make the lane's next job due one chat interval after the answer, not that plus the slot's wait", async () => {
+    // Its slot came WAIT_MS after the charge (the manual clock did not move meanwhile: count it in), Telegram
+    // answered 30 ms later. The slot's wait counted twice made a two-job chat's second job ~240 ms late in the
+    // bench (its reserve-ahead), the tail of a backlog.
+    expect(await nextDue(WAIT_MS, 30)).toBe(WAIT_MS + 30 + CHAT_MS);
+  });
+
+  it("should count the chat's interval from the answer when its send left late, not from its slot", async () => {
+    // A full departure window held the send 400 ms past its slot: its chat's next send must not come 1,111 ms
+    // after the slot (711 ms after this one: a chat 429 with three workers), but after this one's answer.
+    expect(await nextDue(WAIT_MS + 400, 30)).toBe(WAIT_MS + 400 + 30 + CHAT_MS);
   });
 });

@@ -117,8 +117,6 @@ export class SendAttempt {
         if (c.why === 'cooldown') this.p.pacing.cooled(bot.id, now + c.ms, 'gate');
         return this.lanes.wait(lease, now + c.ms, cool ? 'waiting' : 'queued', { bot: bot.id });
       }
-      // When the chat takes its next, from the charge (its slot, not this send's answer, starts the chat's interval).
-      const chatNextAt = this.p.clock.now() + c.chatNextMs;
       if (c.waitMs > 0) await sleep(c.waitMs);
       const stop = await this.depart(bot.id, botB.perSecond, lease, holdUntil);
       if (stop !== undefined) {
@@ -148,7 +146,7 @@ export class SendAttempt {
         .release(bot.id, lease.token, answerOf(out))
         .catch(() => undefined);
       try {
-        return await this.outcome.settle(lease, bot, out, chatNextAt, chatId);
+        return await this.outcome.settle(lease, bot, out, c.chatNextMs - c.waitMs, chatId);
       } finally {
         await released;
       }
