@@ -70,7 +70,9 @@ describe.skipIf(!redisUrl())('RedisOutboundQueueStore: claims of a worker with n
   it('should hand out the oldest due lane first, whatever its partition', async () => {
     const { q } = await store();
     // Lanes due one ms apart, over the 4 partitions as their chats hash.
-    const jobs = Array.from({ length: 12 }, (_, i) => job(String(910_001 + i), { notBefore: T0 + i }));
+    const jobs = Array.from({ length: 12 }, (_, i) =>
+      job(String(910_001 + i), { notBefore: T0 + i }),
+    );
     await q.enqueue(jobs, T0 - 10);
     expect((await q.claim(T0 - 10, 60_000, 8, true)).leases).toEqual([]);
     // One lane a claim: in due order, not the partitions in turn (a partition that drew more lanes drained

@@ -27,7 +27,13 @@ export class SendOutcome {
     private readonly lanes: LaneSettler,
   ) {}
 
-  async settle(lease: Lease, bot: BotConfig, out: CallOutcome, chatAfterMs: number, chatId: string) {
+  async settle(
+    lease: Lease,
+    bot: BotConfig,
+    out: CallOutcome,
+    chatAfterMs: number,
+    chatId: string,
+  ) {
     const { job } = lease;
     const now = this.p.clock.now();
     const labels = { bot: bot.id, method: job.method, chat_type: chatKind(chatId) };
