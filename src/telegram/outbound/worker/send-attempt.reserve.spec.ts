@@ -102,4 +102,17 @@ describe('SendAttempt: a slot of a busy bot', () => {
     await Promise.all(runs);
     expect(a.room().lanes).toBe(before - 2);
   });
+
+  it("should put a lane whose chat is not ready back until its chat's slot, not until that is within reach", async () => {
+    const clock = new ManualClock();
+    const horizon = S.reserveAheadMs + S.holdMs;
+    // The chat takes its next send 900 ms from now: 350 ms past what a lane may reserve ahead.
+    const charge = (): Promise<ChargeResult> =>
+      Promise.resolve({ kind: 'wait', ms: 900 - horizon, why: 'bucket', bucket: 'chat' });
+    const { p, settled } = parts(clock, charge);
+    await new SendAttempt(p).run(lease(clock));
+    // Claimed again at 350 ms it would reserve the chat's slot 550 ms ahead, and the bot's line (one GCRA
+    // time) would move past every slot before it: every other lane of the bot waited behind it.
+    expect(settled).toEqual([expect.objectContaining({ kind: 'wait', until: clock.now() + 900 })]);
+  });
 });

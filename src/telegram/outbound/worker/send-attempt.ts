@@ -126,7 +126,10 @@ export class SendAttempt {
         const cool = c.why === 'cooldown' || c.why === 'chat_cooldown';
         // Another worker's 429: this worker's reserved sends of the bot stop here too, without asking Redis.
         if (c.why === 'cooldown') this.p.pacing.cooled(bot.id, now + c.ms, 'gate');
-        return this.lanes.wait(lease, now + c.ms, cool ? 'waiting' : 'queued', { bot: bot.id });
+        // Its chat not ready: due at the chat's slot, not when that comes within the horizon (a slot the chat
+        // sets far ahead moves the bot's line past every slot before it: phase B's p50 went 461 → 710 ms).
+        const at = now + c.ms + (c.bucket === 'chat' ? horizon : 0);
+        return this.lanes.wait(lease, at, cool ? 'waiting' : 'queued', { bot: bot.id });
       }
       this.p.pacing.reserved(bot.id, this.p.clock.now() + c.waitMs, interval, horizon);
       this.routing.delete(lease);
