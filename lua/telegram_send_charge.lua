@@ -9,8 +9,8 @@
 -- ARGV: [1] bot interval µs per token [2] bot tolerance µs (burst × interval) [3] method interval (0 = no method
 --   bucket) [4] method tolerance [5] chat interval [6] chat tolerance [7] weight (tokens from the bot and method
 --   buckets; the chat bucket takes 1) [8] send id [9] in-flight mark lifetime ms [10] ms a slot may be ahead
---   [11] msg/s the adaptive rate regains per second (0: the bot's rate is fixed) [12] warm-up factor: a bot with
---   no bucket state (new, or idle past its TTL) and at full rate starts at this × its rate and grows back like after a 429
+--   [11] msg/s the adaptive rate regains per second (0: the bot's rate is fixed). A bot with no bucket state (new,
+--   or idle past its TTL) starts at its rate in force: smooth from its first send, one interval apart, no burst
 -- Returns: { 'ok', token generation, ms until the chat takes its next message, ms until the reserved slot } |
 --   { 'wait', ms, 'cooldown' | 'chat_cooldown' | 'rotating' } | { 'wait', ms, 'bucket', 'bot' | 'method' | 'chat' (the
 --   bucket with the longest wait; ms until its slot would be within ARGV[10]) } (nothing charged) |
@@ -33,11 +33,6 @@ local spec = { { 4, 1, w }, { 5, 3, w }, { 6, 5, 1 } }
 local Ts = { tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[5]) }
 local tats = redis.call('MGET', KEYS[4], KEYS[5], KEYS[6])
 local cap = Ts[1] > 0 and 1000000 / Ts[1] or 0
-if not tats[1] and tonumber(ARGV[11]) > 0 and cap > 0
-  and (not s[5] or tonumber(s[5]) + tonumber(ARGV[11]) * math.max(0, nowMs - tonumber(s[6])) / 1000 >= cap) then
-  s[5], s[6] = cap * tonumber(ARGV[12]), nowMs
-  redis.call('HSET', KEYS[1], 'ar', s[5], 'af', s[6])
-end
 if s[5] and tonumber(ARGV[11]) > 0 and Ts[1] > 0 then
   local rate = tonumber(s[5]) + tonumber(ARGV[11]) * math.max(0, nowMs - tonumber(s[6])) / 1000
   if rate < cap then Ts[1] = 1000000 / rate end

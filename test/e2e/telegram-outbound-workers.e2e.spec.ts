@@ -102,8 +102,8 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
     'should send again, once, the job of a worker killed before its send left, and keep the one that left ambiguous',
     { timeout: 180_000 },
     async () => {
-      // One send per 10 s (a new bot starts at 0.7 × that: 14.3 s): the second job waits in the worker for
-      // its slot (claimed, not sent) when it dies.
+      // One send per 10 s: the second job waits in the worker for its slot, reserved 10 s ahead (claimed, not
+      // sent), when it dies.
       const slow = { ...FAST.buckets, bot: { rate: '6/min', burst: 1 } };
       const o = {
         workers: false,

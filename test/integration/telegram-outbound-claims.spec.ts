@@ -66,4 +66,20 @@ describe.skipIf(!redisUrl())('RedisOutboundQueueStore: claims of a worker with n
     await q.claim(T0 + 200, 1_000, 8, true);
     expect(n.claims).toBe(before + 4);
   });
+
+  it('should hand out the oldest due lane first, whatever its partition', async () => {
+    const { q } = await store();
+    // Lanes due one ms apart, over the 4 partitions as their chats hash.
+    const jobs = Array.from({ length: 12 }, (_, i) =>
+      job(String(910_001 + i), { notBefore: T0 + i }),
+    );
+    await q.enqueue(jobs, T0 - 10);
+    expect((await q.claim(T0 - 10, 60_000, 8, true)).leases).toEqual([]);
+    // One lane a claim: in due order, not the partitions in turn (a partition that drew more lanes drained
+    // last, its chats' later jobs the tail of a backlog).
+    const order: string[] = [];
+    for (let i = 0; i < jobs.length; i++)
+      order.push(...(await q.claim(T0 + 100, 60_000, 1)).leases.map((l) => l.job.id));
+    expect(order).toEqual(jobs.map((j) => j.id));
+  });
 });

@@ -72,7 +72,11 @@ export interface OutboundSettings {
    * sends of every worker leave one bot interval apart instead of in bursts. 0: send now or requeue.
    */
   reserveAheadMs: number;
-  /** A lane whose bot has no slot within `reserveAheadMs` waits in the worker up to this long (ms) before it is requeued. */
+  /**
+   * How much further (ms) a lane may reserve its slot when the bot is busy: slots up to `reserveAheadMs` +
+   * `holdMs` ahead are taken at once (its place in the bot's line every worker shares), later ones spill
+   * the lane to another bot or requeue it.
+   */
   holdMs: number;
   /**
    * The last check before a send leaves: at most `departMax` sends of a bot leave in any `departWindowMs`

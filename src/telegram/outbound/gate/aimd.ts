@@ -3,10 +3,12 @@
  * send gate: a 429 cuts the rate to `backoff` × the rate in force (once per
  * cooldown: the 429s of sends already in flight do not cut it again), and
  * from the cooldown's end it grows back by `recoverPerSecond` msg/s each
- * second up to the bucket's rate. A bot with no bucket state (new, or in
- * Redis idle past its TTL) starts the same way: at `backoff` × its rate, growing
- * back (a cold start's first sends arrive bunched: cold connections, cold code). Same arithmetic as lua/telegram_send_charge.lua
- * and lua/telegram_cooldown.lua (fields `ar`, `af` of the bot's status hash).
+ * second up to the bucket's rate. A new bot (or one idle past its bucket's TTL)
+ * starts at its rate in force, with no warm-up: its sends are one interval apart
+ * from the first, and the departure window, which counts an answered send from its
+ * answer, keeps a cold start's slow first calls from bunching at Telegram. Same
+ * arithmetic as lua/telegram_send_charge.lua and lua/telegram_cooldown.lua (fields
+ * `ar`, `af` of the bot's status hash).
  */
 export interface AimdSettings {
   /** Factor applied to the rate on a 429 (0 < backoff < 1). */

@@ -30,11 +30,12 @@ async function spacing(g: MemorySendGateStore, k = 3): Promise<number[]> {
 }
 
 describe('MemorySendGateStore pacing', () => {
-  it('should warm up, then hand out slots one interval apart, never a burst, and refuse past maxWaitMs', async () => {
+  it("should hand out slots one interval apart from a new bot's first send, never a burst, and refuse past maxWaitMs", async () => {
     const clock = new ManualClock();
     const g = new MemorySendGateStore(clock);
-    expect(await spacing(g)).toEqual([200, 200]); // a new bot starts at 10/s × 0.5
-    clock.advance(3_000); // + 2/s per second
+    // A new bot (no warm-up: the departure window keeps a cold start's first calls from bunching) sends at 10/s.
+    expect(await spacing(g)).toEqual([100, 100]);
+    clock.advance(3_000); // idle: still one interval apart, never a burst
     expect(await spacing(g, 4)).toEqual([100, 100, 100]);
     expect(await g.charge(req({ maxWaitMs: 300 }))).toMatchObject({ kind: 'wait', bucket: 'bot' });
   });

@@ -69,14 +69,6 @@ export class MemorySendGateStore implements SendGateStore {
     const keys = [`${r.bot}|b`, `${r.bot}|m|${r.method}`, `${r.bot}|c|${r.chatId}`];
     const specs = [r.buckets.bot, r.buckets.method, r.buckets.chat];
     const costs = [r.weight, r.weight, 1];
-    // A bot with no bucket state (new; in Redis also idle past its TTL) warms up like after a 429.
-    const cap = r.buckets.bot.perSecond;
-    if (
-      r.aimd &&
-      !this.tats.has(keys[0]!) &&
-      aimdRate(cap, this.aimd.get(r.bot), now, r.aimd) >= cap
-    )
-      this.aimd.set(r.bot, { rate: r.buckets.bot.perSecond * r.aimd.backoff, from: now });
     const a = this.aimd.get(r.bot);
     const rates = specs.map((b, i) =>
       b && i === 0 && r.aimd ? aimdRate(b.perSecond, a, now, r.aimd) : b?.perSecond,

@@ -70,7 +70,6 @@ export class RedisSendGateStore implements SendGateStore {
         r.inflightMs,
         r.maxWaitMs ?? 0,
         r.aimd?.recoverPerSecond ?? 0,
-        r.aimd?.backoff ?? 1,
       ],
     );
     if (out[0] === 'ok')

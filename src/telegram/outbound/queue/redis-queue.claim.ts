@@ -35,7 +35,11 @@ export async function claimLanes(
   const leases: Lease[] = [];
   let nextAt: number | undefined;
   const start = hints.start(p.partitions);
+  // Oldest due first, as last seen here (unseen first, ties in turn): in turn alone, a partition that drew
+  // more lanes was drained last, and its two-job chats' second jobs were a backlog's tail.
+  const seen = (k: number) => Math.min(hints.nextDue.get(k)?.at ?? 0, Number.MAX_VALUE);
   const order = Array.from({ length: p.partitions }, (_, i) => (start + i) % p.partitions);
+  order.sort((a, b) => seen(a) - seen(b));
   // An idle worker (a safety poll, a wake-up) skips the high-only pass: one call per partition.
   for (const levels of idle ? ['all'] : ['h', 'all'])
     for (const k of order) {

@@ -36,3 +36,21 @@ describe('BotPacing: a cooldown lifted early', () => {
     expect(p.cooling('a')).toBe(6_000);
   });
 });
+
+describe('BotPacing: room for lanes', () => {
+  it("should count a bot's slots left within the horizon from the last reserved, every worker's after a refusal", () => {
+    const clock = new ManualClock(1_000);
+    const p = new BotPacing(clock);
+    // This worker reserved a slot 450 ms ahead (interval 100 ms): one more fits within 550 ms.
+    p.reserved('a', 1_450, 100, 550);
+    expect(p.room(['a'], 550)).toEqual({ at: 1_000, lanes: 1 });
+    // The gate refused: no slot within 550 ms for 200 ms (other workers reserved the rest). None before then,
+    // then one an interval (claiming more after a refusal only put lanes back).
+    p.refused('a', 200, 100, 550);
+    expect(p.room(['a'], 550)).toEqual({ at: 1_200, lanes: 0 });
+    clock.advance(200);
+    expect(p.room(['a'], 550).lanes).toBe(1);
+    clock.advance(100);
+    expect(p.room(['a'], 550).lanes).toBe(2);
+  });
+});

@@ -16,19 +16,24 @@ export const DEPART_CHANNEL = channel('rampart:telegram-outbound:depart');
 let workers = 0;
 
 /**
- * What this worker learnt from the gate's refusals: until when a bot's own
- * buckets (the bot's, a bot × method's) are full. A lane routed to a full bot
- * waits in this worker's line for the bot (one interval apart, not all at the
- * instant the bucket has room for one — under a backlog far over a bot's rate,
- * that herd was most of the work); a lane that does not fit goes back to the
- * queue with its place in line (the worker claims no more than fits).
- * Only a hint: the gate decides every send.
+ * What this worker learnt from the gate: the last slot of a bot reserved (by
+ * this worker, or by any, as a refusal tells), and until when a bot's own
+ * buckets (the bot's, a bot × method's) have no slot within the horizon a lane
+ * may reserve ahead. A lane reserves its slot at once, its place in the bot's
+ * line that every worker shares (the gate's bucket); a lane routed to a full bot
+ * spills to another or goes back to the queue with its place in line, and the
+ * worker claims about as many lanes as there are slots to reserve. (Lanes used
+ * to wait for a full bot in a line of their worker: with two workers, one's line
+ * kept reaching the freed slot first, and the other's lanes, the oldest of the
+ * queue, went back and forth for seconds.) Only a hint: the gate decides every send.
  */
 export class BotPacing {
   private readonly until = new Map<string, number>();
   /** A bot's cooldown known here: its end, and how many 429s of this worker the gate has not stored yet. */
   private readonly cool = new Map<string, { until: number; pending: number }>();
   private readonly lines = new Map<string, number>();
+  /** Bot → its last slot known reserved (epoch ms). */
+  private readonly slots = new Map<string, number>();
   private readonly intervals = new Map<string, number>();
   private readonly worker = ++workers;
 
@@ -40,10 +45,24 @@ export class BotPacing {
     return u !== undefined && u > this.clock.now() ? u : undefined;
   }
 
-  refused(key: string, ms: number): number {
+  /**
+   * The gate has no slot of the key within `horizonMs` for `ms`; for a bot (`intervalMs` given), its last
+   * slot reserved by any worker is then known: one interval before the first it would give.
+   */
+  refused(key: string, ms: number, intervalMs?: number, horizonMs = 0): number {
     const u = Math.max(this.until.get(key) ?? 0, this.clock.now() + ms);
     this.until.set(key, u);
+    if (intervalMs) this.reserved(key, u + horizonMs - intervalMs, intervalMs, horizonMs);
     return u;
+  }
+
+  /** The bot's slot at `slotAt` is reserved: the next is an interval later, busy until within `horizonMs`. */
+  reserved(bot: string, slotAt: number, intervalMs: number, horizonMs: number): void {
+    const last = Math.max(this.slots.get(bot) ?? 0, slotAt);
+    this.slots.set(bot, last);
+    this.intervals.set(bot, intervalMs);
+    const free = last + intervalMs - horizonMs;
+    if (free > this.clock.now()) this.until.set(bot, Math.max(this.until.get(bot) ?? 0, free));
   }
 
   /**
@@ -108,9 +127,9 @@ export class BotPacing {
   }
 
   /**
-   * When a lane held in this worker for the key's next slot (free at `until`) tries again: the lanes
-   * in line wake one `intervalMs` apart, not all at once (each wake is a call to the gate);
-   * undefined when that is after `limit` (the lane goes back to the queue).
+   * When a send held in this worker for the key (its bot's departure window, free at `until`) tries again:
+   * the sends in line wake one `intervalMs` apart, not all at once (each wake is a call to the gate);
+   * undefined when that is after `limit`.
    */
   line(key: string, until: number, intervalMs: number, limit: number): number | undefined {
     const at = Math.max(until, (this.lines.get(key) ?? 0) + intervalMs);
@@ -121,24 +140,24 @@ export class BotPacing {
   }
 
   /**
-   * Room for newly claimed lanes over `bots`: `at`, from when a lane routed to one of them could be sent or
-   * held in its line instead of put straight back (the earliest over the bots of the end of its cooldown,
-   * of its full bucket, of its line less `holdMs`), and `lanes`, about how many fit now (a bot this worker
-   * knows nothing of: any number). A worker that claims more only puts them back — a claim and a settle
-   * each, for nothing.
+   * Room for newly claimed lanes over `bots`: `at`, from when a lane routed to one of them could reserve a
+   * slot within `horizonMs` instead of being put straight back (the earliest over the bots of the end of its
+   * cooldown, of its full bucket, of its next slot less the horizon), and `lanes`, about how many slots there
+   * are to reserve now (a bot this worker knows nothing of: any number). A worker that claims more only puts
+   * them back — a claim and a settle each, for nothing.
    */
-  room(bots: string[], holdMs: number): { at: number; lanes: number } {
+  room(bots: string[], horizonMs: number): { at: number; lanes: number } {
     const now = this.clock.now();
     let at = Infinity;
     let lanes = 0;
     for (const b of bots) {
       const interval = this.intervals.get(b);
-      const next = Math.max(this.until.get(b) ?? 0, (this.lines.get(b) ?? 0) + (interval ?? 0));
-      const from = Math.max(this.cool.get(b)?.until ?? 0, next - holdMs);
+      const next = (this.slots.get(b) ?? 0) + (interval ?? 0);
+      const from = Math.max(this.cool.get(b)?.until ?? 0, this.until.get(b) ?? 0, next - horizonMs);
       at = Math.min(at, from);
       if (from > now) continue;
       lanes += interval
-        ? Math.floor((now + holdMs - Math.max(now, next)) / interval) + 1
+        ? Math.floor((now + horizonMs - Math.max(now, next)) / interval) + 1
         : Infinity;
     }
     return { at: at === Infinity ? 0 : at, lanes };

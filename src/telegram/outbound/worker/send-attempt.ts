@@ -14,11 +14,11 @@ import { SendOutcome } from './send-outcome.js';
  * One attempt at a held lane's head job: route, reserve a slot at the gate,
  * wait for it, send, settle. The whole retry loop stays inside the lane (the
  * job keeps its place until it is settled sent or dead), so a later job of
- * the chat never overtakes it. Slots are reserved up to `reserveAheadMs`
- * ahead in the buckets every worker shares, so the sends of all workers leave
- * one interval apart; a lane whose bot has no slot that soon waits in line in
- * the worker (up to `holdMs`), else tries the next bot of its scope (a full
- * bot spills over to one with room), else goes back to the queue. A 429 is a
+ * the chat never overtakes it. Slots are reserved up to `reserveAheadMs` +
+ * `holdMs` ahead in the buckets every worker shares, so the sends of all workers
+ * leave one interval apart, each lane in its turn; a lane whose bot has no slot
+ * that soon tries the next bot of its scope (a full bot spills over to one with
+ * room), else goes back to the queue with its place in line. A 429 is a
  * scheduling order: the cooldown goes to the gate (every worker sees it) and
  * the job waits, with no attempt counted; a send whose slot comes while its
  * bot cools down does not leave.
@@ -27,6 +27,8 @@ export class SendAttempt {
   private readonly lanes: LaneSettler;
   private readonly outcome: SendOutcome;
   private recheckedAt = 0;
+  /** Leases of attempts that have not reserved a slot (nor gone back) yet: they will take room too. */
+  private readonly routing = new Set<Lease>();
 
   constructor(private readonly p: AttemptParts) {
     this.lanes = new LaneSettler(p);
@@ -34,6 +36,15 @@ export class SendAttempt {
   }
 
   async run(lease: Lease): Promise<void> {
+    this.routing.add(lease);
+    try {
+      return await this.attempt(lease);
+    } finally {
+      this.routing.delete(lease);
+    }
+  }
+
+  private async attempt(lease: Lease): Promise<void> {
     const { job } = lease;
     const now = this.p.clock.now();
     const s = this.p.settings;
@@ -52,9 +63,10 @@ export class SendAttempt {
     const to = lease.movedTo ?? (chatId !== job.chatId ? chatId : undefined);
     if (to !== undefined && (await this.p.queue.migrate(lease, to, now)).length > 0) return;
     const excluded = new Set<string>();
-    // Bots of the scope passed over because full past `holdUntil` (spill): the lane tries the next one.
+    // Bots of the scope passed over because full (no slot within `horizon`): the lane tries the next one.
     const full = new Map<string, number>();
     const holdUntil = now + s.holdMs;
+    const horizon = s.reserveAheadMs + s.holdMs;
     for (;;) {
       const bot = await this.p.routing.route(
         { ...job, chatId },
@@ -81,7 +93,6 @@ export class SendAttempt {
       const botB = botBucket(bot, s);
       const busy = this.p.pacing.busy(bot.id) ?? this.p.pacing.busy(methodKey);
       if (busy !== undefined) {
-        if (await this.held(bot.id, botB.perSecond, busy, holdUntil)) continue;
         full.set(bot.id, busy);
         continue;
       }
@@ -91,13 +102,13 @@ export class SendAttempt {
         method: job.method,
         weight: s.methodWeights[job.method] ?? 1,
         sendId: lease.token,
-        inflightMs: s.requestTimeoutMs + s.reserveAheadMs + 1_000,
+        inflightMs: s.requestTimeoutMs + horizon + 1_000,
         buckets: {
           bot: botB,
           method: b.methods[job.method],
           chat: b[chatKind(chatId)],
         },
-        maxWaitMs: s.reserveAheadMs,
+        maxWaitMs: horizon,
         aimd: { backoff: s.aimdBackoff, recoverPerSecond: s.aimdRecoverPerSecond },
       });
       if (c.kind === 'refused') {
@@ -105,18 +116,23 @@ export class SendAttempt {
         else this.p.routing.invalidate(bot.id);
         continue;
       }
+      const interval = 1000 / botB.perSecond;
       if (c.kind === 'wait' && (c.bucket === 'bot' || c.bucket === 'method')) {
-        const until = this.p.pacing.refused(c.bucket === 'bot' ? bot.id : methodKey, c.ms);
-        if (await this.held(bot.id, botB.perSecond, until, holdUntil)) continue;
-        full.set(bot.id, until);
+        const [key, iv] = c.bucket === 'bot' ? [bot.id, interval] : [methodKey, undefined];
+        full.set(bot.id, this.p.pacing.refused(key, c.ms, iv, horizon));
         continue;
       }
       if (c.kind === 'wait') {
         const cool = c.why === 'cooldown' || c.why === 'chat_cooldown';
         // Another worker's 429: this worker's reserved sends of the bot stop here too, without asking Redis.
         if (c.why === 'cooldown') this.p.pacing.cooled(bot.id, now + c.ms, 'gate');
-        return this.lanes.wait(lease, now + c.ms, cool ? 'waiting' : 'queued', { bot: bot.id });
+        // Its chat not ready: due at the chat's slot, not when that comes within the horizon (a slot the chat
+        // sets far ahead moves the bot's line past every slot before it: phase B's p50 went 461 → 710 ms).
+        const at = now + c.ms + (c.bucket === 'chat' ? horizon : 0);
+        return this.lanes.wait(lease, at, cool ? 'waiting' : 'queued', { bot: bot.id });
       }
+      this.p.pacing.reserved(bot.id, this.p.clock.now() + c.waitMs, interval, horizon);
+      this.routing.delete(lease);
       if (c.waitMs > 0) await sleep(c.waitMs);
       const stop = await this.depart(bot.id, botB.perSecond, lease, holdUntil);
       if (stop !== undefined) {
@@ -146,7 +162,7 @@ export class SendAttempt {
         .release(bot.id, lease.token, answerOf(out))
         .catch(() => undefined);
       try {
-        return await this.outcome.settle(lease, bot, out, c.chatNextMs, chatId);
+        return await this.outcome.settle(lease, bot, out, c.chatNextMs - c.waitMs, chatId);
       } finally {
         await released;
       }
@@ -169,23 +185,14 @@ export class SendAttempt {
     if (s) this.p.pacing.sync(bot, s.state === 'cooldown' ? s.until : undefined);
   }
 
-  /** Room for newly claimed lanes (BotPacing.room over every bot). */
+  /**
+   * Room for newly claimed lanes (BotPacing.room over every bot), less the lanes claimed and not routed yet
+   * (a claim right after a claim took the same room twice: its lanes went back).
+   */
   room(): { at: number; lanes: number } {
-    return this.p.pacing.room(this.p.routing.ids(), this.p.settings.holdMs);
-  }
-
-  /** Waits in this worker's line for the bot's next slot, if that comes before `holdUntil`. */
-  private async held(
-    botId: string,
-    perSecond: number,
-    until: number,
-    holdUntil: number,
-  ): Promise<boolean> {
-    const interval = 1000 / perSecond;
-    const at = this.p.pacing.line(botId, until, interval, holdUntil);
-    if (at === undefined) return false;
-    await sleep(Math.max(1, at - this.p.clock.now()));
-    return true;
+    const s = this.p.settings;
+    const r = this.p.pacing.room(this.p.routing.ids(), s.reserveAheadMs + s.holdMs);
+    return { at: r.at, lanes: Math.max(0, r.lanes - this.routing.size) };
   }
 
   /**

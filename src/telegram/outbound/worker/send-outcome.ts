@@ -15,7 +15,9 @@ import { type AttemptParts, botBucket } from './attempt-parts.js';
  * unreachable (the job goes to another bot of its scope); 400 with
  * `migrate_to_chat_id` a moved chat (sent again to the new id); 5xx a bounded
  * retry with backoff; ambiguous by the policy. `chatId` is the id the job was
- * sent to (its own, or the one its chat moved to).
+ * sent to (its own, or the one its chat moved to); `chatAfterMs` how long after
+ * this send the chat's bucket takes its next: the lane's next job is due that long
+ * after the answer (no earlier than the send's arrival, however late it left).
  */
 export class SendOutcome {
   private readonly log = new Logger('TelegramOutbound');
@@ -25,7 +27,13 @@ export class SendOutcome {
     private readonly lanes: LaneSettler,
   ) {}
 
-  async settle(lease: Lease, bot: BotConfig, out: CallOutcome, chatNextMs: number, chatId: string) {
+  async settle(
+    lease: Lease,
+    bot: BotConfig,
+    out: CallOutcome,
+    chatAfterMs: number,
+    chatId: string,
+  ) {
     const { job } = lease;
     const now = this.p.clock.now();
     const labels = { bot: bot.id, method: job.method, chat_type: chatKind(chatId) };
@@ -41,7 +49,7 @@ export class SendOutcome {
           lease,
           { kind: 'sent', bot: bot.id, messageId: out.messageId },
           now,
-          now + chatNextMs,
+          now + Math.max(0, chatAfterMs),
         );
         return;
       case 'retry_after': {
