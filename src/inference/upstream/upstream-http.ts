@@ -92,7 +92,7 @@ export class UpstreamHttp {
         agent: this.streams,
         signal: r.signal,
       });
-      req.once('error', reject);
+      req.on('error', reject); // the first settles; later ones (after the answer came) have a listener too
       req.once('response', (res) =>
         resolve({
           statusCode: res.statusCode ?? 0,
