@@ -54,7 +54,6 @@ const chat = (app, i, xff) => {
 const forged = Array.from({ length: 200 }, (_, i) =>
   chat({ id: target.id, secret: secret() }, i, `10.230.${i >> 8}.${i & 255}`),
 );
-let captured = [];
 
 const CLASSES = {
   forged: () => forged[n++ % forged.length],
@@ -73,7 +72,7 @@ const CLASSES = {
     path: `/v1/search?q=${CITIES[n % CITIES.length]}`,
     headers: { 'x-forwarded-for': BLOCKED[2 + (n++ % 2)] },
   }),
-  replay: () => captured[n++ % captured.length],
+  replay: (app) => app.captured[n++ % app.captured.length],
   'good search': () => {
     const path = `/v1/search?q=${CITIES[n % CITIES.length]}&limit=5`;
     const app = apps[n++ % apps.length];
@@ -149,19 +148,28 @@ try {
     }
   }
   const classes = Object.keys(CLASSES).filter((k) => !ONLY || ONLY.includes(k));
+  // COST_PARALLEL=1: each class on every instance at once (the same moment's machine for each build: compare
+  // their req/s); else one instance at a time, in alternating order.
+  const parallel = process.env.COST_PARALLEL === '1';
+  const measure = async (app, k) => {
+    // The instance's own background (timers, heartbeats, load polls) over one idle second, taken off.
+    const idle0 = cpuMicros(app.pid);
+    await new Promise((r) => setTimeout(r, 1000));
+    const idlePerS = cpuMicros(app.pid) - idle0;
+    const cpu0 = cpuMicros(app.pid);
+    const t0 = performance.now();
+    const { res, statuses } = await run(app.url, () => CLASSES[k](app));
+    const cpu = cpuMicros(app.pid) - cpu0 - (idlePerS * (performance.now() - t0)) / 1000;
+    return { app, res, statuses, cpu };
+  };
   for (let round = 0; round <= ROUNDS; round++)
-    for (const k of classes)
-      for (const app of round % 2 ? [...instances].reverse() : instances) {
-        captured = app.captured;
-        // The instance's own background (timers, heartbeats, load polls) over one idle second, taken off.
-        const idle0 = cpuMicros(app.pid);
-        await new Promise((r) => setTimeout(r, 1000));
-        const idlePerS = cpuMicros(app.pid) - idle0;
-        const cpu0 = cpuMicros(app.pid);
-        const t0 = performance.now();
-        const { res, statuses } = await run(app.url, CLASSES[k]);
-        const cpu = cpuMicros(app.pid) - cpu0 - (idlePerS * (performance.now() - t0)) / 1000;
-        if (round === 0) continue; // warm-up
+    for (const k of classes) {
+      const order = round % 2 ? [...instances].reverse() : instances;
+      const got = [];
+      if (parallel) got.push(...(await Promise.all(order.map((app) => measure(app, k)))));
+      else for (const app of order) got.push(await measure(app, k));
+      if (round === 0) continue; // warm-up
+      for (const { app, res, statuses, cpu } of got) {
         const r = (rows[`${k} ${app.name}`] ??= {
           class: k,
           build: app.name,
@@ -175,6 +183,7 @@ try {
         r.rps.push(res.requests.average);
         for (const [s, v] of Object.entries(statuses)) r.statuses[s] = (r.statuses[s] ?? 0) + v;
       }
+    }
 } finally {
   for (const app of instances) await app.stop();
   await fake.stop();
@@ -184,13 +193,18 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(
   `bench:attack-costs — ${process.env.HTTP_ADAPTER ?? 'express'}, ${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per class and build; load average ${loadavg()[0].toFixed(1)}`,
 );
+const perReq = (r) => r.cpu / Math.max(1, r.requests);
 table(
-  Object.values(rows).map((r) => ({
-    class: r.class,
-    build: r.build,
-    requests: r.requests,
-    'req/s (median)': Math.round(median(r.rps)),
-    'CPU µs / request': Math.round(r.cpu / Math.max(1, r.requests)),
-    statuses: JSON.stringify(r.statuses),
-  })),
+  Object.values(rows).map((r) => {
+    const first = rows[`${r.class} ${DISTS[0][0]}`];
+    return {
+      class: r.class,
+      build: r.build,
+      requests: r.requests,
+      'req/s (median)': Math.round(median(r.rps)),
+      'CPU µs / request': Math.round(perReq(r)),
+      [`÷ ${DISTS[0][0]}: req/s, CPU`]: `${(median(r.rps) / median(first.rps)).toFixed(2)}, ${(perReq(r) / perReq(first)).toFixed(2)}`,
+      statuses: JSON.stringify(r.statuses),
+    };
+  }),
 );

@@ -21,7 +21,8 @@
 //               limit and waiting (/metrics of both instances, every 250 ms) are read during that window;
 //   alone   → the clients only again (the baseline is both "alone" phases together).
 // ATTACK_LOAD='{"eventLoopDelay":{"soft":"50ms","hard":"500ms"},"hold":"10s"}' adds a run with those
-// rateLimit.load settings (own health on: shed first); ATTACK_ON=0 / ATTACK_OFF=0 skip the shipped / locks-off run.
+// rateLimit.load settings (own health on: shed first); ATTACK_ON=0 / ATTACK_OFF=0 skip the shipped / locks-off run;
+// ATTACK_BASE=.dist-base runs each locks-on configuration on that build too (side by side).
 // ATTACK_ADAPTIVE='{"minLimit":2}' turns the inference breaker's adaptive limit on for the "locks on" runs;
 // ATTACK_BREAKER='{"maxWaitMs":2000}' adds other options to that breaker (the fair wait queue).
 // Prints per route (search, inference): well-behaved success and p99 alone vs under attack, split into the
@@ -253,7 +254,7 @@ const stats = async (fake, reset = true) =>
 const control = (fake, what) => fetch(`${fake.control}/${what}`).then((r) => r.arrayBuffer());
 
 /** One configuration ("on" or "off"): two instances, the three phases; resolves with what they measured. */
-async function scenario(label, configFile, ctx) {
+async function scenario(label, configFile, ctx, dist = 'dist') {
   const { redis, fake, appsFile, signers, clientApps, paceMs, clients, forged, streamApps } = ctx;
   const traceDir = mkdtempSync(join(tmpdir(), 'rampart-attack-trace-'));
   const env = {
@@ -269,13 +270,14 @@ async function scenario(label, configFile, ctx) {
     REDIS_COMMAND_TIMEOUT_MS: process.env.REDIS_COMMAND_TIMEOUT_MS ?? '1000',
   };
   // Each instance traces itself (attack-trace.mjs: the well-behaved requests' steps, its event loop and CPU).
+  const entry = `${dist}/src/main.js`;
   const traced = (i) =>
     TRACE
       ? startApp(
           { ...env, ATTACK_TRACE_FILE: join(traceDir, `instance-${i}.jsonl`) },
-          { nodeArgs: ['--import', TRACE_MODULE] },
+          { entry, nodeArgs: ['--import', TRACE_MODULE] },
         )
-      : startApp(env);
+      : startApp(env, { entry });
   const instances = [await traced(0), await traced(1)];
   const urls = instances.map((a) => a.url);
   const clientsFor = (seconds, tag) =>
@@ -502,9 +504,15 @@ async function main() {
         writeConfig({ policies, rateLimit: { load: health } }),
       ]);
     if (process.env.ATTACK_OFF !== '0') configs.push(['every lock off', offConfig]);
+    // ATTACK_BASE=.dist-base: each locks-on configuration also runs on that build (the commit before a change,
+    // built and copied there), right after the current build's run: the change's effect side by side.
+    const base = process.env.ATTACK_BASE;
     const runs = [];
     for (const [label, file] of configs) {
       runs.push(await scenario(label, file, ctx));
+      load.push(loadavg()[0]);
+      if (!base || label === 'every lock off') continue;
+      runs.push(await scenario(`${label} [${base}]`, file, ctx, base));
       load.push(loadavg()[0]);
     }
     report(runs, { SECONDS, SLOW_FACTOR, BACKEND_MS, load, table, traces: ctx.traces ?? {} });
