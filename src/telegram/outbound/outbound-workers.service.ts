@@ -121,6 +121,11 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
     this.worker.wake();
   }
 
+  /** Stops listening to the wake and lift channels (this worker then relies on its polls and rechecks). */
+  unwatch(): void {
+    this.share?.unwatch();
+  }
+
   /**
    * A bot's cooldown was lifted early (its new state is in the gate): its waiting lanes are due now, and the
    * worker of every instance forgets the cooldown (this one at once, the others on the lift channel).

@@ -59,10 +59,14 @@ export interface ShareParts {
 
 /**
  * Joins the workers' roster (RedisWorkerRoster: partitions gained are looked at again, the worker woken) and
- * subscribes the channels. `live` resolves once the subscriptions are; `leave` unsubscribes and leaves the
+ * subscribes the channels. `live` resolves once the subscriptions are; `unwatch` unsubscribes; `leave` also leaves the
  * roster, so the other workers take this one's partitions over at once.
  */
-export function takeShare(p: ShareParts): { live: Promise<void>; leave: () => Promise<void> } {
+export function takeShare(p: ShareParts): {
+  live: Promise<void>;
+  unwatch: () => void;
+  leave: () => Promise<void>;
+} {
   const roster = new RedisWorkerRoster(
     p.redis,
     p.base,
@@ -83,6 +87,8 @@ export function takeShare(p: ShareParts): { live: Promise<void>; leave: () => Pr
   }).then((o) => void (off = o));
   return {
     live,
+    // The channels only (the roster stays): what a lost subscription looks like (an e2e drives it).
+    unwatch: () => off(),
     leave: async () => {
       off();
       await roster.stop();
