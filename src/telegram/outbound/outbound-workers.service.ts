@@ -143,6 +143,8 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
 
   private forget(bot: string): void {
     this.pacing.lift(bot);
+    // Its lanes are due now wherever they are: what this instance's claims noted of the partitions is old.
+    this.queue.forget?.();
     this.routing.invalidate(bot);
     this.worker.wake();
   }

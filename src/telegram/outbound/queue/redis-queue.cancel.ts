@@ -73,7 +73,7 @@ export async function replayJobs(
     const r = await p.redis.script<string[]>(
       'telegram_queue_replay',
       [`${pre}:lanes`],
-      [pre, now, now + deadlineMs, id],
+      [pre, now, now + deadlineMs, p.wake(k), id],
     );
     if (r.length === 0) continue;
     hints.changed(k);

@@ -47,11 +47,14 @@ export async function wakeLanes(
   hints.forget();
   for (let k = 0; k < p.partitions; k++) {
     const pre = p.prefix(k);
-    woken += await p.redis.script<number>(
+    const n = await p.redis.script<number>(
       'telegram_queue_wake',
       [`${pre}:lanes`],
       [pre, bot, now, WAKE_MAX_LANES],
     );
+    // A claim of this instance that ran meanwhile noted the partition's lanes as due at the old end.
+    if (n > 0) hints.forget(k);
+    woken += n;
   }
   return woken;
 }
