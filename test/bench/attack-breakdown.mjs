@@ -33,7 +33,7 @@ function stepsOf(r, t) {
 }
 
 /** Per-second rows (instance or client thread) inside a window of the run. */
-function secondsIn(rows, run, window, key = 'sec') {
+export function secondsIn(rows, run, window, key = 'sec') {
   const attack = run.phases.find((p) => p.name === 'attack');
   const { from, to } = attack.slow;
   const inPhase = (p, t) => t > p.start && t <= p.end + 1;
