@@ -82,7 +82,11 @@ function backend(run, { SLOW_FACTOR, BACKEND_MS }, traces) {
     'backend peak in flight': s.backend.peak,
     'breakers: peak in flight / waiting': `${s.inFlight} / ${s.waiting}`,
     'adaptive limit (sum)': limits,
-    'in flight, mean while slow: breakers / upstream calls / backend': inFlightMeans(run, s, traces),
+    'in flight, mean while slow: breakers / upstream calls / backend': inFlightMeans(
+      run,
+      s,
+      traces,
+    ),
     ratio: s.backend.p99 / (base * SLOW_FACTOR),
     waiting: s.waiting,
   };
