@@ -111,6 +111,8 @@ function inFlightMeans(run, s, traces) {
     ),
   );
   const up = perInstance.length ? perInstance.reduce((a, b) => a + b, 0) : NaN;
+  // Every lock off: no breaker, so no slot count to compare.
+  if (!(s.pairs ?? []).some((p) => p[0] > 0)) return `— (no breaker) / ${fmt(up)} / ${fmt(at)}`;
   const gap = Math.max(...(s.pairs ?? []).map((p) => p[0] - p[1]), -Infinity);
   return `${fmt(breakers)} / ${fmt(up)} / ${fmt(at)} (largest gap ${Number.isFinite(gap) ? gap : '—'})`;
 }
