@@ -33,7 +33,7 @@ function stepsOf(r, t) {
 }
 
 /** Per-second rows (instance or client thread) inside a window of the run. */
-function secondsIn(rows, run, window, key = 'sec') {
+export function secondsIn(rows, run, window, key = 'sec') {
   const attack = run.phases.find((p) => p.name === 'attack');
   const { from, to } = attack.slow;
   const inPhase = (p, t) => t > p.start && t <= p.end + 1;
@@ -50,11 +50,17 @@ export function breakdown(run, windows, traces, table) {
   const byId = new Map();
   for (const inst of traces) for (const t of inst.steps) byId.set(t.id, t);
   const rows = [];
-  for (const route of ['search', 'inference'])
+  const inside = [];
+  for (const route of ['search', 'inference']) {
+    const own = { route };
     for (const w of ['alone', 'normal', 'slow']) {
       const rs = windows[w].filter((r) => r.route === route && r.status !== 0);
       const joined = rs.map((r) => ({ r, s: stepsOf(r, byId.get(r.id)) })).filter((x) => x.s);
       if (joined.length === 0) continue;
+      own[w] = quantile(
+        joined.map((x) => x.s.chain + x.s.backend + x.s.after),
+        0.99,
+      );
       const p99 = quantile(
         joined.map((x) => x.r.ms),
         0.99,
@@ -71,8 +77,20 @@ export function breakdown(run, windows, traces, table) {
       rows.push(row('median', joined, (v) => quantile(v, 0.5)));
       rows.push(row('tail ≥ p99 (mean)', tail, mean));
     }
+    inside.push({
+      route,
+      'p99 ms alone / normal / slow': [own.alone, own.normal, own.slow]
+        .map((x) => fmt(x))
+        .join(' / '),
+      'normal ÷ alone': fmt(own.normal / own.alone, 2),
+    });
+  }
   console.log(`\nwhere the well-behaved time went, ms (${run.label}; attack-trace.mjs)`);
   table(rows);
+  // Inside the instance: read → response finished (chain + backend + after), without the socket queues and the
+  // client thread's own delays, which on a shared machine also measure the bench's own processes.
+  console.log(`p99 inside the instances, read → response finished (${run.label})`);
+  table(inside);
   const health = [];
   for (const w of ['alone', 'normal', 'slow']) {
     const row = { window: w };

@@ -7,7 +7,7 @@
 //            (≤ 2× its unloaded value × the factor);
 //   whole  → the whole attack phase (printed, as before; success ≥ 99 % is judged on it).
 // With the instances' traces (attack-trace.mjs), a breakdown of where the time went (attack-breakdown.mjs).
-import { breakdown, quantile } from './attack-breakdown.mjs';
+import { breakdown, quantile, secondsIn } from './attack-breakdown.mjs';
 
 const isOk = (s) => s >= 200 && s < 300;
 const fmt = (x, d = 1) => (Number.isFinite(x) ? +x.toFixed(d) : '—');
@@ -62,7 +62,7 @@ function routes(run) {
 }
 
 /** The backend while it was slow, against its unloaded latency × the slow factor. */
-function backend(run, { SLOW_FACTOR, BACKEND_MS }) {
+function backend(run, { SLOW_FACTOR, BACKEND_MS }, traces) {
   const attack = run.phases.find((p) => p.name === 'attack');
   const alone = run.phases.filter((p) => p.name === 'alone').map((p) => p.backend);
   const unloaded = Math.min(...alone.map((b) => b.p50).filter((x) => x > 0), Infinity);
@@ -82,9 +82,39 @@ function backend(run, { SLOW_FACTOR, BACKEND_MS }) {
     'backend peak in flight': s.backend.peak,
     'breakers: peak in flight / waiting': `${s.inFlight} / ${s.waiting}`,
     'adaptive limit (sum)': limits,
+    'in flight, mean while slow: breakers / upstream calls / backend': inFlightMeans(
+      run,
+      s,
+      traces,
+    ),
     ratio: s.backend.p99 / (base * SLOW_FACTOR),
     waiting: s.waiting,
   };
+}
+
+/**
+ * The mean calls in flight while the backend was slow, three ways: the breakers' slots (/metrics, both instances),
+ * the instances' own upstream calls (attack-trace.mjs: undici create → end, per-second time-weighted means) and the
+ * backend's count (the fake, sampled at the same instants as the breakers). Slots minus upstream calls: time
+ * a slot is held around its call (before it leaves, after its answer, in each instance's event loop); upstream
+ * calls minus the backend's: the time between the sockets (the fake's loop, the kernel).
+ */
+function inFlightMeans(run, s, traces) {
+  const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+  const breakers = mean(s.pairs?.map((p) => p[0]) ?? []);
+  const at = mean(s.pairs?.map((p) => p[1]) ?? []);
+  const perInstance = (traces ?? []).map((inst) =>
+    mean(
+      secondsIn(inst.seconds, run, 'slow')
+        .map((x) => x.upMean)
+        .filter(Number.isFinite),
+    ),
+  );
+  const up = perInstance.length ? perInstance.reduce((a, b) => a + b, 0) : NaN;
+  // Every lock off: no breaker, so no slot count to compare.
+  if (!(s.pairs ?? []).some((p) => p[0] > 0)) return `— (no breaker) / ${fmt(up)} / ${fmt(at)}`;
+  const gap = Math.max(...(s.pairs ?? []).map((p) => p[0] - p[1]), -Infinity);
+  return `${fmt(breakers)} / ${fmt(up)} / ${fmt(at)} (largest gap ${Number.isFinite(gap) ? gap : '—'})`;
 }
 
 const HIDDEN = new Set(['fig', 'ratio', 'waiting']);
@@ -93,7 +123,7 @@ const strip = (rows) =>
 
 export function report(runs, { SECONDS, SLOW_FACTOR, BACKEND_MS, load, table, traces = {} }) {
   const perRoute = runs.flatMap(routes);
-  const backends = runs.map((r) => backend(r, { SLOW_FACTOR, BACKEND_MS }));
+  const backends = runs.map((r) => backend(r, { SLOW_FACTOR, BACKEND_MS }, traces[r.label]));
   console.log(
     '\nwell-behaved clients, per route: alone (both calm phases); under attack with the backend at its normal ' +
       'speed (normal), overlapping its slow window (slow), and the whole attack phase (whole)',

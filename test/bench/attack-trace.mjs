@@ -6,7 +6,9 @@
 //     e  when the backend's answer ended (undici `request:trailers`),
 //     f  when its response finished (or c: closed unfinished);
 //   per second: the event-loop delay (p99, max; perf_hooks, 10 ms resolution, reset each second), the
-//   event-loop utilisation (ELU) and the process's CPU time (ms).
+//   event-loop utilisation (ELU), the process's CPU time (ms), and its calls to the upstream in flight
+//   (time-weighted mean, max): every undici request (JSON calls), from `request:create` to `request:trailers`
+//   or `request:error`, and every node:http client request (streamed calls), from its start to its 'close'.
 // Times are wall-clock epoch ms (performance.timeOrigin + now), comparable with the bench's own clocks.
 // Appends JSON lines to ATTACK_TRACE_FILE once a second and at exit.
 import { subscribe } from 'node:diagnostics_channel';
@@ -42,7 +44,28 @@ if (file) {
     if (typeof headers === 'string') return /x-request-id: ([^\r\n]+)/i.exec(headers)?.[1];
     return undefined;
   };
+  // Every upstream call in flight (not only the well-behaved ones'): its time-weighted mean and max per second.
+  const up = { n: 0, max: 0, area: 0, at: now() };
+  const upMove = (d) => {
+    const t = now();
+    up.area += up.n * (t - up.at);
+    up.at = t;
+    up.n += d;
+    up.max = Math.max(up.max, up.n);
+  };
+  const live = new WeakSet();
+  const upEnd = ({ request }) => {
+    if (live.delete(request)) upMove(-1);
+  };
+  subscribe('undici:request:trailers', upEnd);
+  subscribe('undici:request:error', upEnd);
+  subscribe('http.client.request.start', ({ request }) => {
+    upMove(1);
+    request.once('close', () => upMove(-1));
+  });
   subscribe('undici:request:create', ({ request }) => {
+    live.add(request);
+    upMove(1);
     const r = open.get(idOf(request.headers));
     if (!r) return;
     r.b = now();
@@ -60,7 +83,12 @@ if (file) {
   loop.enable();
   let elu = performance.eventLoopUtilization();
   let cpu = process.cpuUsage();
+  let upFrom = now();
   setInterval(() => {
+    upMove(0);
+    const upMean = up.area / Math.max(1, up.at - upFrom);
+    const upMax = up.max;
+    [up.area, up.max, upFrom] = [0, up.n, up.at];
     const e = performance.eventLoopUtilization(elu);
     elu = performance.eventLoopUtilization();
     const c = process.cpuUsage(cpu);
@@ -71,6 +99,8 @@ if (file) {
       loopMax: loop.count > 0 ? loop.max / 1e6 : 0,
       elu: e.utilization,
       cpuMs: (c.user + c.system) / 1000,
+      upMean,
+      upMax,
     });
     loop.reset();
     flush();

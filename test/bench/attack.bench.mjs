@@ -235,15 +235,23 @@ async function metricsOf(url) {
   };
 }
 
-/** During the slow window: the peak of the breakers' in-flight and waiting (both instances), every 250 ms. */
-async function watchBreakers(urls, until) {
-  const seen = { inFlight: 0, waiting: 0, limits: [] };
+/**
+ * During the slow window, every 250 ms: the breakers' in-flight and waiting (both instances: peak and mean) and,
+ * at the same moment, the calls in flight at the backend itself (the fake's own count: peak and mean), and the
+ * largest gap between the two samples (breakers minus backend).
+ */
+async function watchBreakers(urls, until, fake) {
+  const seen = { inFlight: 0, waiting: 0, limits: [], pairs: [] };
   while (performance.now() < until) {
-    const ms = await Promise.all(urls.map((u) => metricsOf(u).catch(() => ({}))));
+    const [ms, at] = await Promise.all([
+      Promise.all(urls.map((u) => metricsOf(u).catch(() => ({})))),
+      stats(fake, false).catch(() => ({})),
+    ]);
     const sum = (k) => ms.reduce((s, m) => s + (Number.isFinite(m[k]) ? m[k] : 0), 0);
     seen.inFlight = Math.max(seen.inFlight, sum('inFlight'));
     seen.waiting = Math.max(seen.waiting, sum('waiting'));
     if (ms.some((m) => Number.isFinite(m.limit))) seen.limits.push(sum('limit'));
+    if (Number.isFinite(at.inFlight)) seen.pairs.push([sum('inFlight'), at.inFlight]);
     await sleep(250);
   }
   return seen;
@@ -389,7 +397,7 @@ async function slowBackend(fake, urls) {
   await stats(fake);
   await control(fake, `factor?x=${SLOW_FACTOR}`);
   const from = wall(); // a call that reached the fake from here on was slowed
-  const watch = await watchBreakers(urls, performance.now() + SLOW_SECONDS * 1000);
+  const watch = await watchBreakers(urls, performance.now() + SLOW_SECONDS * 1000, fake);
   const backend = await stats(fake, false);
   const to = wall();
   await control(fake, 'factor?x=1');

@@ -259,6 +259,46 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
     expect(await metric(app, /^rampart_breaker_in_flight\{backend="inference"\}/)).toBe(0);
   });
 
+  it('should count a JSON call in flight as the upstream does, and free its slot when its client goes away', async () => {
+    const patch = (options: Record<string, unknown>) =>
+      admin.call('PATCH', '/admin/policies/inference/locks/circuitBreaker/options', { options });
+    // The breaker's own timeout far away: only the client going away can end the call.
+    expect((await patch({ timeoutMs: 600_000 })).status).toBe(200);
+    try {
+      fake.setHang(true);
+      const aborted = fake.aborted;
+      const client = new AbortController();
+      const call = fetch(`${app.url}/v1/inference`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(CHAT),
+        signal: client.signal,
+      }).catch((err: unknown) => err);
+      await eventually(
+        async () => fake.inFlight,
+        (n) => n === 1,
+      );
+      const inFlight = /^rampart_breaker_in_flight\{backend="inference"\}/;
+      expect(await metric(app, inFlight)).toBe(1);
+      expect(await breakerStatus()).toMatchObject({ stats: { inFlight: 1 } });
+      client.abort();
+      expect(await call).toMatchObject({ name: 'AbortError' });
+      // The upstream never answers: the slot is freed by the client's going away, not by the upstream's end.
+      await eventually(
+        () => metric(app, inFlight),
+        (n) => n === 0,
+      );
+      await eventually(
+        async () => fake.aborted,
+        (n) => n === aborted + 1,
+      );
+      expect(fake.inFlight).toBe(0);
+      expect(await breakerStatus()).toMatchObject({ stats: { inFlight: 0 } });
+    } finally {
+      expect((await patch({ timeoutMs: BREAKER.timeoutMs })).status).toBe(200);
+    }
+  });
+
   it('should never trip on upstream 4xx or on validation errors', async () => {
     fake.setStatus(429);
     for (let i = 0; i < 12; i++) {

@@ -42,7 +42,7 @@ export class BreakerMetrics {
     );
     this.inFlight = metrics.gauge(
       'rampart_breaker_in_flight',
-      'Calls in flight to the backend (bulkhead slots taken)',
+      'Bulkhead slots held: admitted calls from the handler start until it settles (a stream: its upstream last chunk), as this instance sees them; queued calls are rampart_breaker_waiting',
       ['backend'],
     );
     this.transitions = metrics.counter(
