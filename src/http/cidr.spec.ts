@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressGroup, canonicalIp } from './cidr.js';
+import { addressGroup, canonicalIp, CIDR_MEMO_MAX, CidrSet } from './cidr.js';
 
 describe(canonicalIp.name, () => {
   it('should give one textual form to every spelling of an IPv6 address', () => {
@@ -50,5 +50,28 @@ describe(addressGroup.name, () => {
       Array.from({ length: 80 }, (_, i) => addressGroup(`2001:db8:7:7::${(i + 1).toString(16)}`)),
     );
     expect(groups.size).toBe(1);
+  });
+});
+
+describe(CidrSet.name, () => {
+  it('should answer the same for an address asked again, spelled any way, and for one outside', () => {
+    const set = new CidrSet(['10.0.0.0/8', '2001:db8::/32']);
+    for (let i = 0; i < 2; i++) {
+      expect(set.has('10.1.2.3')).toBe(true);
+      expect(set.has('::ffff:10.1.2.3')).toBe(true);
+      expect(set.has('2001:DB8::1')).toBe(true);
+      expect(set.has('11.1.2.3')).toBe(false);
+      expect(set.has('not-an-ip')).toBe(false);
+    }
+  });
+
+  it('should remember at most CIDR_MEMO_MAX addresses and still answer right past it', () => {
+    const set = new CidrSet(['10.0.0.0/8']);
+    for (let i = 0; i < CIDR_MEMO_MAX * 3; i++) {
+      const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+      expect(set.has(ip)).toBe(true);
+      expect(set.has(`11.${(i >> 8) & 255}.0.${i & 255}`)).toBe(false);
+      expect(set.remembered).toBeLessThanOrEqual(CIDR_MEMO_MAX);
+    }
   });
 });
