@@ -20,6 +20,8 @@ function digest(s: string): Buffer {
  * and its classified update — worked out once per request and kept on it,
  * so the locks' extractors and the handler read the same answer.
  */
+const NOT_A_WEBHOOK: Parsed = Object.freeze({ bot: undefined, update: undefined });
+
 export class TelegramBots {
   private readonly byId = new Map<string, BotConfig>();
 
@@ -46,6 +48,8 @@ export class TelegramBots {
   }
 
   private parsed(req: AnyRequest): Parsed {
+    // Not a webhook route: nothing to parse or remember (no property added to every other request).
+    if (req.params?.botId === undefined) return NOT_A_WEBHOOK;
     const target = (req.raw ?? req) as AnyRequest;
     let p = target[UPDATE] as Parsed | undefined;
     if (p) return p;
