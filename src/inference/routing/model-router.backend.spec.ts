@@ -19,7 +19,9 @@ const route = (name: string): UpstreamRoute => ({
 });
 
 function router(admit: (tenant: unknown) => unknown, fallback: Partial<InferenceBackend> = {}) {
-  const registry = { get: () => ({ admit }) } as unknown as BreakerRegistry;
+  const registry = {
+    get: () => ({ admit, options: { maxWaitMs: 0 } }),
+  } as unknown as BreakerRegistry;
   const inc = vi.fn();
   const backend = new ModelRouterBackend(
     new Map([['chat', [route('a'), route('b')]]]),
