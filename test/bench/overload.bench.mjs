@@ -97,6 +97,7 @@ async function main() {
               volumeThreshold: 1_000_000,
               capacity: 1_000,
               adaptive,
+              maxWaitMs: 0, // the excess is refused at once, as measured so far (inference ships a 5 s wait)
             },
           },
         },

@@ -24,6 +24,7 @@ const BREAKER: CircuitBreakerSlice = {
   resetTimeoutMs: 60_000,
   resetJitter: 0,
   capacity: 64,
+  maxWaitMs: 0, // the excess is refused at once unless a test sets a wait (inference ships one)
   fairShare: false,
   adaptive: { minLimit: 2, initialLimit: 20, windowMs: 100, windowSamples: 5, smoothing: 0.5 },
   slowCallMs: 0,

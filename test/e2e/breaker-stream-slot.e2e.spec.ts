@@ -27,6 +27,7 @@ const BREAKER: CircuitBreakerSlice = {
   resetTimeoutMs: 60_000,
   resetJitter: 0,
   capacity: 1,
+  maxWaitMs: 0, // a taken slot answers 503 at once here (inference ships a wait)
   fairShare: false,
   adaptive: false,
   slowCallMs: 0,

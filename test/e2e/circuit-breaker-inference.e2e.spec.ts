@@ -22,6 +22,7 @@ const BREAKER = {
   resetTimeoutMs: 1_500,
   resetJitter: 0,
   capacity: 50,
+  maxWaitMs: 0, // a full bulkhead answers 503 at once here (inference ships a wait)
   halfOpenProbes: 2,
   rampPercents: [50],
   rampMs: 60_000,

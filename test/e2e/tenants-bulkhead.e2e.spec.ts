@@ -24,7 +24,8 @@ function withSmallBulkhead(c: RampartConfig): RampartConfig {
           ...inference.locks,
           rateLimit: { mode: 'off' },
           cacheShield: { mode: 'off' },
-          circuitBreaker: { ...inference.locks.circuitBreaker, capacity: CAPACITY },
+          // The instant refusal of a full bulkhead is what this spec watches: no wait (inference ships one).
+          circuitBreaker: { ...inference.locks.circuitBreaker, capacity: CAPACITY, maxWaitMs: 0 },
         },
       },
     },

@@ -1,6 +1,9 @@
 import type { ProblemException } from '../../common/problem.exception.js';
 import { refusalProblem } from '../../locks/circuit-breaker/circuit-breaker.problems.js';
-import type { BreakerRefusal } from '../../locks/circuit-breaker/circuit-breaker.types.js';
+import type {
+  BreakerRefusal,
+  QueueRefusal,
+} from '../../locks/circuit-breaker/circuit-breaker.types.js';
 import { type InferenceError, upstreamRateLimited } from '../inference.errors.js';
 
 /**
@@ -8,12 +11,14 @@ import { type InferenceError, upstreamRateLimited } from '../inference.errors.js
  * none is left: the last failure (502/504: an upstream was called and
  * failed), else 429 `upstream_rate_limited` when any upstream answered 429
  * or is skipped after one, else 503 `circuit_open`/`backend_busy` (every
- * breaker refused), each with the shortest Retry-After met.
+ * breaker refused; `backend_busy` with where the call stood when it waited
+ * for a slot and got none), each with the shortest Retry-After met.
  */
 export class Exhausted {
   private failure?: InferenceError;
   private limitedMs?: number;
   private refusal?: BreakerRefusal;
+  private queue?: QueueRefusal;
   private waitMs = Number.POSITIVE_INFINITY;
 
   failed(err: InferenceError): void {
@@ -25,8 +30,10 @@ export class Exhausted {
     this.waitMs = Math.min(this.waitMs, ms);
   }
 
-  refused(reason: BreakerRefusal, retryAfterMs: number): void {
-    if (this.refusal === undefined || this.refusal === 'busy') this.refusal = reason;
+  /** `queue`: the call waited for a slot of full bulkheads and got none; that says the most. */
+  refused(reason: BreakerRefusal, retryAfterMs: number, queue?: QueueRefusal): void {
+    if (queue) [this.refusal, this.queue] = ['busy', queue];
+    else if (this.queue === undefined && (this.refusal ?? 'busy') === 'busy') this.refusal = reason;
     this.waitMs = Math.min(this.waitMs, retryAfterMs);
   }
 
@@ -39,6 +46,6 @@ export class Exhausted {
     if (this.failure) return this.failure;
     const wait = Number.isFinite(this.waitMs) ? this.waitMs : 1_000;
     if (this.limitedMs !== undefined) return upstreamRateLimited(wait);
-    return refusalProblem('inference', this.refusal ?? 'open', wait);
+    return refusalProblem('inference', this.refusal ?? 'open', wait, this.queue);
   }
 }

@@ -18,8 +18,14 @@ const route = (name: string): UpstreamRoute => ({
   backend: `inference-upstream-${name}`,
 });
 
-function router(admit: (tenant: unknown) => unknown, fallback: Partial<InferenceBackend> = {}) {
-  const registry = { get: () => ({ admit }) } as unknown as BreakerRegistry;
+function router(
+  admit: (tenant: unknown) => unknown,
+  fallback: Partial<InferenceBackend> = {},
+  wait?: { maxWaitMs: number; admitWaiting: (tenant: unknown) => Promise<unknown> },
+) {
+  const registry = {
+    get: () => ({ admit, options: { maxWaitMs: wait?.maxWaitMs ?? 0 }, ...wait }),
+  } as unknown as BreakerRegistry;
   const inc = vi.fn();
   const backend = new ModelRouterBackend(
     new Map([['chat', [route('a'), route('b')]]]),
@@ -56,6 +62,31 @@ describe(ModelRouterBackend.name, () => {
     expect(err.headers['Retry-After']).toBe('2');
     expect(noBackendCalled).toHaveBeenCalledOnce();
     expect(inc).toHaveBeenCalledWith({ model: 'chat', upstream: 'a', reason: 'busy' });
+    await backend.close();
+  });
+
+  it('should wait on every full upstream when none is left, and answer where the call stood when the wait refused', async () => {
+    const admit = vi.fn(() => ({ admit: false, reason: 'busy', retryAfterMs: 1_000 }));
+    const queue = { why: 'app_full', length: 16, position: 17 };
+    const admitWaiting = vi.fn(() =>
+      Promise.resolve({ admit: false, reason: 'busy', retryAfterMs: 5_000, queue }),
+    );
+    const { backend } = router(admit, {}, { maxWaitMs: 5_000, admitWaiting });
+    const noBackendCalled = vi.fn();
+    const call = {
+      signal: new AbortController().signal,
+      clientGone: new AbortController().signal,
+      tenant: { id: 'app-x' },
+      noBackendCalled,
+    } satisfies InferenceCall;
+    const err = (await backend
+      .complete(body('chat'), call)
+      .catch((e: unknown) => e)) as ProblemException;
+    expect(admitWaiting).toHaveBeenCalledTimes(2); // in both upstreams' queues at once
+    expect(admitWaiting).toHaveBeenCalledWith({ id: 'app-x' }, expect.any(AbortSignal));
+    expect(err.problem).toMatchObject({ error: 'backend_busy', status: 503, queue });
+    expect(err.headers['Retry-After']).toBe('5');
+    expect(noBackendCalled).toHaveBeenCalledOnce();
     await backend.close();
   });
 

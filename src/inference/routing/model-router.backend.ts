@@ -3,17 +3,14 @@ import type { Clock } from '../../common/clock.js';
 import type { LockMode } from '../../config/policy.types.js';
 import type { BreakerRegistry } from '../../locks/circuit-breaker/breaker/breaker-registry.service.js';
 import type { ChatCompletionRequestDto } from '../dto/chat-completion-request.dto.js';
-import { InferenceError } from '../inference.errors.js';
 import type { InferenceBackend, InferenceCall, SseSink } from '../inference-backend.js';
 import type { ChatCompletion, ModelList } from '../openai.types.js';
 import { UpstreamBackend } from '../upstream/upstream.backend.js';
 import { attemptOrder } from './attempt-order.js';
-import { Exhausted } from './exhausted.js';
-import { fallbackReason, refusedByOpossum } from './fallback-reason.js';
 import { routesHealth } from './routes-health.js';
-import { AttemptSink, guardedAttempt } from './guarded-attempt.js';
-import type { FallbackReason, ModelRoutes, UpstreamRoute } from './model-routes.types.js';
-import { retryAfterMs, UpstreamCooldowns } from './upstream-cooldowns.js';
+import type { ModelRoutes, UpstreamRoute } from './model-routes.types.js';
+import { RouteWalk, type Run } from './route-walk.js';
+import { UpstreamCooldowns } from './upstream-cooldowns.js';
 
 /** What the router needs from the app: time and randomness, lock 4's breakers (found late), its counter. */
 export interface RouterDeps {
@@ -23,13 +20,6 @@ export interface RouterDeps {
   mode: (backend: string) => LockMode;
   fallbacks: Counter<'model' | 'upstream' | 'reason'>;
 }
-
-type Run<T> = (
-  backend: UpstreamBackend,
-  body: ChatCompletionRequestDto,
-  call: InferenceCall,
-  sink?: AttemptSink,
-) => Promise<T>;
 
 /**
  * Model aliases over several OpenAI-compatible upstreams each
@@ -97,7 +87,7 @@ export class ModelRouterBackend implements InferenceBackend {
     await this.fallback.close?.();
   }
 
-  private async route<T>(
+  private route<T>(
     body: ChatCompletionRequestDto,
     ups: readonly UpstreamRoute[],
     call: InferenceCall,
@@ -105,54 +95,20 @@ export class ModelRouterBackend implements InferenceBackend {
     run: Run<T>,
   ): Promise<T> {
     const alias = body.model;
-    const registry = this.deps.breakers();
-    const seen = new Exhausted();
-    const fell = (u: UpstreamRoute, reason: FallbackReason): void =>
-      this.deps.fallbacks.inc({ model: alias, upstream: u.name, reason });
-    for (const u of attemptOrder(ups, () => this.deps.clock.random())) {
-      const wait = this.cooldowns.remainingMs(u.name);
-      if (wait > 0) {
-        seen.rateLimited(wait);
-        fell(u, 'cooling_down');
-        continue;
-      }
-      const mode = this.deps.mode(u.backend);
-      const breaker = mode === 'off' ? undefined : registry?.get(u.backend);
-      const ticket = breaker?.admit(call.tenant);
-      if (ticket && !ticket.admit && mode === 'enforce') {
-        seen.refused(ticket.reason, ticket.retryAfterMs);
-        fell(u, ticket.reason === 'busy' ? 'busy' : 'circuit_open');
-        continue;
-      }
-      const attemptSink = sink && new AttemptSink(sink);
-      const upstreamBody = { ...body, model: u.model } as ChatCompletionRequestDto;
-      const backend = this.backends.get(u.name)!;
-      const go = (c: InferenceCall): Promise<T> => run(backend, upstreamBody, c, attemptSink);
-      try {
-        return await (breaker && ticket?.admit
-          ? guardedAttempt(breaker, ticket, call, attemptSink, go)
-          : go(call));
-      } catch (err) {
-        // After the first byte, on a caller gone or the route's own breaker timeout: no other upstream.
-        if (sink?.opened || call.signal.aborted) throw err;
-        if (refusedByOpossum(err)) {
-          // The breaker's window refused after admission (opening meanwhile): nothing was called.
-          seen.refused('open', u.timeoutMs);
-          fell(u, 'circuit_open');
-          continue;
-        }
-        if (!(err instanceof InferenceError)) throw err;
-        const reason = fallbackReason(err);
-        if (reason === undefined) throw err; // a 4xx: the request's own fault, the same everywhere
-        if (reason === 'rate_limited') {
-          const ms = retryAfterMs(err.headers['retry-after'], this.deps.clock.now());
-          this.cooldowns.coolDown(u.name, ms);
-          seen.rateLimited(ms);
-        } else seen.failed(err);
-        fell(u, reason);
-      }
-    }
-    if (seen.onlyRefused) call.noBackendCalled?.();
-    throw seen.error();
+    const walk = new RouteWalk<T>(
+      {
+        clock: this.deps.clock,
+        registry: this.deps.breakers(),
+        mode: this.deps.mode,
+        cooldowns: this.cooldowns,
+        backends: this.backends,
+        fell: (u, reason) => this.deps.fallbacks.inc({ model: alias, upstream: u.name, reason }),
+      },
+      body,
+      call,
+      sink,
+      run,
+    );
+    return walk.walk(attemptOrder(ups, () => this.deps.clock.random()));
   }
 }

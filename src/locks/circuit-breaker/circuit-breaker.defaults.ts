@@ -60,6 +60,10 @@ const SLICES: Record<string, CircuitBreakerSlice> = {
     halfOpenProbes: 2,
     rampPercents: [10, 50],
     rampMs: 60_000,
+    // A GPU saturates at once: a call past the slots waits (fair between apps) rather than a 503 at once.
+    maxWaitMs: 5_000,
+    maxWaiting: 64,
+    maxWaitingPerApp: 16,
   },
   // The model list comes from the inference upstream: its breaker (options in `inference`), stale list while open.
   models: { mode: 'enforce', backend: 'inference', stale: true },

@@ -103,6 +103,12 @@ export class BackendBreaker {
     return admitQueued(this.room, a, h, signal, onQueued);
   }
 
+  /** An admitted call that will not run after all (another backend's slot came first): its slot goes on. */
+  decline(ticket: Ticket): void {
+    if (ticket.probe) this.p.gate.probeDone(ticket.probe.epoch, 'neutral');
+    if (ticket.waited) this.p.slots.declined();
+  }
+
   /** Runs an admitted call: through opossum (counted) or as a probe (judged by the gate). */
   guard<T>(
     ticket: Ticket,
