@@ -2,7 +2,6 @@ import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import helmet from 'helmet';
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger as Pino } from 'pino';
 import { FrontDoor } from '../common/front-door.js';
@@ -18,60 +17,23 @@ import { toProblem } from './problem.filter.js';
 import { queryOf, queryProblem } from './query-string.js';
 import { sendProblem } from './send-problem.js';
 import { answerRefusal } from './front-door-answer.js';
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-
-const headerText = (v: number | string | string[] | undefined): string | undefined =>
-  v === undefined ? undefined : Array.isArray(v) ? v.join(', ') : String(v);
+import { corsOptions } from './cors-options.js';
+import { requestObserver } from './request-observer.js';
 
 /**
  * Everything that happens at the HTTP level, before the router: request id,
- * access log and request histogram, the query check, the front door's checks
- * (common/front-door.ts: known refusals, answered at once), security headers,
- * CORS, the body contract (body/body-parsing.ts) and problem+json for
- * parser errors. With http-adapters.ts, the one place with adapter-specific code.
+ * access log and request histogram (request-observer.ts), the query check, the
+ * front door's checks (common/front-door.ts: known refusals, answered at once),
+ * security headers, CORS (cors-options.ts), the body contract
+ * (body/body-parsing.ts) and problem+json for parser errors. With
+ * http-adapters.ts, the one place with adapter-specific code.
  */
 export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino): void {
   const metrics = app.get(MetricsService);
   const styles = app.get(ProblemStyles);
   const taps = app.get(ResponseTaps);
   const door = app.get(FrontDoor);
-  const observe = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    route: () => string | undefined,
-  ): void => {
-    const state = requestState(req as unknown as AnyRequest);
-    const incoming = req.headers['x-request-id'];
-    state.requestId =
-      typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    state.startedAt = performance.now();
-    res.setHeader('x-request-id', state.requestId);
-    res.once('finish', () => {
-      const seconds = (performance.now() - state.startedAt!) / 1000;
-      const template = state.route ?? route() ?? 'unmatched';
-      if (taps.size > 0)
-        taps.run({ req, status: res.statusCode, header: (n) => headerText(res.getHeader(n)) });
-      metrics.httpDuration.observe(
-        { method: req.method ?? 'GET', route: template, status: String(res.statusCode) },
-        seconds,
-      );
-      if (log.isLevelEnabled('info')) {
-        log.info(
-          {
-            reqId: state.requestId,
-            method: req.method,
-            route: template,
-            status: res.statusCode,
-            ms: Math.round(seconds * 1e4) / 10,
-            policy: state.policy,
-            app: state.appId,
-          },
-          'request',
-        );
-      }
-    });
-  };
+  const observe = requestObserver(metrics, taps, log);
 
   mapParserErrors(app);
   const bodies: BodyLimits = {
@@ -80,36 +42,7 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
     idleMs: config.server.bodyIdleTimeoutMs,
   };
 
-  const cors =
-    config.corsOrigins.length > 0
-      ? {
-          origin: config.corsOrigins,
-          methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-          allowedHeaders: [
-            'content-type',
-            'authorization',
-            'x-app-id',
-            'x-timestamp',
-            'x-nonce',
-            'x-signature',
-            'x-key-id',
-            'x-request-id',
-            'signature',
-            'signature-input',
-            'content-digest',
-            'x-user-id',
-          ],
-          exposedHeaders: [
-            'retry-after',
-            'ratelimit',
-            'ratelimit-policy',
-            'x-request-id',
-            'rampart-shield',
-            'rampart-breaker',
-          ],
-          maxAge: 600,
-        }
-      : undefined;
+  const cors = corsOptions(config.corsOrigins);
   const securityHeaders = helmet({ contentSecurityPolicy: false });
 
   if (config.httpAdapter === 'fastify') {

@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/common/clock.js';
 import { RedisBus } from '../../src/redis/redis-bus.js';
 import type { RedisService } from '../../src/redis/redis.service.js';
-import { type Lease, partitionOf } from '../../src/telegram/outbound/queue/outbound-queue.store.js';
+import type { Lease } from '../../src/telegram/outbound/queue/outbound-queue.store.js';
+import { partitionOf } from '../../src/telegram/outbound/queue/queue-partitions.js';
 import {
   PartitionOwners,
   assignPartitions,

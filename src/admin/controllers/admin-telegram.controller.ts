@@ -7,7 +7,7 @@ import {
   OutboundAdmin,
   OutboundAdminError,
 } from '../../telegram/outbound/outbound-admin.service.js';
-import type { JobView } from '../../telegram/outbound/outbound.service.js';
+import type { JobView } from '../../telegram/outbound/job-view.js';
 import type { QueueView } from '../../telegram/outbound/outbound-queues.js';
 import { invalidChange } from '../admin-problems.js';
 import { AdminBody, AdminController } from '../admin-route.decorator.js';

@@ -12,7 +12,8 @@ import {
 import { Protect } from '../../chain/protect.decorator.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import { type AnyRequest, requestState } from '../../http/http-context.js';
-import { type JobView, OutboundService } from './outbound.service.js';
+import type { JobView } from './job-view.js';
+import { OutboundService } from './outbound.service.js';
 
 const PROBLEM = { description: 'application/problem+json with a stable `error` code' };
 

@@ -3,7 +3,7 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import { reloadToken, tokenFingerprint } from '../bot-token.js';
 import { TelegramBots } from '../telegram-bots.js';
 import { SEND_GATE_STORE, type SendGateStore } from './gate/send-gate.store.js';
-import { type JobView, jobView } from './outbound.service.js';
+import { type JobView, jobView } from './job-view.js';
 import { type BotView, OutboundAdminError } from './outbound-admin.types.js';
 import type { BotState } from './outbound.types.js';
 import { OutboundWorkers } from './outbound-workers.service.js';

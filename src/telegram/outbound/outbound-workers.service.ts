@@ -11,15 +11,12 @@ import { PartitionOwners } from './queue/partition-owners.js';
 import { liftChannel } from './queue/redis-outbound-queue.store.js';
 import { OutboundRedis } from './outbound-redis.js';
 import { takeShare } from './worker-wakes.js';
-import { BotHealth } from './worker/bot-health.js';
-import { BotPacing } from './worker/bot-pacing.js';
-import { BotRouting } from './worker/bot-routing.js';
-import { BotTokens } from './worker/bot-tokens.js';
-import { OutboundWorker } from './worker/outbound-worker.js';
-import { SendAttempt } from './worker/send-attempt.js';
-
-/** How often the depth gauge is read while the worker has work (when idle: every 2 × `safetyPollMs`). */
-const DEPTH_MS = 5_000;
+import { DepthGauge } from './depth-gauge.js';
+import { assembleWorker } from './worker/assemble-worker.js';
+import type { BotHealth } from './worker/bot-health.js';
+import type { BotPacing } from './worker/bot-pacing.js';
+import type { BotRouting } from './worker/bot-routing.js';
+import type { OutboundWorker } from './worker/outbound-worker.js';
 
 /**
  * The worker of this process: started at boot when `telegram.outbound.workers`
@@ -34,8 +31,7 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
   readonly health: BotHealth;
   private readonly worker: OutboundWorker;
   private readonly pacing: BotPacing;
-  private depthTimer?: NodeJS.Timeout;
-  private depthAt = 0;
+  private readonly depth: DepthGauge;
   /** With Redis: this worker's share of the queue's partitions (its roster beat and channels). */
   private share?: ReturnType<typeof takeShare>;
 
@@ -44,37 +40,25 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
     @Inject(SEND_GATE_STORE) gate: SendGateStore,
     @Inject(CHAT_MIGRATION_STORE) migrations: ChatMigrationStore,
     private readonly bots: TelegramBots,
-    private readonly metrics: OutboundMetrics,
+    metrics: OutboundMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly redis: RedisService,
     private readonly bus: RedisBus,
     private readonly owners: PartitionOwners,
     private readonly outboundRedis: OutboundRedis,
   ) {
-    const settings = bots.settings.outbound;
-    const tokens = new BotTokens(bots.settings.apiRoot, settings.requestTimeoutMs);
-    this.health = new BotHealth(clock, settings.unhealthyAfter, settings.probeMs);
-    this.routing = new BotRouting(bots.all(), gate, clock, settings.registryRefreshMs, {
-      streaks: this.health,
-      probe: async (b) => {
-        await tokens.api(b, (await gate.status(b.id)).gen).getMe();
-        return true;
-      },
-    });
-    const pacing = (this.pacing = new BotPacing(clock));
-    const attempt = new SendAttempt({
+    const w = assembleWorker(queue, gate, migrations, bots, metrics, clock);
+    this.worker = w.worker;
+    this.routing = w.routing;
+    this.health = w.health;
+    this.pacing = w.pacing;
+    this.depth = new DepthGauge(
       queue,
-      gate,
-      migrations,
-      routing: this.routing,
-      pacing,
-      tokens,
-      health: this.health,
-      settings,
       metrics,
       clock,
-    });
-    this.worker = new OutboundWorker(queue, attempt, settings, clock);
+      () => this.worker.lastWorkAt,
+      () => bots.settings.outbound.safetyPollMs,
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -98,23 +82,7 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
       // to no one: one claim now finds it (else it waited for the safety poll).
       void this.share.live.then(() => this.worker.wake());
     }
-    if (!this.depthTimer) {
-      this.readDepth();
-      this.depthTimer = setInterval(() => this.readDepth(), DEPTH_MS);
-      this.depthTimer.unref();
-    }
-  }
-
-  /** The depth gauge: every DEPTH_MS while the worker finds work, every 2 × `safetyPollMs` when idle. */
-  private readDepth(): void {
-    const now = this.clock.now();
-    const busy = now - this.worker.lastWorkAt < 2 * DEPTH_MS;
-    if (!busy && now - this.depthAt < 2 * this.bots.settings.outbound.safetyPollMs) return;
-    this.depthAt = now;
-    this.queue.depth().then(
-      (n) => this.metrics.depth.set(n),
-      () => undefined,
-    );
+    this.depth.start();
   }
 
   wake(): void {
@@ -150,7 +118,7 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.depthTimer);
+    this.depth.stop();
     // Leaves the roster while its sends settle: the other workers take its partitions over at once.
     await Promise.all([this.worker.stop(), this.share?.leave()]);
   }

@@ -1,6 +1,7 @@
 import type { Job } from '../outbound.types.js';
 import type { MemoryQueueState } from './memory-queue.state.js';
-import { type QueueBacklog, addBacklog } from './outbound-queue.store.js';
+import type { QueueBacklog } from './outbound-queue.store.js';
+import { addBacklog } from './queue-backlog.js';
 
 /** Dead-lettered jobs, newest first (OutboundQueueStore.dead). */
 export function deadJobs(s: MemoryQueueState, limit: number): Job[] {

@@ -29,17 +29,6 @@ export interface LostLease {
   ended: number;
 }
 
-/** The `lost` field of a job hash ("<token>@<end ms>", space-separated; lua/telegram_queue_claim.lua). */
-export function parseLost(v: string | undefined): LostLease[] {
-  return (v ?? '')
-    .split(' ')
-    .filter((e) => e !== '')
-    .map((e) => {
-      const at = e.lastIndexOf('@');
-      return { token: e.slice(0, at), ended: Number(e.slice(at + 1)) };
-    });
-}
-
 export interface Claimed {
   leases: Lease[];
   nextAt?: number;
@@ -136,24 +125,3 @@ export interface OutboundQueueStore {
 
 /** Injection token of the OutboundQueueStore. */
 export const OUTBOUND_QUEUE_STORE = Symbol('OUTBOUND_QUEUE_STORE');
-
-/** Adds one partition's (or lane's) backlog of a queue to the sums. */
-export function addBacklog(by: Map<string, QueueBacklog>, b: QueueBacklog): void {
-  const had = by.get(b.queue);
-  if (!had) by.set(b.queue, { ...b });
-  else {
-    had.jobs += b.jobs;
-    had.lanes += b.lanes;
-    had.oldestDueAt = Math.min(had.oldestDueAt, b.oldestDueAt);
-  }
-}
-
-/** FNV-1a of a string: the partition of a lane or a job id. */
-export function partitionOf(key: string, partitions: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h % partitions;
-}

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisService } from '../../../redis/redis.service.js';
 import type { IdCipher } from '../id-cipher.js';
-import { type Lease, parseLost } from './outbound-queue.store.js';
-import { decodeJob } from './redis-job-codec.js';
+import type { Lease } from './outbound-queue.store.js';
+import { decodeJob, parseLost } from './redis-job-codec.js';
 import { movedTo } from './redis-lane-move.js';
 
 /** What a claim call answers when its partition has no lane at all and it claimed none. */

@@ -1,5 +1,6 @@
 import type { DeadReason, Job, JobState, NewJob, Priority } from '../outbound.types.js';
 import type { IdCipher } from '../id-cipher.js';
+import type { LostLease } from './outbound-queue.store.js';
 
 const PRIO: Record<Priority, string> = { high: 'h', normal: 'n', low: 'l' };
 const FROM_PRIO: Record<string, Priority> = { h: 'high', n: 'normal', l: 'low' };
@@ -59,4 +60,15 @@ export function decodeJob(raw: string[] | Record<string, string>, ids: IdCipher)
     collapsedBy: str(h.by),
     finishedAt: num(h.finished),
   };
+}
+
+/** The `lost` field of a job hash ("<token>@<end ms>", space-separated; lua/telegram_queue_claim.lua). */
+export function parseLost(v: string | undefined): LostLease[] {
+  return (v ?? '')
+    .split(' ')
+    .filter((e) => e !== '')
+    .map((e) => {
+      const at = e.lastIndexOf('@');
+      return { token: e.slice(0, at), ended: Number(e.slice(at + 1)) };
+    });
 }

@@ -32,7 +32,7 @@ export interface Adopted {
  * cancelled since (3) each job's id points to the new partition; (4) lua/telegram_queue_detach.lua takes them
  * out of the old lane, which ends the lease. Until (4) the old lane is held; a worker that died there leaves
  * the lane to be reclaimed, and its head (a chat known to have moved) is moved again, not sent
- * (send-attempt.ts): step (2) skips the jobs already taken in. A cancel of a marked job cancels it in both
+ * (lease-checks.ts): step (2) skips the jobs already taken in. A cancel of a marked job cancels it in both
  * lanes (redis-queue.cancel.ts); the steps are exported for the spec that interleaves cancels with them.
  */
 export async function moveLane(p: RedisQueueParts, lease: Lease, to: string, now: number) {

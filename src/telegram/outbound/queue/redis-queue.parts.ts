@@ -1,6 +1,6 @@
 import type { RedisService } from '../../../redis/redis.service.js';
 import { IdCipher } from '../id-cipher.js';
-import { partitionOf } from './outbound-queue.store.js';
+import { partitionOf } from './queue-partitions.js';
 
 /** The calls a store needs (RedisService, or the sender's own connection OutboundRedis). */
 export type Runner = Pick<RedisService, 'script' | 'run'>;

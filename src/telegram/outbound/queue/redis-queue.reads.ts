@@ -1,5 +1,6 @@
 import type { Job } from '../outbound.types.js';
-import { type QueueBacklog, addBacklog } from './outbound-queue.store.js';
+import type { QueueBacklog } from './outbound-queue.store.js';
+import { addBacklog } from './queue-backlog.js';
 import type { RedisQueueParts } from './redis-queue.parts.js';
 import { decodeJob } from './redis-job-codec.js';
 

@@ -1,16 +1,11 @@
 import { channel } from 'node:diagnostics_channel';
 import type { Clock } from '../../../common/clock.js';
+import { BotCooldowns } from './bot-cooldowns.js';
 
 /**
- * Published (diagnostics_channel) when a worker learns that a bot cools down: `{ worker, bot, until, from }`,
- * `from` = 'answer' (its own 429) or 'gate' (another worker's, read from Redis). From that instant on, no
- * send of the bot leaves that worker before `until`. `worker` is a number per worker of the process.
- */
-export const COOLED_CHANNEL = channel('rampart:telegram-outbound:cooled');
-/**
- * Published when a send is let go (`{ worker, bot }`, after its last check, before its HTTP call): with the
- * channel above, a test tells a send that was in flight when its worker learnt of a 429 from one that left
- * after (a bug), whatever the machine's load.
+ * Published when a send is let go (`{ worker, bot }`, after its last check, before its HTTP call): with
+ * COOLED_CHANNEL (bot-cooldowns.ts), a test tells a send that was in flight when its worker learnt of a
+ * 429 from one that left after (a bug), whatever the machine's load.
  */
 export const DEPART_CHANNEL = channel('rampart:telegram-outbound:depart');
 let workers = 0;
@@ -26,18 +21,20 @@ let workers = 0;
  * to wait for a full bot in a line of their worker: with two workers, one's line
  * kept reaching the freed slot first, and the other's lanes, the oldest of the
  * queue, went back and forth for seconds.) Only a hint: the gate decides every send.
+ * The cooldowns it knows are BotCooldowns.
  */
 export class BotPacing {
   private readonly until = new Map<string, number>();
-  /** A bot's cooldown known here: its end, and how many 429s of this worker the gate has not stored yet. */
-  private readonly cool = new Map<string, { until: number; pending: number }>();
   private readonly lines = new Map<string, number>();
   /** Bot → its last slot known reserved (epoch ms). */
   private readonly slots = new Map<string, number>();
   private readonly intervals = new Map<string, number>();
   private readonly worker = ++workers;
+  private readonly cooldowns: BotCooldowns;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(private readonly clock: Clock) {
+    this.cooldowns = new BotCooldowns(clock, this.worker);
+  }
 
   /** Epoch ms the key's bucket has room again, when that is still ahead. */
   busy(key: string): number | undefined {
@@ -71,22 +68,12 @@ export class BotPacing {
    * the gate (Redis) has it, so this worker's reserved sends stop at once.
    */
   cooled(bot: string, until: number, from: 'answer' | 'gate'): void {
-    const c = this.cool.get(bot) ?? { until: 0, pending: 0 };
-    const known = c.until;
-    this.cool.set(bot, {
-      until: Math.max(known, until),
-      pending: c.pending + (from === 'answer' ? 1 : 0),
-    });
-    if (known <= this.clock.now() && COOLED_CHANNEL.hasSubscribers)
-      COOLED_CHANNEL.publish({ worker: this.worker, bot, until, from });
+    this.cooldowns.cooled(bot, until, from);
   }
 
   /** The gate stored (or failed to store) a 429 of this worker: the cooldown ends at `until` at least. */
   stored(bot: string, until?: number): void {
-    const c = this.cool.get(bot);
-    if (!c) return;
-    c.pending = Math.max(0, c.pending - 1);
-    if (until !== undefined) c.until = Math.max(c.until, until);
+    this.cooldowns.stored(bot, until);
   }
 
   /**
@@ -95,7 +82,7 @@ export class BotPacing {
    * gate has not stored yet is kept: it is newer than the lift.
    */
   lift(bot: string): void {
-    if (!this.cool.get(bot)?.pending) this.cool.delete(bot);
+    this.cooldowns.lift(bot);
   }
 
   /**
@@ -103,16 +90,12 @@ export class BotPacing {
    * its cooldown: the cooldown known here becomes the gate's — a lift whose message was lost is caught here.
    */
   sync(bot: string, until: number | undefined): void {
-    const c = this.cool.get(bot);
-    if (!c || c.pending > 0) return;
-    if (until === undefined || until <= this.clock.now()) this.cool.delete(bot);
-    else c.until = until;
+    this.cooldowns.sync(bot, until);
   }
 
   /** Bots whose cooldown known here is in force and stored in the gate (`sync` may end it). */
   syncable(): string[] {
-    const now = this.clock.now();
-    return [...this.cool].filter(([, c]) => c.until > now && c.pending === 0).map(([b]) => b);
+    return this.cooldowns.syncable();
   }
 
   /** A send of the bot leaves now (published for tests, see DEPART_CHANNEL). */
@@ -122,8 +105,7 @@ export class BotPacing {
 
   /** Epoch ms the bot's cooldown known here ends, when it is still ahead. */
   cooling(bot: string): number | undefined {
-    const u = this.cool.get(bot)?.until;
-    return u !== undefined && u > this.clock.now() ? u : undefined;
+    return this.cooldowns.cooling(bot);
   }
 
   /**
@@ -153,7 +135,7 @@ export class BotPacing {
     for (const b of bots) {
       const interval = this.intervals.get(b);
       const next = (this.slots.get(b) ?? 0) + (interval ?? 0);
-      const from = Math.max(this.cool.get(b)?.until ?? 0, this.until.get(b) ?? 0, next - horizonMs);
+      const from = Math.max(this.cooldowns.end(b), this.until.get(b) ?? 0, next - horizonMs);
       at = Math.min(at, from);
       if (from > now) continue;
       lanes += interval

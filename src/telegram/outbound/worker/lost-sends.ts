@@ -9,7 +9,7 @@ const CLOCK_SKEW_MS = 60_000;
  * Whether the send of a reclaimed lease's job provably never left: none of its lost leases (workers that
  * died holding it) has a departure record at the gate, and every one of them ended recently enough that
  * its record, had it left, would still be kept (DEPARTURE_KEEP_MS past the lease). A send only leaves while
- * its lease outlives its request timeout (SendAttempt), so a lease without a record never sends later.
+ * its lease outlives its request timeout (departure.ts), so a lease without a record never sends later.
  * Anything else — a record, a lease ended too long ago, a reclaim with no lease noted, a failed read — is
  * "may have left": the `ambiguous` policy decides.
  */

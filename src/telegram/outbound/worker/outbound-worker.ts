@@ -3,6 +3,7 @@ import type { Clock } from '../../../common/clock.js';
 import type { OutboundSettings } from '../outbound.settings.js';
 import type { OutboundQueueStore } from '../queue/outbound-queue.store.js';
 import type { SendAttempt } from './send-attempt.js';
+import { WorkerSleep } from './worker-sleep.js';
 
 /**
  * A worker: holds up to `concurrency` chat lanes at once and runs one send
@@ -18,16 +19,10 @@ export class OutboundWorker {
   private running = false;
   private active = 0;
   private loop?: Promise<void>;
-  private wakeUp?: () => void;
-  /** When the current sleep ends (epoch ms; undefined: awake). */
-  private sleepingUntil?: number;
-  private sleepTimer?: NodeJS.Timeout;
+  private readonly sleeper: WorkerSleep;
   private lastClaimAt = 0;
   /** A claim came back short (no more lanes due): no claim before this, unless a job is queued here. */
   private dryUntil = 0;
-  /** A wake or a notification that came while awake (claiming): the next sleep is cut by it, not lost. */
-  private woken = false;
-  private dueHint = Infinity;
   /** Last time a claim found work (epoch ms): the depth gauge is refreshed often only while there is some. */
   lastWorkAt = 0;
   private readonly inflight = new Set<Promise<void>>();
@@ -37,7 +32,9 @@ export class OutboundWorker {
     private readonly attempt: SendAttempt,
     private readonly settings: OutboundSettings,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.sleeper = new WorkerSleep(clock);
+  }
 
   start(): void {
     if (this.running) return;
@@ -60,26 +57,19 @@ export class OutboundWorker {
 
   /** A send ended: a slot is free (a short claim's wait holds: the queue had no more lanes due). */
   private freed(): void {
-    this.woken = true;
-    this.wakeUp?.();
+    this.sleeper.cut();
   }
 
   /** A lane due at `dueAt` was queued in `partition` (owned here; undefined: anywhere): claim then, ≥ `pollMs` after the last. */
   notify(dueAt: number, partition?: number): void {
     this.queue.forget?.(partition);
-    const at = Math.max(dueAt || 0, this.lastClaimAt + this.settings.pollMs);
-    if (this.sleepingUntil === undefined) this.dueHint = Math.min(this.dueHint, at);
-    if (this.sleepingUntil === undefined || at >= this.sleepingUntil) return;
-    const wake = this.wakeUp;
-    clearTimeout(this.sleepTimer);
-    this.sleepingUntil = at;
-    this.sleepTimer = setTimeout(() => wake?.(), Math.max(1, at - this.clock.now()));
+    this.sleeper.bringForward(Math.max(dueAt || 0, this.lastClaimAt + this.settings.pollMs));
   }
 
   private async run(): Promise<void> {
     while (this.running) {
       // What wakes it from here on is seen by this pass's claim or cuts its next sleep.
-      this.woken = false;
+      this.sleeper.awake();
       let sleepMs = this.settings.pollMs;
       const free = this.settings.concurrency - this.active;
       // Claims in batches (a claim visits every partition): a single freed slot waits for a few more.
@@ -152,18 +142,6 @@ export class OutboundWorker {
   }
 
   private sleep(ms: number): Promise<void> {
-    if (this.woken) return Promise.resolve();
-    ms = Math.min(ms, this.dueHint - this.clock.now());
-    this.dueHint = Infinity;
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(this.sleepTimer);
-        this.sleepingUntil = undefined;
-        resolve();
-      };
-      this.sleepingUntil = this.clock.now() + Math.max(1, ms);
-      this.sleepTimer = setTimeout(done, Math.max(1, ms));
-      this.wakeUp = done;
-    });
+    return this.sleeper.sleep(ms);
   }
 }

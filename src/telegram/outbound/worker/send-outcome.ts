@@ -55,7 +55,7 @@ export class SendOutcome {
       case 'retry_after': {
         const ms =
           out.seconds * 1000 + Math.floor(this.p.clock.random() * this.p.settings.cooldownJitterMs);
-        // This worker stopped the bot's sends at once (send-attempt.ts); the gate tells the other workers.
+        // This worker stopped the bot's sends at once (bot-send.ts); the gate tells the other workers.
         // Telegram does not say which limit it was: the whole token waits (the chat with it). A group or
         // an edit is likely its chat's limit: the chat is cooled too, and the bot's rate is not cut.
         const chat = chatKind(chatId) === 'group' || job.method.startsWith('edit');
