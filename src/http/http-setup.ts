@@ -1,7 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import helmet from 'helmet';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger as Pino } from 'pino';
@@ -18,6 +17,7 @@ import { toProblem } from './problem.filter.js';
 import { queryOf, queryProblem } from './query-string.js';
 import { sendProblem } from './send-problem.js';
 import { answerRefusal } from './front-door-answer.js';
+import { securityHeaders } from './security-headers.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -110,7 +110,7 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
           maxAge: 600,
         }
       : undefined;
-  const securityHeaders = helmet({ contentSecurityPolicy: false });
+  const secure = securityHeaders();
 
   if (config.httpAdapter === 'fastify') {
     const fastify = (app as NestFastifyApplication).getHttpAdapter().getInstance();
@@ -120,6 +120,7 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
       const refused = early || door.size === 0 ? undefined : door.run(request.raw);
       // Answered here: `done` is not called, so nothing else (body, handler) runs.
       if (refused) return answerRefusal(request.raw, reply as unknown as AnyReply, refused, styles);
+      if (!early) secure(reply.raw);
       done(early);
     });
     fastifyBodies(app as NestFastifyApplication, bodies);
@@ -133,7 +134,6 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
       if (id) problem.request_id = id;
       sendProblem(reply as never, problem, headers, styles.forTarget(request.raw.url));
     };
-    app.use(securityHeaders);
     if (cors) app.enableCors(cors);
     return;
   }
@@ -149,10 +149,10 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
       const early = pathProblem(req.url) ?? queryProblem(queryOf(req.url));
       const refused = early || door.size === 0 ? undefined : door.run(req);
       if (refused) return answerRefusal(req, res as unknown as AnyReply, refused, styles);
+      if (!early) secure(res);
       next(early);
     },
   );
-  express.use(securityHeaders);
   if (cors) express.enableCors(cors);
   expressBodies(express, bodies);
   express.disable('x-powered-by');
