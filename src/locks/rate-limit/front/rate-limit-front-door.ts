@@ -52,11 +52,11 @@ export class RateLimitFrontDoor {
   readonly check = (raw: unknown): ProblemException | undefined => {
     const req = raw as AnyRequest;
     // Nothing it could refuse, decided before any lookup: no global address ban, no deny-cache entry that
-    // applies (only an unsigned request's), nothing shed first (docs/rate-limit.md#front-door).
+    // applies (only an unsigned request's), nothing shed now (docs/rate-limit.md#front-door).
     if (
       !this.bans.mayMatchAddress() &&
       !(this.verdicts.refusing && !signed(req)) &&
-      this.shed.classes.length === 0
+      !this.shed.shedding()
     )
       return undefined;
     const route = this.staticRoutes()?.find(req.method, req.url);
