@@ -115,12 +115,13 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
   if (config.httpAdapter === 'fastify') {
     const fastify = (app as NestFastifyApplication).getHttpAdapter().getInstance();
     fastify.addHook('onRequest', (request, reply, done) => {
+      // First, as helmet did in middie (whose hook comes before this one): on every answer, refusals included.
+      secure(reply.raw);
       observe(request.raw, reply.raw, () => request.routeOptions.url);
       const early = pathProblem(request.raw.url) ?? queryProblem(queryOf(request.raw.url));
       const refused = early || door.size === 0 ? undefined : door.run(request.raw);
       // Answered here: `done` is not called, so nothing else (body, handler) runs.
       if (refused) return answerRefusal(request.raw, reply as unknown as AnyReply, refused, styles);
-      if (!early) secure(reply.raw);
       done(early);
     });
     fastifyBodies(app as NestFastifyApplication, bodies);
