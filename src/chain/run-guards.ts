@@ -67,47 +67,45 @@ export class GuardRunner {
   }
 
   /**
-   * The later guards, with `owner`'s claim pending until a guard took it or one will not. Waits
-   * only where something is pending (a settle or a check that answers with a promise).
+   * The later guards, with `owner`'s claim pending until a guard took it or one will not. Not an async
+   * function: waits only where something is pending (a settle or a check that answers with a promise).
    */
-  private async handedOff(
+  private handedOff(
     base: BaseLockContext,
     steps: Step<GuardLock>[],
     start: number,
     deferred: ProblemException | undefined,
     owner: Step<GuardLock>,
-  ): Promise<void> {
-    let pending = true;
+  ): void | Promise<void> {
     for (let i = start; i < steps.length; i++) {
       const step = steps[i]!;
       const mode = effectiveMode(step.slice, this.clock.now());
       if (mode === 'off') continue;
       const ctx = withMode(base, mode);
-      if (pending && step.lock.takesClaim?.(ctx, step.slice) !== true) {
-        pending = false;
-        await this.settle(base, owner);
-      }
+      // A guard that does not take the claim runs after it was settled (as a separate call would).
+      if (step.lock.takesClaim?.(ctx, step.slice) !== true)
+        return after(this.settle(base, owner), () => this.from(base, steps, i, deferred));
+      const failed = (err: unknown): void | Promise<void> =>
+        after(this.settle(base, owner), () =>
+          this.from(base, steps, i + 1, this.refused(base, step, mode, err, deferred)),
+        );
+      const took = (): void | Promise<void> =>
+        // The usual case (the claim was made in this guard's script): settled without a wait.
+        after(this.settle(base, owner), () => {
+          this.stats.record(step.lock.name, base.policyName, 'allowed');
+          return this.from(base, steps, i + 1, deferred);
+        });
+      let r: void | Promise<void>;
       try {
-        const r = step.lock.check(ctx, step.slice);
-        if (r !== undefined) await r;
+        r = step.lock.check(ctx, step.slice);
       } catch (err) {
-        if (pending) {
-          pending = false;
-          await this.settle(base, owner);
-        }
-        deferred = this.refused(base, step, mode, err, deferred);
-        continue;
+        return failed(err);
       }
-      if (pending) {
-        // The usual case (the claim was made in the later guard's script): settled without a wait.
-        pending = false;
-        const settled = this.settle(base, owner);
-        if (settled !== undefined) await settled;
-      }
-      this.stats.record(step.lock.name, base.policyName, 'allowed');
+      return r === undefined ? took() : r.then(took, failed);
     }
-    if (pending) await this.settle(base, owner);
-    if (deferred) throw deferred;
+    return after(this.settle(base, owner), () => {
+      if (deferred) throw deferred;
+    });
   }
 
   /**
@@ -157,3 +155,11 @@ export class GuardRunner {
 }
 
 export { effectiveMode, withMode };
+
+/** `next` once `first` is done: at once when it answered without a promise. */
+function after(
+  first: void | Promise<void>,
+  next: () => void | Promise<void>,
+): void | Promise<void> {
+  return first === undefined ? next() : first.then(next);
+}

@@ -18,7 +18,7 @@ export function answerRefusal(
   const problem = refusal.problem;
   state.problem = problem.error;
   if (state.requestId) problem.request_id = state.requestId;
-  // The one security header that matters for a JSON answer; helmet has not run.
+  // The one security header that matters for a JSON answer (express sets the others, security-headers.ts, later).
   const headers = { ...refusal.headers, 'x-content-type-options': 'nosniff' };
   sendProblem(reply, problem, headers, styles.forTarget(req.url));
 }

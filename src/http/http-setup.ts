@@ -1,7 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import helmet from 'helmet';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger as Pino } from 'pino';
 import { FrontDoor } from '../common/front-door.js';
@@ -19,6 +18,7 @@ import { sendProblem } from './send-problem.js';
 import { answerRefusal } from './front-door-answer.js';
 import { corsOptions } from './cors-options.js';
 import { requestObserver } from './request-observer.js';
+import { securityHeaders } from './security-headers.js';
 
 /**
  * Everything that happens at the HTTP level, before the router: request id,
@@ -43,11 +43,13 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
   };
 
   const cors = corsOptions(config.corsOrigins);
-  const securityHeaders = helmet({ contentSecurityPolicy: false });
+  const secure = securityHeaders();
 
   if (config.httpAdapter === 'fastify') {
     const fastify = (app as NestFastifyApplication).getHttpAdapter().getInstance();
     fastify.addHook('onRequest', (request, reply, done) => {
+      // First, as helmet did in middie (whose hook comes before this one): on every answer, refusals included.
+      secure(reply.raw);
       observe(request.raw, reply.raw, () => request.routeOptions.url);
       const early = pathProblem(request.raw.url) ?? queryProblem(queryOf(request.raw.url));
       const refused = early || door.size === 0 ? undefined : door.run(request.raw);
@@ -66,7 +68,6 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
       if (id) problem.request_id = id;
       sendProblem(reply as never, problem, headers, styles.forTarget(request.raw.url));
     };
-    app.use(securityHeaders);
     if (cors) app.enableCors(cors);
     return;
   }
@@ -82,10 +83,10 @@ export function setupHttp(app: INestApplication, config: HttpOptions, log: Pino)
       const early = pathProblem(req.url) ?? queryProblem(queryOf(req.url));
       const refused = early || door.size === 0 ? undefined : door.run(req);
       if (refused) return answerRefusal(req, res as unknown as AnyReply, refused, styles);
+      if (!early) secure(res);
       next(early);
     },
   );
-  express.use(securityHeaders);
   if (cors) express.enableCors(cors);
   expressBodies(express, bodies);
   express.disable('x-powered-by');

@@ -53,11 +53,16 @@ export class BanCheck {
    * before the signature lock ran (an app's own IP bans wait for the verified app, in `match`).
    */
   matchAddress(ctx: SubjectContext): BanEntry | undefined {
-    if (this.table.size === 0 || !this.table.dimensions().includes('ip')) return undefined;
+    if (!this.mayMatchAddress()) return undefined;
     const hasher = this.hasher();
     const s = hasher && this.subjects.resolve('ip', ctx, undefined);
     if (!s) return undefined;
     return this.table.find('ip', this.part('ip', s, hasher), undefined, this.clock.now());
+  }
+
+  /** Whether `matchAddress` could find anything (some ban names an address): nothing to resolve otherwise. */
+  mayMatchAddress(): boolean {
+    return this.table.size > 0 && this.table.dimensions().includes('ip');
   }
 
   match(ctx: LockContext): BanEntry | undefined {

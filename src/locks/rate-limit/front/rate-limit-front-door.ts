@@ -50,9 +50,15 @@ export class RateLimitFrontDoor {
 
   /** The check the front door runs for every request (a bound function: no closure per request). */
   readonly check = (raw: unknown): ProblemException | undefined => {
-    if (this.bans.table.size === 0 && !this.verdicts.refusing && this.shed.classes.length === 0)
-      return undefined;
     const req = raw as AnyRequest;
+    // Nothing it could refuse, decided before any lookup: no global address ban, no deny-cache entry that
+    // applies (only an unsigned request's), nothing shed now (docs/rate-limit.md#front-door).
+    if (
+      !this.bans.mayMatchAddress() &&
+      !(this.verdicts.refusing && !signed(req)) &&
+      !this.shed.shedding()
+    )
+      return undefined;
     const route = this.staticRoutes()?.find(req.method, req.url);
     if (route === undefined) return undefined;
     const policy: RoutePolicy | undefined = this.chain.current().policies[route.policy];

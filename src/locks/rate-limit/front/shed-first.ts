@@ -51,6 +51,11 @@ export class ShedFirst {
     if (s) this.suspects.mark(s.value, this.clock.now());
   };
 
+  /** Whether some class is shed now (the front door has nothing to shed otherwise). */
+  shedding(): boolean {
+    return this.classes.length > 0 && this.hot();
+  }
+
   /** The 503 for a request of a class shed now, or undefined. */
   refusal(
     ctx: SubjectContext,
@@ -59,9 +64,9 @@ export class ShedFirst {
     policyName: string,
   ): ProblemException | undefined {
     const classes = this.classes;
-    if (classes.length === 0 || slice.criticalWhen !== undefined) return undefined;
+    if (classes.length === 0 || slice.criticalWhen !== undefined || !this.hot()) return undefined;
     const cls = this.classOf(ctx, classes, signed);
-    if (cls === undefined || !this.hot()) return undefined;
+    if (cls === undefined) return undefined;
     this.m.shedFirst.inc({ policy: policyName, class: cls });
     const retryAfter = this.settings.load.retryAfterS;
     return ProblemException.fast(503, 'load_shed', 'Service under load', {

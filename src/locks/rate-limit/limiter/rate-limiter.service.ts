@@ -86,9 +86,21 @@ export class RateLimiter {
     const lane = this.lanes.current();
     // Another lock's claim in this script: when the store call fails the claim is unknown, so its
     // owner fails closed and nothing is decided locally (as when the owner's own claim had failed).
-    const a: LaneAsk = { ctx, policy, active, cost, claim, load: gate.load, ask };
-    if (handoff && lane)
-      return this.decider.decide(lane, { ...a, claim: handoff, handoff }, this.onDown);
+    // One ask per request (the handed-off claim set in it, not a spread copy).
+    const a: LaneAsk = {
+      ctx,
+      policy,
+      active,
+      cost,
+      claim,
+      load: gate.load,
+      ask,
+      handoff: undefined,
+    };
+    if (handoff && lane) {
+      a.claim = a.handoff = handoff;
+      return this.decider.decide(lane, a, this.onDown);
+    }
     return lane ? this.decider.decide(lane, a, this.onDown) : this.storeDown(a);
   }
 

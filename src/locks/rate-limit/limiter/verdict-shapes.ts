@@ -29,12 +29,15 @@ export function allowedVerdict(
   const waitMs = pacedWait(buckets, d);
   if (!policy.headers) return { kind: 'allowed', degraded: d.degraded, waitMs };
   // Leases are no quota over time (a slot comes back whenever an answer ends), token budgets have headers of
-  // their own: neither is in the RateLimit fields.
-  const tight = tightest(
-    d,
-    (i) => !(buckets[i]!.shadow || meta[i]!.rule === FUSE_RULE || isSettledLater(buckets[i]!)),
-  );
-  const tokens = tightest(d, (i) => isReconciled(buckets[i]!) && !buckets[i]!.shadow);
+  // their own: neither is in the RateLimit fields. One pass, no closure per request.
+  let tight = -1;
+  let tokens = -1;
+  for (let i = 0; i < d.buckets.length; i++) {
+    const b = buckets[i]!;
+    if (b.shadow) continue;
+    if (isReconciled(b)) tokens = tighter(d, tokens, i);
+    if (meta[i]!.rule !== FUSE_RULE && !isSettledLater(b)) tight = tighter(d, tight, i);
+  }
   return {
     kind: 'allowed',
     degraded: d.degraded,
@@ -47,20 +50,19 @@ export function allowedVerdict(
 /** The longest wait of the enforced paced buckets of an allowed decision; undefined when none waits. */
 function pacedWait(buckets: BucketSpec[], d: Decision): number | undefined {
   let wait = 0;
-  d.buckets.forEach((o, i) => {
-    if (!buckets[i]!.shadow && (o.waitMs ?? 0) > wait) wait = o.waitMs!;
-  });
+  for (let i = 0; i < d.buckets.length; i++) {
+    const w = d.buckets[i]!.waitMs ?? 0;
+    if (!buckets[i]!.shadow && w > wait) wait = w;
+  }
   return wait > 0 ? wait : undefined;
 }
 
-/** The enforced bucket with the fewest tokens left (the longest reset on ties) among those `pick` keeps; -1: none. */
-function tightest(d: Decision, pick: (i: number) => boolean): number {
-  let tight = -1;
-  d.buckets.forEach((o, i) => {
-    if (!pick(i)) return;
-    const t = tight < 0 ? undefined : d.buckets[tight]!;
-    if (!t || o.remaining < t.remaining || (o.remaining === t.remaining && o.resetMs > t.resetMs))
-      tight = i;
-  });
-  return tight;
+/** `tight` or bucket `i`, whichever has fewer tokens left (the longer reset on ties); -1: none yet. */
+function tighter(d: Decision, tight: number, i: number): number {
+  if (tight < 0) return i;
+  const o = d.buckets[i]!;
+  const t = d.buckets[tight]!;
+  return o.remaining < t.remaining || (o.remaining === t.remaining && o.resetMs > t.resetMs)
+    ? i
+    : tight;
 }
