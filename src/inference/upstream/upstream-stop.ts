@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
+import type { StopDrained } from '../inference-backend.js';
 
 /** How long and how much a stopped stream is still read before its connection is destroyed. */
 export interface StopDrain {
@@ -30,10 +31,12 @@ export class UpstreamStop {
   private drained = 0;
   /** True once the connection was half-closed (it never goes back to the pool). */
   halfClosed = false;
+  private whole = false;
 
   constructor(
     private readonly callSignal: AbortSignal,
     private readonly drain: StopDrain = STOP_DRAIN,
+    private readonly stopped?: (how: StopDrained) => void,
   ) {
     if (callSignal.aborted) this.ctl.abort(callSignal.reason);
     else callSignal.addEventListener('abort', this.onAbort, { once: true });
@@ -56,11 +59,22 @@ export class UpstreamStop {
     if (this.drained > this.drain.bytes) this.abort();
   }
 
-  /** The call is over: stops watching its signal and the drain; a half-closed connection is destroyed. */
+  /**
+   * The call is over: stops watching its signal and the drain; a half-closed connection is destroyed, and the call
+   * told whether its answer was read to the end after the half-close (`drained`) or not (`cut`).
+   */
   dispose(): void {
     this.callSignal.removeEventListener('abort', this.onAbort);
     clearTimeout(this.timer);
-    if (this.halfClosed) this.answer?.socket.destroy();
+    if (!this.halfClosed) return;
+    this.answer?.socket.destroy();
+    this.stopped?.(this.whole ? 'drained' : 'cut');
+  }
+
+  /** The answer was read to its end (its body ended, not cut): the drain, if any, is over. */
+  ended(): void {
+    this.whole = true;
+    clearTimeout(this.timer);
   }
 
   /**

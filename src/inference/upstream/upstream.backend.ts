@@ -61,7 +61,7 @@ export class UpstreamBackend implements InferenceBackend {
 
   async stream(body: ChatCompletionRequestDto, call: InferenceCall, sink: SseSink): Promise<void> {
     const deadline = new Deadline(this.config.upstreamTimeoutMs);
-    const stop = new UpstreamStop(call.signal, this.config.stopDrain);
+    const stop = new UpstreamStop(call.signal, this.config.stopDrain, call.stopped);
     try {
       const res = await this.http.sendStream(this.chat(body, call, deadline, stop.signal));
       if (res.statusCode !== 200) throw await this.http.failure(res);
@@ -80,6 +80,7 @@ export class UpstreamBackend implements InferenceBackend {
         await sink.write(chunk);
         deadline.touch();
       }
+      stop.ended();
       // The upstream sent its last chunk: its breaker slot ends here, whatever is left for the client to read.
       call.backendDone?.();
       await sink.end();
