@@ -31,7 +31,8 @@ export class UpstreamStop {
   private drained = 0;
   /** True once the connection was half-closed (it never goes back to the pool). */
   halfClosed = false;
-  private whole = false;
+  /** True when the read after the half-close was cut at the drain's bound (the upstream had not stopped yet). */
+  private cut = false;
 
   constructor(
     private readonly callSignal: AbortSignal,
@@ -61,20 +62,15 @@ export class UpstreamStop {
 
   /**
    * The call is over: stops watching its signal and the drain; a half-closed connection is destroyed, and the call
-   * told whether its answer was read to the end after the half-close (`drained`) or not (`cut`).
+   * told whether the read after the half-close lasted until the upstream stopped (its answer's end, or its close of
+   * the connection: `drained`) or was cut at the drain's bound (`cut`).
    */
   dispose(): void {
     this.callSignal.removeEventListener('abort', this.onAbort);
     clearTimeout(this.timer);
     if (!this.halfClosed) return;
     this.answer?.socket.destroy();
-    this.stopped?.(this.whole ? 'drained' : 'cut');
-  }
-
-  /** The answer was read to its end (its body ended, not cut): the drain, if any, is over. */
-  ended(): void {
-    this.whole = true;
-    clearTimeout(this.timer);
+    this.stopped?.(this.cut ? 'cut' : 'drained');
   }
 
   /**
@@ -96,6 +92,8 @@ export class UpstreamStop {
   }
 
   private abort(): void {
+    // Past the half-close, what the upstream writes from here on is never read: the drain was cut.
+    if (this.halfClosed && !this.ctl.signal.aborted) this.cut = true;
     this.ctl.abort(this.callSignal.reason);
   }
 }

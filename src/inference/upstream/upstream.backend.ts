@@ -80,7 +80,6 @@ export class UpstreamBackend implements InferenceBackend {
         await sink.write(chunk);
         deadline.touch();
       }
-      stop.ended();
       // The upstream sent its last chunk: its breaker slot ends here, whatever is left for the client to read.
       call.backendDone?.();
       await sink.end();
