@@ -78,6 +78,9 @@ describe(UpstreamBackend.name, () => {
   let short: UpstreamBackend;
 
   beforeAll(async () => {
+    // The tokenizer's first use loads its ranks (seconds, tens of seconds on a starved machine): here, under the
+    // hook's bound, not inside a test's time and its waits.
+    new UsageMeter('gpt-4o-mini').text('warm up');
     fake = await startFakeOpenAI();
     const options = { upstreamUrl: `${fake.url}/`, upstreamApiKey: 'sk-int-test' };
     // A stopped stream is read until the fake stops, however slow the machine (the drain's bound is not tested here).
