@@ -28,6 +28,9 @@ export class UpstreamStop {
   private readonly ctl = new AbortController();
   private answer?: { body: Readable; socket: Socket };
   private timer?: NodeJS.Timeout;
+  private late?: NodeJS.Immediate;
+  /** The read of the answer is over (its end, its error, or our abort): nothing left to cut. */
+  private over = false;
   private drained = 0;
   /** True once the connection was half-closed (it never goes back to the pool). */
   halfClosed = false;
@@ -67,10 +70,17 @@ export class UpstreamStop {
    */
   dispose(): void {
     this.callSignal.removeEventListener('abort', this.onAbort);
-    clearTimeout(this.timer);
+    this.ended();
     if (!this.halfClosed) return;
     this.answer?.socket.destroy();
     this.stopped?.(this.cut ? 'cut' : 'drained');
+  }
+
+  /** The read of the answer is over (it ended, failed, or was aborted): the drain's bound no longer applies. */
+  ended(): void {
+    this.over = true;
+    clearTimeout(this.timer);
+    clearImmediate(this.late);
   }
 
   /**
@@ -88,10 +98,14 @@ export class UpstreamStop {
     if ((a.body as Readable & { complete?: boolean }).complete || a.body.destroyed) return;
     this.halfClosed = true;
     a.socket.end();
-    this.timer = setTimeout(() => this.abort(), this.drain.ms);
+    // Past the time, the cut still waits for this turn's I/O: on a starved event loop the timer runs before the
+    // socket's bytes that arrived meanwhile (the upstream's last chunks and its close) are read, and cutting then
+    // would drop tokens the upstream sent in time. So the cut comes after the turn's poll phase (setImmediate).
+    this.timer = setTimeout(() => (this.late = setImmediate(() => this.abort())), this.drain.ms);
   }
 
   private abort(): void {
+    if (this.over) return;
     // Past the half-close, what the upstream writes from here on is never read: the drain was cut.
     if (this.halfClosed && !this.ctl.signal.aborted) this.cut = true;
     this.ctl.abort(this.callSignal.reason);

@@ -73,12 +73,16 @@ export class UpstreamBackend implements InferenceBackend {
       stop.watch(res.body, res.socket);
       sink.open();
       // After a stop the answer is still read to its end (bounded): the sink meters it, a client gone gets none.
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        stop.read(chunk.length);
-        // The clock runs while we wait for the upstream, not while a slow client reads.
-        deadline.pause();
-        await sink.write(chunk);
-        deadline.touch();
+      try {
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          stop.read(chunk.length);
+          // The clock runs while we wait for the upstream, not while a slow client reads.
+          deadline.pause();
+          await sink.write(chunk);
+          deadline.touch();
+        }
+      } finally {
+        stop.ended();
       }
       // The upstream sent its last chunk: its breaker slot ends here, whatever is left for the client to read.
       call.backendDone?.();
