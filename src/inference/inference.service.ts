@@ -117,7 +117,9 @@ export class InferenceService {
         // The deterministic answer cache keeps a stream only once it finished normally.
         const recording = this.recorder.recording(req);
         // A stopped stream tells the meter how it was read after the stop (for how its charge was settled).
-        const metered = meter ? { ...call, stopped: (d: StopDrained) => void (meter.stop = d) } : call;
+        const metered = meter
+          ? { ...call, stopped: (d: StopDrained) => void (meter.stop = d) }
+          : call;
         await this.backend.stream(asked, metered, recording ? recording.sink(sse) : sse);
         if (recording && !call.signal.aborted) this.recorder.finish(req);
       },

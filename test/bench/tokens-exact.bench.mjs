@@ -136,7 +136,9 @@ try {
   );
   console.log('answers by kind/status:', status);
   console.log('fake upstream:', fake.stats);
-  console.log('charged − produced by how (service: rampart_inference_charge*; fake: how it ended each call):');
+  console.log(
+    'charged − produced by how (service: rampart_inference_charge*; fake: how it ended each call):',
+  );
   console.table(byHow(metrics, fake.byCat));
   console.table([
     {

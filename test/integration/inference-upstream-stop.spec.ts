@@ -3,11 +3,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { plainToInstance } from 'class-transformer';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ChatCompletionRequestDto } from '../../src/inference/dto/chat-completion-request.dto.js';
-import type {
-  InferenceCall,
-  SseSink,
-  StopDrained,
-} from '../../src/inference/inference-backend.js';
+import type { InferenceCall, SseSink, StopDrained } from '../../src/inference/inference-backend.js';
 import { UsageMeter } from '../../src/inference/tokens/usage-meter.js';
 import { UpstreamBackend } from '../../src/inference/upstream/upstream.backend.js';
 import { UpstreamStop } from '../../src/inference/upstream/upstream-stop.js';
