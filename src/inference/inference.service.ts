@@ -78,8 +78,8 @@ export class InferenceService {
       throw err;
     } finally {
       const { used, how } = settlementOf(tokens, meter, answered, failure);
-      this.charges.record(how, used, meter.reported);
-      tokens.settle(used);
+      // Counted only when it applied (a reservation given back whole at the response's close stays uncharged).
+      if (tokens.settle(used)) this.charges.record(how, used, meter.reported);
     }
   }
 

@@ -9,7 +9,7 @@ import { UsageMeter } from './usage-meter.js';
 const reservation: TokenReservation = {
   reserved: { prompt: 12, completion: 64 },
   hold: () => undefined,
-  settle: () => undefined,
+  settle: () => true,
 };
 const chunk = (content: string, finish: string | null = null): unknown => ({
   object: 'chat.completion.chunk',
