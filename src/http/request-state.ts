@@ -29,7 +29,8 @@ export interface TokenReservation {
   /** What the request reserved: its prompt's token count (an upper bound) and its most generated tokens. */
   readonly reserved: TokenUse;
   hold(): void;
-  settle(used: TokenUse): void;
+  /** False when it was settled already (e.g. given back whole: the response closed before the product held it). */
+  settle(used: TokenUse): boolean;
 }
 
 export interface RequestState {

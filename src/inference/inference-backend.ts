@@ -24,7 +24,15 @@ export interface InferenceCall {
    * received) while the answer may still be going to a slow client: its slot and latency sample end here.
    */
   readonly backendDone?: () => void;
+  /**
+   * Told, once a stream the call stopped is over, how its answer was read after the stop (upstream-stop.ts):
+   * `drained`, to the upstream's end; `cut`, at the drain's bound (what the upstream wrote past it is not metered).
+   */
+  readonly stopped?: (how: StopDrained) => void;
 }
+
+/** How a stopped stream's answer was read after the stop: to its end, or cut at the drain's bound. */
+export type StopDrained = 'drained' | 'cut';
 
 /** Where a streamed answer goes: a server-sent events response. */
 export interface SseSink {

@@ -11,12 +11,14 @@ import {
   InferenceBackend,
   InferenceCall,
   type SseSink,
+  type StopDrained,
 } from './inference-backend.js';
 import { openInferenceCall } from './inference-call.js';
 import type { ChatCompletion, ModelList } from './openai.types.js';
 import { SseResponse, type StreamCut } from './sse-response.js';
 import { CompletionRecorder } from './cache/completion-recorder.js';
-import { usedTokens } from './tokens/settle-usage.js';
+import { ChargeMetrics } from './tokens/charge-metrics.js';
+import { settlementOf } from './tokens/settle-usage.js';
 import { UsageMeter } from './tokens/usage-meter.js';
 
 type Mode = 'json' | 'stream' | 'models';
@@ -27,6 +29,7 @@ export class InferenceService {
   private readonly duration: Histogram<'backend' | 'mode' | 'outcome'>;
   private readonly cutoffs: Counter<'reason'>;
   private readonly limits: InferenceConfig['stream'];
+  private readonly charges: ChargeMetrics;
 
   constructor(
     @Inject(INFERENCE_BACKEND) readonly backend: InferenceBackend,
@@ -35,6 +38,7 @@ export class InferenceService {
     private readonly recorder: CompletionRecorder,
   ) {
     this.limits = config.inference.stream;
+    this.charges = new ChargeMetrics(metrics);
     this.cutoffs = metrics.counter(
       'rampart_inference_stream_cutoffs_total',
       'Streamed answers cut at their limits, by reason (max_duration, no_read)',
@@ -73,7 +77,9 @@ export class InferenceService {
       failure = err;
       throw err;
     } finally {
-      tokens.settle(usedTokens(tokens, meter, answered, failure));
+      const { used, how } = settlementOf(tokens, meter, answered, failure);
+      // Counted only when it applied (a reservation given back whole at the response's close stays uncharged).
+      if (tokens.settle(used)) this.charges.record(how, used, meter.reported);
     }
   }
 
@@ -86,7 +92,7 @@ export class InferenceService {
     if (!body.stream)
       return this.run(req, reply, 'json', async (call) => {
         const answer = await this.backend.complete(body, call);
-        meter?.see(answer);
+        meter?.answer(answer);
         return answer;
       });
     // A stream past its limits is cut: its call ends as if the client had gone away.
@@ -110,7 +116,11 @@ export class InferenceService {
         }
         // The deterministic answer cache keeps a stream only once it finished normally.
         const recording = this.recorder.recording(req);
-        await this.backend.stream(asked, call, recording ? recording.sink(sse) : sse);
+        // A stopped stream tells the meter how it was read after the stop (for how its charge was settled).
+        const metered = meter
+          ? { ...call, stopped: (d: StopDrained) => void (meter.stop = d) }
+          : call;
+        await this.backend.stream(asked, metered, recording ? recording.sink(sse) : sse);
         if (recording && !call.signal.aborted) this.recorder.finish(req);
       },
       cut.signal,

@@ -136,6 +136,10 @@ try {
   );
   console.log('answers by kind/status:', status);
   console.log('fake upstream:', fake.stats);
+  console.log(
+    'charged − produced by how (service: rampart_inference_charge*; fake: how it ended each call):',
+  );
+  console.table(byHow(metrics, fake.byCat));
   console.table([
     {
       capacity: CAPACITY,
@@ -153,6 +157,44 @@ try {
   await app.stop();
   await redis.stop();
   fake.close();
+}
+
+/**
+ * The difference per cause: the service's settlements by `how` (calls, tokens charged and reported) beside the fake's
+ * calls by how it ended them. A row whose difference is not 0 names the cause; calls that moved between rows (e.g. an
+ * abort whose drain still reached the usage chunk: the fake ended it whole) show as calls ≠ fake calls.
+ */
+function byHow(metrics, cats) {
+  const series = (name) => {
+    const out = {};
+    for (const l of metrics.split('\n')) {
+      const m = new RegExp(`^${name}\\{how="([a-z_]+)"\\} (\\S+)$`).exec(l);
+      if (m) out[m[1]] = Number(m[2]);
+    }
+    return out;
+  };
+  const calls = series('rampart_inference_charge_total');
+  const charged = series('rampart_inference_charged_tokens_total');
+  const reported = series('rampart_inference_reported_tokens_total');
+  const rows = [
+    ['usage', ['usage']],
+    ['counted', ['counted']],
+    ['abort', ['abort_partial', 'abort_cut']],
+    ['fail', ['error_partial', 'prompt_only', 'error_refund']],
+  ];
+  const sum = (o, hows) => hows.reduce((n, h) => n + (o[h] ?? 0), 0);
+  return rows.flatMap(([cat, hows]) =>
+    hows.map((how, i) => ({
+      how,
+      calls: calls[how] ?? 0,
+      charged: charged[how] ?? 0,
+      reported: reported[how] ?? 0,
+      'fake ended as': i === 0 ? cat : '',
+      'fake calls': i === 0 ? (cats[cat]?.calls ?? 0) : '',
+      produced: i === 0 ? (cats[cat]?.tokens ?? 0) : '',
+      'charged − produced': i === 0 ? sum(charged, hows) - (cats[cat]?.tokens ?? 0) : '',
+    })),
+  );
 }
 
 /** One call: its kind drawn from the seeded mix; a stream read (or aborted after some chunks) to its end. */
@@ -218,6 +260,14 @@ async function startFake() {
     if (promptTokens(MODEL, [{ content: w }], 1) !== 3 + 4 + 1)
       throw new Error(`"${w}" is not one token`);
   let produced = 0;
+  // Per call, what it produced, by how the fake ended it (usage: it wrote its usage; counted: it ended without usage;
+  // abort: it saw the service's close first; fail: it answered 500): the counterpart of the service's `how` labels.
+  const byCat = {};
+  const done = (cat, tokens) => {
+    const c = (byCat[cat] ??= { calls: 0, tokens: 0 });
+    c.calls++;
+    c.tokens += tokens;
+  };
   // refused: chunks it tried to write after its socket had ended (the service's close seen, its FIN not sent yet):
   // the socket refuses them (write after end), so they never leave the fake and are not counted as produced.
   const stats = { calls: 0, streams: 0, aborted: 0, failed: 0, omitted: 0, refused: 0 };
@@ -233,6 +283,7 @@ async function startFake() {
     const text = b.messages.at(-1).content;
     if (text.includes('#fail')) {
       stats.failed++;
+      done('fail', 0);
       res.writeHead(500, { 'content-type': 'application/json' });
       return res.end('{"error":{"message":"boom","type":"server_error"}}');
     }
@@ -251,6 +302,7 @@ async function startFake() {
     if (!b.stream) {
       sent = n;
       produced += n;
+      done(omit ? 'counted' : 'usage', prompt + n);
       const content = Array.from({ length: n }, (_, j) => VOCAB[j % VOCAB.length]).join('');
       const out = {
         ...base,
@@ -268,12 +320,12 @@ async function startFake() {
       await new Promise((r) => setTimeout(r, 1));
       if (res.destroyed || res.writableEnded) {
         stats.aborted++;
-        return;
+        return done('abort', prompt + sent);
       }
       if (!res.socket?.writable) {
         stats.refused++;
         stats.aborted++;
-        return;
+        return done('abort', prompt + sent);
       }
       ev({
         choices: [{ index: 0, delta: { content: VOCAB[j % VOCAB.length] }, finish_reason: null }],
@@ -282,7 +334,9 @@ async function startFake() {
       produced++;
     }
     ev({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-    if (!omit && b.stream_options?.include_usage) ev({ choices: [], usage: usage() });
+    const reports = !omit && b.stream_options?.include_usage;
+    if (reports) ev({ choices: [], usage: usage() });
+    done(reports ? 'usage' : 'counted', prompt + sent);
     res.end('data: [DONE]\n\n');
   });
   await new Promise((r) => srv.listen(0, '127.0.0.1', r));
@@ -290,6 +344,7 @@ async function startFake() {
     url: `http://127.0.0.1:${srv.address().port}/v1`,
     stats,
     produced: () => produced,
+    byCat,
     close: () => (srv.closeAllConnections(), srv.close()),
   };
 }

@@ -54,6 +54,14 @@ describe.each(inferenceCases('tok'))('token budgets ($adapter, $store store)', (
     await res.arrayBuffer();
     return Number(res.headers.get('x-ratelimit-remaining-tokens'));
   };
+  /** `rampart_inference_charge_total` (`calls`) or `rampart_inference_charged_tokens_total` of one `how`. */
+  const charges = async (how: string, what: 'calls' | 'tokens' = 'calls'): Promise<number> => {
+    const name = what === 'calls' ? 'charge_total' : 'charged_tokens_total';
+    const series = `rampart_inference_${name}{how="${how}"} `;
+    const text = await (await fetch(`${h.app.url}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(series));
+    return line ? Number(line.slice(series.length)) : 0;
+  };
   /** The reservation of a request: its prompt's count (from an allowed answer's headers) + max_tokens. */
   const promptOf = (res: Response, before: number, maxTokens: number): number =>
     before - Number(res.headers.get('x-ratelimit-remaining-tokens')) - maxTokens;
@@ -91,9 +99,11 @@ describe.each(inferenceCases('tok'))('token budgets ($adapter, $store store)', (
 
   it("should settle a call to the upstream's usage, and refuse with 429 token_budget and token headers", async () => {
     const user = newUser();
+    const byUsage = await charges('usage');
     const res = await call(user, { max_tokens: 500 });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { usage: { total_tokens: number } };
+    await expect.poll(() => charges('usage')).toBe(byUsage + 1);
     expect(res.headers.get('x-ratelimit-limit-tokens')).toBe(String(USER_BUDGET));
     expect(res.headers.get('x-ratelimit-reset-tokens')).toMatch(
       /^(\d+h)?(\d+m)?(\d+(\.\d+)?s|\d+ms)$/,
@@ -141,6 +151,10 @@ describe.each(inferenceCases('tok'))('token budgets ($adapter, $store store)', (
     h.fake.setUsage('omit');
     h.fake.pauseStreams();
     try {
+      const [partial, partialTokens] = [
+        await charges('abort_partial'),
+        await charges('abort_partial', 'tokens'),
+      ];
       const s = signed(apps.main.appId, user, { max_tokens: 100, stream: true });
       const aborted = h.fake.aborted;
       // Hung up once the first content chunk ("This") arrived.
@@ -149,6 +163,9 @@ describe.each(inferenceCases('tok'))('token budgets ($adapter, $store store)', (
       await expect.poll(() => h.fake.aborted).toBeGreaterThan(aborted);
       // The prompt + "This" (one token); the role chunk's empty content is nothing.
       await expect.poll(() => left(user)).toBe(USER_BUDGET - prompt - 1);
+      // Settled as a stop read until the upstream stopped (the paused fake ends at the half-close).
+      expect(await charges('abort_partial')).toBe(partial + 1);
+      expect(await charges('abort_partial', 'tokens')).toBe(partialTokens + prompt + 1);
     } finally {
       h.fake.reset();
     }

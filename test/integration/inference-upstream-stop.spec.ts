@@ -3,7 +3,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { plainToInstance } from 'class-transformer';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ChatCompletionRequestDto } from '../../src/inference/dto/chat-completion-request.dto.js';
-import type { InferenceCall, SseSink } from '../../src/inference/inference-backend.js';
+import type { InferenceCall, SseSink, StopDrained } from '../../src/inference/inference-backend.js';
 import { UsageMeter } from '../../src/inference/tokens/usage-meter.js';
 import { UpstreamBackend } from '../../src/inference/upstream/upstream.backend.js';
 import { UpstreamStop } from '../../src/inference/upstream/upstream-stop.js';
@@ -19,9 +19,17 @@ const streamBody = (): ChatCompletionRequestDto =>
     max_tokens: 8,
   });
 
-function call(): InferenceCall & { gone: AbortController } {
+/** A call whose stop reports (`stopped`) are kept: how its answer was read after the stop. */
+function call(): InferenceCall & { gone: AbortController; drains: StopDrained[] } {
   const gone = new AbortController();
-  return { gone, clientGone: gone.signal, signal: gone.signal };
+  const drains: StopDrained[] = [];
+  return {
+    gone,
+    drains,
+    clientGone: gone.signal,
+    signal: gone.signal,
+    stopped: (d) => void drains.push(d),
+  };
 }
 
 /** A client's sink that takes everything (a client gone gets nothing: the meter sees it all the same). */
@@ -115,6 +123,7 @@ describe(UpstreamStop.name, () => {
       await done;
       expect(up.written()).toBe(8);
       expect(meter.completion).toBe(up.written()); // one token each: every one it wrote is charged
+      expect(c.drains).toEqual(['drained']); // read until the upstream stopped: its charge is abort_partial
     } finally {
       await b.close();
       await up.close();
@@ -139,6 +148,7 @@ describe(UpstreamStop.name, () => {
         await until(() => up.sawClose(), 'the upstream to see its connection closed');
         expect(up.sawEnd()).toBe(true); // it was told (half-close) before it was cut
         expect(meter.completion).toBeGreaterThan(0);
+        expect(c.drains).toEqual(['cut']); // what it wrote past the bound was never read: abort_cut
       } finally {
         await b.close();
         await up.close();

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
+import type { StopDrained } from '../inference-backend.js';
 
 /** How long and how much a stopped stream is still read before its connection is destroyed. */
 export interface StopDrain {
@@ -27,13 +28,19 @@ export class UpstreamStop {
   private readonly ctl = new AbortController();
   private answer?: { body: Readable; socket: Socket };
   private timer?: NodeJS.Timeout;
+  private late?: NodeJS.Immediate;
+  /** The read of the answer is over (its end, its error, or our abort): nothing left to cut. */
+  private over = false;
   private drained = 0;
   /** True once the connection was half-closed (it never goes back to the pool). */
   halfClosed = false;
+  /** True when the read after the half-close was cut at the drain's bound (the upstream had not stopped yet). */
+  private cut = false;
 
   constructor(
     private readonly callSignal: AbortSignal,
     private readonly drain: StopDrain = STOP_DRAIN,
+    private readonly stopped?: (how: StopDrained) => void,
   ) {
     if (callSignal.aborted) this.ctl.abort(callSignal.reason);
     else callSignal.addEventListener('abort', this.onAbort, { once: true });
@@ -56,11 +63,24 @@ export class UpstreamStop {
     if (this.drained > this.drain.bytes) this.abort();
   }
 
-  /** The call is over: stops watching its signal and the drain; a half-closed connection is destroyed. */
+  /**
+   * The call is over: stops watching its signal and the drain; a half-closed connection is destroyed, and the call
+   * told whether the read after the half-close lasted until the upstream stopped (its answer's end, or its close of
+   * the connection: `drained`) or was cut at the drain's bound (`cut`).
+   */
   dispose(): void {
     this.callSignal.removeEventListener('abort', this.onAbort);
+    this.ended();
+    if (!this.halfClosed) return;
+    this.answer?.socket.destroy();
+    this.stopped?.(this.cut ? 'cut' : 'drained');
+  }
+
+  /** The read of the answer is over (it ended, failed, or was aborted): the drain's bound no longer applies. */
+  ended(): void {
+    this.over = true;
     clearTimeout(this.timer);
-    if (this.halfClosed) this.answer?.socket.destroy();
+    clearImmediate(this.late);
   }
 
   /**
@@ -78,10 +98,16 @@ export class UpstreamStop {
     if ((a.body as Readable & { complete?: boolean }).complete || a.body.destroyed) return;
     this.halfClosed = true;
     a.socket.end();
-    this.timer = setTimeout(() => this.abort(), this.drain.ms);
+    // Past the time, the cut still waits for this turn's I/O: on a starved event loop the timer runs before the
+    // socket's bytes that arrived meanwhile (the upstream's last chunks and its close) are read, and cutting then
+    // would drop tokens the upstream sent in time. So the cut comes after the turn's poll phase (setImmediate).
+    this.timer = setTimeout(() => (this.late = setImmediate(() => this.abort())), this.drain.ms);
   }
 
   private abort(): void {
+    if (this.over) return;
+    // Past the half-close, what the upstream writes from here on is never read: the drain was cut.
+    if (this.halfClosed && !this.ctl.signal.aborted) this.cut = true;
     this.ctl.abort(this.callSignal.reason);
   }
 }

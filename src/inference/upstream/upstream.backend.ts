@@ -61,7 +61,7 @@ export class UpstreamBackend implements InferenceBackend {
 
   async stream(body: ChatCompletionRequestDto, call: InferenceCall, sink: SseSink): Promise<void> {
     const deadline = new Deadline(this.config.upstreamTimeoutMs);
-    const stop = new UpstreamStop(call.signal, this.config.stopDrain);
+    const stop = new UpstreamStop(call.signal, this.config.stopDrain, call.stopped);
     try {
       const res = await this.http.sendStream(this.chat(body, call, deadline, stop.signal));
       if (res.statusCode !== 200) throw await this.http.failure(res);
@@ -73,12 +73,16 @@ export class UpstreamBackend implements InferenceBackend {
       stop.watch(res.body, res.socket);
       sink.open();
       // After a stop the answer is still read to its end (bounded): the sink meters it, a client gone gets none.
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        stop.read(chunk.length);
-        // The clock runs while we wait for the upstream, not while a slow client reads.
-        deadline.pause();
-        await sink.write(chunk);
-        deadline.touch();
+      try {
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          stop.read(chunk.length);
+          // The clock runs while we wait for the upstream, not while a slow client reads.
+          deadline.pause();
+          await sink.write(chunk);
+          deadline.touch();
+        }
+      } finally {
+        stop.ended();
       }
       // The upstream sent its last chunk: its breaker slot ends here, whatever is left for the client to read.
       call.backendDone?.();

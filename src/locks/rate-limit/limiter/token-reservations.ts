@@ -71,8 +71,8 @@ class Reservation implements TokenReservation {
     this.held = true;
   }
 
-  settle(used: TokenUse): void {
-    if (this.done) return;
+  settle(used: TokenUse): boolean {
+    if (this.done) return false;
     this.done = true;
     this.commit(
       this.items.map((r) => ({
@@ -85,6 +85,7 @@ class Reservation implements TokenReservation {
       this.items,
       used,
     );
+    return true;
   }
 
   /** The response closed: a reservation nobody held is given back whole (nothing reached a backend). */
