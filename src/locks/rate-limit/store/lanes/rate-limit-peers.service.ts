@@ -57,9 +57,16 @@ export class RateLimitPeers implements OnModuleInit, OnApplicationShutdown {
     this.timer.unref();
   }
 
-  /** One heartbeat (single flight); a failure keeps the last known values. */
+  /**
+   * One heartbeat (single flight); a failure keeps the last known values. The beat starts in a microtask, once
+   * `beating` is set: what it asks its riders synchronously (the load read looks at the store lanes, which ask
+   * for a beat while the key secret is unknown) then joins this beat instead of starting one inside it, which
+   * recursed until the stack overflowed.
+   */
   beat(): Promise<void> {
-    this.beating ??= this.doBeat().finally(() => (this.beating = undefined));
+    this.beating ??= Promise.resolve()
+      .then(() => this.doBeat())
+      .finally(() => (this.beating = undefined));
     return this.beating;
   }
 
