@@ -36,7 +36,10 @@ describe.each(RUNS)('telegram bots outbound settings (%s, %s store)', (adapter, 
     if (store === 'redis' && !redisUrl()) return;
     api = await startFakeBotApi();
     const s = outboundSetup([FAST_BOT, SLOW_BOT], api.url, {}, { webhookInfoPollMs: 200 });
-    app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter, ADMIN_TOKEN });
+    app = await startApp(
+      { ...s.env, ...env(), HTTP_ADAPTER: adapter, ADMIN_TOKEN },
+      { search: 'empty' },
+    );
     notify = new Notify(app.url, s.app);
     await ready(notify);
   });
