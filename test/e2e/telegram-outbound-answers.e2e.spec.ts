@@ -33,7 +33,7 @@ describe.each(STORES)('telegram outbound answers (%s store)', (name, storeEnv) =
       requestTimeoutMs: 3_000,
       leaseMs: 6_000,
     });
-    app = await startApp({ ...s.env, ...storeEnv() }, { search: 'empty' });
+    app = await startApp({ ...s.env, ...storeEnv() });
     notify = new Notify(app.url, s.app);
     await ready(notify);
   });

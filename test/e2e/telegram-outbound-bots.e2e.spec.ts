@@ -36,10 +36,7 @@ describe.each(RUNS)('telegram bots outbound settings (%s, %s store)', (adapter, 
     if (store === 'redis' && !redisUrl()) return;
     api = await startFakeBotApi();
     const s = outboundSetup([FAST_BOT, SLOW_BOT], api.url, {}, { webhookInfoPollMs: 200 });
-    app = await startApp(
-      { ...s.env, ...env(), HTTP_ADAPTER: adapter, ADMIN_TOKEN },
-      { search: 'empty' },
-    );
+    app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter, ADMIN_TOKEN });
     notify = new Notify(app.url, s.app);
     await ready(notify);
   });

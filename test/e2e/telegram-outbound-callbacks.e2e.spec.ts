@@ -72,7 +72,7 @@ describe.each(RUNS)('completion events (%s, %s store)', (adapter, store, env) =>
         apps: { 'app-e2e': { url: rx.url, secretEnv: 'RAMPART_TEST_CALLBACK_SECRET' } },
       },
     });
-    app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter }, { search: 'empty' });
+    app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter });
     notify = new Notify(app.url, s.app);
     other = new Notify(app.url, s.other);
     await ready(notify);

@@ -25,7 +25,7 @@ describe.each(RUNS)('cancel a notification (%s, %s store)', (adapter, store, env
     if (store === 'redis' && !redisUrl()) return;
     api = await startFakeBotApi();
     const s = outboundSetup([{ id: 'a', scope: 'news', token: token(1, 'X') }], api.url);
-    app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter }, { search: 'empty' });
+    app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter });
     notify = new Notify(app.url, s.app);
     other = new Notify(app.url, s.other);
     await ready(notify);

@@ -21,7 +21,7 @@ describe.each(['express', 'fastify'] as HttpAdapterName[])('outbound metrics (%s
   beforeAll(async () => {
     api = await startFakeBotApi();
     const s = outboundSetup([BOT], api.url);
-    app = await startApp({ ...s.env, HTTP_ADAPTER: adapter }, { search: 'empty' });
+    app = await startApp({ ...s.env, HTTP_ADAPTER: adapter });
     notify = new Notify(app.url, s.app);
     await ready(notify);
   });

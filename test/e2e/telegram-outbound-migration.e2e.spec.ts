@@ -36,7 +36,7 @@ describe.each(RUNS)('telegram outbound chat move (%s, %s store)', (adapter, stor
     // A group chat takes 4 sends a second: the old lane's jobs are still queued when later ones come.
     const buckets = { private: { rate: '50/s', burst: 1 }, group: { rate: '4/s', burst: 1 } };
     const s = outboundSetup([A], api.url, { maxAttempts: 3, buckets, ...SLOW_MACHINE });
-    app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter }, { search: 'empty' });
+    app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter });
     notify = new Notify(app.url, s.app);
     await ready(notify);
   });

@@ -84,10 +84,7 @@ describe.each(RUNS)('telegram outbound reach (%s, %s store)', (adapter, store, e
     api = await startFakeBotApi();
     // Every send here must be delivered: a loaded machine's slow call must not turn ambiguous (dead).
     const s = outboundSetup([A, B, C, H], api.url, { maxAttempts: 3, ...SLOW_MACHINE });
-    app = await startApp(
-      { ...s.env, ...env(), HTTP_ADAPTER: adapter, ADMIN_TOKEN },
-      { search: 'empty' },
-    );
+    app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter, ADMIN_TOKEN });
     notify = new Notify(app.url, s.app);
     hostile = new Notify(app.url, s.other);
     await ready(notify);

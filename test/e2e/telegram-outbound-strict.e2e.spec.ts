@@ -89,7 +89,7 @@ describe.skipIf(!redisUrl())(
       api = await startStrictBotApi({ perBot: 10, perChat: 1, windowMs: 500, retryAfter: 1 });
       const s = outboundSetup(BOTS, api.url, OUTBOUND);
       const env = { ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgs') };
-      for (let i = 0; i < workers; i++) apps.push(await startApp(env, { search: 'empty' }));
+      for (let i = 0; i < workers; i++) apps.push(await startApp(env));
       const notify = new Notify(apps[0]!.url, s.app);
       await ready(notify);
       const all = Array.from({ length: jobs }, (_, i) => notice(9000 + (i % chats), 'strict'));
@@ -159,10 +159,7 @@ describe.skipIf(!redisUrl())('telegram outbound spill-over', { timeout: 60_000 }
       concurrency: 16,
       buckets: { bot: { rate: '5/s', burst: 1 }, private: { rate: '1.8/s', burst: 1 } },
     });
-    app = await startApp(
-      { ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgs') },
-      { search: 'empty' },
-    );
+    app = await startApp({ ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgs') });
     const notify = new Notify(app.url, s.app);
     await ready(notify);
     const all = chatsOfA(30).map((c) => notice(c, 'strict'));

@@ -42,10 +42,10 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
   it("should keep each chat's order across retries with two instances sending", async () => {
     const s = outboundSetup(BOTS, api.url);
     const env = { ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgw') };
-    apps.push(await startApp(env, { search: 'empty' }));
+    apps.push(await startApp(env));
     await ready(new Notify(apps[0]!.url, s.app));
     // A second instance on the same Redis: its worker claims lanes too (jobs are posted to the first).
-    apps.push(await startApp(env, { search: 'empty' }));
+    apps.push(await startApp(env));
     api.rule({ chat: '801', status: 500, times: 2 });
     api.rule({ chat: '803', status: 429, retryAfter: 0, times: 1 });
     const chats = [801, 802, 803];
@@ -72,7 +72,7 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
     async () => {
       const s = outboundSetup(BOTS, api.url, { workers: false });
       const env = { ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgk') };
-      const app = await startApp(env, { search: 'empty' });
+      const app = await startApp(env);
       apps.push(app);
       await ready(new Notify(app.url, s.app));
       child = await startWorkerProcess(env);
@@ -115,7 +115,7 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
       };
       const s = outboundSetup(BOTS, api.url, o);
       const env = { ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgn') };
-      const app = await startApp(env, { search: 'empty' });
+      const app = await startApp(env);
       apps.push(app);
       const notify = new Notify(app.url, s.app);
       await ready(notify);
@@ -144,15 +144,12 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
   it('should rotate a token under load: no job lost, the old token unused once rotated', async () => {
     addSecret(T2, 'the rotated test bot token');
     const s = outboundSetup(BOTS, api.url);
-    const app = await startApp(
-      {
-        ...s.env,
-        REDIS_URL: redisUrl(),
-        RAMPART_ENV: uniqueEnv('tgr'),
-        ADMIN_TOKEN,
-      },
-      { search: 'empty' },
-    );
+    const app = await startApp({
+      ...s.env,
+      REDIS_URL: redisUrl(),
+      RAMPART_ENV: uniqueEnv('tgr'),
+      ADMIN_TOKEN,
+    });
     apps.push(app);
     await ready(new Notify(app.url, s.app));
     api.acceptTokens([T1]);

@@ -35,7 +35,7 @@ describe.each(STORES)('telegram outbound (%s store)', (name, storeEnv) => {
     if (name === 'redis' && !redisUrl()) return;
     api = await startFakeBotApi();
     const s = outboundSetup(BOTS, api.url);
-    app = await startApp({ ...s.env, ...storeEnv() }, { search: 'empty' });
+    app = await startApp({ ...s.env, ...storeEnv() });
     notify = new Notify(app.url, s.app);
     await ready(notify);
   });

@@ -67,8 +67,7 @@ export class OutboundRig {
   ): Promise<RunningApp> {
     const s = outboundSetup(bots, this.api.url, outbound, o.telegram);
     const env = { ...s.env, ...this.storeEnv, ADMIN_TOKEN, ...o.env };
-    // Outbound tests never search: the apps start on an empty search index.
-    const app = await startApp(env, { config: o.config, search: 'empty' });
+    const app = await startApp(env, { config: o.config });
     this.apps.push(app);
     if (this.apps.length === 1) {
       this.notify = new Notify(app.url, s.app);
