@@ -64,7 +64,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((store) => ({ adapter, st
           APPS_FILE: apps.file,
           ...(redis ? { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '2000' } : {}),
         },
-        { config: oneConcurrencyRule },
+        { search: 'empty', config: oneConcurrencyRule },
       );
       admin = new AdminClient(app);
     });

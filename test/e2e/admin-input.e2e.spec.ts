@@ -27,11 +27,14 @@ describe.each(ADAPTERS)('admin input (%s)', (adapter) => {
       .version;
 
   beforeAll(async () => {
-    app = await startApp({
-      HTTP_ADAPTER: adapter,
-      ADMIN_TOKEN: TOKEN,
-      ...(redisUrl() ? { REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('adm') } : {}),
-    });
+    app = await startApp(
+      {
+        HTTP_ADAPTER: adapter,
+        ADMIN_TOKEN: TOKEN,
+        ...(redisUrl() ? { REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('adm') } : {}),
+      },
+      { search: 'empty' },
+    );
   });
   afterAll(() => app?.close());
 

@@ -50,7 +50,12 @@ describe.skipIf(!redisUrl()).each(ADAPTERS)(
     const start = (): Promise<RunningApp> =>
       startApp(
         { HTTP_ADAPTER: adapter, REDIS_URL: redisUrl(), RAMPART_ENV: env, ADMIN_TOKEN },
-        { locks: [TestLocksModule], imports: [AdminTestAppRegistryModule], config: withTestPolicy },
+        {
+          search: 'empty',
+          locks: [TestLocksModule],
+          imports: [AdminTestAppRegistryModule],
+          config: withTestPolicy,
+        },
       );
     const started: RunningApp[] = [];
     let a: AdminClient;
@@ -349,7 +354,7 @@ describe.skipIf(!canStartRedis())('admin API while Redis is down (private redis-
     server = await startRedis();
     app = await startApp(
       { REDIS_URL: server.url, RAMPART_ENV: uniqueEnv('adm'), ADMIN_TOKEN },
-      { locks: [TestLocksModule], config: withTestPolicy },
+      { search: 'empty', locks: [TestLocksModule], config: withTestPolicy },
     );
     admin = new AdminClient(app);
   });

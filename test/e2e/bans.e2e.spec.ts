@@ -239,7 +239,7 @@ describe.each(ADAPTERS)('bans without Redis, one instance (%s)', (adapter) => {
   beforeAll(async () => {
     app = await startApp(
       { HTTP_ADAPTER: adapter, APPS_FILE: apps.file, ADMIN_TOKEN },
-      { imports: [SessionKeyRoutesModule], config: roomy },
+      { search: 'empty', imports: [SessionKeyRoutesModule], config: roomy },
     );
     admin = new AdminClient(app);
   });

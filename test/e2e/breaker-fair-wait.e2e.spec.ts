@@ -48,7 +48,7 @@ describe.each(ADAPTERS)('fair wait for a backend slot (%s)', (adapter) => {
   const started: RunningApp[] = [];
   const start = async (breaker: CircuitBreakerSlice): Promise<RunningApp> => {
     const env = { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, APPS_FILE: apps.file };
-    const a = await startApp(env, { config: withBreaker(breaker) });
+    const a = await startApp(env, { search: 'empty', config: withBreaker(breaker) });
     started.push(a);
     return a;
   };

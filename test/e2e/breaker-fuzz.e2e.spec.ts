@@ -51,7 +51,7 @@ describe.each(ADAPTERS)('bad input never trips a breaker (%s)', (adapter) => {
   beforeAll(async () => {
     app = await startApp(
       { HTTP_ADAPTER: adapter, ADMIN_TOKEN: TOKEN },
-      { config: straightToTheBreaker },
+      { search: 'empty', config: straightToTheBreaker },
     );
   });
   afterAll(() => app?.close());

@@ -105,7 +105,7 @@ describe.each(ADAPTERS)('breaker overload control (%s)', (adapter) => {
   ): Promise<{ app: RunningApp; view: () => Promise<BreakerView> }> {
     const app = await startApp(
       { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, ADMIN_TOKEN },
-      { config: withBreaker(slice) },
+      { search: 'empty', config: withBreaker(slice) },
     );
     apps.push(app);
     const admin = new AdminClient(app);

@@ -105,7 +105,7 @@ describe.each(ADAPTERS)('breaker slots of streamed answers (%s)', (adapter) => {
         INFERENCE_STREAM_RELAY_BYTES: String(32 * 1024 * 1024),
         ...env,
       },
-      { config: withBreaker(slice) },
+      { search: 'empty', config: withBreaker(slice) },
     );
     apps.push(app);
     const admin = new AdminClient(app);

@@ -36,6 +36,7 @@ describe.each(ADAPTERS)('LockChain over HTTP (%s)', (adapter) => {
     app = await startApp(
       { HTTP_ADAPTER: adapter },
       {
+        search: 'empty',
         locks: [TestLocksModule],
         config: (c) => ({ ...c, policies: { ...c.policies, test: structuredClone(testPolicy) } }),
       },

@@ -105,7 +105,7 @@ describe.each(ADAPTERS)('circuit breaker around inference (%s)', (adapter) => {
     fake = await startFakeOpenAI();
     app = await startApp(
       { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, ADMIN_TOKEN },
-      { config: withBreaker },
+      { search: 'empty', config: withBreaker },
     );
     // Readiness waits for the shield's filters (ready means armed); this file reads readiness.
     await app.app.get(BloomService).ready;

@@ -25,7 +25,7 @@ describe.each(ADAPTERS)('a request without Host (%s)', (adapter) => {
   let app: RunningApp;
 
   beforeAll(async () => {
-    app = await startApp({ HTTP_ADAPTER: adapter });
+    app = await startApp({ HTTP_ADAPTER: adapter }, { search: 'empty' });
   });
   afterAll(() => app?.close());
 

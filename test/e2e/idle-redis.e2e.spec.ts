@@ -40,7 +40,10 @@ describe.skipIf(!redisServerAvailable())('idle instance on Redis', () => {
   beforeAll(async () => {
     redis = await startRedis();
     monitor = await monitorCommands(redis.port, (c) => seen.push(c));
-    app = await startApp({ REDIS_URL: redis.url, RAMPART_ENV: 'idle', ADMIN_TOKEN });
+    app = await startApp(
+      { REDIS_URL: redis.url, RAMPART_ENV: 'idle', ADMIN_TOKEN },
+      { search: 'empty' },
+    );
     await eventually(
       async () => (await fetch(`${app.url}/health/ready`)).status,
       (s) => s === 200,

@@ -140,7 +140,7 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
     // The suite's secret scan fails the run if the key shows in a log line or an answer.
     addSecret(KEY_A, 'upstream ra API key');
     const env = { HTTP_ADAPTER: adapter, ADMIN_TOKEN, CONFIG_FILE: configFile(A.url, B.url) };
-    app = await startApp(env, { config: breakerOnly });
+    app = await startApp(env, { search: 'empty', config: breakerOnly });
   });
   afterEach(() => {
     A.reset();

@@ -33,11 +33,11 @@ describe.each(ADAPTERS)(
       fake = await startFakeOpenAI();
       proxy = await startApp(
         { HTTP_ADAPTER: adapter, APPS_FILE: apps.file, INFERENCE_UPSTREAM_URL: fake.url },
-        { config: guardsOnly },
+        { search: 'empty', config: guardsOnly },
       );
       local = await startApp(
         { HTTP_ADAPTER: adapter, APPS_FILE: apps.file },
-        { config: guardsOnly },
+        { search: 'empty', config: guardsOnly },
       );
     });
     afterAll(async () => {

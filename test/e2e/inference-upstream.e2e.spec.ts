@@ -62,10 +62,10 @@ describe.each(ADAPTERS)('POST /v1/inference, OpenAI-compatible upstream (%s)', (
       INFERENCE_UPSTREAM_URL: fake.url,
       INFERENCE_UPSTREAM_API_KEY: API_KEY,
     };
-    app = await startApp(env, { locks: [TestLocksModule], config: withTestLocks });
+    app = await startApp(env, { search: 'empty', locks: [TestLocksModule], config: withTestLocks });
     fast = await startApp(
       { ...env, INFERENCE_UPSTREAM_TIMEOUT_MS: '300' },
-      { locks: [TestLocksModule], config: withTestLocks },
+      { search: 'empty', locks: [TestLocksModule], config: withTestLocks },
     );
   });
   afterEach(() => fake.reset());
@@ -290,7 +290,7 @@ describe.each(ADAPTERS)('POST /v1/inference, shutdown during a stream (%s)', (ad
     const fake = await startFakeOpenAI();
     const app = await startApp(
       { HTTP_ADAPTER: adapter, ADMIN_TOKEN, INFERENCE_UPSTREAM_URL: fake.url },
-      { locks: [TestLocksModule], config: withTestLocks },
+      { search: 'empty', locks: [TestLocksModule], config: withTestLocks },
     );
     try {
       fake.pauseStreams();
@@ -324,7 +324,7 @@ describe.each(ADAPTERS)('POST /v1/inference, upstream unreachable (%s)', (adapte
     });
     app = await startApp(
       { HTTP_ADAPTER: adapter, ADMIN_TOKEN, INFERENCE_UPSTREAM_URL: `http://127.0.0.1:${port}/v1` },
-      { locks: [TestLocksModule], config: withTestLocks },
+      { search: 'empty', locks: [TestLocksModule], config: withTestLocks },
     );
   });
   afterAll(() => app?.close());

@@ -66,7 +66,7 @@ describe.each(ADAPTERS)('POST /v1/inference, local demo model (%s)', (adapter) =
   beforeAll(async () => {
     app = await startApp(
       { HTTP_ADAPTER: adapter, ADMIN_TOKEN, CORS_ORIGINS: ORIGIN },
-      { locks: [TestLocksModule], config: withTestLocks },
+      { search: 'empty', locks: [TestLocksModule], config: withTestLocks },
     );
   });
   afterAll(() => app?.close());

@@ -16,6 +16,7 @@ describe.each(ADAPTERS)('memory store bounds (%s)', (adapter) => {
     app = await startApp(
       { HTTP_ADAPTER: adapter, TRUSTED_PROXIES: '127.0.0.1/32,::1/128' },
       {
+        search: 'empty',
         imports: [RateLimitRoutesModule],
         // per-ip: 3, then one a minute (a key lives ~3 min); room for 10 keys
         config: withRateLimitPolicies({}, { rateLimit: { memory: { entries: 10 } } }),

@@ -59,7 +59,7 @@ function smallCaps(c: RampartConfig): RampartConfig {
 describe.each(ADAPTERS)('memory store caps from CONFIG_FILE (%s)', (adapter) => {
   let app: RunningApp;
   beforeAll(async () => {
-    app = await startApp({ HTTP_ADAPTER: adapter }, { config: smallCaps });
+    app = await startApp({ HTTP_ADAPTER: adapter }, { search: 'empty', config: smallCaps });
   });
   afterAll(() => app?.close());
 

@@ -44,7 +44,7 @@ describe.skipIf(!runs).each(ADAPTERS)('the Python RampartAuth example (%s)', (ad
   let app: RunningApp;
 
   beforeAll(async () => {
-    app = await startApp({ HTTP_ADAPTER: adapter, APPS_FILE: apps.file });
+    app = await startApp({ HTTP_ADAPTER: adapter, APPS_FILE: apps.file }, { search: 'empty' });
   });
   afterAll(() => app?.close());
 

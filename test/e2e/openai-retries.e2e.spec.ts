@@ -69,11 +69,11 @@ describe.each(ADAPTERS)('the official OpenAI SDK’s retries through Rampart (%s
     fake = await startFakeOpenAI();
     limited = await startApp(
       { HTTP_ADAPTER: adapter, APPS_FILE: apps.file },
-      { config: tinyRateLimit },
+      { search: 'empty', config: tinyRateLimit },
     );
     proxy = await startApp(
       { HTTP_ADAPTER: adapter, APPS_FILE: apps.file, INFERENCE_UPSTREAM_URL: fake.url },
-      { config: touchyBreaker },
+      { search: 'empty', config: touchyBreaker },
     );
   });
   afterEach(() => fake.reset());

@@ -52,8 +52,8 @@ describe.each(ADAPTERS)('the official OpenAI SDK through a token_budget 429 (%s)
     fake = await startFakeOpenAI();
     const env = { HTTP_ADAPTER: adapter, APPS_FILE: apps.file, INFERENCE_UPSTREAM_URL: fake.url };
     // A 2 s window: a refused call may run again within 2 s. A 7 d window: its end is days away.
-    refill = await startApp(env, { config: oneTokenRule('refill-tokens', '2s') });
-    daily = await startApp(env, { config: oneTokenRule('week-tokens', '7d') });
+    refill = await startApp(env, { search: 'empty', config: oneTokenRule('refill-tokens', '2s') });
+    daily = await startApp(env, { search: 'empty', config: oneTokenRule('week-tokens', '7d') });
   });
   afterEach(() => fake.reset());
   afterAll(async () => {

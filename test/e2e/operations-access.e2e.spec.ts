@@ -9,8 +9,11 @@ describe.each(ADAPTERS)('operations endpoints (%s)', (adapter) => {
   let open: RunningApp;
 
   beforeAll(async () => {
-    locked = await startApp({ HTTP_ADAPTER: adapter, METRICS_TOKEN, DOCS_ENABLED: 'false' });
-    open = await startApp({ HTTP_ADAPTER: adapter });
+    locked = await startApp(
+      { HTTP_ADAPTER: adapter, METRICS_TOKEN, DOCS_ENABLED: 'false' },
+      { search: 'empty' },
+    );
+    open = await startApp({ HTTP_ADAPTER: adapter }, { search: 'empty' });
   });
   afterAll(async () => {
     await locked?.close();

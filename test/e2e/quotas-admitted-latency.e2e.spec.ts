@@ -63,7 +63,7 @@ describe.each(ADAPTERS)('load level from admitted latency (%s)', (adapter) => {
     fake = await startFakeOpenAI();
     app = await startApp(
       { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, RAMPART_ENV: uniqueEnv('qal') },
-      { config: withLatencyInput },
+      { search: 'empty', config: withLatencyInput },
     );
   });
   afterAll(async () => {

@@ -81,7 +81,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
           TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
           ...env(),
         },
-        { imports: [SessionKeyRoutesModule], config: withSharedAddressPolicy },
+        { search: 'empty', imports: [SessionKeyRoutesModule], config: withSharedAddressPolicy },
       );
       admin = new AdminClient(app);
     });

@@ -15,7 +15,7 @@ describe.each(ADAPTERS)('ip dimension address hygiene (%s)', (adapter) => {
   beforeAll(async () => {
     app = await startApp(
       { HTTP_ADAPTER: adapter, TRUSTED_PROXIES: '127.0.0.1/32,::1/128' },
-      { imports: [RateLimitRoutesModule], config: withRateLimitPolicies({}) },
+      { search: 'empty', imports: [RateLimitRoutesModule], config: withRateLimitPolicies({}) },
     );
   });
   afterAll(() => app?.close());

@@ -67,7 +67,7 @@ describe.skipIf(!canStartRedis())(
         apps.push(
           await startApp(
             { ...env, HTTP_ADAPTER: adapter },
-            { imports: [RateLimitRoutesModule], config },
+            { search: 'empty', imports: [RateLimitRoutesModule], config },
           ),
         );
     });

@@ -32,7 +32,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
     beforeAll(async () => {
       app = await startApp(
         { HTTP_ADAPTER: adapter, ...env() },
-        { imports: [RateLimitRoutesModule], config: withRateLimitPolicies({}) },
+        { search: 'empty', imports: [RateLimitRoutesModule], config: withRateLimitPolicies({}) },
       );
     });
     afterAll(() => app?.close());

@@ -50,6 +50,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
       app = await startApp(
         { HTTP_ADAPTER: adapter, ...env() },
         {
+          search: 'empty',
           imports: [RateLimitRoutesModule],
           config: withRateLimitPolicies(
             { plain: paced(every) },

@@ -65,7 +65,7 @@ describe.skipIf(!redisUrl())('rate limit: staged enforcement', () => {
       apps.push(
         await startApp(
           { ...env, HTTP_ADAPTER: adapter },
-          { imports: [RateLimitRoutesModule], config },
+          { search: 'empty', imports: [RateLimitRoutesModule], config },
         ),
       );
   });

@@ -32,7 +32,11 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
     ): Promise<RunningApp> => {
       app = await startApp(
         { HTTP_ADAPTER: adapter, ...env() },
-        { imports: [RateLimitRoutesModule], config: withRateLimitPolicies(slices, sections) },
+        {
+          search: 'empty',
+          imports: [RateLimitRoutesModule],
+          config: withRateLimitPolicies(slices, sections),
+        },
       );
       return app;
     };

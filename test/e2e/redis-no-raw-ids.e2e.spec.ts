@@ -63,7 +63,7 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('no raw id in Redis (%s)', (ada
         RAMPART_ENV: uniqueEnv('ids'),
         TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
       },
-      { imports: [SessionKeyRoutesModule], config: withSessionKeyPolicy },
+      { search: 'empty', imports: [SessionKeyRoutesModule], config: withSessionKeyPolicy },
     );
   });
   afterAll(async () => {

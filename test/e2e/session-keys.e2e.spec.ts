@@ -40,7 +40,7 @@ describe.each([
             }
           : {}),
       },
-      { imports: [SessionKeyRoutesModule], config: withSessionKeyPolicy },
+      { search: 'empty', imports: [SessionKeyRoutesModule], config: withSessionKeyPolicy },
     );
     admin = new AdminClient(app);
   });

@@ -16,7 +16,7 @@ describe.each(ADAPTERS)('bad signature log under a forged flood (%s)', (adapter)
   let app: RunningApp;
 
   beforeAll(async () => {
-    app = await startApp({ HTTP_ADAPTER: adapter, APPS_FILE: apps.file });
+    app = await startApp({ HTTP_ADAPTER: adapter, APPS_FILE: apps.file }, { search: 'empty' });
   });
   afterAll(() => app?.close());
 

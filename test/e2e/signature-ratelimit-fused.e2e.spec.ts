@@ -74,11 +74,13 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)(
       };
       const imports = [SignatureRoutesModule];
       withLimit = await startApp(env, {
+        search: 'empty',
         imports,
         locks: [SignatureModule, RateLimitModule],
         config: fused,
       });
       signatureAlone = await startApp(env, {
+        search: 'empty',
         imports,
         locks: [SignatureModule],
         config: (c) => signatureOnly(withSignaturePolicies()(c)),

@@ -39,11 +39,11 @@ describe.each(ADAPTERS)('raw body for signatures (%s)', (adapter) => {
   beforeAll(async () => {
     app = await startApp(
       { HTTP_ADAPTER: adapter, APPS_FILE: apps.file },
-      { imports: [SignatureRoutesModule], config: withSignaturePolicies() },
+      { search: 'empty', imports: [SignatureRoutesModule], config: withSignaturePolicies() },
     );
     small = await startApp(
       { HTTP_ADAPTER: adapter, APPS_FILE: apps.file, BODY_LIMIT_BYTES: '2048' },
-      { imports: [SignatureRoutesModule], config: withSignaturePolicies() },
+      { search: 'empty', imports: [SignatureRoutesModule], config: withSignaturePolicies() },
     );
   });
   afterAll(async () => {

@@ -33,10 +33,12 @@ describe.skipIf(!redisUrl()).each(ADAPTERS)(
         REDIS_COMMAND_TIMEOUT_MS: '2000',
       };
       a = await startApp(env, {
+        search: 'empty',
         imports: [SignatureRoutesModule],
         config: withSignaturePolicies(),
       });
       b = await startApp(env, {
+        search: 'empty',
         imports: [SignatureRoutesModule],
         config: withSignaturePolicies(),
       });
@@ -105,6 +107,7 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)(
           REDIS_COMMAND_TIMEOUT_MS: '500',
         },
         {
+          search: 'empty',
           imports: [SignatureRoutesModule],
           locks: [SignatureModule],
           config: (c) => signatureOnly(withSignaturePolicies()(c)),

@@ -36,7 +36,7 @@ describe.each(ADAPTERS)('signature lock over HTTP (%s, memory nonce store)', (ad
   beforeAll(async () => {
     app = await startApp(
       { HTTP_ADAPTER: adapter, APPS_FILE: apps.file },
-      { imports: [SignatureRoutesModule], config: withSignaturePolicies() },
+      { search: 'empty', imports: [SignatureRoutesModule], config: withSignaturePolicies() },
     );
     url = app.url;
   });

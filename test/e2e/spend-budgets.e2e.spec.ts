@@ -42,7 +42,12 @@ interface Answer {
 }
 
 describe.each(inferenceCases('spd'))('spend budgets ($adapter, $store store)', (c) => {
-  const h = useInferenceHarness(c, withInferenceRules(RULES, { prices: { 'gpt-4o-mini': PRICE } }));
+  const h = useInferenceHarness(
+    c,
+    withInferenceRules(RULES, { prices: { 'gpt-4o-mini': PRICE } }),
+    {},
+    'empty',
+  );
   const { apps } = h;
   let n = 0;
   const newUser = (): string => `spend-user-${++n}`;

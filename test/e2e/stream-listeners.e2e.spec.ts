@@ -77,7 +77,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
           INFERENCE_STREAM_DRAIN_TIMEOUT_MS: '5000',
           INFERENCE_STREAM_MAX_DURATION_MS: '60000',
         },
-        { config: moreLeases },
+        { search: 'empty', config: moreLeases },
       );
       watch = watchListeners(app.app.getHttpServer() as Server);
       process.on('warning', onWarning);

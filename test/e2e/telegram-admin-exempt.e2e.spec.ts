@@ -27,19 +27,22 @@ describe.each(ADAPTERS)('Telegram: admins exempt from the global rule (%s)', (ad
 
   beforeAll(async () => {
     api = await startFakeBotApi();
-    app = await startApp({
-      HTTP_ADAPTER: adapter,
-      CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'builtin', adminUserIds: [ADMIN] }], {
-        apiRoot: api.url,
-        extra: {
-          // A global rule this small would read as a service at load: the load level is pinned.
-          rateLimit: { load: { pin: 'normal' } },
-          policies: {
-            telegram: { locks: { rateLimit: { rules: shippedRulesWithASmallGlobal() } } },
+    app = await startApp(
+      {
+        HTTP_ADAPTER: adapter,
+        CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'builtin', adminUserIds: [ADMIN] }], {
+          apiRoot: api.url,
+          extra: {
+            // A global rule this small would read as a service at load: the load level is pinned.
+            rateLimit: { load: { pin: 'normal' } },
+            policies: {
+              telegram: { locks: { rateLimit: { rules: shippedRulesWithASmallGlobal() } } },
+            },
           },
-        },
-      }),
-    });
+        }),
+      },
+      { search: 'empty' },
+    );
   });
   afterAll(async () => {
     await app?.close();

@@ -32,7 +32,7 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('Telegram bans (%s)', (adapter)
         { id: 'other', mode: 'forward', backendUrl: be.url },
       ]),
     };
-    [a, b] = [await startApp(env), await startApp(env)];
+    [a, b] = [await startApp(env, { search: 'empty' }), await startApp(env, { search: 'empty' })];
     admin = new AdminClient(a);
   });
   afterAll(async () => {

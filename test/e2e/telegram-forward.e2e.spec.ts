@@ -27,10 +27,13 @@ describe.each(ADAPTERS)('Telegram ingress, forward mode (%s)', (adapter) => {
 
   beforeAll(async () => {
     be = await startFakeBotBackend();
-    app = await startApp({
-      HTTP_ADAPTER: adapter,
-      CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'forward', backendUrl: be.url }]),
-    });
+    app = await startApp(
+      {
+        HTTP_ADAPTER: adapter,
+        CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'forward', backendUrl: be.url }]),
+      },
+      { search: 'empty' },
+    );
   });
   afterAll(async () => {
     await app?.close();

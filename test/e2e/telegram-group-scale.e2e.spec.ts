@@ -43,19 +43,22 @@ describe.each(ADAPTERS)('Telegram group size scales the chat bucket (%s)', (adap
       { members: 0, factor: 1 },
       { members: 100, factor: 4 },
     ];
-    app = await startApp({
-      HTTP_ADAPTER: adapter,
-      CONFIG_FILE: telegramConfigFile(
-        [
-          { id: 'demo', mode: 'builtin', groupScale },
-          { id: 'other', mode: 'builtin' },
-        ],
-        {
-          apiRoot: api.url,
-          extra: { policies: { telegram: { locks: { rateLimit: { rules: rules() } } } } },
-        },
-      ),
-    });
+    app = await startApp(
+      {
+        HTTP_ADAPTER: adapter,
+        CONFIG_FILE: telegramConfigFile(
+          [
+            { id: 'demo', mode: 'builtin', groupScale },
+            { id: 'other', mode: 'builtin' },
+          ],
+          {
+            apiRoot: api.url,
+            extra: { policies: { telegram: { locks: { rateLimit: { rules: rules() } } } } },
+          },
+        ),
+      },
+      { search: 'empty' },
+    );
   });
   afterAll(async () => {
     await app?.close();

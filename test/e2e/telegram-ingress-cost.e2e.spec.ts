@@ -42,8 +42,8 @@ describe.skipIf(!canStartRedis())('Telegram ingress Redis cost (%s)', () => {
       REDIS_COMMAND_TIMEOUT_MS: '1000',
       CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'forward', backendUrl: be.url }]),
     };
-    a = await startApp(env);
-    b = await startApp(env);
+    a = await startApp(env, { search: 'empty' });
+    b = await startApp(env, { search: 'empty' });
   });
   afterAll(async () => {
     await a?.close();

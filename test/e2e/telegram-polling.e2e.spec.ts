@@ -55,8 +55,8 @@ describe.skipIf(!canStartRedis())('Telegram long polling, two instances on one R
         { apiRoot: api.url, telegram: { pollTimeoutS: 1, pollLeaseMs: 1_500 } },
       ),
     };
-    a = await startApp({ ...config, HTTP_ADAPTER: 'express' });
-    b = await startApp({ ...config, HTTP_ADAPTER: 'fastify' });
+    a = await startApp({ ...config, HTTP_ADAPTER: 'express' }, { search: 'empty' });
+    b = await startApp({ ...config, HTTP_ADAPTER: 'fastify' }, { search: 'empty' });
   });
   afterAll(async () => {
     // One of them was closed by a test already.
@@ -152,6 +152,7 @@ describe('Telegram long polling, one instance on the memory store', () => {
         ),
       },
       {
+        search: 'empty',
         // The bot's breaker stays closed: the poller's own retries are under test here.
         config: (c) => {
           const cb = c.policies['telegram-poll']!.locks.circuitBreaker as Record<string, unknown>;

@@ -42,7 +42,7 @@ describe.each(STORES)(
           RAMPART_ENV: uniqueEnv('tgr'),
           CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'forward', backendUrl: be.url }]),
         },
-        { config: quietBreaker },
+        { search: 'empty', config: quietBreaker },
       );
     });
     afterAll(async () => {

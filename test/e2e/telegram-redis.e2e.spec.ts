@@ -28,8 +28,8 @@ describe.skipIf(!canStartRedis()).each(ADAPTERS)('Telegram ingress on Redis (%s)
         { id: 'strict', mode: 'forward', backendUrl: be.url, failMode: 'closed' },
       ]),
     };
-    a = await startApp(env);
-    b = await startApp(env);
+    a = await startApp(env, { search: 'empty' });
+    b = await startApp(env, { search: 'empty' });
   });
   afterAll(async () => {
     await a?.close();

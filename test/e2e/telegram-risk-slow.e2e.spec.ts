@@ -25,16 +25,19 @@ describe.skipIf(!canStartRedis())('Telegram ingress Redis cost at a slow pace', 
   beforeAll(async () => {
     server = await startRedis();
     be = await startFakeBotBackend();
-    app = await startApp({
-      HTTP_ADAPTER: ADAPTERS[0],
-      REDIS_URL: server.url,
-      RAMPART_ENV: uniqueEnv('tgslow'),
-      ADMIN_TOKEN,
-      REDIS_COMMAND_TIMEOUT_MS: '1000',
-      CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'forward', backendUrl: be.url }], {
-        extra: { rateLimit: { heartbeat: '300ms', risk: { flush: '500ms' } } },
-      }),
-    });
+    app = await startApp(
+      {
+        HTTP_ADAPTER: ADAPTERS[0],
+        REDIS_URL: server.url,
+        RAMPART_ENV: uniqueEnv('tgslow'),
+        ADMIN_TOKEN,
+        REDIS_COMMAND_TIMEOUT_MS: '1000',
+        CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'forward', backendUrl: be.url }], {
+          extra: { rateLimit: { heartbeat: '300ms', risk: { flush: '500ms' } } },
+        }),
+      },
+      { search: 'empty' },
+    );
   });
   afterAll(async () => {
     await app?.close();

@@ -69,14 +69,17 @@ describe.each(ADAPTERS)('/health/ready and the webhook (%s)', (adapter) => {
       last_error_message: 'Read timeout expired',
       last_error_date: 1764590000,
     };
-    app = await startApp({
-      HTTP_ADAPTER: adapter,
-      ADMIN_TOKEN,
-      CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'builtin' }], {
-        apiRoot: api.url,
-        poll: 1_000,
-      }),
-    });
+    app = await startApp(
+      {
+        HTTP_ADAPTER: adapter,
+        ADMIN_TOKEN,
+        CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'builtin' }], {
+          apiRoot: api.url,
+          poll: 1_000,
+        }),
+      },
+      { search: 'empty' },
+    );
   });
   afterAll(async () => {
     await app?.close();

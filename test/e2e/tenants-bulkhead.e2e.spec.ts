@@ -45,7 +45,7 @@ describe.each(ADAPTERS)('inference bulkhead shared fairly between apps (%s)', (a
     fake = await startFakeOpenAI();
     app = await startApp(
       { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, APPS_FILE: apps.file },
-      { config: withSmallBulkhead },
+      { search: 'empty', config: withSmallBulkhead },
     );
   });
   afterAll(async () => {

@@ -72,7 +72,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
           INFERENCE_STREAM_DRAIN_TIMEOUT_MS: '300',
           INFERENCE_STREAM_MAX_DURATION_MS: '4000',
         },
-        { config: withSmallConcurrency },
+        { search: 'empty', config: withSmallConcurrency },
       );
     });
     afterAll(async () => {

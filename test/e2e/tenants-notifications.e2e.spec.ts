@@ -45,7 +45,10 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
         // A first call on a loaded machine can take over FAST's 1 s: a timeout is ambiguous, so dead.
         SLOW_MACHINE,
       );
-      app = await startApp({ ...s.env, ...env(), HTTP_ADAPTER: adapter, ADMIN_TOKEN });
+      app = await startApp(
+        { ...s.env, ...env(), HTTP_ADAPTER: adapter, ADMIN_TOKEN },
+        { search: 'empty' },
+      );
       ours = new Notify(app.url, s.app);
       theirs = new Notify(app.url, s.other);
       admin = new AdminClient(app);

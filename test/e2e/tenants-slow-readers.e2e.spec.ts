@@ -58,7 +58,7 @@ describe.each(ADAPTERS)("a hostile app's slow readers (%s)", (adapter) => {
         INFERENCE_STREAM_RELAY_BYTES: String(relay),
         INFERENCE_STREAM_DRAIN_TIMEOUT_MS: String(drainMs),
       },
-      { config: withSmallBulkhead },
+      { search: 'empty', config: withSmallBulkhead },
     );
   beforeAll(async () => {
     fake = await startFakeOpenAI();

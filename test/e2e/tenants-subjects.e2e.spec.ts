@@ -47,7 +47,7 @@ describe.each(ADAPTERS.flatMap((adapter) => STORES.map((s) => ({ adapter, ...s }
     beforeAll(async () => {
       app = await startApp(
         { HTTP_ADAPTER: adapter, APPS_FILE: apps.file, ADMIN_TOKEN, ...env() },
-        { imports: [SessionKeyRoutesModule], config: withSessionKeyPolicy },
+        { search: 'empty', imports: [SessionKeyRoutesModule], config: withSessionKeyPolicy },
       );
       admin = new AdminClient(app);
     });

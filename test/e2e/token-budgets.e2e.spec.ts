@@ -39,7 +39,7 @@ const RULES: RuleConfig[] = [
 ];
 
 describe.each(inferenceCases('tok'))('token budgets ($adapter, $store store)', (c) => {
-  const h = useInferenceHarness(c, withInferenceRules(RULES));
+  const h = useInferenceHarness(c, withInferenceRules(RULES), {}, 'empty');
   const { apps } = h;
   let n = 0;
   const newUser = (): string => `user-${++n}`;

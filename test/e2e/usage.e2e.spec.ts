@@ -35,7 +35,7 @@ const WITH_USAGE = withInferenceRules(
 );
 
 describe.each(inferenceCases('use'))('usage and spend ($adapter, $store store)', (c) => {
-  const h = useInferenceHarness(c, WITH_USAGE);
+  const h = useInferenceHarness(c, WITH_USAGE, {}, 'empty');
   const { apps, secrets } = h;
   let n = 0;
   const newUser = (): string => `usage-user-${++n}`;
@@ -191,7 +191,7 @@ const WITHOUT_TOKEN_RULES = withInferenceRules(
 describe.each(inferenceCases('unt'))(
   'usage without a tokens rule ($adapter, $store store)',
   (c) => {
-    const h = useInferenceHarness(c, WITHOUT_TOKEN_RULES);
+    const h = useInferenceHarness(c, WITHOUT_TOKEN_RULES, {}, 'empty');
     const ofUser = async (user: string) => {
       const r = await h.admin.call<Usage>(
         'GET',

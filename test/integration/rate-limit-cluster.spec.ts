@@ -173,6 +173,7 @@ describe.skipIf(!canStartRedis())(`${RedisRateLimitStore.name} on a 3-master Red
           REDIS_COMMAND_TIMEOUT_MS: '1000',
         },
         {
+          search: 'empty',
           imports: [RateLimitRoutesModule],
           config: withRateLimitPolicies({
             plain: {

@@ -30,7 +30,7 @@ describe.skipIf(!redisUrl())('rate limit across two app instances on one Redis',
       apps.push(
         await startApp(
           { ...env, HTTP_ADAPTER: adapter },
-          { imports: [RateLimitRoutesModule], config },
+          { search: 'empty', imports: [RateLimitRoutesModule], config },
         ),
       );
     }

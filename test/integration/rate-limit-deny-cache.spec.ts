@@ -20,6 +20,7 @@ describe.skipIf(!canStartRedis())('rate-limit local deny cache (private redis-se
       // A generous timeout: on a loaded machine a call must not turn into a fallback.
       { REDIS_URL: server.url, RAMPART_ENV: uniqueEnv('rld'), REDIS_COMMAND_TIMEOUT_MS: '5000' },
       {
+        search: 'empty',
         imports: [RateLimitRoutesModule],
         config: withRateLimitPolicies({
           plain: {

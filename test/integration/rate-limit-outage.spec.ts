@@ -65,7 +65,7 @@ describe.skipIf(!canStartRedis())('rate limit when its Redis dies and comes back
       apps.push(
         await startApp(
           { ...env, HTTP_ADAPTER: adapter },
-          { imports: [RateLimitRoutesModule], config },
+          { search: 'empty', imports: [RateLimitRoutesModule], config },
         ),
       );
     await until(() => apps.every((a) => a.app.get(RateLimitPeers).liveInstances === 2));

@@ -29,6 +29,7 @@ describe.skipIf(!canStartRedis())(
       app = await startApp(
         { REDIS_URL: server.url, RAMPART_ENV: env, REDIS_COMMAND_TIMEOUT_MS: '2000' },
         {
+          search: 'empty',
           imports: [RateLimitRoutesModule],
           config: withRateLimitPolicies({
             update: {

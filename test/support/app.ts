@@ -1,4 +1,7 @@
 import type { INestApplication, ModuleMetadata } from '@nestjs/common';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createApp } from '../../src/app.factory.js';
 import { loadAppConfig } from '../../src/app.config.js';
 import type { RampartConfig } from '../../src/config/config.types.js';
@@ -40,6 +43,11 @@ export async function startApp(
     imports?: NonNullable<ModuleMetadata['imports']>;
     locks?: NonNullable<ModuleMetadata['imports']>;
     config?: (c: RampartConfig) => RampartConfig;
+    /**
+     * `cities` (default): the search index of 135k world cities, as `npm start` has it.
+     * `empty`: an empty index (see emptySearchIndex) — for files that never search.
+     */
+    search?: SearchIndex;
   } = {},
 ): Promise<RunningApp> {
   let config = loadAppConfig({
@@ -48,6 +56,7 @@ export async function startApp(
     PORT: '0',
     ...onSuiteRedis(env),
   });
+  if (opts.search === 'empty') config = emptySearchIndex(config);
   if (opts.config) config = opts.config(config);
   addSecretsOf(config);
   // Everything the app logs at debug and above goes to the secret scan; lines at the configured level still reach stderr.
@@ -67,6 +76,30 @@ export async function startApp(
       addAppSecrets(app);
       await app.close();
     },
+  };
+}
+
+export type SearchIndex = 'cities' | 'empty';
+
+let emptyIndexDir: string | undefined;
+
+/**
+ * The SQLite search index in a file of this test process that is never seeded (`search.seed: none`):
+ * every app start on the cities index reads 135k ids and their terms into two Bloom filters (about a
+ * second of CPU each, in the background while the file's tests run). A file that never searches, nor
+ * counts what the shield does, starts on this one instead. Never written to: no test adds items to it.
+ */
+function emptySearchIndex(config: RampartConfig): RampartConfig {
+  if (config.search.backend !== 'sqlite') return config;
+  if (!emptyIndexDir) {
+    const dir = mkdtempSync(join(tmpdir(), 'rampart-empty-search-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    emptyIndexDir = dir;
+  }
+  return {
+    ...config,
+    search: { ...config.search, sqlitePath: join(emptyIndexDir, 'search.sqlite') },
+    sections: { ...config.sections, search: { seed: 'none' } },
   };
 }
 

@@ -9,7 +9,7 @@ import type { RampartConfig } from '../../src/config/config.types.js';
 import type { RuleConfig } from '../../src/locks/rate-limit/rate-limit.types.js';
 import { signRequest } from '../../src/sdk/sign-request.js';
 import { ADMIN_TOKEN, AdminClient } from './admin-client.js';
-import { ADAPTERS, RunningApp, startApp } from './app.js';
+import { ADAPTERS, RunningApp, SearchIndex, startApp } from './app.js';
 import { FakeOpenAI, startFakeOpenAI } from './fake-openai.js';
 import { redisUrl, uniqueEnv } from './redis-env.js';
 import { testApps } from './signature-routes.js';
@@ -147,12 +147,13 @@ export class InferenceHarness {
 
 /**
  * A harness for one case: the fake upstream and the app (with `config`, ADMIN_TOKEN, the test apps, `env`) start
- * before the describe's specs and close after them.
+ * before the describe's specs and close after them (on `search`'s index: startApp).
  */
 export function useInferenceHarness(
   c: InferenceCase,
   config: (c: RampartConfig) => RampartConfig,
   env: Record<string, string> = {},
+  search: SearchIndex = 'cities',
 ): InferenceHarness {
   const h = new InferenceHarness();
   beforeAll(async () => {
@@ -166,7 +167,7 @@ export function useInferenceHarness(
         ADMIN_TOKEN,
         ...env,
       },
-      { config },
+      { config, search },
     );
     h.admin = new AdminClient(h.app);
   });

@@ -80,7 +80,8 @@ export async function startTenants(adapter: HttpAdapterName, env: Record<string,
       INFERENCE_UPSTREAM_URL: upstream.url,
       ...env,
     },
-    { imports: [TenantRoutesModule], config: withTenantPolicies },
+    // The tenant routes have their own key source and filter; nothing here searches the cities.
+    { imports: [TenantRoutesModule], config: withTenantPolicies, search: 'empty' },
   );
   // Every Bloom build changes the data generation, which makes cached answers stale: wait for the boot's.
   await app.app.get(BloomService).ready;
