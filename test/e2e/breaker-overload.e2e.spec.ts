@@ -134,8 +134,8 @@ describe.each(ADAPTERS)('breaker overload control (%s)', (adapter) => {
       // The backend gets slower and our calls queue there (past 2 in flight, each one more slows every call, as a
       // GPU pool shares itself): the limit follows its latency down, whatever the callers do. (A backend as slow
       // whatever our calls in flight is re-based instead: gradient-limit.spec.ts.) Slower relative to the minRtt
-      // the limit measured (≥ 4×, however loaded the machine was), so every window's gradient is the lowest.
-      const slowMs = Math.max(200, 4 * fast.minRttMs!);
+      // the limit measured (≥ 3×, however loaded the machine was), so every window's gradient is the lowest.
+      const slowMs = Math.max(200, 3 * fast.minRttMs!);
       fake.setLatency((inFlight) => slowMs * Math.max(1, inFlight / 2));
       const callers = { stop: false };
       const background = Promise.all(
