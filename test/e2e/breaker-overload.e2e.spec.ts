@@ -207,18 +207,19 @@ describe.each(ADAPTERS)('breaker overload control (%s)', (adapter) => {
       maxWaitMs: 30_000,
       maxWaiting: 2,
     });
-    fake.setLatency(3_000); // long enough that nothing ends before the queue is full, on a busy machine
+    const release = fake.holdAnswers(); // nothing ends before the test has seen the queue full
     const before = fake.requests;
     // One call holds the only slot; two wait for it; the fourth finds the queue full.
     const first = infer(app);
     await expect.poll(() => fake.inFlight, { timeout: 10_000 }).toBe(1);
     const waiting = [infer(app), infer(app)];
     await expect
-      .poll(async () => metricValue(app, 'rampart_breaker_waiting'), { timeout: 2_500 })
+      .poll(async () => metricValue(app, 'rampart_breaker_waiting'), { timeout: 10_000 })
       .toBe(2);
     const refused = await infer(app);
     expect(refused.status).toBe(503);
     expect(refused.body).toMatchObject({ error: 'backend_busy' });
+    release();
     const all = await Promise.all([first, ...waiting]);
     expect(all.map((a) => a.status)).toEqual([200, 200, 200]);
     expect(fake.requests - before).toBe(3);
