@@ -4,7 +4,9 @@
  * derived policies `inference-upstream-<name>`, with the inference breaker's shipped wait). Two streams held
  * (paused after their first word) take both slots; a third call waits for the first slot freed, on either
  * upstream, and is served there; past the bound (the app's lane full) it gets 503 `backend_busy` with
- * Retry-After and where it stood. Asserted by answers and queue lengths, never by time.
+ * Retry-After and where it stood. Asserted by answers and queue lengths, never by time: the shipped wait is checked
+ * as loaded, then raised to the longest the schema allows (60 s), so a loaded machine never turns a slow step
+ * into a timeout.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +19,16 @@ import { FakeOpenAI, sseData, startFakeOpenAI } from '../support/fake-openai.js'
 
 const off = { mode: 'off' as const };
 
-/** Only lock 4 on the inference routes (unsigned: every call is one app, `-`); `tight`'s upstreams let it wait once. */
+/** The longest wait the schema allows (milliseconds): far past anything a test step takes. */
+const MAX_WAIT_MS = 60_000;
+
+/** Each upstream's breaker slice as loaded (before breakerOnly raises its wait). */
+const shipped: Record<string, CircuitBreakerSlice> = {};
+
+/**
+ * Only lock 4 on the inference routes (unsigned: every call is one app, `-`); `tight`'s upstreams let it wait
+ * once; every upstream waits up to MAX_WAIT_MS.
+ */
 function breakerOnly(c: RampartConfig): RampartConfig {
   const p = { ...c.policies };
   for (const name of ['inference', 'models'])
@@ -25,8 +36,11 @@ function breakerOnly(c: RampartConfig): RampartConfig {
       ...p[name]!,
       locks: { ...p[name]!.locks, signature: off, rateLimit: off, cacheShield: off },
     };
-  for (const name of ['inference-upstream-ta', 'inference-upstream-tb']) {
-    const cb = { ...p[name]!.locks.circuitBreaker, maxWaitingPerApp: 1 };
+  for (const x of ['wa', 'wb', 'ta', 'tb']) {
+    const name = `inference-upstream-${x}`;
+    shipped[x] = p[name]!.locks.circuitBreaker as CircuitBreakerSlice;
+    const perApp = x.startsWith('t') ? { maxWaitingPerApp: 1 } : {};
+    const cb = { ...p[name]!.locks.circuitBreaker, maxWaitMs: MAX_WAIT_MS, ...perApp };
     p[name] = { ...p[name]!, locks: { ...p[name]!.locks, circuitBreaker: cb } };
   }
   return { ...c, policies: p };
@@ -119,9 +133,7 @@ describe.each(ADAPTERS)('a model alias waits for a free upstream slot (%s)', (ad
   const waitingOn = (x: string) => () => Promise.all([waiting(`${x}a`), waiting(`${x}b`)]);
 
   it("should give each upstream the inference breaker's shipped wait", () => {
-    const slice = app.config.policies['inference-upstream-wa']!.locks
-      .circuitBreaker as CircuitBreakerSlice;
-    expect(slice).toMatchObject({ capacity: 1, maxWaitMs: 5_000, maxWaiting: 64 });
+    expect(shipped.wa).toMatchObject({ capacity: 1, maxWaitMs: 5_000, maxWaiting: 64 });
   });
 
   it('should let a third call wait for the first upstream slot freed and serve it there', async () => {
@@ -146,7 +158,7 @@ describe.each(ADAPTERS)('a model alias waits for a free upstream slot (%s)', (ad
     await expect.poll(waitingOn('t'), { timeout: 10_000 }).toEqual([1, 1]);
     const refused = await infer('tight'); // maxWaitingPerApp 1 on both: its lane is full
     expect(refused.status).toBe(503);
-    expect(refused.retryAfter).toBe('5');
+    expect(refused.retryAfter).toBe(String(MAX_WAIT_MS / 1_000));
     expect(refused.body).toMatchObject({
       error: 'backend_busy',
       state: 'busy',

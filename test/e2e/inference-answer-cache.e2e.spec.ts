@@ -117,6 +117,7 @@ describe.each(inferenceCases('dac'))('deterministic answer cache ($adapter, $sto
     const warm = chat(`warm ${unique()}`, { temperature: 0.7 });
     for (let i = 0; i < 2; i++) {
       const res = await call(warm);
+      expect(res.status).toBe(200);
       expect(res.headers.get('rampart-shield')).toBeNull();
       await res.arrayBuffer();
     }

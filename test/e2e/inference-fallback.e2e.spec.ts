@@ -153,29 +153,34 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
     delete process.env.TEST_FALLBACK_KEY_A;
   });
 
-  it('should move a call on from an upstream answering 429 and skip it until its Retry-After passed', async () => {
-    A.setStatus(429);
-    A.setRetryAfter('3');
-    const [a0, b0] = [A.requests, B.requests];
-    const first = await chat(app, 'fb-429');
-    expect(first.status).toBe(200);
-    expect([A.requests - a0, B.requests - b0]).toEqual([1, 1]);
-    expect(A.lastRequest?.body?.model).toBe('model-a');
-    expect(A.lastRequest?.headers.authorization).toBe(`Bearer ${KEY_A}`);
-    expect(B.lastRequest?.body?.model).toBe('model-b');
-    A.reset(); // A would answer now, but asked to be left alone for 3 s
-    for (let i = 0; i < 2; i++) expect((await chat(app, 'fb-429')).status).toBe(200);
-    expect([A.requests - a0, B.requests - b0]).toEqual([1, 3]);
-    expect(await fallbacks(app, 'fb-429', 'ra', 'rate_limited')).toBe(1);
-    expect(await fallbacks(app, 'fb-429', 'ra', 'cooling_down')).toBe(2);
-    // Once the Retry-After has passed, A (priority 0) takes the calls again.
-    await eventually(
-      () => chat(app, 'fb-429'),
-      () => A.requests - a0 === 2,
-      10_000,
-      200,
-    );
-  });
+  it(
+    'should move a call on from an upstream answering 429 and skip it until its Retry-After passed',
+    { timeout: 90_000 },
+    async () => {
+      // 10 s: far longer than the two calls below take on a loaded machine (3 s was not), so they fall inside it.
+      A.setStatus(429);
+      A.setRetryAfter('10');
+      const [a0, b0] = [A.requests, B.requests];
+      const first = await chat(app, 'fb-429');
+      expect(first.status).toBe(200);
+      expect([A.requests - a0, B.requests - b0]).toEqual([1, 1]);
+      expect(A.lastRequest?.body?.model).toBe('model-a');
+      expect(A.lastRequest?.headers.authorization).toBe(`Bearer ${KEY_A}`);
+      expect(B.lastRequest?.body?.model).toBe('model-b');
+      A.reset(); // A would answer now, but asked to be left alone for 10 s
+      for (let i = 0; i < 2; i++) expect((await chat(app, 'fb-429')).status).toBe(200);
+      expect([A.requests - a0, B.requests - b0]).toEqual([1, 3]);
+      expect(await fallbacks(app, 'fb-429', 'ra', 'rate_limited')).toBe(1);
+      expect(await fallbacks(app, 'fb-429', 'ra', 'cooling_down')).toBe(2);
+      // Once the Retry-After has passed, A (priority 0) takes the calls again.
+      await eventually(
+        () => chat(app, 'fb-429'),
+        () => A.requests - a0 === 2,
+        60_000,
+        500,
+      );
+    },
+  );
 
   it('should honour a strict 429 window: move on, never call the upstream inside its Retry-After, and come back after (JSON, stream, the openai SDK)', async () => {
     // The window is the test's: open until it is closed below, whatever the machine's speed. Rampart's side is

@@ -1,10 +1,12 @@
 /**
  * The fair wait inference ships with (docs/inference.md#waiting-for-a-slot), over HTTP on both adapters, against
- * the fake OpenAI upstream (test/support/fake-openai.ts): the shipped inference breaker, its wait options left as
- * shipped (maxWaitMs 5000, maxWaiting 64, maxWaitingPerApp 16), with one slot instead of 128. A call past the
- * slot waits and is served once it frees; a hostile app's 17th waiting call gets 503 `backend_busy`
- * (`queue.why: app_full`) while another app's call still waits and is served. Asserted by answers and the
- * queue's length, never by time.
+ * the fake OpenAI upstream (test/support/fake-openai.ts): the shipped inference breaker, its queue bounds left as
+ * shipped (maxWaiting 64, maxWaitingPerApp 16), with one slot instead of 128. A call past the slot waits and is
+ * served once it frees; a hostile app's 17th waiting call gets 503 `backend_busy` (`queue.why: app_full`) while
+ * another app's call still waits and is served. Asserted by answers and the queue's length, never by time: the
+ * upstream holds the slot until the test releases it, and the calls may wait (maxWaitMs) and run (timeoutMs) for
+ * the longest the schema allows instead of the shipped 5 s and 30 s, so a loaded machine never turns a slow step
+ * into a timeout (the shipped values are checked as loaded).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RampartConfig } from '../../src/config/config.types.js';
@@ -14,14 +16,28 @@ import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
 import { testApps } from '../support/signature-routes.js';
 
-/** The shipped inference policy with one slot; rate limit and shield off (their 429s and hits are not tested here). */
-function oneSlot(c: RampartConfig): RampartConfig {
-  const inference = c.policies.inference!;
-  const off = { mode: 'off' as const };
-  const circuitBreaker = { ...inference.locks.circuitBreaker, capacity: 1 };
-  const locks = { ...inference.locks, rateLimit: off, cacheShield: off, circuitBreaker };
-  return { ...c, policies: { ...c.policies, inference: { ...inference, locks } } };
-}
+/** The longest wait the schema allows (milliseconds): far past anything a test step takes. */
+const MAX_WAIT_MS = 60_000;
+
+/**
+ * The shipped inference policy with one slot, waits and calls bounded only far past the test's steps; rate limit
+ * and shield off (their 429s and hits are not tested here). `shipped` hears the breaker slice as loaded.
+ */
+const oneSlot =
+  (shipped: (s: CircuitBreakerSlice) => void) =>
+  (c: RampartConfig): RampartConfig => {
+    const inference = c.policies.inference!;
+    const off = { mode: 'off' as const };
+    shipped(inference.locks.circuitBreaker as CircuitBreakerSlice);
+    const circuitBreaker = {
+      ...inference.locks.circuitBreaker,
+      capacity: 1,
+      maxWaitMs: MAX_WAIT_MS,
+      timeoutMs: 600_000,
+    };
+    const locks = { ...inference.locks, rateLimit: off, cacheShield: off, circuitBreaker };
+    return { ...c, policies: { ...c.policies, inference: { ...inference, locks } } };
+  };
 
 type Who = { appId: string; secret: string };
 
@@ -31,11 +47,12 @@ describe.each(ADAPTERS)('inference waits for a slot by default (%s)', (adapter) 
   const B: Who = { appId: apps.main.appId, secret: apps.main.secrets[0]! };
   let fake: FakeOpenAI;
   let app: RunningApp;
+  let shipped: CircuitBreakerSlice | undefined;
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
     const env = { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, APPS_FILE: apps.file };
-    app = await startApp(env, { config: oneSlot });
+    app = await startApp(env, { config: oneSlot((s) => (shipped = s)) });
   });
   afterAll(async () => {
     await app?.close();
@@ -81,8 +98,9 @@ describe.each(ADAPTERS)('inference waits for a slot by default (%s)', (adapter) 
     metric('rampart_breaker_wait_seconds_count{backend="inference",outcome="slot"}');
 
   it('should ship the wait on the inference breaker', () => {
-    const slice = app.config.policies.inference!.locks.circuitBreaker as CircuitBreakerSlice;
-    expect(slice).toMatchObject({ maxWaitMs: 5_000, maxWaiting: 64, maxWaitingPerApp: 16 });
+    expect(shipped).toMatchObject({ maxWaitMs: 5_000, maxWaiting: 64, maxWaitingPerApp: 16 });
+    const inForce = app.config.policies.inference!.locks.circuitBreaker as CircuitBreakerSlice;
+    expect(inForce).toMatchObject({ maxWaiting: 64, maxWaitingPerApp: 16, capacity: 1 });
   });
 
   it('should let a call past the slots wait and serve it when the slot frees', async () => {
@@ -104,7 +122,7 @@ describe.each(ADAPTERS)('inference waits for a slot by default (%s)', (adapter) 
     await expect.poll(waiting, { timeout: 10_000 }).toBe(16);
     const refused = await infer(A);
     expect(refused.status).toBe(503);
-    expect(refused.retryAfter).toBe('5'); // maxWaitMs: the queue has drained by then
+    expect(refused.retryAfter).toBe(String(MAX_WAIT_MS / 1_000)); // maxWaitMs: the queue has drained by then
     expect(refused.body).toMatchObject({
       error: 'backend_busy',
       state: 'busy',
@@ -114,11 +132,9 @@ describe.each(ADAPTERS)('inference waits for a slot by default (%s)', (adapter) 
     await expect.poll(waiting, { timeout: 10_000 }).toBe(17); // A's full lane left room for B
     slot.release();
     expect((await other).status).toBe(200); // served second: a1, b1, a2, …
-    // A's backlog is served in order; on a crowded machine its tail may wait past maxWaitMs (the bound at work).
+    // A's backlog is served, every call of it (nothing waits near maxWaitMs).
     const answers = await Promise.all(lane);
-    expect(answers[0]!.status).toBe(200);
-    for (const r of answers.filter((a) => a.status !== 200))
-      expect(r.body).toMatchObject({ error: 'backend_busy', queue: { why: 'timeout' } });
+    expect(answers.map((a) => a.status)).toEqual(Array(16).fill(200));
     expect(await waiting()).toBe(0);
   });
 });

@@ -7,6 +7,7 @@
  *   fake.setLatency(200);      // wait 200 ms before answering
  *   fake.setErrorRate(0.5);    // half of the calls answer 500
  *   fake.setHang(true);        // accept calls and never answer
+ *   const release = fake.holdAnswers(); // calls wait (before their latency) until release()
  *   fake.setStatus(429);       // answer every call with 429 (+ OpenAI error body)
  *   fake.setRetryAfter('30');  // the Retry-After of those 429s (default '1'; undefined = none)
  *   fake.openRateLimitWindow(2); // strict, as the real API: every chat call answers 429 (Retry-After: 2,
@@ -57,6 +58,11 @@ export interface FakeOpenAI {
   setErrorRate(rate: number): void;
   /** When true, calls are accepted and never answered (until the client gives up). */
   setHang(on: boolean): void;
+  /**
+   * Calls (arrived or arriving) wait before their latency until the returned release() is called: the test, not a
+   * timer, decides when they end. reset() and close() release them too.
+   */
+  holdAnswers(): () => void;
   /** Answer every call with this status and an OpenAI error body (undefined = normal answers). */
   setStatus(code: number | undefined): void;
   /** Retry-After header of the 429 answers (default `'1'`; undefined = none). */
@@ -159,6 +165,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   let lastRequest: FakeRequest | undefined;
   const chatLog: { at: number; limited: boolean }[] = [];
   let gate: { promise: Promise<void>; open: () => void } | undefined;
+  let held: { promise: Promise<void>; open: () => void } | undefined;
 
   const server = createServer((req, res) => {
     counts.inFlight++;
@@ -195,6 +202,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       return errorAnswer(res, 429, String(s.limitedRetryAfter));
     }
     if (s.hang) return; // never answered; 'close' counts the abort
+    if (held) await untilOrClose(held.promise, res);
+    if (res.destroyed) return;
     const latency = typeof s.latencyMs === 'function' ? s.latencyMs(counts.inFlight) : s.latencyMs;
     if (latency > 0 && !(await sleep(latency, res))) return;
     if (s.status !== undefined) return errorAnswer(res, s.status, s.retryAfter);
@@ -281,6 +290,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     gate = undefined;
   }
 
+  function releaseAnswers(): void {
+    held?.open();
+    held = undefined;
+  }
+
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -291,6 +305,14 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     setLatency: (ms) => void (s.latencyMs = ms),
     setErrorRate: (rate) => void (s.errorRate = rate),
     setHang: (on) => void (s.hang = on),
+    holdAnswers() {
+      if (!held) {
+        let open!: () => void;
+        const promise = new Promise<void>((r) => (open = r));
+        held = { promise, open };
+      }
+      return releaseAnswers;
+    },
     setStatus: (code) => void (s.status = code),
     setRetryAfter: (value) => void (s.retryAfter = value),
     openRateLimitWindow: (seconds) => void (s.limitedRetryAfter = seconds),
@@ -311,6 +333,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     reset() {
       Object.assign(s, DEFAULTS);
       resumeStreams();
+      releaseAnswers();
     },
     get requests() {
       return counts.requests;
@@ -338,6 +361,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     },
     async close() {
       gate?.open();
+      releaseAnswers();
       server.closeAllConnections();
       server.close();
       await once(server, 'close');
