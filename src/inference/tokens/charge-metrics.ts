@@ -1,5 +1,6 @@
 import type { Counter } from 'prom-client';
 import type { TokenUse } from '../../http/request-state.js';
+import { usedBy } from '../../locks/rate-limit/limiter/token-reservations.js';
 import type { MetricsService } from '../../metrics/metrics.service.js';
 import type { ChargeHow } from './settle-usage.js';
 
@@ -34,13 +35,8 @@ export class ChargeMetrics {
   /** One settlement: what was charged, and what the upstream reported (undefined: it reported nothing). */
   record(how: ChargeHow, used: TokenUse, reported?: TokenUse): void {
     this.calls.inc({ how });
-    this.charged.inc({ how }, tokens(used));
-    this.reported.inc({ how }, reported ? tokens(reported) : 0);
+    // Whole tokens, as a `total` tokens rule counts them.
+    this.charged.inc({ how }, usedBy('total', used));
+    this.reported.inc({ how }, reported ? usedBy('total', reported) : 0);
   }
-}
-
-/** Whole tokens of a use, as a `total` tokens rule counts them (usedBy). */
-function tokens(u: TokenUse): number {
-  const n = (x: number): number => (Number.isFinite(x) && x > 0 ? Math.ceil(x) : 0);
-  return n(u.prompt) + n(u.completion);
 }
