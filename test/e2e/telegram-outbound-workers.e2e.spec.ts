@@ -81,7 +81,8 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
       const jobs = chats.flatMap((c) => Array.from({ length: 4 }, () => notice(c, 'ops')));
       const notify = new Notify(app.url, s.app);
       await notify.post(jobs);
-      await api.waitFor((c) => c.body.chat_id === '901');
+      // The child's first send (its first HTTP call, code not yet compiled) took over 5 s on a loaded CI machine.
+      await api.waitFor((c) => c.body.chat_id === '901', 30_000);
       await notify.settled(
         jobs.filter((j) => j.chat_id !== 901).map((j) => j.job_id),
         ['sent'],
@@ -123,7 +124,7 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
       api.rule({ chat: '911', hang: true, times: 1 });
       const [left, held] = [notice(911, 'ops'), notice(912, 'ops')];
       await notify.post([left]);
-      await api.waitFor((c) => c.body.chat_id === '911');
+      await api.waitFor((c) => c.body.chat_id === '911', 30_000);
       await notify.post([held]);
       await notify.settled([held.job_id], ['sending'], 8_000);
       child.kill('SIGKILL');
