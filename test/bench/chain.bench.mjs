@@ -1,7 +1,7 @@
 // bench:chain — the whole lock chain against a bare route and against Nest's own floor (one
 // empty guard + one empty interceptor), on express and fastify, in one run, interleaved
 // rounds. Per variant: req/s, p50/p99, Node CPU µs/request, Redis calls/request (round trips:
-// MONITOR over 400 requests), Redis commands/request (INFO commandstats delta, which counts the
+// MONITOR over 400 requests, the app's timers left out: chain-trips.mjs), Redis commands/request (INFO commandstats delta, which counts the
 // commands scripts run too) and Redis CPU µs/request (/proc of the private redis-server).
 //   npm run bench:chain     (BENCH_SECONDS, BENCH_ROUNDS, BENCH_ADAPTERS=fastify,
 //                            BENCH_ONLY=<substring of a variant>, BENCH_PROF=<dir> for --cpu-prof)
@@ -13,10 +13,12 @@ import {
   SECONDS,
   cannon,
   cpuMicros,
+  luaScriptNames,
   startApp,
   startRedis,
   waitReady,
 } from './lib.mjs';
+import { roundTrips } from './chain-trips.mjs';
 import {
   VARIANTS,
   WITHOUT_CONCURRENCY,
@@ -123,22 +125,10 @@ async function run(name, app, requests, expect) {
   };
 }
 
-/**
- * Round trips per request: the commands clients sent Redis while `amount` requests ran
- * (lib.mjs `roundTrips`: MONITOR; commands run inside scripts left out). Background work of
- * the app (policy sync, heartbeats, batched risk writes) adds a little.
- */
-async function roundTrips(app, requests, amount = 400) {
-  let answered = 0;
-  const { total } = await redis.roundTrips(async () => {
-    const res = await cannon({ url: app.url, requests, amount, connections: 10, duration: 60 });
-    answered = res.requests.total;
-  });
-  return total / Math.max(1, answered);
-}
-
 const rows = [];
 const pairs = [];
+const callLines = [];
+const scriptNames = await luaScriptNames();
 try {
   for (const adapter of ADAPTERS) {
     const on = await start(adapter, 'on');
@@ -153,8 +143,18 @@ try {
       for (const [name, kind, requests, expect] of variants)
         results.get(name).push(await run(name, appOf(kind), requests, expect));
     const trips = new Map();
-    for (const [name, kind, requests] of variants)
-      trips.set(name, await roundTrips(appOf(kind), requests));
+    for (const [name, kind, requests] of variants) {
+      const { perRequest, seen } = await roundTrips(redis, appOf(kind), requests, scriptNames);
+      trips.set(name, perRequest);
+      // What the round trips were (a script call by its lua/ name), for the rows that saw any.
+      const named = Object.entries(seen);
+      if (named.length)
+        callLines.push({
+          adapter,
+          variant: name,
+          calls: named.map(([c, n]) => `${c} ×${n}`).join(', '),
+        });
+    }
     const med = (name, k) => median(results.get(name).map((r) => r[k]));
     // A ratio is the median of the per-round ratios (both runs of a pair from the same round,
     // seconds apart), so a slow stretch of a shared machine moves both sides of a ratio alike.
@@ -208,6 +208,10 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 console.table(rows);
+console.log(
+  "Redis round trips while 400 requests of a row ran (MONITOR), by command or script; (timer): the app's own, not counted:",
+);
+console.table(callLines);
 if (pairs.length) {
   console.log('two concurrency rules / two token rules (app + user), side by side: with ÷ without');
   console.table(pairs);
@@ -223,13 +227,15 @@ console.log(
 /**
  * One row per goal and adapter: the measured value and met / NOT MET (— when its rows were not
  * run, e.g. with BENCH_ONLY). Redis "0 calls" on a reject path: at most the reject floor's
- * calls per request (the app's background at that pace: policy sync, heartbeats, the risk batch) + 0.05.
+ * calls per request + 0.05. The app's timers are not counted (chain-trips.mjs); the reject floor's
+ * ready 401 is a `bad_signature` answer, so its risk signals are written as a forged request's are
+ * (one batched call per 20 ms, not per request): its figure is what any refusal costs at that pace.
  */
 function goals(rows) {
   const out = [];
   for (const adapter of ADAPTERS) {
     const row = (v) => rows.find((r) => r.adapter === adapter && r.variant === v);
-    // The reject floor asks Redis nothing itself: its calls per request are the app's background at that pace.
+    // The reject floor's guard asks Redis nothing: its calls are its 401s' batched risk signals.
     const background = row('401 from a bare guard (reject floor)')?.['redis calls/req'] ?? 0;
     const goal = (name, variant, column, ok, want) => {
       const v = row(variant)?.[column];
