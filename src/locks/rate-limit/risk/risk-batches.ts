@@ -2,10 +2,16 @@ import { Logger } from '@nestjs/common';
 import type { HeartbeatBlock, HeartbeatRiders } from '../../../redis/heartbeat-riders.js';
 import type { QuotaMetrics } from '../quota.metrics.js';
 import type { RiskStore } from '../store/risk/risk-store.js';
+import { foldsInto } from '../store/risk/observation-runs.js';
 import type { ObserveParams, RiskObservation } from '../core/risk.types.js';
 
-/** A batch is written as soon as this many observations are queued (bursts: about 1/64 call per update). */
-const MAX_BATCH = 64;
+/**
+ * A batch is written as soon as this many entries are queued (bursts: about 1/64 call per update). An
+ * entry is a run (observation-runs.ts): a signal repeated on one record, as a flood of forged requests
+ * from one address makes it, is one entry however often it comes, so such a flood costs one call per
+ * signal delay (20 ms), not one per 64 refusals.
+ */
+export const MAX_BATCH = 64;
 
 /**
  * The queued risk observations of one instance, per store, and when they are
@@ -14,11 +20,14 @@ const MAX_BATCH = 64;
  * that delay, it waits for the next beat (no call of its own); otherwise (a
  * signal's 20 ms, the memory store, no heartbeat) a timer writes the queue in
  * one script call per store, carrying whatever else is queued. MAX_BATCH
- * queued: written at once. Bound: MAX_BATCH observations per store.
+ * entries queued: written at once. Bound: MAX_BATCH entries per store (plus a
+ * run's repeats, which come within one signal delay).
  */
 export class RiskBatches {
   private readonly logger = new Logger('RiskRecorder');
   private readonly queue = new Map<RiskStore, RiskObservation[]>();
+  /** Per store: its queue's entries (runs), and the last observation queued of each record. */
+  private readonly runs = new Map<RiskStore, { n: number; last: Map<string, RiskObservation> }>();
   private timer: NodeJS.Timeout | undefined;
   /** When the scheduled flush runs (clock ms), to bring it forward for a signal. */
   private due = 0;
@@ -36,6 +45,7 @@ export class RiskBatches {
         const batch = this.queue.get(remote);
         if (!batch?.length || !remote.batchArgs) return undefined;
         this.queue.delete(remote);
+        this.runs.delete(remote);
         const block = remote.batchArgs(batch, params);
         sizes.set(block, batch.length);
         return block;
@@ -48,7 +58,12 @@ export class RiskBatches {
     let q = this.queue.get(store);
     if (!q) this.queue.set(store, (q = []));
     q.push(o);
-    if (q.length >= MAX_BATCH) {
+    let r = this.runs.get(store);
+    if (!r) this.runs.set(store, (r = { n: 0, last: new Map() }));
+    const prev = r.last.get(o.key);
+    if (prev === undefined || !foldsInto(prev, o)) r.n += 1;
+    r.last.set(o.key, o);
+    if (r.n >= MAX_BATCH) {
       void this.flush();
       return;
     }
@@ -69,6 +84,7 @@ export class RiskBatches {
     this.timer = undefined;
     const batches = [...this.queue];
     this.queue.clear();
+    this.runs.clear();
     await Promise.all(
       batches.map(async ([store, batch]) =>
         this.counted(

@@ -27,8 +27,9 @@ const SIGNAL_FLUSH_MS = 20;
  * a verified update costs its decision call and nothing more at any pace
  * (their chat_spread and repeated_payload points land within one beat); where
  * there is no heartbeat, or it is slower than `risk.flushMs`, within
- * `risk.flushMs` on a timer. A batch also goes at once when MAX_BATCH are
- * queued (bursts: 1/64 call per update), and what is queued on shutdown.
+ * `risk.flushMs` on a timer. A batch also goes at once when MAX_BATCH entries
+ * are queued (bursts: 1/64 call per update; a signal repeated on one record is
+ * one entry), and what is queued on shutdown.
  * While Redis is down they go to the memory records (failMode local decides
  * with those); a failed write is counted and dropped (a score is advisory).
  */

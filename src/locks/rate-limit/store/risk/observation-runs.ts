@@ -19,7 +19,7 @@ export function observationRuns(batch: readonly RiskObservation[]): ObservationR
   const last = new Map<string, ObservationRun>();
   for (const o of batch) {
     const prev = last.get(o.key);
-    if (o.kind === 'signal' && prev !== undefined && sameSignal(prev.o, o)) {
+    if (prev !== undefined && foldsInto(prev.o, o)) {
       prev.times += 1;
       continue;
     }
@@ -30,8 +30,13 @@ export function observationRuns(batch: readonly RiskObservation[]): ObservationR
   return runs;
 }
 
-function sameSignal(a: RiskObservation, b: RiskObservation & { kind: 'signal' }): boolean {
+/** Whether `o` joins the run of `prev`, the previous observation of its record: the same signal, count and points. */
+export function foldsInto(prev: RiskObservation, o: RiskObservation): boolean {
   return (
-    a.kind === 'signal' && a.signal === b.signal && a.count === b.count && a.points === b.points
+    o.kind === 'signal' &&
+    prev.kind === 'signal' &&
+    prev.signal === o.signal &&
+    prev.count === o.count &&
+    prev.points === o.points
   );
 }
