@@ -14,7 +14,6 @@ const LIMIT = 170;
 
 /** Files over LIMIT lines today (the count as of the check's arrival); split one, then drop its line. */
 const OVER_LIMIT: readonly string[] = [
-  'src/chain/lock-chain.service.ts', // 262
   'src/locks/rate-limit/load/load-monitor.service.ts', // 246
 ];
 
