@@ -13,9 +13,7 @@ import { describe, expect, it } from 'vitest';
 const LIMIT = 170;
 
 /** Files over LIMIT lines today (the count as of the check's arrival); split one, then drop its line. */
-const OVER_LIMIT: readonly string[] = [
-  'src/locks/rate-limit/load/load-monitor.service.ts', // 246
-];
+const OVER_LIMIT: readonly string[] = [];
 
 /** Lines of a file as `wc -l` counts them. */
 function lineCount(file: string): number {
