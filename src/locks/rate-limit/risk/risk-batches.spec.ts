@@ -19,12 +19,12 @@ function recordingStore(): RiskStore & { writes: RiskObservation[][] } {
   };
 }
 
-const signal = (key: string): RiskObservation => ({
+const signal = (key: string, points = 5): RiskObservation => ({
   kind: 'signal',
   key,
   signal: 'bad_signature',
   count: 1,
-  points: 5,
+  points,
 });
 /** A signal's delay: long enough that no timer fires while a test pushes. */
 const WITHIN_MS = 60_000;
@@ -72,11 +72,7 @@ describe(RiskBatches.name, () => {
     const b = make(store);
     // One record alternating two signals: every observation starts a new run.
     for (let i = 0; i < MAX_BATCH; i++)
-      b.push(
-        store,
-        i % 2 === 0 ? signal('rl:{t}:risk:ip:a') : { ...signal('rl:{t}:risk:ip:a'), points: 1 },
-        WITHIN_MS,
-      );
+      b.push(store, signal('rl:{t}:risk:ip:a', i % 2 === 0 ? 5 : 1), WITHIN_MS);
     await Promise.resolve();
     expect(store.writes).toHaveLength(1);
   });
