@@ -292,6 +292,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     res.write('data: [DONE]\n\n', () => res.socket?.resetAndDestroy());
   }
 
+  // Idle connections are kept 65 s, as real upstreams and their load balancers do (Node's default is 5 s). With
+  // 5 s, an app whose event loop was starved past its pool's timer (undici: the server's `timeout=5` less 1 s)
+  // reused a connection the fake had just closed: a 502 ECONNRESET for a call that never reached it
+  // (inference-answer-cache's first warm call, on a loaded machine, after the app's start had built its filters).
+  server.keepAliveTimeout = 65_000;
   server.on('connection', () => counts.connections++);
   const listeners = watchListeners(server);
 
