@@ -43,7 +43,11 @@ describe.skipIf(!redisServerAvailable())('telegram outbound: idle and wake (redi
   const seen: MonitoredCommand[] = [];
   let monitor: { stop: () => void } | undefined;
   /** No admin API (its checks are not what is watched); the safety polls of the admin sync far away. */
-  const quiet = { env: { ADMIN_TOKEN: undefined }, config: noSafetyPolls };
+  const quiet = {
+    env: { ADMIN_TOKEN: undefined },
+    config: noSafetyPolls,
+    search: 'empty' as const,
+  };
 
   beforeEach(async () => {
     rig = (await OutboundRig.open('own-redis'))!;

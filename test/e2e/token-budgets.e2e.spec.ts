@@ -171,6 +171,39 @@ describe.each(inferenceCases('tok'))('token budgets ($adapter, $store store)', (
     }
   });
 
+  it('should end a stream the upstream finished and then reset as whole, settled from what it sent', async () => {
+    // The fake resets its connection once `[DONE]` is on the wire, before the end of the chunked body.
+    h.fake.setFailAfterDone(true);
+    /** The events a client read, the last one first. */
+    const events = async (res: Response): Promise<string[]> => {
+      const out: string[] = [];
+      for await (const d of sseData(res)) out.unshift(d);
+      return out;
+    };
+    try {
+      // With usage: the usage chunk and `[DONE]` were read before the connection failed.
+      const user = newUser();
+      const [byUsage, refunds] = [await charges('usage'), await charges('error_refund')];
+      const res = await call(user, { max_tokens: 100, stream: true });
+      // Whole: no error event after its `[DONE]`.
+      expect((await events(res))[0]).toBe('[DONE]');
+      await expect.poll(() => charges('usage')).toBe(byUsage + 1);
+      expect(await left(user)).toBe(USER_BUDGET - 13);
+      // Without usage: counted from its deltas (the prompt + 8 words), as a stream that ended whole.
+      h.fake.setUsage('omit');
+      const bare = newUser();
+      const byCount = await charges('counted');
+      const r2 = await call(bare, { max_tokens: 100, stream: true });
+      const prompt = promptOf(r2, USER_BUDGET, 100);
+      expect((await events(r2))[0]).toBe('[DONE]');
+      await expect.poll(() => charges('counted')).toBe(byCount + 1);
+      expect(await left(bare)).toBe(USER_BUDGET - prompt - 8);
+      expect(await charges('error_refund')).toBe(refunds);
+    } finally {
+      h.fake.reset();
+    }
+  });
+
   it('should count the tokens used per rule and model in Prometheus, with no user or app label', async () => {
     const series = (rule: string) =>
       `rampart_ratelimit_tokens_used_total{policy="inference",rule="${rule}",model="gpt-4o-mini",count="total"}`;

@@ -13,6 +13,7 @@
  *   fake.openRateLimitWindow(2); // strict, as the real API: every chat call answers 429 (Retry-After: 2,
  *                                // counted) until fake.closeRateLimitWindow()
  *   fake.setFailAfterFirstChunk(true);  // streams drop the connection after their first word
+ *   fake.setFailAfterDone(true);  // streams drop the connection after `[DONE]`, before the body's end
  *   fake.setUsage('omit');     // answers without `usage` (JSON) and streams without the usage chunk
  *   fake.requests, fake.inFlight, fake.aborted   // what reached it
  *
@@ -77,6 +78,11 @@ export interface FakeOpenAI {
   closeRateLimitWindow(): void;
   /** When true, a stream drops its connection right after its first content chunk (a failure after the first byte). */
   setFailAfterFirstChunk(on: boolean): void;
+  /**
+   * When true, a stream drops its connection after its last event (`[DONE]`) reached the wire, without the end of
+   * its chunked body: the answer was whole, the transport fails after it.
+   */
+  setFailAfterDone(on: boolean): void;
   /** Milliseconds between two streamed chunks (default 5). */
   setChunkDelay(ms: number): void;
   /** Characters (`x`) added to every word a stream sends (0 = none): a finite answer of any size. */
@@ -133,6 +139,7 @@ interface Settings {
   wordPadding: number;
   retryAfter: string | undefined;
   failAfterFirstChunk: boolean;
+  failAfterDone: boolean;
   usage: UsageSetting;
   /** The Retry-After (seconds) of an open rate-limit window; undefined = no window. */
   limitedRetryAfter: number | undefined;
@@ -148,6 +155,7 @@ const DEFAULTS: Settings = {
   wordPadding: 0,
   retryAfter: '1',
   failAfterFirstChunk: false,
+  failAfterDone: false,
   usage: undefined,
   limitedRetryAfter: undefined,
 };
@@ -279,9 +287,16 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     }
     send({}, 'stop');
     if (usage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
-    res.end('data: [DONE]\n\n');
+    if (!s.failAfterDone) return void res.end('data: [DONE]\n\n');
+    // Once on the wire (written to the socket): a reset, as an upstream that crashed or a proxy that cut it.
+    res.write('data: [DONE]\n\n', () => res.socket?.resetAndDestroy());
   }
 
+  // Idle connections are kept 65 s, as real upstreams and their load balancers do (Node's default is 5 s). With
+  // 5 s, an app whose event loop was starved past its pool's timer (undici: the server's `timeout=5` less 1 s)
+  // reused a connection the fake had just closed: a 502 ECONNRESET for a call that never reached it
+  // (inference-answer-cache's first warm call, on a loaded machine, after the app's start had built its filters).
+  server.keepAliveTimeout = 65_000;
   server.on('connection', () => counts.connections++);
   const listeners = watchListeners(server);
 
@@ -318,6 +333,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     openRateLimitWindow: (seconds) => void (s.limitedRetryAfter = seconds),
     closeRateLimitWindow: () => void (s.limitedRetryAfter = undefined),
     setFailAfterFirstChunk: (on) => void (s.failAfterFirstChunk = on),
+    setFailAfterDone: (on) => void (s.failAfterDone = on),
     setChunkDelay: (ms) => void (s.chunkDelayMs = ms),
     setBadJson: (on) => void (s.badJson = on),
     setEndlessStreams: (chars) => void (s.endlessChars = chars),

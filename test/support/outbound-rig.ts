@@ -9,7 +9,7 @@
  *   await rig.close();
  */
 import { ADMIN_TOKEN, AdminClient, eventually } from './admin-client.js';
-import { RunningApp, startApp } from './app.js';
+import { RunningApp, type SearchIndex, startApp } from './app.js';
 import { FakeBotApi, startFakeBotApi } from './fake-bot-api.js';
 import { redisUrl, uniqueEnv } from './redis-env.js';
 import { RedisProcess, startRedis } from './redis-server.js';
@@ -28,6 +28,8 @@ export interface RigApp {
   config?: (c: RampartConfig) => RampartConfig;
   /** The `telegram` block's other settings (outboundSetup's fourth argument). */
   telegram?: Record<string, unknown>;
+  /** The search index (startApp's `search`): the cities by default. */
+  search?: SearchIndex;
 }
 
 export class OutboundRig {
@@ -67,7 +69,7 @@ export class OutboundRig {
   ): Promise<RunningApp> {
     const s = outboundSetup(bots, this.api.url, outbound, o.telegram);
     const env = { ...s.env, ...this.storeEnv, ADMIN_TOKEN, ...o.env };
-    const app = await startApp(env, { config: o.config });
+    const app = await startApp(env, { config: o.config, search: o.search });
     this.apps.push(app);
     if (this.apps.length === 1) {
       this.notify = new Notify(app.url, s.app);

@@ -6,6 +6,7 @@ import type { ChatCompletion, ModelList } from '../openai.types.js';
 import { endWithError } from '../sse-response.js';
 import { discard, readLimited } from './body.js';
 import { Deadline } from './deadline.js';
+import { DoneWatch } from './done-watch.js';
 import { parseModelList } from './model-list.js';
 import { transportError } from './upstream-errors.js';
 import { UpstreamHttp, type UpstreamOptions, type UpstreamRequest } from './upstream-http.js';
@@ -62,6 +63,7 @@ export class UpstreamBackend implements InferenceBackend {
   async stream(body: ChatCompletionRequestDto, call: InferenceCall, sink: SseSink): Promise<void> {
     const deadline = new Deadline(this.config.upstreamTimeoutMs);
     const stop = new UpstreamStop(call.signal, this.config.stopDrain, call.stopped);
+    const ended = new DoneWatch();
     try {
       const res = await this.http.sendStream(this.chat(body, call, deadline, stop.signal));
       if (res.statusCode !== 200) throw await this.http.failure(res);
@@ -76,6 +78,7 @@ export class UpstreamBackend implements InferenceBackend {
       try {
         for await (const chunk of res.body as AsyncIterable<Buffer>) {
           stop.read(chunk.length);
+          ended.read(chunk);
           // The clock runs while we wait for the upstream, not while a slow client reads.
           deadline.pause();
           await sink.write(chunk);
@@ -90,7 +93,8 @@ export class UpstreamBackend implements InferenceBackend {
     } catch (err) {
       const e = transportError(err, call, deadline);
       if (!sink.opened) throw e;
-      if (e.kind === 'client_closed') return sink.end();
+      // A client gone, or an answer already whole (its `[DONE]` read) whose connection then failed: it just ends.
+      if (e.kind === 'client_closed' || ended.done) return sink.end();
       await endWithError(sink, e);
       throw e;
     } finally {

@@ -106,7 +106,14 @@ export class SendAttempt {
       this.p.pacing.reserved(bot.id, this.p.clock.now() + c.waitMs, interval, horizon);
       this.routing.delete(lease);
       if (c.waitMs > 0) await sleep(c.waitMs);
-      const stop = await departure(this.p, bot.id, botB.perSecond, lease, holdUntil);
+      const stop = await departure(this.p, bot.id, botB.perSecond, lease, holdUntil).catch(
+        async (e: unknown) => {
+          // The check failed (Redis down or slow): the send does not leave, and its in-flight mark goes now,
+          // not when it lapses (`inflightMs`, the request timeout past the horizon).
+          await this.p.gate.release(bot.id, lease.token).catch(() => undefined);
+          throw e;
+        },
+      );
       if (stop !== undefined) {
         await this.p.gate.release(bot.id, lease.token).catch(() => undefined);
         // Only a full window (no cooldown): the lane keeps its place in line.
