@@ -174,8 +174,9 @@ export async function startRedis() {
      * trips; INFO commandstats counts them too). Returns { total, byCommand, byClass }. The second argument is
      * either `scriptNames` (sha → lua/<name>.lua, see luaScriptNames: script calls are also counted as
      * `evalsha <name>`) or `classify(line)`, which names a line's class (undefined: not in byClass).
+     * `onLine(line)`, if given, sees every counted line (with its MONITOR timestamp).
      */
-    async roundTrips(during, namesOrClassify = {}) {
+    async roundTrips(during, namesOrClassify = {}, onLine = undefined) {
       const classify = typeof namesOrClassify === 'function' ? namesOrClassify : () => undefined;
       const scriptNames = typeof namesOrClassify === 'function' ? {} : namesOrClassify;
       const mon = spawn('redis-cli', ['-p', String(port), 'monitor'], {
@@ -201,6 +202,7 @@ export async function startRedis() {
           }
           const k = classify(line);
           if (k !== undefined) byClass[k] = (byClass[k] ?? 0) + 1;
+          onLine?.(line);
           total += 1;
         }
       });

@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { signRequest } from '../../dist/src/sdk/sign-request.js';
+import { budgetBreakdown, gateCalls, printBreakdown } from './outbound-budget.mjs';
 import { ROOT, luaScriptNames, startApp, startRedis, table, waitReady } from './lib.mjs';
 
 const BOTS = 3;
@@ -174,6 +175,8 @@ async function runRow({ profile, workers }) {
   const firstA = seq + 1;
   const dueA = Math.ceil(Date.now() + Number(process.env.BENCH_DUE_MS ?? 10000));
   let queuedLate = false;
+  const names = await luaScriptNames();
+  const gate = gateCalls(names);
   const trips = await redis.roundTrips(
     async () => {
       for (let i = 0; i < JOBS; i += 100)
@@ -185,12 +188,16 @@ async function runRow({ profile, workers }) {
       queuedLate = Date.now() > dueA;
       await drain(firstA, JOBS);
     },
-    await luaScriptNames(),
+    names,
+    gate.onLine,
   );
   const stats1 = redis.commandstats();
   const recA = await fake.record();
   if (process.env.BENCH_DUMP)
     writeFileSync(`${process.env.BENCH_DUMP}-${profile}-${workers}.json`, JSON.stringify(recA));
+  const ids = Array.from({ length: BOTS }, (_, i) => `bot${i}`);
+  const breakdown = budgetBreakdown(recA, gate.calls, ids, ids.map((_, i) => token(i)));
+  printBreakdown(`${profile}:${workers}`, breakdown);
   const okA = recA.calls
     .filter((c) => c.status === 200)
     .map((c) => c.at)
