@@ -43,11 +43,7 @@ describe.skipIf(!redisServerAvailable())('telegram outbound: idle and wake (redi
   const seen: MonitoredCommand[] = [];
   let monitor: { stop: () => void } | undefined;
   /** No admin API (its checks are not what is watched); the safety polls of the admin sync far away. */
-  const quiet = {
-    env: { ADMIN_TOKEN: undefined },
-    config: noSafetyPolls,
-    search: 'empty' as const,
-  };
+  const quiet = { env: { ADMIN_TOKEN: undefined }, config: noSafetyPolls };
 
   beforeEach(async () => {
     rig = (await OutboundRig.open('own-redis'))!;
