@@ -5,6 +5,8 @@
  * see a different step done). Whenever it comes, a cancel answered `cancelled` holds: the job is never sent,
  * its status says `cancelled`, the lane's other jobs are each sent once, to the new id, in order, and every
  * partition's job count ends at 0. A job marked as moving is not collapsed by a job posted to the old id.
+ * On the suite's Redis (1 and 4 partitions) and on a 3-master Redis Cluster of this file's own (4 partitions:
+ * the two lanes in two slots, on two nodes or one).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadAppConfig } from '../../src/app.config.js';
@@ -19,15 +21,20 @@ import {
 } from '../../src/telegram/outbound/queue/redis-lane-move.js';
 import { RedisOutboundQueueStore } from '../../src/telegram/outbound/queue/redis-outbound-queue.store.js';
 import { RedisQueueParts } from '../../src/telegram/outbound/queue/redis-queue.parts.js';
-import { redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { type RedisClusterProcess, startRedisCluster } from '../support/redis-server.js';
 import { job } from '../support/telegram-outbound-stores.table.js';
 
 const WEEK = 7 * 24 * 3600_000;
 const T0 = 1_800_000_000_000;
 const services: RedisService[] = [];
 let seq = 0;
+let cluster: RedisClusterProcess | undefined;
 
-afterAll(async () => Promise.all(services.map((s) => s.onApplicationShutdown())));
+afterAll(async () => {
+  await Promise.all(services.map((s) => s.onApplicationShutdown()));
+  await cluster?.stop();
+});
 
 /** Runs before the next call of `script` (of a cancel: the call of that step, '', `dest` or `source`). */
 interface Hook {
@@ -38,12 +45,17 @@ interface Hook {
   fail?: boolean;
 }
 
-/** A store and the parts its move steps use, on one Redis; `hook` cuts into the cancel's script calls. */
-async function rig(partitions: number) {
+/** A store and the parts its move steps use, on one Redis (or a Cluster); `hook` cuts into the cancel's calls. */
+async function rig(partitions: number, on: 'standalone' | 'cluster') {
+  if (on === 'cluster') cluster ??= await startRedisCluster(3);
+  const where =
+    on === 'cluster'
+      ? { REDIS_CLUSTER_NODES: cluster!.nodes.map((n) => `${n.host}:${n.port}`).join(',') }
+      : { REDIS_URL: redisUrl() };
   const r = new RedisService(
     loadAppConfig({
       LOG_LEVEL: 'silent',
-      REDIS_URL: redisUrl(),
+      ...where,
       RAMPART_ENV: uniqueEnv('tgx'),
       REDIS_COMMAND_TIMEOUT_MS: '1000',
     }),
@@ -119,20 +131,30 @@ async function drain(x: Rig, now: number): Promise<[string, string][]> {
   return out;
 }
 
-/** The jobs in every partition's count (the store's depth) and in its lane lists: both 0 once drained. */
+/** The jobs in every partition's count (the store's depth) and in its lane lists (every master): 0 once drained. */
 async function leftOver(x: Rig): Promise<number> {
-  const lists = await x.r.run('test', (c) => c.keys(`tgo:{${x.base}:q*}:l:*`));
+  const lists = await x.r.run('test', async (c) => {
+    const nodes = 'nodes' in c ? c.nodes('master') : [c];
+    const found = await Promise.all(nodes.map((n) => n.keys(`tgo:{${x.base}:q*}:l:*`)));
+    return found.flat();
+  });
   return (await x.q.depth()) + lists.length;
 }
+
+const RIGS = [
+  { partitions: 4, on: 'standalone', skip: false },
+  { partitions: 1, on: 'standalone', skip: false },
+  { partitions: 4, on: 'cluster', skip: !canStartRedis() },
+] as const;
 
 describe.skipIf(!redisUrl())(
   'RedisOutboundQueueStore: a cancel (or a collapse) while a lane moves',
   () => {
-    for (const partitions of [4, 1]) {
-      describe(`${partitions} partition(s)`, () => {
+    for (const { partitions, on, skip } of RIGS) {
+      describe.skipIf(skip)(`${partitions} partition(s), ${on}`, () => {
         for (const after of [0, 1, 2, 3, 4])
           it(`should hold a cancel that comes after step ${after} of 4 (and cancel the head only once it moved)`, async () => {
-            const x = await rig(partitions);
+            const x = await rig(partitions, on);
             const [old, to] = groups(x.parts);
             const [l, ids] = await heldLane(x, old);
             const answers: string[] = [];
@@ -152,7 +174,7 @@ describe.skipIf(!redisUrl())(
           });
 
         it('should leave out a job cancelled between the move’s read of the lane and its marks', async () => {
-          const x = await rig(partitions);
+          const x = await rig(partitions, on);
           const [old, to] = groups(x.parts);
           const [l, ids] = await heldLane(x, old);
           x.hooks.push({
@@ -171,7 +193,7 @@ describe.skipIf(!redisUrl())(
         });
 
         it('should find a job whose id key the move repointed after the cancel read it', async () => {
-          const x = await rig(partitions);
+          const x = await rig(partitions, on);
           const [old, to] = groups(x.parts);
           const [l, ids] = await heldLane(x, old);
           const m = (await markLane(x.parts, l, to))!;
@@ -194,7 +216,7 @@ describe.skipIf(!redisUrl())(
 
         for (const at of ['dest', 'source'] as const)
           it(`should hold a cancel whose ${at} step meets the adopt (it ran just before)`, async () => {
-            const x = await rig(partitions);
+            const x = await rig(partitions, on);
             const [old, to] = groups(x.parts);
             const [l, ids] = await heldLane(x, old);
             const m = (await markLane(x.parts, l, to))!;
@@ -213,7 +235,7 @@ describe.skipIf(!redisUrl())(
           });
 
         it('should not collapse a job marked as moving: a job with its key for the old id is queued beside it', async () => {
-          const x = await rig(partitions);
+          const x = await rig(partitions, on);
           const [old, to] = groups(x.parts);
           const h = job(old, { id: `shop/k${process.pid}-${++seq}` });
           const a = job(old, { id: `shop/k${process.pid}-${++seq}`, collapseKey: 'shop/k' });
@@ -231,7 +253,7 @@ describe.skipIf(!redisUrl())(
         });
 
         it('should finish a cancel whose process died between its two steps: the move takes the job out', async () => {
-          const x = await rig(partitions);
+          const x = await rig(partitions, on);
           const [old, to] = groups(x.parts);
           const [l, ids] = await heldLane(x, old);
           const m = (await markLane(x.parts, l, to))!;
