@@ -192,6 +192,30 @@ describe.skipIf(!redisUrl())(
           expect(await leftOver(x)).toBe(0);
         });
 
+        it('should leave another app’s jobs of the lane alone: its cancel mid-move cancels its own job only, in the old lane', async () => {
+          const x = await rig(partitions, on);
+          const [old, to] = groups(x.parts);
+          const mk = (app: string) => job(old, { id: `${app}/e${process.pid}-${++seq}` });
+          const [h, e1, s1, e2] = [mk('shop'), mk('evil'), mk('shop'), mk('evil')];
+          for (const [i, j] of [h, e1, s1, e2].entries()) await x.q.enqueue([j], T0 + i);
+          const [l] = (await x.q.claim(T0 + 10, 30_000, 10)).leases;
+          const m = (await markLane(x.parts, l!, to))!;
+          expect(m.jobs.map(([id]) => id)).toEqual([h.id, s1.id]);
+          // Evil cancels its own job of the moving lane: an ordinary cancel there (no cancel mark for the move).
+          expect(await x.q.cancel(e1.id, T0 + 11)).toBe('cancelled');
+          const { moved, cancelled } = await adoptJobs(x.parts, m, T0 + 12);
+          expect([moved, cancelled]).toEqual([[h.id, s1.id], []]);
+          await pointIds(x.parts, m, moved);
+          expect(await detachLane(x.parts, m, moved, cancelled, T0 + 13)).toBe(true);
+          expect(await x.q.get(e1.id)).toMatchObject({ state: 'cancelled', chatId: old });
+          const sent = await drain(x, T0 + 20);
+          expect(sent.filter(([id]) => id.startsWith('shop/'))).toEqual(
+            [h, s1].map((j) => [j.id, to]),
+          );
+          expect(sent.filter(([id]) => id.startsWith('evil/'))).toEqual([[e2.id, old]]);
+          expect(await leftOver(x)).toBe(0);
+        });
+
         it('should find a job whose id key the move repointed after the cancel read it', async () => {
           const x = await rig(partitions, on);
           const [old, to] = groups(x.parts);
