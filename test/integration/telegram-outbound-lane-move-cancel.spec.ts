@@ -4,7 +4,8 @@
  * cancel between two of them, or inside the cancel itself (its reads of the id key and its script calls each
  * see a different step done). Whenever it comes, a cancel answered `cancelled` holds: the job is never sent,
  * its status says `cancelled`, the lane's other jobs are each sent once, to the new id, in order, and every
- * partition's job count ends at 0. A job marked as moving is not collapsed by a job posted to the old id.
+ * partition's job count ends at 0. A job marked as moving is not collapsed by a job posted to the old id; a
+ * job posted to the new id with a moved job's collapse key, whichever step it follows, collapses it.
  * On the suite's Redis (1 and 4 partitions) and on a 3-master Redis Cluster of this file's own (4 partitions:
  * the two lanes in two slots, on two nodes or one).
  */
@@ -255,6 +256,27 @@ describe.skipIf(!redisUrl())(
             await detachLane(x.parts, m, adopted!.moved, adopted!.cancelled, T0 + 13);
             expect(await x.q.get(ids[3]!)).toMatchObject({ state: 'cancelled' });
             expect(await drain(x, T0 + 20)).toEqual(ids.slice(0, 3).map((id) => [id, to]));
+            expect(await leftOver(x)).toBe(0);
+          });
+
+        for (const after of [0, 1, 2, 3, 4])
+          it(`should collapse a moved job by a job with its key posted to the new id after step ${after} of 4`, async () => {
+            const x = await rig(partitions, on);
+            const [old, to] = groups(x.parts);
+            const h = job(old, { id: `shop/n${process.pid}-${++seq}` });
+            const a = job(old, { id: `shop/n${process.pid}-${++seq}`, collapseKey: 'shop/k' });
+            await x.q.enqueue([h], T0);
+            await x.q.enqueue([a], T0 + 1);
+            const [l] = (await x.q.claim(T0 + 10, 30_000, 10)).leases;
+            const b = job(to, { id: `shop/n${process.pid}-${++seq}`, collapseKey: 'shop/k' });
+            let answer: string[] = [];
+            await move(x, l!, to, async (i) => {
+              if (i === after) answer = await x.q.enqueue([b], T0 + 11);
+            });
+            // Before the adopt: b holds the key there, and the adopt collapses a (older); after: b replaces a.
+            expect(answer).toEqual([after >= 2 ? 'replaced' : 'queued']);
+            expect(await x.q.get(a.id)).toMatchObject({ state: 'collapsed', collapsedBy: b.id });
+            expect(await drain(x, T0 + 20)).toEqual([h, b].map((j) => [j.id, to]));
             expect(await leftOver(x)).toBe(0);
           });
 
