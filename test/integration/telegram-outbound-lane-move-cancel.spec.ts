@@ -4,7 +4,10 @@
  * cancel between two of them, or inside the cancel itself (its reads of the id key and its script calls each
  * see a different step done). Whenever it comes, a cancel answered `cancelled` holds: the job is never sent,
  * its status says `cancelled`, the lane's other jobs are each sent once, to the new id, in order, and every
- * partition's job count ends at 0. A job marked as moving is not collapsed by a job posted to the old id.
+ * partition's job count ends at 0. A job marked as moving is not collapsed by a job posted to the old id; a
+ * job posted to the new id with a moved job's collapse key, whichever step it follows, collapses it.
+ * On the suite's Redis (1 and 4 partitions) and on a 3-master Redis Cluster of this file's own (4 partitions:
+ * the two lanes in two slots, on two nodes or one).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadAppConfig } from '../../src/app.config.js';
@@ -19,15 +22,20 @@ import {
 } from '../../src/telegram/outbound/queue/redis-lane-move.js';
 import { RedisOutboundQueueStore } from '../../src/telegram/outbound/queue/redis-outbound-queue.store.js';
 import { RedisQueueParts } from '../../src/telegram/outbound/queue/redis-queue.parts.js';
-import { redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { canStartRedis, redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { type RedisClusterProcess, startRedisCluster } from '../support/redis-server.js';
 import { job } from '../support/telegram-outbound-stores.table.js';
 
 const WEEK = 7 * 24 * 3600_000;
 const T0 = 1_800_000_000_000;
 const services: RedisService[] = [];
 let seq = 0;
+let cluster: RedisClusterProcess | undefined;
 
-afterAll(async () => Promise.all(services.map((s) => s.onApplicationShutdown())));
+afterAll(async () => {
+  await Promise.all(services.map((s) => s.onApplicationShutdown()));
+  await cluster?.stop();
+});
 
 /** Runs before the next call of `script` (of a cancel: the call of that step, '', `dest` or `source`). */
 interface Hook {
@@ -38,12 +46,17 @@ interface Hook {
   fail?: boolean;
 }
 
-/** A store and the parts its move steps use, on one Redis; `hook` cuts into the cancel's script calls. */
-async function rig(partitions: number) {
+/** A store and the parts its move steps use, on one Redis (or a Cluster); `hook` cuts into the cancel's calls. */
+async function rig(partitions: number, on: 'standalone' | 'cluster') {
+  if (on === 'cluster') cluster ??= await startRedisCluster(3);
+  const where =
+    on === 'cluster'
+      ? { REDIS_CLUSTER_NODES: cluster!.nodes.map((n) => `${n.host}:${n.port}`).join(',') }
+      : { REDIS_URL: redisUrl() };
   const r = new RedisService(
     loadAppConfig({
       LOG_LEVEL: 'silent',
-      REDIS_URL: redisUrl(),
+      ...where,
       RAMPART_ENV: uniqueEnv('tgx'),
       REDIS_COMMAND_TIMEOUT_MS: '1000',
     }),
@@ -119,20 +132,30 @@ async function drain(x: Rig, now: number): Promise<[string, string][]> {
   return out;
 }
 
-/** The jobs in every partition's count (the store's depth) and in its lane lists: both 0 once drained. */
+/** The jobs in every partition's count (the store's depth) and in its lane lists (every master): 0 once drained. */
 async function leftOver(x: Rig): Promise<number> {
-  const lists = await x.r.run('test', (c) => c.keys(`tgo:{${x.base}:q*}:l:*`));
+  const lists = await x.r.run('test', async (c) => {
+    const nodes = 'nodes' in c ? c.nodes('master') : [c];
+    const found = await Promise.all(nodes.map((n) => n.keys(`tgo:{${x.base}:q*}:l:*`)));
+    return found.flat();
+  });
   return (await x.q.depth()) + lists.length;
 }
+
+const RIGS = [
+  { partitions: 4, on: 'standalone', skip: false },
+  { partitions: 1, on: 'standalone', skip: false },
+  { partitions: 4, on: 'cluster', skip: !canStartRedis() },
+] as const;
 
 describe.skipIf(!redisUrl())(
   'RedisOutboundQueueStore: a cancel (or a collapse) while a lane moves',
   () => {
-    for (const partitions of [4, 1]) {
-      describe(`${partitions} partition(s)`, () => {
+    for (const { partitions, on, skip } of RIGS) {
+      describe.skipIf(skip)(`${partitions} partition(s), ${on}`, () => {
         for (const after of [0, 1, 2, 3, 4])
           it(`should hold a cancel that comes after step ${after} of 4 (and cancel the head only once it moved)`, async () => {
-            const x = await rig(partitions);
+            const x = await rig(partitions, on);
             const [old, to] = groups(x.parts);
             const [l, ids] = await heldLane(x, old);
             const answers: string[] = [];
@@ -152,7 +175,7 @@ describe.skipIf(!redisUrl())(
           });
 
         it('should leave out a job cancelled between the move’s read of the lane and its marks', async () => {
-          const x = await rig(partitions);
+          const x = await rig(partitions, on);
           const [old, to] = groups(x.parts);
           const [l, ids] = await heldLane(x, old);
           x.hooks.push({
@@ -170,8 +193,32 @@ describe.skipIf(!redisUrl())(
           expect(await leftOver(x)).toBe(0);
         });
 
+        it('should leave another app’s jobs of the lane alone: its cancel mid-move cancels its own job only, in the old lane', async () => {
+          const x = await rig(partitions, on);
+          const [old, to] = groups(x.parts);
+          const mk = (app: string) => job(old, { id: `${app}/e${process.pid}-${++seq}` });
+          const [h, e1, s1, e2] = [mk('shop'), mk('evil'), mk('shop'), mk('evil')];
+          for (const [i, j] of [h, e1, s1, e2].entries()) await x.q.enqueue([j], T0 + i);
+          const [l] = (await x.q.claim(T0 + 10, 30_000, 10)).leases;
+          const m = (await markLane(x.parts, l!, to))!;
+          expect(m.jobs.map(([id]) => id)).toEqual([h.id, s1.id]);
+          // Evil cancels its own job of the moving lane: an ordinary cancel there (no cancel mark for the move).
+          expect(await x.q.cancel(e1.id, T0 + 11)).toBe('cancelled');
+          const { moved, cancelled } = await adoptJobs(x.parts, m, T0 + 12);
+          expect([moved, cancelled]).toEqual([[h.id, s1.id], []]);
+          await pointIds(x.parts, m, moved);
+          expect(await detachLane(x.parts, m, moved, cancelled, T0 + 13)).toBe(true);
+          expect(await x.q.get(e1.id)).toMatchObject({ state: 'cancelled', chatId: old });
+          const sent = await drain(x, T0 + 20);
+          expect(sent.filter(([id]) => id.startsWith('shop/'))).toEqual(
+            [h, s1].map((j) => [j.id, to]),
+          );
+          expect(sent.filter(([id]) => id.startsWith('evil/'))).toEqual([[e2.id, old]]);
+          expect(await leftOver(x)).toBe(0);
+        });
+
         it('should find a job whose id key the move repointed after the cancel read it', async () => {
-          const x = await rig(partitions);
+          const x = await rig(partitions, on);
           const [old, to] = groups(x.parts);
           const [l, ids] = await heldLane(x, old);
           const m = (await markLane(x.parts, l, to))!;
@@ -194,7 +241,7 @@ describe.skipIf(!redisUrl())(
 
         for (const at of ['dest', 'source'] as const)
           it(`should hold a cancel whose ${at} step meets the adopt (it ran just before)`, async () => {
-            const x = await rig(partitions);
+            const x = await rig(partitions, on);
             const [old, to] = groups(x.parts);
             const [l, ids] = await heldLane(x, old);
             const m = (await markLane(x.parts, l, to))!;
@@ -212,8 +259,29 @@ describe.skipIf(!redisUrl())(
             expect(await leftOver(x)).toBe(0);
           });
 
+        for (const after of [0, 1, 2, 3, 4])
+          it(`should collapse a moved job by a job with its key posted to the new id after step ${after} of 4`, async () => {
+            const x = await rig(partitions, on);
+            const [old, to] = groups(x.parts);
+            const h = job(old, { id: `shop/n${process.pid}-${++seq}` });
+            const a = job(old, { id: `shop/n${process.pid}-${++seq}`, collapseKey: 'shop/k' });
+            await x.q.enqueue([h], T0);
+            await x.q.enqueue([a], T0 + 1);
+            const [l] = (await x.q.claim(T0 + 10, 30_000, 10)).leases;
+            const b = job(to, { id: `shop/n${process.pid}-${++seq}`, collapseKey: 'shop/k' });
+            let answer: string[] = [];
+            await move(x, l!, to, async (i) => {
+              if (i === after) answer = await x.q.enqueue([b], T0 + 11);
+            });
+            // Before the adopt: b holds the key there, and the adopt collapses a (older); after: b replaces a.
+            expect(answer).toEqual([after >= 2 ? 'replaced' : 'queued']);
+            expect(await x.q.get(a.id)).toMatchObject({ state: 'collapsed', collapsedBy: b.id });
+            expect(await drain(x, T0 + 20)).toEqual([h, b].map((j) => [j.id, to]));
+            expect(await leftOver(x)).toBe(0);
+          });
+
         it('should not collapse a job marked as moving: a job with its key for the old id is queued beside it', async () => {
-          const x = await rig(partitions);
+          const x = await rig(partitions, on);
           const [old, to] = groups(x.parts);
           const h = job(old, { id: `shop/k${process.pid}-${++seq}` });
           const a = job(old, { id: `shop/k${process.pid}-${++seq}`, collapseKey: 'shop/k' });
@@ -231,7 +299,7 @@ describe.skipIf(!redisUrl())(
         });
 
         it('should finish a cancel whose process died between its two steps: the move takes the job out', async () => {
-          const x = await rig(partitions);
+          const x = await rig(partitions, on);
           const [old, to] = groups(x.parts);
           const [l, ids] = await heldLane(x, old);
           const m = (await markLane(x.parts, l, to))!;
