@@ -23,7 +23,7 @@
 // ATTACK_LOAD='{"eventLoopDelay":{"soft":"50ms","hard":"500ms"},"hold":"10s"}' adds a run with those
 // rateLimit.load settings (own health on: shed first); ATTACK_ON=0 / ATTACK_OFF=0 skip the shipped / locks-off run;
 // ATTACK_BASE=.dist-base runs each locks-on configuration on that build too (side by side).
-// ATTACK_ADAPTIVE='{"minLimit":2}' turns the inference breaker's adaptive limit on for the "locks on" runs;
+// ATTACK_ADAPTIVE='{"minLimit":2}' sets the inference breaker's adaptive limit for the "locks on" runs (false: off);
 // ATTACK_BREAKER='{"maxWaitMs":2000}' adds other options to that breaker (the fair wait queue).
 // Prints per route (search, inference): well-behaved success and p99 alone vs under attack, split into the
 // attack with the backend at its normal speed and the requests overlapping its slow window (attack-report.mjs:
@@ -493,24 +493,24 @@ async function main() {
     );
     const clientApps = apps.slice(0, clients).map(({ id, secret }) => ({ id, secret }));
     const ctx = { redis, fake, appsFile, signers, clientApps, paceMs, clients, forged, streamApps };
-    // ATTACK_ADAPTIVE='{"minLimit":2}': the shipped policies with the inference breaker's adaptive limit on;
+    // ATTACK_ADAPTIVE='{"minLimit":2}': the shipped policies with these adaptive limit options (false: a fixed bulkhead);
     // ATTACK_BREAKER='{"maxWaitMs":2000}': more options of that breaker (e.g. the fair wait queue).
     const adaptive = process.env.ATTACK_ADAPTIVE
       ? JSON.parse(process.env.ATTACK_ADAPTIVE)
       : undefined;
     const extra = process.env.ATTACK_BREAKER ? JSON.parse(process.env.ATTACK_BREAKER) : undefined;
-    const breaker = { ...(adaptive ? { adaptive } : {}), ...extra };
-    const policies = adaptive || extra ? { inference: { locks: { circuitBreaker: breaker } } } : {};
-    const on =
-      adaptive || extra
-        ? `locks on (shipped + inference breaker ${JSON.stringify(breaker)})`
-        : 'locks on (shipped policies)';
+    const breaker = { ...(adaptive !== undefined ? { adaptive } : {}), ...extra };
+    const custom = adaptive !== undefined || extra !== undefined;
+    const policies = custom ? { inference: { locks: { circuitBreaker: breaker } } } : {};
+    const on = custom
+      ? `locks on (shipped + inference breaker ${JSON.stringify(breaker)})`
+      : 'locks on (shipped policies)';
     // ATTACK_LOAD='{"eventLoopDelay":{"soft":"50ms","hard":"500ms"},"hold":"10s"}': one more run, the same
     // policies with these rateLimit.load settings (own health on: shed first, docs/quotas.md#shed-first).
     const health = process.env.ATTACK_LOAD ? JSON.parse(process.env.ATTACK_LOAD) : undefined;
     const configs = [];
     if (process.env.ATTACK_ON !== '0')
-      configs.push([on, adaptive || extra ? writeConfig({ policies }) : undefined]);
+      configs.push([on, custom ? writeConfig({ policies }) : undefined]);
     if (health)
       configs.push([
         `${on.replace(/\)$/, '')} + load ${JSON.stringify(health)})`,

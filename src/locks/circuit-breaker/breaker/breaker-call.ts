@@ -36,7 +36,7 @@ export function guardCall<T>(
     if (p.slots.record('sample', doneAt - t0, inFlight)) limitMoved();
   });
   const run = (): Promise<T> => {
-    work = p.slots.hold(start, holder, ticket.waited === true, freed);
+    work = p.slots.hold(start, holder, ticket.waited === true, freed, (r) => opts.abort(r));
     inFlight = p.slots.inFlight;
     return withTimeout(work, options().timeoutMs, opts);
   };
