@@ -1,3 +1,4 @@
+import { HttpException } from '@nestjs/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../common/clock.js';
 import type { RoutePolicy } from '../../../config/policy.types.js';
@@ -36,11 +37,14 @@ afterEach(() => {
 });
 
 /** A call that holds its slot until it is aborted (as the product ends a stream whose signal aborted). */
-function endless(b: BackendBreaker, a: Admission, tenant: Tenant) {
+function endless(b: BackendBreaker, a: Admission, tenant: Tenant, failOnAbort = false) {
   if (!a.admit) throw new Error(`refused: ${a.reason}`);
   const reasons: unknown[] = [];
   let end!: () => void;
-  const done = new Promise<string>((r) => (end = () => r('cut')));
+  // As inference does, a call aborted by the breaker may fail (its upstream call aborted: 504).
+  const done = new Promise<string>((resolve, reject) => {
+    end = () => (failOnAbort ? reject(new HttpException('aborted', 504)) : resolve('cut'));
+  });
   const abort = (reason: unknown): void => {
     reasons.push(reason);
     end();
@@ -77,6 +81,22 @@ describe('BackendBreaker slot reclaim (reclaimAfterMs)', () => {
     expect(b.admit(B).admit).toBe(true); // B gets the freed slot
     expect(b.admit(A)).toMatchObject({ admit: false, reason: 'busy' }); // A is over its share: no new slot
     expect(calls.slice(1).flatMap((c) => c.reasons)).toEqual([]); // and A's refusal takes nothing back
+  });
+
+  it('should count a call stopped for its slot as a caller gone, never as a failure of the backend', async () => {
+    const clock = new ManualClock();
+    // The first failure in the window would open the circuit.
+    const b = breaker(
+      { reclaimAfterMs: 1, volumeThreshold: 1, errorThresholdPercentage: 1 },
+      clock,
+    );
+    const calls = [0, 1, 2, 3].map(() => endless(b, b.admit(A), A, true));
+    clock.advance(1_000);
+    expect(b.admit(B)).toMatchObject({ admit: false, reason: 'busy' });
+    expect(calls[0]!.reasons).toHaveLength(1);
+    await tick();
+    expect(b.phase).toBe('closed');
+    expect(b.admit(B).admit).toBe(true);
   });
 
   it('should never take a slot back with reclaimAfterMs 0 (the default)', () => {
