@@ -4,21 +4,17 @@ import { ConfigError } from '../config/config.error.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { RampartConfig } from '../config/config.types.js';
 import { ProblemException } from '../common/problem.exception.js';
-import { LOCK_NAMES, LOCK_ORDER, LockName, isLockName } from './lock-order.js';
+import { LOCK_NAMES, LOCK_ORDER, LockName } from './lock-order.js';
 import type { BaseLockContext } from './lock-context.js';
-import type { GuardLock, InterceptorLock, Lock, Next } from './lock.types.js';
-import { LOCK_MODES, LockMode, LockSlice, PolicySet, RoutePolicy } from '../config/policy.types.js';
+import type { GuardLock, InterceptorLock, Lock } from './lock.types.js';
+import { PolicySet, RoutePolicy } from '../config/policy.types.js';
 import { LockStats } from './lock-stats.service.js';
-import { beforeHandler } from './before-handler.js';
-import { GuardRunner, Step, effectiveMode, withMode } from './run-guards.js';
+import { type CompiledPolicy, compileSteps } from './compile-steps.js';
+import { GuardRunner, Step } from './run-guards.js';
+import { InterceptorRunner } from './run-interceptors.js';
+import { validatePolicies } from './validate-policies.js';
 
 export { effectiveMode } from './run-guards.js';
-
-interface CompiledPolicy {
-  policy: RoutePolicy;
-  guards: Step<GuardLock>[];
-  interceptors: Step<InterceptorLock>[];
-}
 
 export type PolicyListener = (set: PolicySet) => void;
 
@@ -35,6 +31,7 @@ export class LockChain implements OnApplicationBootstrap {
   private readonly listeners: PolicyListener[] = [];
   private required = new Set<string>();
   private readonly guards: GuardRunner;
+  private readonly interceptors: InterceptorRunner;
 
   constructor(
     @InjectConfig() config: RampartConfig,
@@ -42,6 +39,7 @@ export class LockChain implements OnApplicationBootstrap {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.guards = new GuardRunner(stats, clock);
+    this.interceptors = new InterceptorRunner(stats, clock);
     this.set = {
       version: 1,
       updatedAt: new Date(clock.now()).toISOString(),
@@ -94,51 +92,9 @@ export class LockChain implements OnApplicationBootstrap {
     this.required = names;
   }
 
-  /** Every problem with a candidate policy set; empty = valid. */
+  /** Every problem with a candidate policy set; empty = valid (see validatePolicies). */
   validate(policies: Record<string, RoutePolicy>): string[] {
-    const problems: string[] = [];
-    for (const name of this.required) {
-      if (!policies[name])
-        problems.push(`policies.${name}: is used by a route and cannot be removed`);
-    }
-    for (const [name, policy] of Object.entries(policies)) {
-      if (
-        typeof policy !== 'object' ||
-        policy === null ||
-        typeof policy.locks !== 'object' ||
-        policy.locks === null
-      ) {
-        problems.push(`policies.${name}: must have a "locks" map`);
-        continue;
-      }
-      for (const [lockName, slice] of Object.entries(policy.locks)) {
-        const path = `policies.${name}.locks.${lockName}`;
-        if (!isLockName(lockName)) {
-          problems.push(`${path}: unknown lock (known: ${LOCK_NAMES.join(', ')})`);
-          continue;
-        }
-        if (!LOCK_MODES.includes(slice.mode)) {
-          problems.push(`${path}.mode: must be one of ${LOCK_MODES.join(', ')}`);
-          continue;
-        }
-        problems.push(...validateOverride(slice, path));
-        const lock = this.locks.get(lockName);
-        if (!lock) {
-          const overrideMode = (slice.override as { mode?: string } | undefined)?.mode;
-          if (slice.mode !== 'off' || (overrideMode !== undefined && overrideMode !== 'off')) {
-            problems.push(
-              `${path}: lock "${lockName}" is not installed, so its mode must be "off"`,
-            );
-          }
-          continue;
-        }
-        problems.push(...lock.validateSlice(slice, path));
-      }
-    }
-    if (problems.length > 0) return problems;
-    for (const lock of this.locks.values())
-      problems.push(...(lock.validatePolicies?.(policies) ?? []));
-    return problems;
+    return validatePolicies(policies, this.locks, this.required);
   }
 
   /**
@@ -182,15 +138,7 @@ export class LockChain implements OnApplicationBootstrap {
     if (c) return c;
     const policy = this.set.policies[policyName];
     if (!policy) return undefined;
-    c = { policy, guards: [], interceptors: [] };
-    for (const name of LOCK_NAMES) {
-      const lock = this.locks.get(name);
-      const slice = policy.locks[name];
-      if (!lock || !slice) continue;
-      if (slice.mode === 'off' && slice.override === undefined) continue;
-      if (lock.stage === 'guard') c.guards.push({ lock, slice });
-      else c.interceptors.push({ lock, slice });
-    }
+    c = compileSteps(policy, this.locks);
     this.compiled.set(policyName, c);
     return c;
   }
@@ -202,61 +150,13 @@ export class LockChain implements OnApplicationBootstrap {
 
   /**
    * Runs the interceptor-stage locks of a policy, each wrapping the next, the
-   * handler last, and counts each lock's outcome (see InterceptorLock).
+   * handler last (see InterceptorRunner).
    */
   runInterceptors(
     base: BaseLockContext,
     steps: Step<InterceptorLock>[],
     handler: () => Promise<unknown>,
   ): Promise<unknown> {
-    const at = (i: number): Promise<unknown> => {
-      if (i >= steps.length) return beforeHandler(base.state, handler);
-      const { lock, slice } = steps[i]!;
-      const mode = effectiveMode(slice, this.clock.now());
-      if (mode === 'off') return at(i + 1);
-      let passed = false;
-      const next: Next = (outcome = 'allowed') => {
-        if (!passed) {
-          passed = true;
-          this.stats.record(lock.name, base.policyName, outcome);
-        }
-        return at(i + 1);
-      };
-      return lock.around(withMode(base, mode), slice, next).then(
-        (value) => {
-          if (!passed) this.stats.record(lock.name, base.policyName, 'short_circuited');
-          return value;
-        },
-        (err: unknown) => {
-          if (!passed && err instanceof ProblemException) {
-            const outcome = err.answer ? 'short_circuited' : 'rejected';
-            this.stats.record(lock.name, base.policyName, outcome);
-          }
-          throw err;
-        },
-      );
-    };
-    return at(0);
+    return this.interceptors.run(base, steps, handler);
   }
-}
-
-/** What a guard lock's refusal does: answer at once (default), or after the later guards ran. */
-const ON_FAILURE: readonly string[] = ['reject', 'defer'];
-
-/** Checks the chain's own slice options: `override` and `onFailure`. */
-function validateOverride(slice: LockSlice, path: string): string[] {
-  const problems: string[] = [];
-  if (slice.onFailure !== undefined && !ON_FAILURE.includes(slice.onFailure as string))
-    problems.push(`${path}.onFailure: must be one of ${ON_FAILURE.join(', ')}`);
-  const o = slice.override;
-  if (o === undefined) return problems;
-  if (typeof o !== 'object' || o === null)
-    return [...problems, `${path}.override: must be an object {mode, until}`];
-  const { mode, until } = o as { mode?: unknown; until?: unknown };
-  if (!LOCK_MODES.includes(mode as LockMode))
-    problems.push(`${path}.override.mode: must be one of ${LOCK_MODES.join(', ')}`);
-  if (until !== undefined && (typeof until !== 'number' || !Number.isFinite(until))) {
-    problems.push(`${path}.override.until: must be epoch milliseconds`);
-  }
-  return problems;
 }

@@ -13,12 +13,7 @@ import { describe, expect, it } from 'vitest';
 const LIMIT = 170;
 
 /** Files over LIMIT lines today (the count as of the check's arrival); split one, then drop its line. */
-const OVER_LIMIT: readonly string[] = [
-  'src/chain/lock-chain.service.ts', // 262
-  'src/locks/circuit-breaker/circuit-breaker.metrics.ts', // 182
-  'src/locks/rate-limit/load/load-monitor.service.ts', // 246
-  'src/locks/signature/signature.lock.ts', // 193
-];
+const OVER_LIMIT: readonly string[] = [];
 
 /** Lines of a file as `wc -l` counts them. */
 function lineCount(file: string): number {

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MetricsService } from '../../metrics/metrics.service.js';
-import { BreakerMetrics, transitionReason } from './circuit-breaker.metrics.js';
+import { transitionReason } from './breaker-transition-reason.js';
+import { BreakerMetrics } from './circuit-breaker.metrics.js';
 
 describe(BreakerMetrics.name, () => {
   afterEach(() => vi.restoreAllMocks());
