@@ -82,6 +82,8 @@ function backend(run, { SLOW_FACTOR, BACKEND_MS }, traces) {
     'backend peak in flight': s.backend.peak,
     'breakers: peak in flight / waiting': `${s.inFlight} / ${s.waiting}`,
     'adaptive limit (sum)': limits,
+    // The fake's own loop over the whole attack phase: a late answer there is the machine, not the backend model.
+    "fake's loop delay p99 / max ms (attack)": `${fmt(attack.backend.loopP99)} / ${fmt(attack.backend.loopMax)}`,
     'in flight, mean while slow: breakers / upstream calls / backend': inFlightMeans(
       run,
       s,

@@ -23,7 +23,7 @@
 // ATTACK_LOAD='{"eventLoopDelay":{"soft":"50ms","hard":"500ms"},"hold":"10s"}' adds a run with those
 // rateLimit.load settings (own health on: shed first); ATTACK_ON=0 / ATTACK_OFF=0 skip the shipped / locks-off run;
 // ATTACK_BASE=.dist-base runs each locks-on configuration on that build too (side by side).
-// ATTACK_ADAPTIVE='{"minLimit":2}' turns the inference breaker's adaptive limit on for the "locks on" runs;
+// ATTACK_ADAPTIVE='{"minLimit":2}' sets the inference breaker's adaptive limit for the "locks on" runs (false: off);
 // ATTACK_BREAKER='{"maxWaitMs":2000}' adds other options to that breaker (the fair wait queue).
 // Prints per route (search, inference): well-behaved success and p99 alone vs under attack, split into the
 // attack with the backend at its normal speed and the requests overlapping its slow window (attack-report.mjs:
@@ -32,7 +32,7 @@
 // time went (each instance traces itself with attack-trace.mjs unless ATTACK_TRACE=0: attack-breakdown.mjs),
 // and the machine's load average.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -257,9 +257,11 @@ async function watchBreakers(urls, until, fake) {
   return seen;
 }
 
-const stats = async (fake, reset = true) =>
-  (await fetch(`${fake.control}/stats${reset ? '?reset=1' : ''}`)).json();
+const stats = async (fake, reset = true, loop = false) =>
+  (await fetch(`${fake.control}/stats${reset ? '?reset=1' : ''}${loop ? '&loop=1' : ''}`)).json();
 const control = (fake, what) => fetch(`${fake.control}/${what}`).then((r) => r.arrayBuffer());
+/** Sets the backend's slow-down factor; resolves with the fake's answer (`at`: when, by its clock). */
+const factor = (fake, x) => fetch(`${fake.control}/factor?x=${x}`).then((r) => r.json());
 
 /** One configuration ("on" or "off"): two instances, the three phases; resolves with what they measured. */
 async function scenario(label, configFile, ctx, dist = 'dist') {
@@ -267,7 +269,9 @@ async function scenario(label, configFile, ctx, dist = 'dist') {
   const traceDir = mkdtempSync(join(tmpdir(), 'rampart-attack-trace-'));
   const env = {
     REDIS_URL: redis.url,
-    RAMPART_ENV: label.startsWith('every') ? 'attack-off' : 'attack-on',
+    // A keyspace of its own per run: runs share the redis-server, and a run must not find the last one's leases,
+    // spent budgets or bans (before stop 46 the second locks-on run of ATTACK_BASE refused every slow stream 429).
+    RAMPART_ENV: `${label.startsWith('every') ? 'attack-off' : 'attack-on'}-${(ctx.runs = (ctx.runs ?? 0) + 1)}`,
     APPS_FILE: appsFile,
     ...(configFile ? { CONFIG_FILE: configFile } : {}),
     TRUSTED_PROXIES: '127.0.0.1/32',
@@ -319,7 +323,7 @@ async function scenario(label, configFile, ctx, dist = 'dist') {
     await sleep(2_000);
     const phases = [];
     for (const name of ['alone', 'attack', 'alone']) {
-      await stats(fake);
+      await stats(fake, true, true);
       const attack = name === 'attack';
       if (attack) await overQuota(urls);
       const bad = attack
@@ -395,13 +399,14 @@ async function overQuota(urls) {
 async function slowBackend(fake, urls) {
   await sleep(SECONDS * 200);
   await stats(fake);
-  await control(fake, `factor?x=${SLOW_FACTOR}`);
-  const from = wall(); // a call that reached the fake from here on was slowed
+  // The window runs between the fake's own instants of the two changes: a call that reached it in between was
+  // slowed (the main thread's clock before the reset left out calls that reached the fake while it was on its way).
+  const from = (await factor(fake, SLOW_FACTOR)).at ?? wall();
   const watch = await watchBreakers(urls, performance.now() + SLOW_SECONDS * 1000, fake);
   const backend = await stats(fake, false);
-  const to = wall();
-  await control(fake, 'factor?x=1');
-  return { ...watch, backend, from, to };
+  const asked = wall(); // the main thread's own instant (before stop 46 the window ended here)
+  const to = (await factor(fake, 1)).at ?? wall();
+  return { ...watch, backend, from, to, asked };
 }
 
 async function main() {
@@ -488,24 +493,24 @@ async function main() {
     );
     const clientApps = apps.slice(0, clients).map(({ id, secret }) => ({ id, secret }));
     const ctx = { redis, fake, appsFile, signers, clientApps, paceMs, clients, forged, streamApps };
-    // ATTACK_ADAPTIVE='{"minLimit":2}': the shipped policies with the inference breaker's adaptive limit on;
+    // ATTACK_ADAPTIVE='{"minLimit":2}': the shipped policies with these adaptive limit options (false: a fixed bulkhead);
     // ATTACK_BREAKER='{"maxWaitMs":2000}': more options of that breaker (e.g. the fair wait queue).
     const adaptive = process.env.ATTACK_ADAPTIVE
       ? JSON.parse(process.env.ATTACK_ADAPTIVE)
       : undefined;
     const extra = process.env.ATTACK_BREAKER ? JSON.parse(process.env.ATTACK_BREAKER) : undefined;
-    const breaker = { ...(adaptive ? { adaptive } : {}), ...extra };
-    const policies = adaptive || extra ? { inference: { locks: { circuitBreaker: breaker } } } : {};
-    const on =
-      adaptive || extra
-        ? `locks on (shipped + inference breaker ${JSON.stringify(breaker)})`
-        : 'locks on (shipped policies)';
+    const breaker = { ...(adaptive !== undefined ? { adaptive } : {}), ...extra };
+    const custom = adaptive !== undefined || extra !== undefined;
+    const policies = custom ? { inference: { locks: { circuitBreaker: breaker } } } : {};
+    const on = custom
+      ? `locks on (shipped + inference breaker ${JSON.stringify(breaker)})`
+      : 'locks on (shipped policies)';
     // ATTACK_LOAD='{"eventLoopDelay":{"soft":"50ms","hard":"500ms"},"hold":"10s"}': one more run, the same
     // policies with these rateLimit.load settings (own health on: shed first, docs/quotas.md#shed-first).
     const health = process.env.ATTACK_LOAD ? JSON.parse(process.env.ATTACK_LOAD) : undefined;
     const configs = [];
     if (process.env.ATTACK_ON !== '0')
-      configs.push([on, adaptive || extra ? writeConfig({ policies }) : undefined]);
+      configs.push([on, custom ? writeConfig({ policies }) : undefined]);
     if (health)
       configs.push([
         `${on.replace(/\)$/, '')} + load ${JSON.stringify(health)})`,
@@ -524,6 +529,8 @@ async function main() {
       load.push(loadavg()[0]);
     }
     report(runs, { SECONDS, SLOW_FACTOR, BACKEND_MS, load, table, traces: ctx.traces ?? {} });
+    // ATTACK_DUMP=/tmp/attack.json: every run's phases (each well-behaved request) for a closer look.
+    if (process.env.ATTACK_DUMP) writeFileSync(process.env.ATTACK_DUMP, JSON.stringify(runs));
   } finally {
     await fake.stop();
     await redis.stop();

@@ -6,7 +6,8 @@
 // FAKE_SLOTS=<n> makes it a backend with n slots: a call that arrives with k calls in flight waits
 // FAKE_LATENCY_MS × factor × max(1, k ÷ n) (processor sharing, as a GPU pool behaves), and a control
 // server (its URL is `control` in the ready line) answers GET /factor?x=10 (slow down 10×),
-// /endless?chars=1024 (streams never end: slow readers hold their call) and /stats?reset=1
+// /endless?chars=1024 (streams never end: slow readers hold their call) and /stats?reset=1 (&loop=1: its own
+// event-loop delay, loopP99 and loopMax in ms, counted afresh)
 // (calls, p50/p99/max latency given, peak calls in flight since the last reset, in flight now).
 //
 // From a benchmark: `const fake = await spawnFakeOpenAI({ FAKE_CHUNK_DELAY_MS: '0' })`.
@@ -79,6 +80,10 @@ async function slotted(fake, base, slots) {
   let factor = 1;
   let given = [];
   let peak = 0;
+  // The fake's own event-loop delay: a late answer of a busy fake is the bench's machine, not the backend's model.
+  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   fake.setLatency((inFlight) => {
     peak = Math.max(peak, inFlight);
     const ms = base * factor * Math.max(1, inFlight / slots);
@@ -89,8 +94,12 @@ async function slotted(fake, base, slots) {
   const srv = createServer((req, res) => {
     const u = new URL(req.url, 'http://x');
     let body = { ok: true };
-    if (u.pathname === '/factor') factor = Number(u.searchParams.get('x'));
-    else if (u.pathname === '/endless') fake.setEndlessStreams(Number(u.searchParams.get('chars')));
+    if (u.pathname === '/factor') {
+      factor = Number(u.searchParams.get('x'));
+      // When the backend's speed changed, by its own clock (wall-clock epoch ms): the bench's slow window.
+      body = { ok: true, at: performance.timeOrigin + performance.now() };
+    } else if (u.pathname === '/endless')
+      fake.setEndlessStreams(Number(u.searchParams.get('chars')));
     else if (u.pathname === '/stats') {
       const s = [...given].sort((a, b) => a - b);
       body = {
@@ -100,8 +109,11 @@ async function slotted(fake, base, slots) {
         max: s.at(-1) ?? 0,
         peak,
         inFlight: fake.inFlight,
+        loopP99: loop.percentile(99) / 1e6,
+        loopMax: loop.max / 1e6,
       };
       if (u.searchParams.get('reset')) [given, peak] = [[], fake.inFlight];
+      if (u.searchParams.get('loop')) loop.reset();
     }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));

@@ -24,8 +24,15 @@ function withSmallBulkhead(c: RampartConfig): RampartConfig {
           ...inference.locks,
           rateLimit: { mode: 'off' },
           cacheShield: { mode: 'off' },
-          // The instant refusal of a full bulkhead is what this spec watches: no wait (inference ships one).
-          circuitBreaker: { ...inference.locks.circuitBreaker, capacity: CAPACITY, maxWaitMs: 0 },
+          // The instant refusal of a full bulkhead of CAPACITY is what this spec watches: no wait, no adaptive limit
+          // below it and no slot taken back (inference ships all three).
+          circuitBreaker: {
+            ...inference.locks.circuitBreaker,
+            capacity: CAPACITY,
+            maxWaitMs: 0,
+            adaptive: false,
+            reclaimAfterMs: 0,
+          },
         },
       },
     },

@@ -32,7 +32,15 @@ function withSmallBulkhead(c: RampartConfig): RampartConfig {
           ...locks,
           rateLimit: { mode: 'off' },
           cacheShield: { mode: 'off' },
-          circuitBreaker: { ...locks.circuitBreaker, capacity: CAPACITY, maxWaitMs: 0 },
+          // A fixed bulkhead of CAPACITY that never takes a slot back (inference ships an adaptive limit within its
+          // capacity, and takes slots back from an app over its share after 10 s).
+          circuitBreaker: {
+            ...locks.circuitBreaker,
+            capacity: CAPACITY,
+            maxWaitMs: 0,
+            adaptive: false,
+            reclaimAfterMs: 0,
+          },
         },
       },
     },

@@ -33,6 +33,11 @@ export interface BreakerOptions {
   fairShare: boolean;
   /** Weight of each tier in the fair share (default 1), e.g. `{ pro: 2 }`. */
   shareWeights: Record<string, number>;
+  /**
+   * Milliseconds after which a call of an app over its fair share may be stopped to free its slot for an app
+   * within its share that found none (an endless stream, a slow reader); 0 (default) = slots are never taken back.
+   */
+  reclaimAfterMs: number;
   /** Successful probe calls (one at a time) a half-open circuit needs before it lets traffic back in. */
   halfOpenProbes: number;
   /** Share of calls admitted, in percent, at each step of the recovery ramp, increasing, each in (0, 100); [] = full traffic at once. */
@@ -73,6 +78,7 @@ export const BREAKER_OPTION_KEYS = [
   'capacity',
   'fairShare',
   'shareWeights',
+  'reclaimAfterMs',
   'halfOpenProbes',
   'rampPercents',
   'rampMs',

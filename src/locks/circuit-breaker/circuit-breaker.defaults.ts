@@ -11,6 +11,7 @@ const OVERLOAD_OFF = {
   slowCallMs: 0,
   slowCallRatio: 0.5,
   minimumVolume: 20,
+  reclaimAfterMs: 0,
 } as const satisfies Partial<BreakerOptions>;
 
 /**
@@ -60,6 +61,12 @@ const SLICES: Record<string, CircuitBreakerSlice> = {
     halfOpenProbes: 2,
     rampPercents: [10, 50],
     rampMs: 60_000,
+    // The GPU pool's own capacity is unknown here and changes (a degraded pool, other callers): the limit follows
+    // its latency within `capacity`, so calls past what it serves at once wait here, fairly between apps, instead
+    // of queueing at the backend behind other apps' calls; and an app over its share (endless or slowly read
+    // streams) gives a slot back after 10 s when an app within its share finds none (bench:attack, issue 32).
+    adaptive: { minLimit: 2 },
+    reclaimAfterMs: 10_000,
     // A GPU saturates at once: a call past the slots waits (fair between apps) rather than a 503 at once.
     maxWaitMs: 5_000,
     maxWaiting: 64,

@@ -40,6 +40,7 @@ const OPTION_CHECKS: Record<(typeof BREAKER_OPTION_KEYS)[number], Check> = {
     Object.values(v).every((w) => typeof w === 'number' && w > 0 && w <= 1_000)
       ? undefined
       : 'must map tiers to weights above 0 (at most 1000), e.g. { pro: 2 }',
+  reclaimAfterMs: int(0, 3_600_000, ' (milliseconds)'),
   halfOpenProbes: int(1, 1_000),
   rampPercents: (v) => {
     if (!Array.isArray(v) || v.length > 20) return 'must be a list of at most 20 percentages';

@@ -2,7 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { limitSignal } from '../adaptive/concurrency-limit.js';
 import type { Admission, BreakerOptions, CallOutcome } from '../circuit-breaker.types.js';
 import type { BreakerParts } from './breaker-parts.js';
-import { classifyError } from './call-outcome.js';
+import { BeforeBackendError, classifyError, SlotReclaimedError } from './call-outcome.js';
 import { GuardOptions, Guarded, withTimeout } from './guarded-call.js';
 import type { Holder } from './slot-desk.js';
 import { SlowCallWindow } from './slow-call-window.js';
@@ -27,6 +27,7 @@ export function guardCall<T>(
   let work: Promise<T> | undefined;
   let inFlight = 0;
   let doneAt: number | undefined;
+  let reclaimed = false;
   let free = (): void => undefined;
   const freed = new Promise<void>((resolve) => (free = resolve));
   opts.onBackendDone?.(() => {
@@ -36,9 +37,16 @@ export function guardCall<T>(
     if (p.slots.record('sample', doneAt - t0, inFlight)) limitMoved();
   });
   const run = (): Promise<T> => {
-    work = p.slots.hold(start, holder, ticket.waited === true, freed);
+    // A call stopped to give its slot back (reclaimAfterMs) says nothing about the backend (SlotReclaimedError).
+    const reclaim = (r: unknown): void => {
+      reclaimed = true;
+      opts.abort(r);
+    };
+    work = p.slots.hold(start, holder, ticket.waited === true, freed, reclaim);
     inFlight = p.slots.inFlight;
-    return withTimeout(work, options().timeoutMs, opts);
+    return withTimeout(work, options().timeoutMs, opts).catch((err: unknown) => {
+      throw reclaimed && !(err instanceof BeforeBackendError) ? new SlotReclaimedError(err) : err;
+    });
   };
   const verdict = ticket.probe ? run() : p.window.fire(run);
   const probe = ticket.probe;

@@ -13,6 +13,18 @@ export class BeforeBackendError extends Error {
   }
 }
 
+/**
+ * A call the breaker stopped to give its slot to an app within its fair share (`reclaimAfterMs`): it says nothing
+ * about the backend (counted as a caller gone), and the lock answers with `cause`, the product's own error.
+ */
+export class SlotReclaimedError extends BeforeBackendError {
+  constructor(cause: unknown) {
+    super(cause);
+    this.message = 'the call was stopped to give its slot to another app';
+    this.name = 'SlotReclaimedError';
+  }
+}
+
 /** The breaker gave up on a call (its `timeoutMs` ran out) and aborted it. */
 export class BreakerTimeoutError extends Error {
   readonly code = 'EBREAKERTIMEOUT';
@@ -31,6 +43,7 @@ export class BreakerTimeoutError extends Error {
  */
 export function classifyError(err: unknown): Exclude<CallOutcome, 'success'> {
   if (err instanceof BreakerTimeoutError) return 'timeout';
+  if (err instanceof SlotReclaimedError) return 'client_gone';
   if (err instanceof BeforeBackendError) return 'client_error';
   if (err instanceof HttpException) {
     const status = err.getStatus();

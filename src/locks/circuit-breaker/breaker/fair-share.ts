@@ -50,6 +50,16 @@ export class FairShare {
     return (own?.held ?? 0) < Math.max(1, Math.floor((capacity * weight) / weights));
   }
 
+  /** True when `tenant` holds more than its share of `capacity` slots while other tenants are active. */
+  over(tenant: string, capacity: number, now: number): boolean {
+    const own = this.tenants.get(tenant);
+    if (!own || own.held <= 1) return false;
+    let weights = own.weight;
+    for (const [id, t] of this.tenants) if (id !== tenant && active(t, now)) weights += t.weight;
+    if (weights === own.weight) return false;
+    return own.held > Math.max(1, Math.floor((capacity * own.weight) / weights));
+  }
+
   /** `tenant` was refused a slot: it waits, and its share is kept for it for WAITING_MS. */
   refused(tenant: string, weight: number, now: number): void {
     const t = this.entry(tenant, weight);

@@ -3,6 +3,7 @@ import { ConcurrencyLimit, type LimitSignal } from '../adaptive/concurrency-limi
 import type { BreakerOptions } from '../circuit-breaker.types.js';
 import { Bulkhead } from './bulkhead.js';
 import type { QueuePlace } from './fair-queue.js';
+import { HeldCalls } from './held-calls.js';
 import { type QueueListener, SlotQueue, type Waited } from './slot-queue.js';
 
 /** Who asks for a slot, with the weight of its tier in the fair share. */
@@ -20,6 +21,7 @@ export interface Holder {
 export class SlotDesk {
   private readonly bulkhead: Bulkhead;
   private readonly queue: SlotQueue;
+  private readonly held = new HeldCalls();
   readonly limit: ConcurrencyLimit;
 
   constructor(
@@ -58,10 +60,13 @@ export class SlotDesk {
     const now = this.clock.now();
     if (!handedOff && this.queue.busy) {
       this.bulkhead.shares.refused(h.id, h.weight, now);
+      this.reclaim(h, now);
       return false;
     }
     const o = { capacity: this.limit.limit, fair: this.options.fairShare };
-    return this.bulkhead.admits(h.id, h.weight, o, now);
+    if (this.bulkhead.admits(h.id, h.weight, o, now)) return true;
+    this.reclaim(h, now);
+    return false;
   }
 
   /** Whether `h` is within its fair share of the limit (so it may wait for a slot rather than be refused). */
@@ -93,8 +98,14 @@ export class SlotDesk {
     h: Holder,
     handedOff: boolean,
     released?: Promise<void>,
+    abort?: (reason: unknown) => void,
   ): Promise<T> {
     const work = this.bulkhead.hold(start, { ...h, now: () => this.clock.now() }, released);
+    if (abort) {
+      const forget = this.held.add(h.id, this.clock.now(), abort);
+      work.then(forget, forget);
+      void released?.then(forget);
+    }
     if (handedOff) this.declined(); // taken: newcomers may take free slots again
     return work;
   }
@@ -104,6 +115,17 @@ export class SlotDesk {
     const moved = this.limit.record(signal, rttMs, inFlight);
     if (moved) this.passOn();
     return moved;
+  }
+
+  /**
+   * `h`, within its fair share, found no slot: with `reclaimAfterMs`, the longest-held call (held that long) of
+   * another app over its share is stopped, and its slot goes to the waiting calls once it has wound down.
+   */
+  private reclaim(h: Holder, now: number): void {
+    const after = this.options.reclaimAfterMs;
+    if (!(after > 0) || !this.options.fairShare || !this.fair(h)) return;
+    const limit = this.limit.limit;
+    this.held.reclaim(now, after, (id) => id !== h.id && this.bulkhead.shares.over(id, limit, now));
   }
 
   /** Hands free slots to waiting calls, in order. */
