@@ -60,6 +60,12 @@ export function withTenantPolicies(c: RampartConfig): RampartConfig {
       },
     },
   };
+  // The shipped inference breaker with its fixed capacity (128): the concurrency cases count the shipped rules'
+  // slots per user and app (64 an app), which an adaptive limit starting at 10 and shared fairly by the apps holding
+  // slots would cut first. The adaptive limit and slots taken back have their own e2e (inference-adaptive-default,
+  // breaker-slot-reclaim).
+  const inference = c.policies.inference!;
+  const fixedSlots = { ...inference.locks.circuitBreaker, adaptive: false, reclaimAfterMs: 0 };
   return {
     ...c,
     sections: {
@@ -69,6 +75,7 @@ export function withTenantPolicies(c: RampartConfig): RampartConfig {
     },
     policies: {
       ...c.policies,
+      inference: { ...inference, locks: { ...inference.locks, circuitBreaker: fixedSlots } },
       ...Object.fromEntries(Object.entries(policies).map(([n, locks]) => [n, { locks }])),
     } as RampartConfig['policies'],
   };
