@@ -62,7 +62,8 @@ export function budgetBreakdown(rec, calls, botIds, tokens) {
   const byChat = new Map();
   for (const c of ok) (byChat.get(c.chat) ?? byChat.set(c.chat, []).get(c.chat)).push(c.at);
   const dueFrom = [];
-  for (const ats of byChat.values()) ats.forEach((_, i) => dueFrom.push(i ? ats[i - 1] + 1000 : t0));
+  for (const ats of byChat.values())
+    ats.forEach((_, i) => dueFrom.push(i ? ats[i - 1] + 1000 : t0));
   dueFrom.sort((a, b) => a - b);
   const sent = ok.map((c) => c.at);
   const dueAt = (t) => lowerBound(dueFrom, t + 1e-9) - lowerBound(sent, t);
@@ -122,7 +123,10 @@ export function budgetBreakdown(rec, calls, botIds, tokens) {
         let why = 'other';
         if (inBin(retries) > 0) why = 'depart';
         else if (dueAt(from + BIN / 2) < 1) why = 'no job due';
-        else if (inBin(charges) === 0 && lowerBound(charges, to) - lowerBound(charges, to - 550) < 3)
+        else if (
+          inBin(charges) === 0 &&
+          lowerBound(charges, to) - lowerBound(charges, to - 550) < 3
+        )
           why = 'unclaimed';
         // A catch-up bin (sends late in the bin before arriving in this one) goes back to that bin's cause.
         if (short < 0 && why === 'other' && owed) why = owed;
@@ -131,17 +135,35 @@ export function budgetBreakdown(rec, calls, botIds, tokens) {
       }
     }
     const lost = (PER_BOT * (t1 - t0)) / 1000 - (ats.length - 1);
-    rows.push({ bot, sends: ats.length, lost, ...cause, retries: retries.length, departs: departs.length });
+    rows.push({
+      bot,
+      sends: ats.length,
+      lost,
+      ...cause,
+      retries: retries.length,
+      departs: departs.length,
+    });
     const secs = [];
     for (let s = 0; s * 10 < nBins; s++)
       secs.push(
-        Array.from({ length: 10 }, (_, k) => (s * 10 + k < nBins ? per[s * 10 + k].toString(36) : '')).join(''),
+        Array.from({ length: 10 }, (_, k) =>
+          s * 10 + k < nBins ? per[s * 10 + k].toString(36) : '',
+        ).join(''),
       );
     series.push(`${bot}: ${secs.join(' ')}`);
   });
   const claims = calls.filter((c) => c.name === 'telegram_queue_claim' && c.at >= t0 && c.at <= t1);
-  const settles = calls.filter((c) => c.name === 'telegram_queue_settle' && c.at >= t0 && c.at <= t1);
-  return { rows, series, claims: claims.length, settles: settles.length, span: t1 - t0, tailMs: t1 - tailFrom };
+  const settles = calls.filter(
+    (c) => c.name === 'telegram_queue_settle' && c.at >= t0 && c.at <= t1,
+  );
+  return {
+    rows,
+    series,
+    claims: claims.length,
+    settles: settles.length,
+    span: t1 - t0,
+    tailMs: t1 - tailFrom,
+  };
 }
 
 /** The breakdown as a table (sends lost per cause, per bot) and the 100 ms series, on stderr. */

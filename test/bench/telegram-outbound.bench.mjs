@@ -196,7 +196,12 @@ async function runRow({ profile, workers }) {
   if (process.env.BENCH_DUMP)
     writeFileSync(`${process.env.BENCH_DUMP}-${profile}-${workers}.json`, JSON.stringify(recA));
   const ids = Array.from({ length: BOTS }, (_, i) => `bot${i}`);
-  const breakdown = budgetBreakdown(recA, gate.calls, ids, ids.map((_, i) => token(i)));
+  const breakdown = budgetBreakdown(
+    recA,
+    gate.calls,
+    ids,
+    ids.map((_, i) => token(i)),
+  );
   printBreakdown(`${profile}:${workers}`, breakdown);
   const okA = recA.calls
     .filter((c) => c.status === 200)
