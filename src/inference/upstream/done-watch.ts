@@ -11,7 +11,8 @@ export class DoneWatch {
   /** One chunk read off the stream. */
   read(chunk: Buffer): void {
     // latin1: one character a byte, so a UTF-8 character cut between two chunks cannot hide the ASCII marker.
-    this.tail = (this.tail + chunk.toString('latin1')).slice(-TAIL);
+    // Only the chunk's last TAIL bytes can end up in the tail: the rest is never decoded.
+    this.tail = (this.tail + chunk.subarray(-TAIL).toString('latin1')).slice(-TAIL);
   }
 
   get done(): boolean {
