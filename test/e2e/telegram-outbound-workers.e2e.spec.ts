@@ -70,7 +70,7 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
       timeout: 150_000,
     },
     async () => {
-      const s = outboundSetup(BOTS, api.url, { workers: false });
+      const s = outboundSetup(BOTS, api.url, { workers: false, safetyPollMs: 2_000 });
       const env = { ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgk') };
       const app = await startApp(env);
       apps.push(app);
@@ -113,6 +113,9 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
         leaseMs: 20_000,
         // The hung first send must still be in flight when the worker dies (a slow CI claim once let it time out first).
         requestTimeoutMs: 10_000,
+        // A wake the child missed (twice in 5 CI runs its first send never came in 30 s: the safety poll's
+        // default) is caught by a poll within the test's wait; what is tested here is the kill, not the wake.
+        safetyPollMs: 2_000,
       };
       const s = outboundSetup(BOTS, api.url, o);
       const env = { ...s.env, REDIS_URL: redisUrl(), RAMPART_ENV: uniqueEnv('tgn') };
