@@ -87,6 +87,16 @@ describe('SlotReclaim for waiting calls (reclaimAfterMs)', () => {
     expect(b.status().stats.waiting).toBe(0);
   });
 
+  it('should take a slot back at once for a call that queues after the mark, and hand it to that call', async () => {
+    const b = breaker();
+    const hog = [0, 1, 2, 3].map(() => endless(b, b.admit(A), A));
+    vi.advanceTimersByTime(10_000);
+    const waits = b.admitWaiting(B); // its refusal stops A's oldest call; it waits for the freed slot
+    expect(stopped(hog)).toBe(1);
+    await settle();
+    expect(await waits).toMatchObject({ admit: true, waited: true });
+  });
+
   it('should take back one call per waiting call, never the hog below its share, even before the stopped ones wound down', async () => {
     const b = breaker();
     const hog = [0, 1, 2, 3].map(() => endless(b, b.admit(A), A));
