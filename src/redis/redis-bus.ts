@@ -60,6 +60,14 @@ export class RedisBus {
     return () => set.delete(handler);
   }
 
+  /**
+   * Resolves once Redis acknowledged the SUBSCRIBE of `channel` (or refused it: logged), with no timeout, unlike
+   * `on`: a message published before that reaches no one here. At once for a channel never subscribed.
+   */
+  confirmed(channel: string): Promise<void> {
+    return this.subscribed.get(channel) ?? Promise.resolve();
+  }
+
   private connection(): RedisClient | undefined {
     if (this.sub || !this.redis.enabled) return this.sub;
     this.sub = this.redis.subscriber();
@@ -68,8 +76,14 @@ export class RedisBus {
     });
     let readyBefore = false;
     this.sub?.on('ready', () => {
-      if (readyBefore) for (const set of this.handlers.values()) for (const h of set) h('');
-      readyBefore = true;
+      const channels = [...this.handlers.keys()];
+      if (!readyBefore || channels.length === 0) return void (readyBefore = true);
+      // 'ready' comes before the client's own resubscription: a handler that re-read at once could miss what
+      // is published until Redis acknowledges it. Subscribed again here (idempotent), told once acknowledged.
+      const tell = () => {
+        for (const set of this.handlers.values()) for (const h of set) h('');
+      };
+      void this.sub!.subscribe(...channels).then(tell, tell);
     });
     return this.sub;
   }

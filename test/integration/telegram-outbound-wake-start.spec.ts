@@ -1,0 +1,157 @@
+/**
+ * A job queued while a worker is starting, or while one of its claims is on the way back, is claimed at once,
+ * not at the safety poll (60 s here, past the test): on a real Redis, a real worker (OutboundWorker, its
+ * queue store, roster and subscriptions: takeShare), the order of events forced (no race left to chance):
+ * - the job is queued after the worker's first claim looked at its partition and before Redis acknowledged
+ *   the worker's SUBSCRIBEs (its wake message reaches no one): the claim that follows the acknowledgement
+ *   finds it (it once passed the partition over, as still seen empty);
+ * - the job's wake message is read before the reply of the claim call that looked at its partition just
+ *   before it was queued (two connections: either may be read first): the claim the message asks for finds it
+ *   (the stale "nothing due" once hid it).
+ * Time stands still (a manual clock): what a claim noted of a partition never grows old by itself.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/common/clock.js';
+import { RedisBus } from '../../src/redis/redis-bus.js';
+import type { RedisService } from '../../src/redis/redis.service.js';
+import { OUTBOUND_DEFAULTS } from '../../src/telegram/outbound/outbound.settings.js';
+import type { Claimed, Lease } from '../../src/telegram/outbound/queue/outbound-queue.store.js';
+import { PartitionOwners } from '../../src/telegram/outbound/queue/partition-owners.js';
+import type { Runner } from '../../src/telegram/outbound/queue/redis-queue.parts.js';
+import { RedisOutboundQueueStore } from '../../src/telegram/outbound/queue/redis-outbound-queue.store.js';
+import { PARTITION_RECHECK_MS } from '../../src/telegram/outbound/queue/redis-queue.hints.js';
+import { rosterTimes } from '../../src/telegram/outbound/queue/redis-worker-roster.js';
+import { OutboundWorker } from '../../src/telegram/outbound/worker/outbound-worker.js';
+import type { SendAttempt } from '../../src/telegram/outbound/worker/send-attempt.js';
+import { takeShare } from '../../src/telegram/outbound/worker-wakes.js';
+import { redisUrl, uniqueEnv } from '../support/redis-env.js';
+import { connectRedisService } from '../support/redis-service.js';
+import { job } from '../support/telegram-outbound-stores.table.js';
+
+const WEEK = 7 * 24 * 3600_000;
+const LEASE = 30_000;
+const T0 = 1_800_000_000_000;
+const settings = { ...OUTBOUND_DEFAULTS, safetyPollMs: 60_000, pollMs: 20, leaseMs: LEASE };
+
+/** A bus whose subscriptions start only once `open` is called: what is published before reaches no one. */
+class SlowBus extends RedisBus {
+  private opened!: () => void;
+  private readonly gate = new Promise<void>((r) => (this.opened = r));
+  open(): void {
+    this.opened();
+  }
+  override async on(channel: string, handler: (m: string) => void): Promise<() => void> {
+    await this.gate;
+    return super.on(channel, handler);
+  }
+}
+
+/** Holds the reply of claim calls while `held` is set (the call has run in Redis); `release` lets them through. */
+function holdingClaims(redis: RedisService) {
+  const h = { armed: false, ran: 0, release: () => undefined as void };
+  let gate = Promise.resolve();
+  const runner: Runner = {
+    run: (op, fn) => redis.run(op, fn),
+    script: async <T,>(name: string, keys: readonly string[], args: readonly (string | number)[]) => {
+      const r = await redis.script<T>(name, keys, args);
+      if (name === 'telegram_queue_claim' && h.armed) {
+        h.armed = false;
+        gate = new Promise<void>((ok) => (h.release = ok));
+        h.ran++;
+        await gate;
+      }
+      return r;
+    },
+  };
+  return { h, runner };
+}
+
+let redis: RedisService | undefined;
+let stop: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await stop?.();
+  await redis?.onApplicationShutdown();
+});
+
+async function until(ok: () => boolean, what: string): Promise<void> {
+  for (let i = 0; !ok(); i++) {
+    if (i > 200) throw new Error(`${what}: not within 10 s (the safety poll is 60 s)`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** One worker on a fresh key space with `partitions` partitions, as OutboundWorkers.start assembles it. */
+async function rig(partitions: number, bus: (r: RedisService) => RedisBus) {
+  const clock = new ManualClock(T0);
+  const r = (redis = await connectRedisService({ RAMPART_ENV: uniqueEnv('tgws') }));
+  const base = r.tag.slice(1, -1);
+  const owners = new PartitionOwners(partitions, rosterTimes(LEASE).liveMs);
+  const { h, runner } = holdingClaims(r);
+  const queue = new RedisOutboundQueueStore(runner, base, partitions, WEEK, undefined, owners);
+  const claims: Claimed[] = [];
+  const claim = queue.claim.bind(queue);
+  queue.claim = async (...a) => {
+    const c = await claim(...a);
+    claims.push(c);
+    return c;
+  };
+  const sent: Lease[] = [];
+  const attempt = {
+    run: (l: Lease) => (sent.push(l), Promise.resolve()),
+    room: () => ({ at: 0, lanes: Infinity }),
+    recheck: () => Promise.resolve(),
+  } as unknown as SendAttempt;
+  const worker = new OutboundWorker(queue, attempt, { ...settings, partitions }, clock);
+  const heard: number[] = [];
+  const b = bus(r);
+  worker.start();
+  const share = takeShare({
+    ...{ bus: b, redis: r, base, owners, clock, leaseMs: LEASE, queue },
+    worker: {
+      notify: (due, k) => (heard.push(k ?? -1), worker.notify(due, k)),
+      wake: () => worker.wake(),
+    },
+    lift: () => undefined,
+  });
+  stop = () => Promise.all([worker.stop(), share.leave()]).then(() => undefined);
+  const api = new RedisOutboundQueueStore(r, base, partitions, WEEK);
+  return { api, share, claims, sent, heard, hold: h, bus: b, worker, clock };
+}
+
+describe.skipIf(!redisUrl())('Outbound worker wake-ups at start and mid-claim (redis)', () => {
+  it('should claim a job queued after its first claim and before its subscriptions were acknowledged', async () => {
+    const { api, share, claims, sent, bus } = await rig(4, (r) => new SlowBus(r));
+    // The worker's first claim looked at every partition (nothing there), then it sleeps.
+    await until(() => claims.length >= 1, 'first claim');
+    const j = job('940001');
+    expect(await api.enqueue([j], T0)).toEqual(['queued']);
+    // Its wake message reached no one; now Redis acknowledges the subscriptions.
+    (bus as SlowBus).open();
+    await share.live;
+    await until(() => sent.length === 1, 'the job queued before the subscriptions');
+    expect(sent[0]!.job.id).toBe(j.id);
+  });
+
+  it('should claim a job whose wake message was read before the reply of the claim that just missed it', async () => {
+    const { api, share, claims, sent, heard, hold, worker, clock } = await rig(1, (r) => new RedisBus(r));
+    await share.live;
+    await until(() => claims.length >= 2, 'the claims at start and once live');
+    // A claim looks at the partition again (what the last one saw of it is old) and finds nothing there yet;
+    // its reply is held back.
+    clock.advance(PARTITION_RECHECK_MS);
+    hold.armed = true;
+    worker.wake();
+    await until(() => hold.ran === 1, 'the claim call');
+    const seen = claims.length;
+    const j = job('940002');
+    expect(await api.enqueue([j], T0)).toEqual(['queued']);
+    // The job's wake message is read first, then the claim's reply (nothing due).
+    await until(() => heard.length >= 1, 'the wake message');
+    hold.release();
+    await until(() => claims.length > seen, 'the held claim');
+    // The message asked for a claim `pollMs` after the last: that one looks at the partition.
+    clock.advance(settings.pollMs);
+    await until(() => sent.length === 1, 'the job whose message came before the reply');
+    expect(sent[0]!.job.id).toBe(j.id);
+  });
+});
