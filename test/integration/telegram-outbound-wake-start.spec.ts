@@ -52,7 +52,11 @@ function holdingClaims(redis: RedisService) {
   let gate = Promise.resolve();
   const runner: Runner = {
     run: (op, fn) => redis.run(op, fn),
-    script: async <T,>(name: string, keys: readonly string[], args: readonly (string | number)[]) => {
+    script: async <T>(
+      name: string,
+      keys: readonly string[],
+      args: readonly (string | number)[],
+    ) => {
       const r = await redis.script<T>(name, keys, args);
       if (name === 'telegram_queue_claim' && h.armed) {
         h.armed = false;
@@ -133,7 +137,10 @@ describe.skipIf(!redisUrl())('Outbound worker wake-ups at start and mid-claim (r
   });
 
   it('should claim a job whose wake message was read before the reply of the claim that just missed it', async () => {
-    const { api, share, claims, sent, heard, hold, worker, clock } = await rig(1, (r) => new RedisBus(r));
+    const { api, share, claims, sent, heard, hold, worker, clock } = await rig(
+      1,
+      (r) => new RedisBus(r),
+    );
     await share.live;
     await until(() => claims.length >= 2, 'the claims at start and once live');
     // A claim looks at the partition again (what the last one saw of it is old) and finds nothing there yet;
