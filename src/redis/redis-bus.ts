@@ -76,14 +76,8 @@ export class RedisBus {
     });
     let readyBefore = false;
     this.sub?.on('ready', () => {
-      const channels = [...this.handlers.keys()];
-      if (!readyBefore || channels.length === 0) return void (readyBefore = true);
-      // 'ready' comes before the client's own resubscription: a handler that re-read at once could miss what
-      // is published until Redis acknowledges it. Subscribed again here (idempotent), told once acknowledged.
-      const tell = () => {
-        for (const set of this.handlers.values()) for (const h of set) h('');
-      };
-      void this.sub!.subscribe(...channels).then(tell, tell);
+      if (readyBefore) for (const set of this.handlers.values()) for (const h of set) h('');
+      readyBefore = true;
     });
     return this.sub;
   }

@@ -7,7 +7,9 @@
  *   finds it (it once passed the partition over, as still seen empty);
  * - the job's wake message is read before the reply of the claim call that looked at its partition just
  *   before it was queued (two connections: either may be read first): the claim the message asks for finds it
- *   (the stale "nothing due" once hid it).
+ *   (the stale "nothing due" once hid it);
+ * - the worker's subscriptions count as live (its claim over every partition) only once Redis acknowledged
+ *   them, not when `on`'s wait for that gave up.
  * Time stands still (a manual clock): what a claim noted of a partition never grows old by itself.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,7 +25,7 @@ import { PARTITION_RECHECK_MS } from '../../src/telegram/outbound/queue/redis-qu
 import { rosterTimes } from '../../src/telegram/outbound/queue/redis-worker-roster.js';
 import { OutboundWorker } from '../../src/telegram/outbound/worker/outbound-worker.js';
 import type { SendAttempt } from '../../src/telegram/outbound/worker/send-attempt.js';
-import { takeShare } from '../../src/telegram/outbound/worker-wakes.js';
+import { subscribeWakes, takeShare } from '../../src/telegram/outbound/worker-wakes.js';
 import { redisUrl, uniqueEnv } from '../support/redis-env.js';
 import { connectRedisService } from '../support/redis-service.js';
 import { job } from '../support/telegram-outbound-stores.table.js';
@@ -43,6 +45,31 @@ class SlowBus extends RedisBus {
   override async on(channel: string, handler: (m: string) => void): Promise<() => void> {
     await this.gate;
     return super.on(channel, handler);
+  }
+}
+
+/**
+ * A bus whose waits for Redis give up at once (`on`'s timeout, as on a loaded machine or with Redis down at
+ * boot) over a subscriber connection whose SUBSCRIBEs are sent only once `open` is called.
+ */
+class HastyBus extends RedisBus {
+  subscribes = 0;
+  private opened!: () => void;
+  private readonly gate = new Promise<void>((r) => (this.opened = r));
+  constructor(redis: RedisService) {
+    const sub = redis.subscriber()!;
+    const subscribe = sub.subscribe.bind(sub) as (c: string) => Promise<unknown>;
+    (sub as unknown as { subscribe: (c: string) => Promise<unknown> }).subscribe = (c) => {
+      this.subscribes++;
+      return this.gate.then(() => subscribe(c));
+    };
+    super(Object.create(redis, { subscriber: { value: () => sub } }) as RedisService);
+  }
+  open(): void {
+    this.opened();
+  }
+  override on(channel: string, handler: (m: string) => void): Promise<() => void> {
+    return super.on(channel, handler, 0);
   }
 }
 
@@ -160,5 +187,25 @@ describe.skipIf(!redisUrl())('Outbound worker wake-ups at start and mid-claim (r
     clock.advance(settings.pollMs);
     await until(() => sent.length === 1, 'the job whose message came before the reply');
     expect(sent[0]!.job.id).toBe(j.id);
+  });
+
+  it('should count the subscriptions live once Redis acknowledged them, not when the wait for it gave up', async () => {
+    const r = (redis = await connectRedisService({ RAMPART_ENV: uniqueEnv('tgws') }));
+    const bus = new HastyBus(r);
+    const owners = new PartitionOwners(4, rosterTimes(LEASE).liveMs);
+    const to = { notify: () => undefined, lift: () => undefined, roster: () => undefined };
+    let live = false;
+    const subscribed = subscribeWakes(bus, r.tag.slice(1, -1), owners, to).then((off) => {
+      live = true;
+      return off;
+    });
+    // Every channel asked for (1 + 4 partitions + lift + roster) and each wait given up (0 ms timers, run
+    // before this one): what is published now still reaches no one, so the worker must not claim yet.
+    await until(() => bus.subscribes === 7, 'the subscriptions asked for');
+    await new Promise((ok) => setTimeout(ok, 50));
+    expect(live).toBe(false);
+    bus.open();
+    (await subscribed)();
+    expect(live).toBe(true);
   });
 });
