@@ -45,6 +45,11 @@ describe(KeyHasher.name, () => {
     expect(h.remembered).toBeLessThanOrEqual(PART_MEMO_MAX);
     // Remembered or not, the part is the same keyed hash.
     expect(ip('198.51.100.1')).toBe(first);
-    expect(new KeyHasher(Buffer.from('m'.repeat(32))).part('ip', { value: '198.51.100.1', personal: true })).toBe(first);
+    expect(
+      new KeyHasher(Buffer.from('m'.repeat(32))).part('ip', {
+        value: '198.51.100.1',
+        personal: true,
+      }),
+    ).toBe(first);
   });
 });
