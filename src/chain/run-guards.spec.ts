@@ -95,6 +95,28 @@ describe(GuardRunner.name, () => {
     expect(later.counts('rateLimit')).toMatchObject({ rejected: 1 });
   });
 
+  it('should settle a handed-off claim, then raise the refusal the taking guard returns', async () => {
+    const problem = refusal();
+    const settled: string[] = [];
+    const t = setUp(
+      (ctx) => {
+        ctx.state.claimHandoff = {
+          owner: 'signature',
+          key: 'k',
+          ttlMs: 1,
+          settle: () => void settled.push('settled'),
+        };
+      },
+      { mode: 'enforce' },
+      () => problem,
+    );
+    t.steps[1]!.lock.takesClaim = () => true;
+    expect(await t.run()).toBe(problem);
+    expect(settled).toEqual(['settled']);
+    expect(t.counts('signature')).toMatchObject({ allowed: 1 });
+    expect(t.counts('rateLimit')).toMatchObject({ rejected: 1, allowed: 0 });
+  });
+
   it('should allow a lock that returns nothing', async () => {
     const { run, ran, counts } = setUp(() => undefined);
     expect(await run()).toBe('allowed');
