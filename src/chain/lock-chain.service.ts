@@ -6,7 +6,7 @@ import type { RampartConfig } from '../config/config.types.js';
 import { ProblemException } from '../common/problem.exception.js';
 import { LOCK_NAMES, LOCK_ORDER, LockName } from './lock-order.js';
 import type { BaseLockContext } from './lock-context.js';
-import type { GuardLock, InterceptorLock, Lock } from './lock.types.js';
+import type { GuardLock, GuardResult, InterceptorLock, Lock } from './lock.types.js';
 import { PolicySet, RoutePolicy } from '../config/policy.types.js';
 import { LockStats } from './lock-stats.service.js';
 import { type CompiledPolicy, compileSteps } from './compile-steps.js';
@@ -143,8 +143,8 @@ export class LockChain implements OnApplicationBootstrap {
     return c;
   }
 
-  /** Runs the guard-stage locks of a policy in order (see GuardRunner). */
-  runGuards(base: BaseLockContext, steps: Step<GuardLock>[]): void | Promise<void> {
+  /** Runs the guard-stage locks of a policy in order; a refusal decided at once is returned (see GuardRunner). */
+  runGuards(base: BaseLockContext, steps: Step<GuardLock>[]): GuardResult {
     return this.guards.run(base, steps);
   }
 

@@ -1,3 +1,4 @@
+import type { ProblemException } from '../common/problem.exception.js';
 import type { AnyReply, AnyRequest } from '../http/http-context.js';
 import type { RequestState } from '../http/request-state.js';
 import type { LockName } from './lock-order.js';
@@ -36,14 +37,19 @@ interface LockBase<S extends LockSlice> {
   readonly _slice?: S;
 }
 
+/** What a guard lock's `check` gives: allowed (nothing), refused (a ProblemException), or later (a promise). */
+export type GuardResult = void | ProblemException | Promise<void>;
+
 /** A lock that decides before the handler runs (Nest guard stage). */
 export interface GuardLock<S extends LockSlice = LockSlice> extends LockBase<S> {
   readonly stage: 'guard';
   /**
-   * Resolves to allow; throws a ProblemException to reject. In shadow mode the
+   * Returns nothing or resolves to allow; throws a ProblemException, or returns one (at once, not
+   * through the promise), to reject. Returning it is the same refusal with one JavaScript throw
+   * fewer (each costs about a microsecond: reject paths under a flood are hot). In shadow mode the
    * chain records the rejection and lets the request through.
    */
-  check(ctx: LockContext, slice: S): void | Promise<void>;
+  check(ctx: LockContext, slice: S): GuardResult;
   /**
    * Optional: true when this check will make the pending `state.claimHandoff` claim in its
    * own store call (and set its result). Asked right before `check`; when it says no, the

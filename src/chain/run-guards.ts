@@ -1,21 +1,16 @@
 import { ProblemException } from '../common/problem.exception.js';
 import type { Clock } from '../common/clock.js';
-import type { LockMode, LockSlice } from '../config/policy.types.js';
+import type { LockMode } from '../config/policy.types.js';
+import { RAISE, type Step, after, refusal, thrown } from './guard-refusal.js';
 import { effectiveMode, withMode } from './lock-mode.js';
 import type { BaseLockContext } from './lock-context.js';
-import type { GuardLock } from './lock.types.js';
+import type { GuardLock, GuardResult } from './lock.types.js';
 import type { LockStats } from './lock-stats.service.js';
-
-/** A lock with its slice for one policy, in chain order. */
-export interface Step<L> {
-  lock: L;
-  slice: LockSlice;
-}
 
 type Mode = Exclude<LockMode, 'off'>;
 
 /**
- * Runs the guard-stage locks of a policy in order and throws the first enforced rejection.
+ * Runs the guard-stage locks of a policy in order and raises the first enforced rejection.
  * Waits only on a lock that answers with a promise (a lock that decides at once costs no
  * microtask). A lock may leave a claim for a later guard's store call (`state.claimHandoff`,
  * one round trip for both): the claim is settled by its owner right after the guard that
@@ -28,7 +23,11 @@ export class GuardRunner {
     private readonly clock: Clock,
   ) {}
 
-  run(base: BaseLockContext, steps: Step<GuardLock>[]): void | Promise<void> {
+  /**
+   * A refusal decided without waiting is returned (the guard throws it: one throw, right below Nest,
+   * instead of one unwinding through the chain); one decided later rejects the promise.
+   */
+  run(base: BaseLockContext, steps: Step<GuardLock>[]): GuardResult {
     return this.from(base, steps, 0, undefined);
   }
 
@@ -37,16 +36,23 @@ export class GuardRunner {
     steps: Step<GuardLock>[],
     start: number,
     deferred: ProblemException | undefined,
-  ): void | Promise<void> {
+  ): GuardResult {
     for (let i = start; i < steps.length; i++) {
       const step = steps[i]!;
       const mode = effectiveMode(step.slice, this.clock.now());
       if (mode === 'off') continue;
-      let result: void | Promise<void>;
+      let result: GuardResult;
       try {
         result = step.lock.check(withMode(base, mode), step.slice);
       } catch (err) {
-        deferred = this.refused(base, step, mode, err, deferred);
+        if (!(err instanceof ProblemException)) throw err; // a failure, not a refusal: never counted
+        result = err;
+      }
+      if (result instanceof ProblemException) {
+        // Returned or thrown: the same refusal (a returned one costs one throw fewer, GuardLock.check).
+        const r = refusal(this.stats, base, step, mode, result, deferred);
+        if (r === RAISE) return result;
+        deferred = r;
         continue;
       }
       if (base.state.claimHandoff?.owner === step.lock.name && result === undefined)
@@ -55,15 +61,15 @@ export class GuardRunner {
         return result.then(
           () => {
             this.stats.record(step.lock.name, base.policyName, 'allowed');
-            return this.from(base, steps, i + 1, deferred);
+            return thrown(this.from(base, steps, i + 1, deferred));
           },
           (err: unknown) =>
-            this.from(base, steps, i + 1, this.refused(base, step, mode, err, deferred)),
+            thrown(this.from(base, steps, i + 1, this.refused(base, step, mode, err, deferred))),
         );
       }
       this.stats.record(step.lock.name, base.policyName, 'allowed');
     }
-    if (deferred) throw deferred;
+    return deferred;
   }
 
   /**
@@ -84,23 +90,24 @@ export class GuardRunner {
       const ctx = withMode(base, mode);
       // A guard that does not take the claim runs after it was settled (as a separate call would).
       if (step.lock.takesClaim?.(ctx, step.slice) !== true)
-        return after(this.settle(base, owner), () => this.from(base, steps, i, deferred));
+        return after(this.settle(base, owner), () => thrown(this.from(base, steps, i, deferred)));
       const failed = (err: unknown): void | Promise<void> =>
         after(this.settle(base, owner), () =>
-          this.from(base, steps, i + 1, this.refused(base, step, mode, err, deferred)),
+          thrown(this.from(base, steps, i + 1, this.refused(base, step, mode, err, deferred))),
         );
       const took = (): void | Promise<void> =>
         // The usual case (the claim was made in this guard's script): settled without a wait.
         after(this.settle(base, owner), () => {
           this.stats.record(step.lock.name, base.policyName, 'allowed');
-          return this.from(base, steps, i + 1, deferred);
+          return thrown(this.from(base, steps, i + 1, deferred));
         });
-      let r: void | Promise<void>;
+      let r: GuardResult;
       try {
         r = step.lock.check(ctx, step.slice);
       } catch (err) {
         return failed(err);
       }
+      if (r instanceof ProblemException) return failed(r);
       return r === undefined ? took() : r.then(took, failed);
     }
     return after(this.settle(base, owner), () => {
@@ -127,39 +134,19 @@ export class GuardRunner {
     );
   }
 
-  /**
-   * A guard lock refused (or failed): counts it, and returns the refusal to raise after the
-   * later guards (`onFailure: defer`), or throws it now. Shadow mode only counts.
-   */
+  /** `refusal`, with the refusal to raise now thrown (where the chain already waits on a promise). */
   private refused(
     base: BaseLockContext,
-    { lock, slice }: Step<GuardLock>,
+    step: Step<GuardLock>,
     mode: Mode,
     err: unknown,
     deferred: ProblemException | undefined,
   ): ProblemException | undefined {
-    if (mode === 'shadow' && err instanceof ProblemException) {
-      this.stats.record(lock.name, base.policyName, 'shadow_rejected');
-      return deferred;
-    }
-    if (err instanceof ProblemException) this.stats.record(lock.name, base.policyName, 'rejected');
-    // `onFailure: defer`: the later guards still run (e.g. the rate limiter charges a rule
-    // that only applies to refused requests), then this refusal is raised, unless a later
-    // guard refused first.
-    if (slice.onFailure === 'defer' && err instanceof ProblemException && !deferred) {
-      base.state.deferredBy = lock.name;
-      return err;
-    }
-    throw err;
+    const r = refusal(this.stats, base, step, mode, err, deferred);
+    if (r === RAISE) throw err;
+    return r;
   }
 }
 
 export { effectiveMode, withMode };
-
-/** `next` once `first` is done: at once when it answered without a promise. */
-function after(
-  first: void | Promise<void>,
-  next: () => void | Promise<void>,
-): void | Promise<void> {
-  return first === undefined ? next() : first.then(next);
-}
+export type { Step };

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { GuardLock, LockContext } from '../../chain/lock.types.js';
+import { thrown } from '../../chain/guard-refusal.js';
+import type { GuardLock, GuardResult, LockContext } from '../../chain/lock.types.js';
 import type { LockSlice } from '../../config/policy.types.js';
 import { setReplyHeader } from '../../http/http-context.js';
 import { BanCheck } from './bans/ban-check.js';
@@ -53,9 +54,10 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
 
   /**
    * Not an async function: a verdict decided at once (local refusal, no rule) costs no promise, and
-   * one from the store costs one `then` (a refusal is thrown, or rejects the promise: the chain takes both).
+   * one from the store costs one `then`. A refusal decided at once is returned (one throw fewer,
+   * GuardLock.check); one from the store rejects the promise.
    */
-  check(ctx: LockContext, slice: RateLimitSlice): void | Promise<void> {
+  check(ctx: LockContext, slice: RateLimitSlice): GuardResult {
     // Bans first, from memory: a banned subject costs no Redis call (docs/rate-limit.md#bans).
     const ban = this.bans.match(ctx);
     if (ban) {
@@ -67,14 +69,16 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
       // so the ban costs no Redis call at all. Shadow mode serves it: the claim is made as usual.
       const h = ctx.state.claimHandoff;
       if (ctx.mode === 'enforce' && h !== undefined && h.result === undefined) h.result = 'fresh';
-      throw banProblem(ban, this.bans.now());
+      return banProblem(ban, this.bans.now());
     }
     const v = this.limiter.decide(ctx, slice);
-    return 'then' in v ? v.then((x) => this.apply(ctx, slice, x)) : this.apply(ctx, slice, v);
+    return 'then' in v
+      ? v.then((x) => thrown(this.apply(ctx, slice, x)))
+      : this.apply(ctx, slice, v);
   }
 
-  /** Headers of an allowed request, or its refusal (thrown). */
-  private apply(ctx: LockContext, slice: RateLimitSlice, v: Verdict): void | Promise<void> {
+  /** Headers of an allowed request, or its refusal (returned: thrown by the caller inside a promise). */
+  private apply(ctx: LockContext, slice: RateLimitSlice, v: Verdict): GuardResult {
     switch (v.kind) {
       case 'allowed':
         if (v.waitMs !== undefined)
@@ -112,11 +116,11 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
           ctx.state.overQuota = rateLimitProblem(v);
           return;
         }
-        throw rateLimitProblem(v);
+        return rateLimitProblem(v);
       case 'unavailable':
       case 'shed':
       case 'pacingFull':
-        throw rateLimitProblem(v);
+        return rateLimitProblem(v);
     }
   }
 

@@ -64,9 +64,11 @@ function ctx(o: { timestamp?: number; nonce?: string } = {}): LockContext {
   } as unknown as LockContext;
 }
 
+/** The lock's refusal, returned at once (GuardLock.check) or thrown / rejected (after its nonce claim). */
 async function problemOf(run: () => unknown): Promise<ProblemException> {
   try {
-    await run();
+    const r = await run();
+    if (r instanceof ProblemException) return r;
   } catch (e) {
     if (e instanceof ProblemException) return e;
     throw e;

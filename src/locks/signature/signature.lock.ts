@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { GuardLock, LockContext } from '../../chain/lock.types.js';
+import type { GuardLock, GuardResult, LockContext } from '../../chain/lock.types.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import type { LockSlice } from '../../config/policy.types.js';
 import { AnyRequest, rawBody, rawUrl } from '../../http/http-context.js';
@@ -46,14 +46,15 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
     return validateSignatureSlice(slice, path, this.secretTokens.names());
   }
 
-  check(ctx: LockContext, slice: SignatureSlice): void | Promise<void> {
+  /** A refusal decided at once is returned, not thrown (one throw fewer per forged request: GuardLock.check). */
+  check(ctx: LockContext, slice: SignatureSlice): GuardResult {
     if (slice.secretToken !== undefined) {
       const source = this.secretTokens.get(slice.secretToken);
       // Validation refuses an unknown name; a source missing here refuses rather than opens.
       const failure = source
         ? checkSecretToken(ctx, source)
         : fail('bad_secret_token', 'secret-token', 'no secret token is configured');
-      if (failure) throw this.out.reject(failure, ctx);
+      if (failure) return this.out.reject(failure, ctx);
       return;
     }
     const result = verifyRequest(requestView(ctx.req), this.apps, {
@@ -62,7 +63,7 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
     });
     if ('unsigned' in result) {
       if (slice.signed === 'optional') return; // anonymous: limited by IP / user downstream
-      throw this.out.reject(
+      return this.out.reject(
         fail(
           'missing_header',
           'none',
@@ -71,10 +72,10 @@ export class SignatureLock implements GuardLock<SignatureSlice> {
         ctx,
       );
     }
-    if (!result.ok) throw this.out.reject(result, ctx);
+    if (!result.ok) return this.out.reject(result, ctx);
     const { app, nonce, nonceTtlMs, scheme, session } = result;
     if (session && !session.claims.scope.includes(ctx.policyName))
-      throw this.out.reject(outOfScope(session.claims, ctx.policyName, scheme), ctx);
+      return this.out.reject(outOfScope(session.claims, ctx.policyName, scheme), ctx);
     if (!session && this.handsOff(ctx, slice)) {
       // One round trip: a later guard (the rate limiter) makes the claim in its own script.
       const key = this.nonces.key!(app.id, nonce);

@@ -17,6 +17,14 @@ describe(signatureProblem.name, () => {
     ).toMatch(/^Rampart-HMAC-SHA256 .*, Signature realm="rampart"/);
   });
 
+  it('should answer one code with the challenge of the scheme used, whichever scheme came first', () => {
+    const challenge = (scheme: 'hmac' | 'rfc9421') =>
+      signatureProblem(fail('clock_skew', scheme, 'x')).headers['www-authenticate'];
+    expect(challenge('hmac')).toBe('Rampart-HMAC-SHA256 realm="rampart", error="clock_skew"');
+    expect(challenge('rfc9421')).toBe('Signature realm="rampart", error="clock_skew"');
+    expect(challenge('hmac')).toBe('Rampart-HMAC-SHA256 realm="rampart", error="clock_skew"');
+  });
+
   it('should give every refusal its own body (the filter adds the request id) and share frozen challenge headers', () => {
     const a = signatureProblem(fail('bad_signature', 'hmac', 'x'));
     const b = signatureProblem(fail('bad_signature', 'hmac', 'x'));

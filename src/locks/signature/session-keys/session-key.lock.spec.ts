@@ -81,7 +81,9 @@ function setUp() {
       mode: 'enforce',
     } as unknown as LockContext;
     try {
-      await lock.check(ctx, SLICE);
+      // A refusal decided at once is returned (GuardLock.check); one after the nonce claim is thrown.
+      const refused = await lock.check(ctx, SLICE);
+      if (refused) throw refused;
       return { ok: true as const, state: ctx.state };
     } catch (e) {
       if (!(e instanceof ProblemException)) throw e;
