@@ -12,12 +12,10 @@ export const MAX_POINTS = 16;
  * remembered for `minRttWindowMs`; a backend that got 10× slower for 20 s would keep the limit at its minimum the
  * whole time, refusing calls it could serve. Envoy re-measures its minimum at pinned low concurrency for this
  * reason; here the windows the limit judges anyway are the measurement. While the latency is above the floor
- * (an episode), each window is a point; when a window had at most two thirds of the calls in flight of an earlier
- * point of the episode and the same latency (the earlier one at most `1 + tolerance` times it), the latency does not
- * follow our concurrency: it is the backend's own, and the caller re-bases the floor to it. A backend that queues
- * our calls answers faster when they fall (processor sharing: a third fewer, a third faster, beyond the 1.25 of the
- * default tolerance), so it is never re-based. Two thirds, not half: the limit falls some 7 % a window while slow
- * (smoothing), and slow windows close seconds apart, so halving took longer than a 20 s slow spell (bench:attack).
+ * (an episode), each window is a point; when a window had at most half the calls in flight of an earlier point of
+ * the episode and the same latency (the earlier one at most `1 + tolerance` times it), the latency does not
+ * follow our concurrency: it is the backend's own, and the caller re-bases the floor to it. A backend that
+ * queues our calls answers faster when they halve (processor sharing: twice as fast), so it is never re-based.
  */
 export class FlatLatency {
   private points: Point[] = [];
@@ -26,7 +24,7 @@ export class FlatLatency {
   above(inFlight: number, rttMs: number, tolerance: number): boolean {
     const flat =
       inFlight > 0 &&
-      this.points.some((p) => 3 * inFlight <= 2 * p.inFlight && p.rttMs <= rttMs * (1 + tolerance));
+      this.points.some((p) => p.inFlight >= 2 * inFlight && p.rttMs <= rttMs * (1 + tolerance));
     if (flat) {
       this.points = [];
       return true;

@@ -12,14 +12,15 @@ const ZERO: LoopMark = { n: 0, s1: 0, s2: 0 };
 
 describe(waitBetween.name, () => {
   it('should be about 0 for an idle loop, and 0 when the timer did not fire', () => {
-    expect(waitBetween(ZERO, after(ZERO, Array(100).fill(10.1)))).toBeCloseTo(0.1, 5);
+    expect(waitBetween(ZERO, after(ZERO, Array(100).fill(10.1)))).toBeCloseTo(0.01 / 20.2, 5);
     expect(waitBetween(ZERO, ZERO)).toBe(0);
   });
 
-  it('should be the mean lateness for short busy spells, weighed by time for long ones', () => {
+  it('should weigh each busy spell by its length: half of it, for the share of time it lasted', () => {
     const start = after(ZERO, Array(50).fill(10)); // only the span between the marks counts
-    expect(waitBetween(start, after(start, Array(100).fill(13)))).toBeCloseTo(3, 5);
-    // one 200 ms stall in a second of otherwise idle loop: an answer waits 200² ÷ (2 × 1,010) ms on average
+    // a 3 ms spell at each tick: an answer waits 3² ÷ (2 × 13) ms on average
+    expect(waitBetween(start, after(start, Array(100).fill(13)))).toBeCloseTo(9 / 26, 5);
+    // one 200 ms stall in a second of otherwise idle loop: 200² ÷ (2 × 1,010) ms
     const stall = after(start, [210, ...Array(80).fill(10)]);
     expect(waitBetween(start, stall)).toBeCloseTo(200 ** 2 / (2 * 1_010), 5);
   });
@@ -73,7 +74,7 @@ describe('GradientLimit with our own event loop busy (a flood, CPU shared with t
     }
     for (let i = 0; i < 50; i++) {
       t.now += 120;
-      mark = after(mark, Array(6).fill(30)); // a flood: each timer tick 20 ms late
+      mark = after(mark, Array(3).fill(50)); // a flood: 40 ms spells, an answer waits 40² ÷ 100 = 16 ms
       limit.record('sample', 60, 20);
     }
     expect(limit.snapshot()).toMatchObject({ minRttMs: 40, sampleRttMs: 60 });
