@@ -60,6 +60,14 @@ export class RedisBus {
     return () => set.delete(handler);
   }
 
+  /**
+   * Resolves once Redis acknowledged the SUBSCRIBE of `channel` (or refused it: logged), with no timeout, unlike
+   * `on`: a message published before that reaches no one here. At once for a channel never subscribed.
+   */
+  confirmed(channel: string): Promise<void> {
+    return this.subscribed.get(channel) ?? Promise.resolve();
+  }
+
   private connection(): RedisClient | undefined {
     if (this.sub || !this.redis.enabled) return this.sub;
     this.sub = this.redis.subscriber();

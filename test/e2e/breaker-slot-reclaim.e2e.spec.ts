@@ -4,7 +4,8 @@
  * its longest-held stream stopped when another app, within its share, finds no slot; that app is then served. The
  * shipped inference breaker as loaded, with a fixed bulkhead of 2, no wait (each refusal is seen) and
  * `reclaimAfterMs` 1 instead of the shipped 10 s, so any held stream is old enough: asserted by answers and counts,
- * never by time.
+ * never by time. A second app (`waiting`) has a bounded wait and `reclaimAfterMs` 3 s: a call of an app within its
+ * share that is already waiting when the hog's streams reach the mark gets the slot taken back for it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RampartConfig } from '../../src/config/config.types.js';
@@ -17,7 +18,7 @@ import { testApps } from '../support/signature-routes.js';
 const CAPACITY = 2;
 
 const reclaiming =
-  (shipped: (s: CircuitBreakerSlice) => void) =>
+  (shipped: (s: CircuitBreakerSlice) => void, over: Partial<CircuitBreakerSlice> = {}) =>
   (c: RampartConfig): RampartConfig => {
     const inference = c.policies.inference!;
     const slice = inference.locks.circuitBreaker as CircuitBreakerSlice;
@@ -28,6 +29,7 @@ const reclaiming =
       adaptive: false as const,
       maxWaitMs: 0,
       reclaimAfterMs: 1,
+      ...over,
     };
     const off = { mode: 'off' as const };
     const locks = { ...inference.locks, rateLimit: off, cacheShield: off, circuitBreaker };
@@ -40,24 +42,26 @@ describe.each(ADAPTERS)('slots taken back from an app over its share (%s)', (ada
   const fair = { appId: apps.debug.appId, secret: apps.debug.secret };
   let fake: FakeOpenAI;
   let app: RunningApp;
+  let waiting: RunningApp;
   let shipped: CircuitBreakerSlice | undefined;
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
-    app = await startApp(
-      { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, APPS_FILE: apps.file },
-      { search: 'empty', config: reclaiming((s) => (shipped = s)) },
-    );
+    const env = { HTTP_ADAPTER: adapter, INFERENCE_UPSTREAM_URL: fake.url, APPS_FILE: apps.file };
+    app = await startApp(env, { search: 'empty', config: reclaiming((s) => (shipped = s)) });
+    const wait = { maxWaitMs: 15_000, reclaimAfterMs: 3_000 };
+    waiting = await startApp(env, { search: 'empty', config: reclaiming(() => undefined, wait) });
   });
   afterAll(async () => {
     fake?.resumeStreams();
     await app?.close();
+    await waiting?.close();
     await fake?.close();
   });
 
   /** A signed completion by `who` (streamed: the body is kept unread, with a way to hang up). */
-  const call = async (who: typeof hog, stream: boolean) => {
-    const url = `${app.url}/v1/chat/completions`;
+  const call = async (who: typeof hog, stream: boolean, to = app) => {
+    const url = `${to.url}/v1/chat/completions`;
     const body = JSON.stringify({
       model: 'gpt-4o-mini',
       stream,
@@ -102,6 +106,40 @@ describe.each(ADAPTERS)('slots taken back from an app over its share (%s)', (ada
       expect(fake.aborted - abortedBefore).toBe(1); // one stream stopped, its upstream call aborted
       // The hog, over its share while the other app is served, gets no new slot.
       expect((await call(hog, false)).status).toBe(503);
+    } finally {
+      for (const h of held) h.hangUp();
+      fake.resumeStreams();
+    }
+  });
+
+  /** Calls waiting for an inference slot on `to`, from its metrics. */
+  const queued = async (to: RunningApp): Promise<number> => {
+    const text = await (await fetch(`${to.url}/metrics`)).text();
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith('rampart_breaker_waiting{backend="inference"} '));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : NaN;
+  };
+
+  it('should take a hog’s stream back for a call already waiting when the stream reaches the mark, and serve that call', async () => {
+    fake.pauseStreams();
+    const held = [];
+    for (let i = 0; i < CAPACITY; i++) held.push(await call(hog, true, waiting));
+    expect(held.map((h) => h.status)).toEqual(Array(CAPACITY).fill(200));
+    const abortedBefore = fake.aborted;
+    try {
+      // Alone, the hog may queue a third call; then the other app's call queues behind it, before the 3 s mark.
+      const hogWaits = call(hog, false, waiting);
+      await expect.poll(() => queued(waiting), { timeout: 2_000, interval: 50 }).toBe(1);
+      const fairWaits = call(fair, false, waiting);
+      await expect.poll(() => queued(waiting), { timeout: 2_000, interval: 50 }).toBe(2);
+      expect(fake.aborted - abortedBefore).toBe(0); // queued before any stream was old enough
+      // At the mark one of the hog's streams is stopped; its slot goes to the waiting call of the app within its
+      // share, not to the hog's call that stood first in line (the hog is over its share).
+      expect((await fairWaits).status).toBe(200);
+      expect((await hogWaits).status).toBe(503);
+      expect(fake.aborted - abortedBefore).toBe(1);
+      expect(await queued(waiting)).toBe(0);
     } finally {
       for (const h of held) h.hangUp();
       fake.resumeStreams();

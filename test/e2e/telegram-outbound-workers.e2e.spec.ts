@@ -113,8 +113,9 @@ describe.skipIf(!redisUrl())('telegram outbound workers (redis)', { timeout: 60_
         leaseMs: 20_000,
         // The hung first send must still be in flight when the worker dies (a slow CI claim once let it time out first).
         requestTimeoutMs: 10_000,
-        // A wake the child missed (twice in 5 CI runs its first send never came in 30 s: the safety poll's
-        // default) is caught by a poll within the test's wait; what is tested here is the kill, not the wake.
+        // What is tested here is the kill, not the wake: a poll within the test's wait. (Twice in 5 CI runs the
+        // child's first send never came in 30 s, the default safety poll: a job queued before its subscriptions
+        // were live; fixed, and tested in telegram-outbound-worker-start.e2e and the wake-start integration spec.)
         safetyPollMs: 2_000,
       };
       const s = outboundSetup(BOTS, api.url, o);

@@ -78,9 +78,6 @@ export class OutboundWorkers implements OnApplicationBootstrap, OnApplicationShu
         // '' (the bus reconnected): a lift missed meanwhile is caught by the worker's slow recheck.
         lift: (bot) => bot && this.forget(bot),
       });
-      // A job queued between the worker's first claim and the subscriptions going live was announced
-      // to no one: one claim now finds it (else it waited for the safety poll).
-      void this.share.live.then(() => this.worker.wake());
     }
     this.depth.start();
   }

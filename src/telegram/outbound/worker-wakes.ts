@@ -20,7 +20,7 @@ export interface WakeTargets {
  * Subscribes the sender's channels on the service's pub/sub connection: one wake channel per queue
  * partition, where a message wakes the partition's owner only (the others note it, for stealing:
  * PartitionOwners.heard), the channel of versions that named no partition (it wakes every worker), the
- * lift channel and the roster's. Resolves with the unsubscribe once they are live.
+ * lift channel and the roster's. Resolves with the unsubscribe once Redis acknowledged every SUBSCRIBE.
  */
 export async function subscribeWakes(
   bus: RedisBus,
@@ -32,14 +32,15 @@ export async function subscribeWakes(
     if (owners.owns(k)) to.notify(Number(m), k);
     else owners.heard(k, Number(m));
   };
-  const offs = await Promise.all([
-    bus.on(wakeChannel(base), (m) => to.notify(Number(m))),
-    ...Array.from({ length: owners.partitions }, (_, k) =>
-      bus.on(wakeChannel(base, k), partition(k)),
-    ),
-    bus.on(liftChannel(base), (bot) => to.lift(bot)),
-    bus.on(rosterChannel(base), () => to.roster()),
-  ]);
+  const channels: [string, (m: string) => void][] = [
+    [wakeChannel(base), (m) => to.notify(Number(m))],
+    ...Array.from({ length: owners.partitions }, (_, k) => [wakeChannel(base, k), partition(k)]),
+    [liftChannel(base), (bot) => to.lift(bot)],
+    [rosterChannel(base), () => to.roster()],
+  ] as [string, (m: string) => void][];
+  const offs = await Promise.all(channels.map(([c, h]) => bus.on(c, h)));
+  // `on` gives up waiting after a while (Redis slow or down at boot): live means acknowledged, not timed out.
+  await Promise.all(channels.map(([c]) => bus.confirmed(c)));
   return () => offs.forEach((off) => off());
 }
 
@@ -59,8 +60,9 @@ export interface ShareParts {
 
 /**
  * Joins the workers' roster (RedisWorkerRoster: partitions gained are looked at again, the worker woken) and
- * subscribes the channels. `live` resolves once the subscriptions are; `unwatch` unsubscribes; `leave` also leaves the
- * roster, so the other workers take this one's partitions over at once.
+ * subscribes the channels. `live` resolves once Redis acknowledged the subscriptions, after which the worker
+ * claims once over every partition it owns; `unwatch` unsubscribes; `leave` also leaves the roster, so the
+ * other workers take this one's partitions over at once.
  */
 export function takeShare(p: ShareParts): {
   live: Promise<void>;
@@ -79,18 +81,31 @@ export function takeShare(p: ShareParts): {
     },
   );
   roster.start();
-  let off: () => void = () => undefined;
+  let off: (() => void) | undefined;
+  let closed = false;
   const live = subscribeWakes(p.bus, p.base, p.owners, {
     notify: (due, k) => p.worker.notify(due, k),
     lift: (bot) => p.lift(bot),
     roster: () => void roster.beat(),
-  }).then((o) => void (off = o));
+  }).then((o) => {
+    off = o;
+    if (closed) return o();
+    // A job queued before the SUBSCRIBEs were acknowledged was announced to no one here, and the worker's
+    // claims may have looked at its partition just before: one claim now, over every partition this worker
+    // owns, what it noted of them forgotten (else the job waited for the safety poll).
+    p.queue.forget?.();
+    p.worker.wake();
+  });
+  const close = () => {
+    closed = true;
+    off?.();
+  };
   return {
     live,
     // The channels only (the roster stays): what a lost subscription looks like (an e2e drives it).
-    unwatch: () => off(),
+    unwatch: close,
     leave: async () => {
-      off();
+      close();
       await roster.stop();
     },
   };

@@ -40,6 +40,12 @@ export class FairQueue<T> {
     return this.lanes.get(app)?.items.length ?? 0;
   }
 
+  /** Each app with items waiting: its id, weight and how many of its items wait. */
+  *apps(): IterableIterator<{ id: string; weight: number; waiting: number }> {
+    for (const [id, lane] of this.lanes)
+      yield { id, weight: lane.weight, waiting: lane.items.length };
+  }
+
   /** Queues `item` of `app` (weight of its tier, > 0) at the back of its lane, within the bounds. */
   push(
     app: string,

@@ -50,14 +50,18 @@ export class FairShare {
     return (own?.held ?? 0) < Math.max(1, Math.floor((capacity * weight) / weights));
   }
 
-  /** True when `tenant` holds more than its share of `capacity` slots while other tenants are active. */
-  over(tenant: string, capacity: number, now: number): boolean {
+  /**
+   * True when `tenant` holds more than its share of `capacity` slots while other tenants are active, not counting
+   * `leaving` of its slots (calls stopped, still winding down).
+   */
+  over(tenant: string, capacity: number, now: number, leaving = 0): boolean {
     const own = this.tenants.get(tenant);
-    if (!own || own.held <= 1) return false;
+    const held = (own?.held ?? 0) - leaving;
+    if (!own || held <= 1) return false;
     let weights = own.weight;
     for (const [id, t] of this.tenants) if (id !== tenant && active(t, now)) weights += t.weight;
     if (weights === own.weight) return false;
-    return own.held > Math.max(1, Math.floor((capacity * own.weight) / weights));
+    return held > Math.max(1, Math.floor((capacity * own.weight) / weights));
   }
 
   /** `tenant` was refused a slot: it waits, and its share is kept for it for WAITING_MS. */

@@ -3,8 +3,8 @@ import { ConcurrencyLimit, type LimitSignal } from '../adaptive/concurrency-limi
 import type { BreakerOptions } from '../circuit-breaker.types.js';
 import { Bulkhead } from './bulkhead.js';
 import type { QueuePlace } from './fair-queue.js';
-import { HeldCalls } from './held-calls.js';
 import { type QueueListener, SlotQueue, type Waited } from './slot-queue.js';
+import { SlotReclaim } from './slot-reclaim.js';
 
 /** Who asks for a slot, with the weight of its tier in the fair share. */
 export interface Holder {
@@ -16,12 +16,14 @@ export interface Holder {
  * The slots of one backend: a Bulkhead whose size is the ConcurrencyLimit
  * (`capacity`, or the adaptive limit within it), fair between tenants, and a
  * SlotQueue where calls that find it full may wait, round robin between apps. A
- * freed slot (or a higher limit) goes to the waiting calls first.
+ * freed slot (or a higher limit) goes to the waiting calls first. With
+ * `reclaimAfterMs`, slots are taken back for apps within their share that
+ * are refused or wait (SlotReclaim).
  */
 export class SlotDesk {
   private readonly bulkhead: Bulkhead;
   private readonly queue: SlotQueue;
-  private readonly held = new HeldCalls();
+  private readonly reclaim: SlotReclaim;
   readonly limit: ConcurrencyLimit;
 
   constructor(
@@ -31,10 +33,22 @@ export class SlotDesk {
     queue: QueueListener,
   ) {
     this.limit = new ConcurrencyLimit(options, clock);
-    this.queue = new SlotQueue(clock, queue);
+    this.queue = new SlotQueue(clock, {
+      waiting: (n) => {
+        queue.waiting(n);
+        if (n === 0) this.reclaim.idle(); // no timer outlives the wait
+      },
+      waited: (ms, outcome) => queue.waited(ms, outcome),
+    });
     this.bulkhead = new Bulkhead((n) => {
       onSlots(n);
       this.passOn();
+    });
+    this.reclaim = new SlotReclaim(options, {
+      clock,
+      shares: this.bulkhead.shares,
+      limit: () => this.limit.limit,
+      waiting: () => this.queue.apps(),
     });
   }
 
@@ -49,6 +63,7 @@ export class SlotDesk {
   retune(options: BreakerOptions): void {
     this.options = options;
     this.limit.retune(options);
+    this.reclaim.retune(options, this.queue.waiting > 0);
     this.passOn();
   }
 
@@ -60,12 +75,12 @@ export class SlotDesk {
     const now = this.clock.now();
     if (!handedOff && this.queue.busy) {
       this.bulkhead.shares.refused(h.id, h.weight, now);
-      this.reclaim(h, now);
+      this.reclaim.forRefusal(h, now);
       return false;
     }
     const o = { capacity: this.limit.limit, fair: this.options.fairShare };
     if (this.bulkhead.admits(h.id, h.weight, o, now)) return true;
-    this.reclaim(h, now);
+    this.reclaim.forRefusal(h, now);
     return false;
   }
 
@@ -77,10 +92,14 @@ export class SlotDesk {
 
   /**
    * Waits in `h`'s lane (maxWaitMs, maxWaiting, maxWaitingPerApp) for a freed slot; `got` when one was handed
-   * over: take it with hold(). `onQueued` hears the call's place once it is queued.
+   * over: take it with hold(). `onQueued` hears the call's place once it is queued. While it waits, held calls
+   * of apps over their share that reach `reclaimAfterMs` are taken back for it (SlotReclaim).
    */
   wait(h: Holder, signal?: AbortSignal, onQueued?: (place: QueuePlace) => void): Promise<Waited> {
-    return this.queue.wait(h, this.options, signal, onQueued);
+    return this.queue.wait(h, this.options, signal, (place) => {
+      this.reclaim.queued();
+      onQueued?.(place);
+    });
   }
 
   /** A call handed a slot will not take it: the slot goes on to the next waiting call. */
@@ -102,7 +121,7 @@ export class SlotDesk {
   ): Promise<T> {
     const work = this.bulkhead.hold(start, { ...h, now: () => this.clock.now() }, released);
     if (abort) {
-      const forget = this.held.add(h.id, this.clock.now(), abort);
+      const forget = this.reclaim.add(h.id, abort, this.queue.waiting > 0);
       work.then(forget, forget);
       void released?.then(forget);
     }
@@ -115,17 +134,6 @@ export class SlotDesk {
     const moved = this.limit.record(signal, rttMs, inFlight);
     if (moved) this.passOn();
     return moved;
-  }
-
-  /**
-   * `h`, within its fair share, found no slot: with `reclaimAfterMs`, the longest-held call (held that long) of
-   * another app over its share is stopped, and its slot goes to the waiting calls once it has wound down.
-   */
-  private reclaim(h: Holder, now: number): void {
-    const after = this.options.reclaimAfterMs;
-    if (!(after > 0) || !this.options.fairShare || !this.fair(h)) return;
-    const limit = this.limit.limit;
-    this.held.reclaim(now, after, (id) => id !== h.id && this.bulkhead.shares.over(id, limit, now));
   }
 
   /** Hands free slots to waiting calls, in order. */

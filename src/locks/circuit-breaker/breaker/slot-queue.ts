@@ -43,6 +43,11 @@ export class SlotQueue {
     return this.queue.length;
   }
 
+  /** Each app with calls waiting: its id, weight and how many of its calls wait. */
+  apps(): IterableIterator<{ id: string; weight: number; waiting: number }> {
+    return this.queue.apps();
+  }
+
   /** Calls woken for a freed slot that have not taken it yet. */
   get pending(): number {
     return this.handedOff;

@@ -83,6 +83,16 @@ describe('BackendBreaker slot reclaim (reclaimAfterMs)', () => {
     expect(calls.slice(1).flatMap((c) => c.reasons)).toEqual([]); // and A's refusal takes nothing back
   });
 
+  it('should not take the hog below its share when refusals come faster than stopped calls wind down', () => {
+    const clock = new ManualClock();
+    const b = breaker({ reclaimAfterMs: 1_000 }, clock);
+    const calls = [0, 1, 2, 3].map(() => endless(b, b.admit(A), A));
+    clock.advance(1_000);
+    // Three refusals in one turn: the stopped calls still hold their slots, but no longer count for A.
+    for (let i = 0; i < 3; i++) expect(b.admit(B)).toMatchObject({ admit: false, reason: 'busy' });
+    expect(calls.filter((c) => c.reasons.length > 0)).toHaveLength(2); // A keeps its share of 2
+  });
+
   it('should count a call stopped for its slot as a caller gone, never as a failure of the backend', async () => {
     const clock = new ManualClock();
     // The first failure in the window would open the circuit.

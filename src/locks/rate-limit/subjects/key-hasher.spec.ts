@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyHasher } from './key-hasher.js';
+import { KeyHasher, PART_MEMO_MAX } from './key-hasher.js';
 
 describe(KeyHasher.name, () => {
   it('should put personal subjects in keys only as a keyed hash', () => {
@@ -29,5 +29,27 @@ describe(KeyHasher.name, () => {
     expect(h.part('command', { value: '/start', personal: false, scope: 'bot-1' })).toBe(
       'bot-1~%2Fstart'.replace('%2F', '/'),
     );
+  });
+
+  it('should hash a repeated personal subject once, and remember a bounded number of them', () => {
+    const h = new KeyHasher(Buffer.from('m'.repeat(32)));
+    const ip = (v: string) => h.part('ip', { value: v, personal: true });
+    const first = ip('198.51.100.1');
+    expect(h.remembered).toBe(1);
+    expect(ip('198.51.100.1')).toBe(first);
+    expect(h.part('ip', { value: 'shop', personal: false })).toBe('shop');
+    expect(h.remembered).toBe(1);
+    // A scoped subject of the same value is another input: its own part, never the unscoped one's.
+    expect(h.part('ip', { value: '198.51.100.1', personal: true, scope: 'app-b' })).not.toBe(first);
+    for (let i = 0; i < PART_MEMO_MAX + 10; i++) ip(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`);
+    expect(h.remembered).toBeLessThanOrEqual(PART_MEMO_MAX);
+    // Remembered or not, the part is the same keyed hash.
+    expect(ip('198.51.100.1')).toBe(first);
+    expect(
+      new KeyHasher(Buffer.from('m'.repeat(32))).part('ip', {
+        value: '198.51.100.1',
+        personal: true,
+      }),
+    ).toBe(first);
   });
 });

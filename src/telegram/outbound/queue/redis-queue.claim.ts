@@ -53,6 +53,7 @@ export async function claimLanes(
         if (known.at < Infinity) nextAt = Math.min(nextAt ?? Infinity, known.at);
         continue;
       }
+      const stamp = hints.stamp(k);
       const r = await claimCall(
         p.redis,
         p.ids,
@@ -61,7 +62,7 @@ export async function claimLanes(
         leases,
       );
       if (r >= 0) nextAt = Math.min(nextAt ?? Infinity, r);
-      if (levels === 'all') hints.nextDue.set(k, { at: r >= 0 ? r : Infinity, seen: now });
+      if (levels === 'all') hints.saw(k, stamp, r >= 0 ? r : Infinity, now);
       if (levels === 'h') {
         if (r === NONE_CLAIMED) hints.noHigh.set(k, now + NO_HIGH_RECHECK_MS);
         else hints.noHigh.delete(k);

@@ -19,6 +19,24 @@ export class PartitionHints {
   readonly noHigh = new Map<number, number>();
   /** Partition → its next lane's due time as last seen here (Infinity: none), and when it was seen. */
   readonly nextDue = new Map<number, { at: number; seen: number }>();
+  /** How often each partition (and all of them: `everywhere`) was changed or forgotten here: see `stamp`. */
+  private readonly marks = new Map<number, number>();
+  private everywhere = 0;
+
+  /**
+   * Taken before a claim call on partition `k`; its answer is noted (`saw`) only if no change or wake-up
+   * came meanwhile. A wake message read before the claim's reply (two connections: either may be read
+   * first) once left a stale "nothing due" that the wake's own claim then passed over: the job waited for
+   * the safety poll.
+   */
+  stamp(k: number): number {
+    return this.everywhere + (this.marks.get(k) ?? 0);
+  }
+
+  /** The claim call stamped `stamp` found partition `k`'s next lane due at `at` (Infinity: none), at `seen`. */
+  saw(k: number, stamp: number, at: number, seen: number): void {
+    if (stamp === this.stamp(k)) this.nextDue.set(k, { at, seen });
+  }
 
   /** The partition a claim starts at; the next claim starts at the one after it. */
   start(partitions: number): number {
@@ -33,13 +51,18 @@ export class PartitionHints {
 
   /** Partition `k` was changed here (a job queued or replayed): visited by the next claim. */
   changed(k: number, high = false): void {
-    this.nextDue.delete(k);
+    this.forget(k);
     if (high) this.noHigh.delete(k);
   }
 
   /** Lanes may have become due in partition `k` (undefined: anywhere): visited again by the next claim. */
   forget(k?: number): void {
-    if (k === undefined) this.nextDue.clear();
-    else this.nextDue.delete(k);
+    if (k === undefined) {
+      this.everywhere++;
+      this.nextDue.clear();
+    } else {
+      this.marks.set(k, (this.marks.get(k) ?? 0) + 1);
+      this.nextDue.delete(k);
+    }
   }
 }
