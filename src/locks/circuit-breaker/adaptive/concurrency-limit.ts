@@ -2,6 +2,7 @@ import type { Clock } from '../../../common/clock.js';
 import type { BreakerOptions, CallOutcome } from '../circuit-breaker.types.js';
 import { adaptiveOptions } from './adaptive-options.js';
 import { type AdaptiveOptions, GradientLimit, type LimitSnapshot } from './gradient-limit.js';
+import { type LoopMark, type LoopWait, PROCESS_LOOP_WAIT } from './loop-wait.js';
 
 /** What a finished call tells the limit: an RTT sample, a drop (overload), or nothing. */
 export type LimitSignal = 'sample' | 'drop' | 'ignore';
@@ -20,15 +21,19 @@ export function limitSignal(outcome: CallOutcome, status?: number): LimitSignal 
 /**
  * A backend's limit on calls in flight: `capacity` (the fixed bulkhead), or
  * the adaptive GradientLimit within it when the backend opted in. Times from
- * the injected Clock; RTTs are measured by the caller from dispatch.
+ * the injected Clock; RTTs are measured by the caller from dispatch; what our
+ * own event loop added to them over each window, by `loop`.
  */
 export class ConcurrencyLimit {
   private gradient: GradientLimit | undefined;
   private adaptive: AdaptiveOptions | undefined;
+  /** Where the current window's loop wait is measured from. */
+  private mark: LoopMark | undefined;
 
   constructor(
     private options: BreakerOptions,
     private readonly clock: Clock,
+    private readonly loop: LoopWait = PROCESS_LOOP_WAIT,
   ) {
     this.retune(options);
   }
@@ -58,9 +63,13 @@ export class ConcurrencyLimit {
   record(signal: LimitSignal, rttMs: number, inFlight: number): boolean {
     if (!this.gradient || signal === 'ignore') return false;
     const now = this.clock.now();
-    return signal === 'sample'
-      ? this.gradient.sample(rttMs, inFlight, now)
-      : this.gradient.drop(inFlight, now);
+    this.mark ??= this.loop.mark();
+    const moved =
+      signal === 'sample'
+        ? this.gradient.sample(rttMs, inFlight, now, this.loop.since(this.mark))
+        : this.gradient.drop(inFlight, now);
+    if (moved) this.mark = this.loop.mark();
+    return moved;
   }
 
   /** The adaptive limit's state (undefined when off). */

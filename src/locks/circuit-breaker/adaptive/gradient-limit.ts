@@ -37,12 +37,14 @@ export const DROP_BACKOFF = 0.9;
  * Envoy's adaptive concurrency filter, with what the research note adds
  * (docs/circuit-breaker.md#adaptive-concurrency):
  *
- *   gradient = clamp(minRtt × (1 + tolerance) ÷ sampleRtt, 0.5, 2)
+ *   gradient = clamp((minRtt + own) × (1 + tolerance) ÷ sampleRtt, 0.5, 2)
  *   target   = gradient × L + √(gradient × L)            (Envoy's headroom)
- *   L'       = (1 − smoothing) × L + smoothing × target, within [minLimit, maxLimit]
+ *   L'       = target when gradient ≥ 1 (growing), else (1 − smoothing) × L + smoothing × target;
+ *              within [minLimit, maxLimit]
  *
  * sampleRtt is the average RTT of one window (≥ windowMs and ≥ windowSamples
- * calls), minRtt the lowest window average of the last minRttWindowMs. A
+ * calls), minRtt the lowest window average of the last minRttWindowMs, own
+ * the wait our own event loop added to each call of the window (LoopWait). A
  * window with a drop cuts L by DROP_BACKOFF instead; a window that never used
  * half the limit does not raise it (app-limited), but may lower it.
  * Pure: no timers, no clock; every call passes its time.
@@ -56,6 +58,7 @@ export class GradientLimit {
   private sum = 0;
   private maxInFlight = 0;
   private dropped = false;
+  private ownMs = 0;
   private last: Omit<LimitSnapshot, 'limit'> = {};
 
   constructor(private options: AdaptiveOptions) {
@@ -80,10 +83,12 @@ export class GradientLimit {
 
   /**
    * One finished call: `rttMs` from dispatch to the end, `inFlight` the calls in flight when it started,
-   * `now` epoch ms. Returns true when it closed a window (the limit may have moved).
+   * `now` epoch ms, `ownMs` what this process's own event loop added to a call of this window so far (LoopWait).
+   * Returns true when it closed a window (the limit may have moved).
    */
-  sample(rttMs: number, inFlight: number, now: number): boolean {
+  sample(rttMs: number, inFlight: number, now: number, ownMs = 0): boolean {
     this.windowStart ??= now;
+    this.ownMs = ownMs;
     this.count++;
     this.sum += rttMs;
     this.maxInFlight = Math.max(this.maxInFlight, inFlight);
@@ -108,34 +113,37 @@ export class GradientLimit {
     if (samples > 0) {
       const sampleRtt = this.sum / samples;
       this.floor.add(now, sampleRtt);
-      const minRtt = this.rebased(now, sampleRtt);
-      const gradient = clamp((minRtt * (1 + o.tolerance)) / Math.max(sampleRtt, 1e-3), 0.5, 2);
+      const expected = this.rebased(now, sampleRtt);
+      const gradient = clamp((expected * (1 + o.tolerance)) / Math.max(sampleRtt, 1e-3), 0.5, 2);
       this.last = { sampleRttMs: sampleRtt, gradient };
       const appLimited = this.maxInFlight * 2 < L;
       if (!(appLimited && gradient >= 1)) {
         const target = gradient * L + Math.sqrt(gradient * L);
-        next = (1 - o.smoothing) * L + o.smoothing * target;
+        // Up at once (as Envoy; one judgement a window is slow enough), down smoothed (an outlier is no cut).
+        next = gradient >= 1 ? target : (1 - o.smoothing) * L + o.smoothing * target;
       }
     }
     if (this.dropped) next = Math.min(next, L * DROP_BACKOFF);
     this.value = clamp(next, o.minLimit, o.maxLimit);
     this.windowStart = undefined;
-    this.count = 0;
-    this.sum = 0;
-    this.maxInFlight = 0;
+    this.count = this.sum = this.maxInFlight = this.ownMs = 0;
     this.dropped = false;
     return true;
   }
 
-  /** The floor for this window: the remembered minimum, or this window's RTT when it is the backend's own (FlatLatency). */
+  /**
+   * The latency this window should have had: the floor plus what our own event loop added to each call (no limit
+   * on backend calls shortens that), or this window's RTT when it is the backend's own (FlatLatency).
+   */
   private rebased(now: number, sampleRtt: number): number {
     const o = this.options;
     const minRtt = this.floor.min(now - o.minRttWindowMs) ?? sampleRtt;
-    if (sampleRtt <= minRtt * (1 + o.tolerance)) {
+    const expected = minRtt + this.ownMs;
+    if (sampleRtt <= expected * (1 + o.tolerance)) {
       this.flat.clear();
-      return minRtt;
+      return expected;
     }
-    if (!this.flat.above(this.maxInFlight, sampleRtt, o.tolerance)) return minRtt;
+    if (!this.flat.above(this.maxInFlight, sampleRtt, o.tolerance)) return expected;
     this.floor.clear();
     this.floor.add(now, sampleRtt);
     return sampleRtt;
