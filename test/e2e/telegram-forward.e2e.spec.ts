@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RampartConfig } from '../../src/config/config.types.js';
 import { ADAPTERS, RunningApp, startApp } from '../support/app.js';
 import { FakeBotBackend, startFakeBotBackend } from '../support/fake-bot-backend.js';
 import { deliver, telegramConfigFile, textUpdate } from '../support/telegram.js';
@@ -21,6 +22,22 @@ async function deliverUntilAccepted(
   throw new Error('never accepted');
 }
 
+/**
+ * The bot backend's breaker probes 1 s after it opened, not the derived policy's 10 s: the down test
+ * waits for that probe once the backend is back (open, half-open and closed all happen as shipped).
+ */
+function shortBreakerReset(c: RampartConfig): RampartConfig {
+  const p = c.policies['telegram-demo']!;
+  const cb = { ...p.locks.circuitBreaker!, resetTimeoutMs: 1_000 };
+  return {
+    ...c,
+    policies: {
+      ...c.policies,
+      'telegram-demo': { ...p, locks: { ...p.locks, circuitBreaker: cb } },
+    },
+  };
+}
+
 describe.each(ADAPTERS)('Telegram ingress, forward mode (%s)', (adapter) => {
   let app: RunningApp;
   let be: FakeBotBackend;
@@ -32,7 +49,7 @@ describe.each(ADAPTERS)('Telegram ingress, forward mode (%s)', (adapter) => {
         HTTP_ADAPTER: adapter,
         CONFIG_FILE: telegramConfigFile([{ id: 'demo', mode: 'forward', backendUrl: be.url }]),
       },
-      { search: 'empty' },
+      { search: 'empty', config: shortBreakerReset },
     );
   });
   afterAll(async () => {
