@@ -128,7 +128,8 @@ describe.each(ADAPTERS)('streams that end early and the breaker (%s)', (adapter)
       fake.reset();
       fake.setLatency(SLOW_MS + 200);
       // One after the other: each closes a window of the adaptive limit (a sample).
-      for (let i = 0; i < CALLS; i++) expect(await readAll(await stream(A.appId))).toContain('[DONE]');
+      for (let i = 0; i < CALLS; i++)
+        expect(await readAll(await stream(A.appId))).toContain('[DONE]');
       await expect.poll(async () => (await view()).phase, { timeout: 10_000 }).toBe('open');
       const tripped = await view();
       expect(tripped).toMatchObject({ reason: 'slow_calls' });
