@@ -78,6 +78,12 @@ export interface RequestState {
    */
   backendDone?: () => void;
   /**
+   * Set by the circuit breaker around the route (`abortableCall`): the product calls it when a stream ended early
+   * because its client went away or it was cut at its limits (the backend unfinished): the call is counted as a
+   * caller gone (no latency sample, no slow call), not as a success.
+   */
+  callerGone?: () => void;
+  /**
    * Set by the rate limiter when the slice's claim id was already taken (a redelivery): nothing was
    * charged; the product answers and drops the request.
    */

@@ -25,6 +25,11 @@ export interface InferenceCall {
    */
   readonly backendDone?: () => void;
   /**
+   * Tells the breakers around the call that a stream ended early because its caller went away or the product cut it
+   * (its limits), its upstream unfinished: the call says nothing about the backend (no latency sample, no slow call).
+   */
+  readonly callerGone?: () => void;
+  /**
    * Told, once a stream the call stopped is over, how its answer was read after the stop (upstream-stop.ts):
    * `drained`, to the upstream's end; `cut`, at the drain's bound (what the upstream wrote past it is not metered).
    */

@@ -32,6 +32,7 @@ export function openInferenceCall(
     tenant: { id: state.appId ?? '-', tier: state.tier },
     noBackendCalled: () => void (state.backendCalled = false),
     backendDone: () => state.backendDone?.(),
+    callerGone: () => state.callerGone?.(),
     dispose: () => res.off('close', onClose),
   };
 }

@@ -19,16 +19,23 @@ const streamBody = (): ChatCompletionRequestDto =>
     max_tokens: 8,
   });
 
-/** A call whose stop reports (`stopped`) are kept: how its answer was read after the stop. */
-function call(): InferenceCall & { gone: AbortController; drains: StopDrained[] } {
+/**
+ * A call whose stop reports (`stopped`) are kept: how its answer was read after the stop; and what it told the
+ * breakers at its end (`ends`): the backend done (`backendDone`), or its caller gone (`callerGone`).
+ */
+function call(): InferenceCall & { gone: AbortController; drains: StopDrained[]; ends: string[] } {
   const gone = new AbortController();
   const drains: StopDrained[] = [];
+  const ends: string[] = [];
   return {
     gone,
     drains,
+    ends,
     clientGone: gone.signal,
     signal: gone.signal,
     stopped: (d) => void drains.push(d),
+    backendDone: () => void ends.push('backendDone'),
+    callerGone: () => void ends.push('callerGone'),
   };
 }
 
@@ -111,7 +118,7 @@ describe(UpstreamStop.name, () => {
     new UsageMeter('gpt-4o-mini').text('warm up');
   });
 
-  it('should charge the events the upstream wrote after the stop, before it noticed the close', async () => {
+  it('should charge the events the upstream wrote after the stop, before it noticed the close (a caller gone)', async () => {
     const up = await rawUpstream(3, { late: 5 });
     const b = new UpstreamBackend({ upstreamUrl: up.url, upstreamTimeoutMs: 600_000 });
     try {
@@ -124,6 +131,8 @@ describe(UpstreamStop.name, () => {
       expect(up.written()).toBe(8);
       expect(meter.completion).toBe(up.written()); // one token each: every one it wrote is charged
       expect(c.drains).toEqual(['drained']); // read until the upstream stopped: its charge is abort_partial
+      // Its answer ended (no `[DONE]`) because it was stopped: the breakers hear of a caller gone, not of its end.
+      expect(c.ends).toEqual(['callerGone']);
     } finally {
       await b.close();
       await up.close();
@@ -149,6 +158,7 @@ describe(UpstreamStop.name, () => {
         expect(up.sawEnd()).toBe(true); // it was told (half-close) before it was cut
         expect(meter.completion).toBeGreaterThan(0);
         expect(c.drains).toEqual(['cut']); // what it wrote past the bound was never read: abort_cut
+        expect(c.ends).toEqual(['callerGone']);
       } finally {
         await b.close();
         await up.close();

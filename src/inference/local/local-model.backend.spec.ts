@@ -144,13 +144,23 @@ describe(LocalModelBackend.name, () => {
     expect(seen).not.toContain('done on abort');
   });
 
-  it('should stop quietly when the client goes away mid-stream', async () => {
+  it('should stop quietly when the client goes away mid-stream, and tell the breakers the call proves nothing', async () => {
     const sink = new MemorySink();
-    const c = call();
+    let gone = 0;
+    const c = { ...call(), callerGone: () => void gone++ };
     sink.onWrite = (n) => n === 3 && c.gone.abort();
     await backend.stream(body('A long enough message to stream'), c, sink);
     expect(sink.data).toHaveLength(3);
     expect(sink.ended).toBe(true);
+    expect(gone).toBe(1);
+    // A whole answer, or a breaker abort, is no caller gone.
+    const whole = { ...call(), callerGone: () => void gone++ };
+    await backend.stream(body('A long enough message to stream'), whole, new MemorySink());
+    const b = { ...call(), callerGone: () => void gone++ };
+    const cut = new MemorySink();
+    cut.onWrite = (n) => n === 3 && b.breaker.abort();
+    await backend.stream(body('A long enough message to stream'), b, cut).catch(() => undefined);
+    expect(gone).toBe(1);
   });
 
   it('should end with an error event and fail when the breaker aborts mid-stream', async () => {

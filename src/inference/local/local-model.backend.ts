@@ -117,10 +117,16 @@ export class LocalModelBackend implements InferenceBackend {
     return Promise.resolve({ backend: this.kind, model: LOCAL_MODEL_NAME });
   }
 
-  /** A client that left gets nothing more; a breaker abort ends the stream with an error event and fails the call. */
+  /**
+   * A client that left (or a stream cut) gets nothing more, and the breakers are told the call proves nothing; a
+   * breaker abort ends the stream with an error event and fails the call.
+   */
   private async stopped(call: InferenceCall, sink: SseSink): Promise<void> {
     const err: InferenceError = abortedCall(call.clientGone, 'the demo model stream was aborted');
-    if (err.kind === 'client_closed') return sink.end();
+    if (err.kind === 'client_closed') {
+      call.callerGone?.();
+      return sink.end();
+    }
     await endWithError(sink, err);
     throw err;
   }

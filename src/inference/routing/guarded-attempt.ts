@@ -54,6 +54,7 @@ export async function guardedAttempt<T>(
 ): Promise<T> {
   const ctl = new AbortController();
   let attemptDone: (() => void) | undefined;
+  let attemptGone: (() => void) | undefined;
   const attempt: InferenceCall = {
     ...call,
     signal: AbortSignal.any([call.signal, ctl.signal]),
@@ -61,6 +62,11 @@ export async function guardedAttempt<T>(
     backendDone: () => {
       attemptDone?.();
       call.backendDone?.();
+    },
+    // The stream ended early (its client gone, or cut): neither breaker counts it.
+    callerGone: () => {
+      attemptGone?.();
+      call.callerGone?.();
     },
   };
   let called = false;
@@ -79,6 +85,7 @@ export async function guardedAttempt<T>(
       },
       backendCalled: () => called,
       onBackendDone: (done) => void (attemptDone = done),
+      onCallerGone: (gone) => void (attemptGone = gone),
     },
     call.tenant,
   );

@@ -87,13 +87,15 @@ export class UpstreamBackend implements InferenceBackend {
       } finally {
         stop.ended();
       }
-      // The upstream sent its last chunk: its breaker slot ends here, whatever is left for the client to read.
-      call.backendDone?.();
+      // The upstream's end frees its breaker slot (a client may still read); stopped before `[DONE]`, it proves nothing.
+      if (call.clientGone.aborted && !ended.done) call.callerGone?.();
+      else call.backendDone?.();
       await sink.end();
     } catch (err) {
       const e = transportError(err, call, deadline);
       if (!sink.opened) throw e;
-      // A client gone, or an answer already whole (its `[DONE]` read) whose connection then failed: it just ends.
+      // A client gone (it proves nothing), or an answer already whole (`[DONE]` read) whose connection failed: it ends.
+      if (e.kind === 'client_closed' && !ended.done) call.callerGone?.();
       if (e.kind === 'client_closed' || ended.done) return sink.end();
       await endWithError(sink, e);
       throw e;

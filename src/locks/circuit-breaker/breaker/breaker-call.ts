@@ -14,7 +14,10 @@ export type Ticket = Extract<Admission, { admit: true }>;
  * Runs an admitted call: through opossum (counted) or as a probe (judged by the gate). Its slot is held until
  * `start`'s promise has settled, or until the product says the backend is done (`opts.onBackendDone`: a stream
  * whose upstream sent its last chunk while a slow client still reads): the slot, the adaptive limit's latency
- * sample and the slow-call time measure the backend's own work. `limitMoved` is told when the limit changed.
+ * sample and the slow-call time measure the backend's own work. A call the product says ended early because its
+ * caller went away (`opts.onCallerGone`: a stream whose client left or that was cut, its backend unfinished) settles
+ * as `client_gone`, as a non-streamed call aborted by its client does: no sample, no slow call, no failure.
+ * `limitMoved` is told when the limit changed.
  */
 export function guardCall<T>(
   p: BreakerParts,
@@ -28,6 +31,8 @@ export function guardCall<T>(
   let inFlight = 0;
   let doneAt: number | undefined;
   let reclaimed = false;
+  // A stream ended early by its caller (gone, or cut by the product) before the backend was done: it proves nothing.
+  let gone = false;
   let free = (): void => undefined;
   const freed = new Promise<void>((resolve) => (free = resolve));
   opts.onBackendDone?.(() => {
@@ -36,6 +41,7 @@ export function guardCall<T>(
     free();
     if (p.slots.record('sample', doneAt - t0, inFlight)) limitMoved();
   });
+  opts.onCallerGone?.(() => void (gone ||= doneAt === undefined && work !== undefined));
   const run = (): Promise<T> => {
     // A call stopped to give its slot back (reclaimAfterMs) says nothing about the backend (SlotReclaimedError).
     const reclaim = (r: unknown): void => {
@@ -65,7 +71,7 @@ export function guardCall<T>(
     p.gate.probeDone(probe.epoch, proof);
   };
   verdict.then(
-    () => settled('success'),
+    () => settled(gone ? 'client_gone' : 'success'),
     // opossum's own refusals (open, shut down) never reached the backend: nothing to count.
     (err: unknown) => (work === undefined ? undefined : settled(classifyError(err), err)),
   );

@@ -17,6 +17,11 @@ export interface GuardOptions {
    * client (a stream's last upstream chunk received): the slot and the latency sample end there (RequestState.backendDone).
    */
   onBackendDone?(done: () => void): void;
+  /**
+   * Hands the product `gone`, to call when the answer ended early because its caller went away or the product cut
+   * it (the backend unfinished): the call then settles as `client_gone`, not a success (RequestState.callerGone).
+   */
+  onCallerGone?(gone: () => void): void;
 }
 
 /** A call under guard, as BackendBreaker.guard() hands it back. */
@@ -43,6 +48,7 @@ export function abortableCall(
   const res = rawResponse(reply);
   state.backendCalled = false;
   state.backendDone = undefined;
+  state.callerGone = undefined;
   // Headers already sent by a wait notice (an SSE comment while queued): committed once more bytes follow.
   const early = res.headersSent ? (res.socket?.bytesWritten ?? 0) : undefined;
   return {
@@ -52,6 +58,7 @@ export function abortableCall(
     abort: (r) => ctl.abort(r),
     backendCalled: () => state.backendCalled === true,
     onBackendDone: (done) => void (state.backendDone = done),
+    onCallerGone: (gone) => void (state.callerGone = gone),
   };
 }
 
