@@ -18,8 +18,11 @@ let service: RedisService | undefined;
 
 afterAll(async () => service?.onApplicationShutdown());
 
-/** The Redis queue store (one partition); `held` holds back the replies of claim scripts until released. */
-async function store() {
+/**
+ * The Redis queue store (`partitions`); `held` holds back the replies of claim scripts until released, and
+ * `fail` makes claim scripts after the first `fail` of them throw (a command timeout) once they have run.
+ */
+async function store(partitions = 1) {
   service = new RedisService(
     loadAppConfig({
       LOG_LEVEL: 'silent',
@@ -31,11 +34,13 @@ async function store() {
   );
   await service.onModuleInit();
   const r = service;
-  const gate: { held?: Promise<void>; ran?: () => void } = {};
+  const gate: { held?: Promise<void>; ran?: () => void; fail?: number } = {};
   const runner = {
     run: r.run.bind(r),
     script: (async (name: string, keys: string[], args: (string | number)[]) => {
       const reply = r.script(name, keys, args);
+      if (name === 'telegram_queue_claim' && gate.fail !== undefined && gate.fail-- <= 0)
+        return reply.then(() => Promise.reject(new Error('Command timed out')));
       if (name !== 'telegram_queue_claim' || !gate.held) return reply;
       const answer = await reply; // the script has run in Redis
       gate.ran?.();
@@ -43,7 +48,7 @@ async function store() {
       return answer;
     }) as RedisService['script'],
   };
-  return { q: new RedisOutboundQueueStore(runner, r.tag.slice(1, -1), 1, WEEK), gate };
+  return { q: new RedisOutboundQueueStore(runner, r.tag.slice(1, -1), partitions, WEEK), gate };
 }
 
 describe.skipIf(!redisUrl())(
@@ -71,6 +76,25 @@ describe.skipIf(!redisUrl())(
       // The next claim, at the put-back time (well within the partition's 100 ms recheck), takes the lane.
       const next = await q.claim(T0 + 230, LEASE, 8, true);
       expect(next.leases.map((l) => l.job.id)).toEqual([a.id]);
+    });
+
+    it('should hand out the lanes a claim took before one of its calls failed', async () => {
+      const { q, gate } = await store(4);
+      // Lanes in every partition (12 chats over 4), all due.
+      const jobs = Array.from({ length: 12 }, (_, i) => job(String(930_001 + i)));
+      await q.enqueue(jobs, T0);
+      // The first partition's call takes its lanes; the second call's reply is lost (it ran in Redis).
+      gate.fail = 1;
+      const got = await q.claim(T0, LEASE, 12, true);
+      gate.fail = undefined;
+      expect(got.leases.length).toBeGreaterThan(0);
+      // Each job is claimed once: by that claim, or by the next (the failed call's lanes wait out their lease).
+      const rest = await q.claim(T0 + 200, LEASE, 12, true);
+      const all = [...got.leases, ...rest.leases].map((l) => l.job.id);
+      expect(new Set(all).size).toBe(all.length);
+      // A claim whose first call fails still fails (nothing taken to hand out).
+      gate.fail = 0;
+      await expect(q.claim(T0 + 400, LEASE, 12, true)).rejects.toThrow(/timed out/);
     });
   },
 );
