@@ -40,6 +40,30 @@ export async function claimLanes(
   const seen = (k: number) => Math.min(hints.nextDue.get(k)?.at ?? 0, Number.MAX_VALUE);
   const order = Array.from({ length: p.partitions }, (_, i) => (start + i) % p.partitions);
   order.sort((a, b) => seen(a) - seen(b));
+  try {
+    await passes(p, hints, owners, { now, leaseMs, max, idle }, leases, order, (at) => {
+      nextAt = Math.min(nextAt ?? Infinity, at);
+    });
+    if (leases.length < max) await steal(p, owners, { now, leaseMs, max, idle }, leases);
+  } catch (e) {
+    // A call failed after others took leases: those are held in Redis, and are worked on now (dropped,
+    // they waited out their lease before any worker could claim them again).
+    if (leases.length === 0) throw e;
+  }
+  const next = owners.nextSteal(now);
+  return { leases, nextAt: next < (nextAt ?? Infinity) ? next : nextAt };
+}
+
+/** The two passes over the partitions this worker owns, in `order` (claimLanes); `due`: a next due time seen. */
+async function passes(
+  p: RedisQueueParts,
+  hints: PartitionHints,
+  owners: PartitionOwners,
+  { now, leaseMs, max, idle }: ClaimAsk,
+  leases: Lease[],
+  order: number[],
+  due: (at: number) => void,
+): Promise<void> {
   // An idle worker (a safety poll, a wake-up) skips the high-only pass: one call per partition.
   for (const levels of idle ? ['all'] : ['h', 'all'])
     for (const k of order) {
@@ -50,7 +74,7 @@ export async function claimLanes(
       // Nothing due there when last seen (and not since changed by this instance): one call saved per claim.
       const known = hints.nextDue.get(k);
       if (known && known.at > now && now - known.seen < PARTITION_RECHECK_MS) {
-        if (known.at < Infinity) nextAt = Math.min(nextAt ?? Infinity, known.at);
+        if (known.at < Infinity) due(known.at);
         continue;
       }
       const stamp = hints.stamp(k);
@@ -61,16 +85,13 @@ export async function claimLanes(
         { now, leaseMs, want, levels },
         leases,
       );
-      if (r >= 0) nextAt = Math.min(nextAt ?? Infinity, r);
+      if (r >= 0) due(r);
       if (levels === 'all') hints.saw(k, stamp, r >= 0 ? r : Infinity, now);
       if (levels === 'h') {
         if (r === NONE_CLAIMED) hints.noHigh.set(k, now + NO_HIGH_RECHECK_MS);
         else hints.noHigh.delete(k);
       }
     }
-  if (leases.length < max) await steal(p, owners, { now, leaseMs, max, idle }, leases);
-  const next = owners.nextSteal(now);
-  return { leases, nextAt: next < (nextAt ?? Infinity) ? next : nextAt };
 }
 
 /** Room left after its own partitions: lanes that waited past the bound in others' (PartitionOwners). */

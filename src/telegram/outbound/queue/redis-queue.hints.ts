@@ -43,8 +43,13 @@ export class PartitionHints {
     return this.turn++ % partitions;
   }
 
-  /** A lane of partition `k` is due at `at` (this instance settled, replayed or woke it). */
+  /**
+   * A lane of partition `k` is due at `at` (this instance put it back or settled its head). A claim call
+   * stamped before this has run before the settle, or may have: it saw the lane held, due at its lease end,
+   * and its answer must not undo this (the worker skipped the partition and slept until then: 15 s).
+   */
   due(k: number, at: number): void {
+    this.marks.set(k, (this.marks.get(k) ?? 0) + 1);
     const known = this.nextDue.get(k);
     if (known && at < known.at) known.at = at;
   }

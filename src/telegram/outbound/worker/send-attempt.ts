@@ -37,14 +37,23 @@ export class SendAttempt {
 
   async run(lease: Lease): Promise<void> {
     this.routing.add(lease);
+    const left = { send: false };
     try {
-      return await this.attempt(lease);
+      return await this.attempt(lease, left);
+    } catch (e) {
+      // A call failed before the send could leave (the gate or the queue: Redis down or slow): the lane goes
+      // back, due in a second, instead of held until its lease ends (it was: 'sending' one leaseMs).
+      if (!left.send)
+        await this.lanes
+          .wait(lease, this.p.clock.now() + 1_000, 'queued', {})
+          .catch(() => undefined);
+      throw e;
     } finally {
       this.routing.delete(lease);
     }
   }
 
-  private async attempt(lease: Lease): Promise<void> {
+  private async attempt(lease: Lease, left: { send: boolean }): Promise<void> {
     const { job } = lease;
     const now = this.p.clock.now();
     const s = this.p.settings;
@@ -123,6 +132,7 @@ export class SendAttempt {
           keepPlace,
         });
       }
+      left.send = true;
       return sendAndSettle(this.p, this.outcome, lease, bot, c, chatId);
     }
   }
