@@ -7,7 +7,7 @@
  * duration): each has its own fake upstream, app, apps file and Redis prefix; within a case the tests run in turn.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { RampartConfig } from '../../src/config/config.types.js';
 import type { RuleConfig } from '../../src/locks/rate-limit/rate-limit.types.js';
 import { signRequest } from '../../src/sdk/sign-request.js';
