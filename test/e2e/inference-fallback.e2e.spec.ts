@@ -5,6 +5,8 @@
  * policies `inference-upstream-<name>`). Aliases are set in a real CONFIG_FILE.
  * Each alias has its own upstream names (own breakers, own 429 skips), so the
  * tests do not share state; the fakes' switches are reset after each test.
+ * The two adapters' cases run at the same time (most of their time is a Retry-After running): each has its
+ * own fakes and app and shares nothing with the other; within a case the tests run one after the other.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -128,7 +130,16 @@ async function streamsDone(app: RunningApp): Promise<number> {
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
-describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
+beforeAll(() => {
+  process.env.TEST_FALLBACK_KEY_A = KEY_A;
+  // The suite's secret scan fails the run if the key shows in a log line or an answer.
+  addSecret(KEY_A, 'upstream ra API key');
+});
+afterAll(() => {
+  delete process.env.TEST_FALLBACK_KEY_A;
+});
+
+describe.each(ADAPTERS)('inference upstreams per model (%s)', { concurrent: true }, (adapter) => {
   let A: FakeOpenAI;
   let B: FakeOpenAI;
   let app: RunningApp;
@@ -136,9 +147,6 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
   beforeAll(async () => {
     A = await startFakeOpenAI();
     B = await startFakeOpenAI();
-    process.env.TEST_FALLBACK_KEY_A = KEY_A;
-    // The suite's secret scan fails the run if the key shows in a log line or an answer.
-    addSecret(KEY_A, 'upstream ra API key');
     const env = { HTTP_ADAPTER: adapter, ADMIN_TOKEN, CONFIG_FILE: configFile(A.url, B.url) };
     app = await startApp(env, { search: 'empty', config: breakerOnly });
   });
@@ -150,10 +158,9 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
     await app?.close();
     await A?.close();
     await B?.close();
-    delete process.env.TEST_FALLBACK_KEY_A;
   });
 
-  it(
+  it.sequential(
     'should move a call on from an upstream answering 429 and skip it until its Retry-After passed',
     { timeout: 90_000 },
     async () => {
@@ -182,92 +189,101 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
     },
   );
 
-  it('should honour a strict 429 window: move on, never call the upstream inside its Retry-After, and come back after (JSON, stream, the openai SDK)', async () => {
-    // The window is the test's: open until it is closed below, whatever the machine's speed. Rampart's side is
-    // checked by counts (every call passed A once: asked and refused, or skipped) and by the order of A's log.
-    const RETRY_AFTER_S = 2;
-    const t0 = performance.now();
-    A.openRateLimitWindow(RETRY_AFTER_S); // every call to A answers 429 (Retry-After: 2), counted by A
-    const [a0, b0, limited0] = [A.requests, B.requests, A.rateLimited];
-    const [rl0, cd0] = [
-      await fallbacks(app, 'fb-strict', 'ta', 'rate_limited'),
-      await fallbacks(app, 'fb-strict', 'ta', 'cooling_down'),
-    ];
-    expect((await chat(app, 'fb-strict')).status).toBe(200);
-    const s = await streamed(app, 'fb-strict');
-    expect(s.status).toBe(200);
-    expect(s.events.at(-1)).toBe('[DONE]');
-    const sdk = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: 'unused', maxRetries: 0 });
-    const answer = await sdk.chat.completions.create({
-      model: 'fb-strict',
-      messages: [{ role: 'user', content: 'Hi' }],
-    });
-    expect(answer.choices[0]?.message.content).toBeTruthy();
-    let words = '';
-    const stream = await sdk.chat.completions.create({
-      model: 'fb-strict',
-      stream: true,
-      messages: [{ role: 'user', content: 'Hi' }],
-    });
-    for await (const chunk of stream) words += chunk.choices[0]?.delta?.content ?? '';
-    expect(words).toBe('This is a fake answer from the upstream');
-    // All four were answered by B; each passed A once: asked (429, a fallback `rate_limited`) or skipped while its
-    // Retry-After ran (`cooling_down`). The first asked A; more ask it only on a machine slow enough to outlast 2 s.
-    expect(B.requests - b0).toBe(4);
-    const refused = A.rateLimited - limited0;
-    expect(refused).toBeGreaterThanOrEqual(1);
-    expect(A.requests - a0).toBe(refused);
-    expect((await fallbacks(app, 'fb-strict', 'ta', 'rate_limited')) - rl0).toBe(refused);
-    expect((await fallbacks(app, 'fb-strict', 'ta', 'cooling_down')) - cd0).toBe(4 - refused);
-    // The window closes; A (priority 0) takes the calls again once Rampart's Retry-After has run.
-    A.closeRateLimitWindow();
-    await eventually(
-      () => chat(app, 'fb-strict'),
-      (r) => r.status === 200 && A.requests - a0 > refused,
-      15_000,
-      100,
-    );
-    expect(A.rateLimited - limited0).toBe(refused);
-    // Never inside a Retry-After: no call reached A sooner than 2 s after A refused one (Rampart's skip starts when
-    // the 429 reaches it, later than the fake's log says, so this holds on a machine of any speed).
-    const log = A.chatLog.filter((e) => e.at >= t0);
-    for (const [i, l] of log.entries())
-      if (l.limited)
-        for (const later of log.slice(i + 1))
-          expect(later.at - l.at).toBeGreaterThanOrEqual(RETRY_AFTER_S * 1000);
-  });
+  it.sequential(
+    'should honour a strict 429 window: move on, never call the upstream inside its Retry-After, and come back after (JSON, stream, the openai SDK)',
+    async () => {
+      // The window is the test's: open until it is closed below, whatever the machine's speed. Rampart's side is
+      // checked by counts (every call passed A once: asked and refused, or skipped) and by the order of A's log.
+      const RETRY_AFTER_S = 2;
+      const t0 = performance.now();
+      A.openRateLimitWindow(RETRY_AFTER_S); // every call to A answers 429 (Retry-After: 2), counted by A
+      const [a0, b0, limited0] = [A.requests, B.requests, A.rateLimited];
+      const [rl0, cd0] = [
+        await fallbacks(app, 'fb-strict', 'ta', 'rate_limited'),
+        await fallbacks(app, 'fb-strict', 'ta', 'cooling_down'),
+      ];
+      expect((await chat(app, 'fb-strict')).status).toBe(200);
+      const s = await streamed(app, 'fb-strict');
+      expect(s.status).toBe(200);
+      expect(s.events.at(-1)).toBe('[DONE]');
+      const sdk = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+      const answer = await sdk.chat.completions.create({
+        model: 'fb-strict',
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
+      expect(answer.choices[0]?.message.content).toBeTruthy();
+      let words = '';
+      const stream = await sdk.chat.completions.create({
+        model: 'fb-strict',
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
+      for await (const chunk of stream) words += chunk.choices[0]?.delta?.content ?? '';
+      expect(words).toBe('This is a fake answer from the upstream');
+      // All four were answered by B; each passed A once: asked (429, a fallback `rate_limited`) or skipped while its
+      // Retry-After ran (`cooling_down`). The first asked A; more ask it only on a machine slow enough to outlast 2 s.
+      expect(B.requests - b0).toBe(4);
+      const refused = A.rateLimited - limited0;
+      expect(refused).toBeGreaterThanOrEqual(1);
+      expect(A.requests - a0).toBe(refused);
+      expect((await fallbacks(app, 'fb-strict', 'ta', 'rate_limited')) - rl0).toBe(refused);
+      expect((await fallbacks(app, 'fb-strict', 'ta', 'cooling_down')) - cd0).toBe(4 - refused);
+      // The window closes; A (priority 0) takes the calls again once Rampart's Retry-After has run.
+      A.closeRateLimitWindow();
+      await eventually(
+        () => chat(app, 'fb-strict'),
+        (r) => r.status === 200 && A.requests - a0 > refused,
+        15_000,
+        100,
+      );
+      expect(A.rateLimited - limited0).toBe(refused);
+      // Never inside a Retry-After: no call reached A sooner than 2 s after A refused one (Rampart's skip starts when
+      // the 429 reaches it, later than the fake's log says, so this holds on a machine of any speed).
+      const log = A.chatLog.filter((e) => e.at >= t0);
+      for (const [i, l] of log.entries())
+        if (l.limited)
+          for (const later of log.slice(i + 1))
+            expect(later.at - l.at).toBeGreaterThanOrEqual(RETRY_AFTER_S * 1000);
+    },
+  );
 
-  it('should answer 429 upstream_rate_limited with Retry-After when every upstream is rate limited', async () => {
-    A.setStatus(429);
-    B.setStatus(429);
-    A.setRetryAfter('7');
-    B.setRetryAfter('9');
-    const r = await chat(app, 'all-429');
-    expect(r.status).toBe(429);
-    expect(r.body).toMatchObject({ code: 'upstream_rate_limited', status: 429 });
-    expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(6);
-    expect(Number(r.headers.get('retry-after'))).toBeLessThanOrEqual(7);
-    const [a0, b0] = [A.requests, B.requests];
-    const again = await chat(app, 'all-429');
-    expect(again.body).toMatchObject({ code: 'upstream_rate_limited' });
-    expect([A.requests - a0, B.requests - b0]).toEqual([0, 0]);
-  });
+  it.sequential(
+    'should answer 429 upstream_rate_limited with Retry-After when every upstream is rate limited',
+    async () => {
+      A.setStatus(429);
+      B.setStatus(429);
+      A.setRetryAfter('7');
+      B.setRetryAfter('9');
+      const r = await chat(app, 'all-429');
+      expect(r.status).toBe(429);
+      expect(r.body).toMatchObject({ code: 'upstream_rate_limited', status: 429 });
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(6);
+      expect(Number(r.headers.get('retry-after'))).toBeLessThanOrEqual(7);
+      const [a0, b0] = [A.requests, B.requests];
+      const again = await chat(app, 'all-429');
+      expect(again.body).toMatchObject({ code: 'upstream_rate_limited' });
+      expect([A.requests - a0, B.requests - b0]).toEqual([0, 0]);
+    },
+  );
 
-  it('should fall over to the next upstream on a 5xx before the first byte (JSON and stream)', async () => {
-    A.setStatus(500);
-    const [a0, b0] = [A.requests, B.requests];
-    const json = await chat(app, 'fb-5xx');
-    expect(json.status).toBe(200);
-    expect(json.body.object).toBe('chat.completion');
-    const s = await streamed(app, 'fb-5xx');
-    expect(s.status).toBe(200);
-    expect(s.events.at(-1)).toBe('[DONE]');
-    expect(s.events.some((e) => e.includes('"error"'))).toBe(false);
-    expect([A.requests - a0, B.requests - b0]).toEqual([2, 2]);
-    expect(await fallbacks(app, 'fb-5xx', 'fa', 'failed')).toBe(2);
-  });
+  it.sequential(
+    'should fall over to the next upstream on a 5xx before the first byte (JSON and stream)',
+    async () => {
+      A.setStatus(500);
+      const [a0, b0] = [A.requests, B.requests];
+      const json = await chat(app, 'fb-5xx');
+      expect(json.status).toBe(200);
+      expect(json.body.object).toBe('chat.completion');
+      const s = await streamed(app, 'fb-5xx');
+      expect(s.status).toBe(200);
+      expect(s.events.at(-1)).toBe('[DONE]');
+      expect(s.events.some((e) => e.includes('"error"'))).toBe(false);
+      expect([A.requests - a0, B.requests - b0]).toEqual([2, 2]);
+      expect(await fallbacks(app, 'fb-5xx', 'fa', 'failed')).toBe(2);
+    },
+  );
 
-  it('should never run a stream twice once its first byte was relayed', async () => {
+  it.sequential('should never run a stream twice once its first byte was relayed', async () => {
     A.setFailAfterFirstChunk(true);
     const [a0, b0, done] = [A.requests, B.requests, await streamsDone(app)];
     const s = await streamed(app, 'fb-stream');
@@ -283,30 +299,33 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
     expect([A.requests - a0, B.requests - b0]).toEqual([1, 0]);
   });
 
-  it('should never run a stream twice after it started, with the openai SDK as the client (its retries on)', async () => {
-    A.setFailAfterFirstChunk(true);
-    const [a0, b0, done] = [A.requests, B.requests, await streamsDone(app)];
-    const sdk = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: 'unused', maxRetries: 2 });
-    const stream = await sdk.chat.completions.create({
-      model: 'fb-sdk',
-      stream: true,
-      messages: [{ role: 'user', content: 'Hi' }],
-    });
-    let words = '';
-    const err = await (async () => {
-      for await (const chunk of stream) words += chunk.choices[0]?.delta?.content ?? '';
-    })().catch((e: unknown) => e);
-    // The SDK raises the error event Rampart ends the stream with; the first word came, nothing was replayed.
-    expect(err).toBeInstanceOf(OpenAI.APIError);
-    expect(words).toBe('This');
-    await eventually(
-      () => streamsDone(app),
-      (n) => n === done + 1,
-    );
-    expect([A.requests - a0, B.requests - b0]).toEqual([1, 0]);
-  });
+  it.sequential(
+    'should never run a stream twice after it started, with the openai SDK as the client (its retries on)',
+    async () => {
+      A.setFailAfterFirstChunk(true);
+      const [a0, b0, done] = [A.requests, B.requests, await streamsDone(app)];
+      const sdk = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: 'unused', maxRetries: 2 });
+      const stream = await sdk.chat.completions.create({
+        model: 'fb-sdk',
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
+      let words = '';
+      const err = await (async () => {
+        for await (const chunk of stream) words += chunk.choices[0]?.delta?.content ?? '';
+      })().catch((e: unknown) => e);
+      // The SDK raises the error event Rampart ends the stream with; the first word came, nothing was replayed.
+      expect(err).toBeInstanceOf(OpenAI.APIError);
+      expect(words).toBe('This');
+      await eventually(
+        () => streamsDone(app),
+        (n) => n === done + 1,
+      );
+      expect([A.requests - a0, B.requests - b0]).toEqual([1, 0]);
+    },
+  );
 
-  it('should fall over when an upstream hangs past its timeout', async () => {
+  it.sequential('should fall over when an upstream hangs past its timeout', async () => {
     A.setHang(true);
     const b0 = B.requests;
     const r = await chat(app, 'fb-hang');
@@ -315,48 +334,54 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
     expect(await fallbacks(app, 'fb-hang', 'ha', 'timeout')).toBe(1);
   });
 
-  it("should skip an upstream whose breaker is open, and answer 503 circuit_open when every one's is", async () => {
-    const admin = new AdminClient(app);
-    const force = (p: string): Promise<unknown> =>
-      admin.call('PUT', `/admin/breakers/inference-upstream-${p}/force`, { state: 'open' });
-    expect(((await force('oa')) as { status: number }).status).toBe(200);
-    const [a0, b0] = [A.requests, B.requests];
-    expect((await chat(app, 'fb-open')).status).toBe(200);
-    expect([A.requests - a0, B.requests - b0]).toEqual([0, 1]);
-    expect(await fallbacks(app, 'fb-open', 'oa', 'circuit_open')).toBe(1);
-    await force('ob');
-    const r = await chat(app, 'fb-open');
-    // Refused by the upstreams' breakers: answered as such, not as a failure of the route's breaker.
-    expect(r.status).toBe(503);
-    expect(r.body).toMatchObject({ code: 'circuit_open' });
-    expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect([A.requests - a0, B.requests - b0]).toEqual([0, 1]);
-  });
+  it.sequential(
+    "should skip an upstream whose breaker is open, and answer 503 circuit_open when every one's is",
+    async () => {
+      const admin = new AdminClient(app);
+      const force = (p: string): Promise<unknown> =>
+        admin.call('PUT', `/admin/breakers/inference-upstream-${p}/force`, { state: 'open' });
+      expect(((await force('oa')) as { status: number }).status).toBe(200);
+      const [a0, b0] = [A.requests, B.requests];
+      expect((await chat(app, 'fb-open')).status).toBe(200);
+      expect([A.requests - a0, B.requests - b0]).toEqual([0, 1]);
+      expect(await fallbacks(app, 'fb-open', 'oa', 'circuit_open')).toBe(1);
+      await force('ob');
+      const r = await chat(app, 'fb-open');
+      // Refused by the upstreams' breakers: answered as such, not as a failure of the route's breaker.
+      expect(r.status).toBe(503);
+      expect(r.body).toMatchObject({ code: 'circuit_open' });
+      expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect([A.requests - a0, B.requests - b0]).toEqual([0, 1]);
+    },
+  );
 
-  it("should move on from an upstream whose bulkhead is full (the upstream's own capacity)", async () => {
-    A.pauseStreams();
-    const [a0, b0] = [A.requests, B.requests];
-    const first = await fetch(`${app.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'fb-busy',
-        stream: true,
-        messages: [{ role: 'user', content: 'Hi' }],
-      }),
-    });
-    expect(first.status).toBe(200); // holding A's one slot, paused after its first word
-    const second = await chat(app, 'fb-busy');
-    expect(second.status).toBe(200);
-    expect([A.requests - a0, B.requests - b0]).toEqual([1, 1]);
-    expect(await fallbacks(app, 'fb-busy', 'ka', 'busy')).toBe(1);
-    A.resumeStreams();
-    const events: string[] = [];
-    for await (const e of sseData(first)) events.push(e);
-    expect(events.at(-1)).toBe('[DONE]');
-  });
+  it.sequential(
+    "should move on from an upstream whose bulkhead is full (the upstream's own capacity)",
+    async () => {
+      A.pauseStreams();
+      const [a0, b0] = [A.requests, B.requests];
+      const first = await fetch(`${app.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'fb-busy',
+          stream: true,
+          messages: [{ role: 'user', content: 'Hi' }],
+        }),
+      });
+      expect(first.status).toBe(200); // holding A's one slot, paused after its first word
+      const second = await chat(app, 'fb-busy');
+      expect(second.status).toBe(200);
+      expect([A.requests - a0, B.requests - b0]).toEqual([1, 1]);
+      expect(await fallbacks(app, 'fb-busy', 'ka', 'busy')).toBe(1);
+      A.resumeStreams();
+      const events: string[] = [];
+      for await (const e of sseData(first)) events.push(e);
+      expect(events.at(-1)).toBe('[DONE]');
+    },
+  );
 
-  it('should share the calls out by weight', async () => {
+  it.sequential('should share the calls out by weight', async () => {
     const [a0, b0] = [A.requests, B.requests];
     for (let i = 0; i < 12; i++)
       await Promise.all(Array.from({ length: 10 }, () => chat(app, 'weighted')));
@@ -367,28 +392,31 @@ describe.each(ADAPTERS)('inference upstreams per model (%s)', (adapter) => {
     expect(a).toBeLessThan(114);
   });
 
-  it('should list the aliases in GET /v1/models and never route a call to an upstream by its own names', async () => {
-    const res = await fetch(`${app.url}/v1/models`);
-    const list = (await res.json()) as { object: string; data: { id: string; object: string }[] };
-    expect(list.object).toBe('list');
-    expect(list.data.map((m) => m.id).sort()).toEqual(
-      [
-        'all-429',
-        'fb-429',
-        'fb-5xx',
-        'fb-busy',
-        'fb-hang',
-        'fb-open',
-        'fb-sdk',
-        'fb-stream',
-        'fb-strict',
-        'weighted',
-      ].sort(),
-    );
-    expect(JSON.stringify(list)).not.toMatch(/model-a|model-b|upstream|127\.0\.0\.1/);
-    const [a0, b0] = [A.requests, B.requests];
-    for (const model of ['model-a', 'wa', 'inference-upstream-wa'])
-      expect((await chat(app, model)).status).toBe(200); // the demo model: no alias, no upstream
-    expect([A.requests - a0, B.requests - b0]).toEqual([0, 0]);
-  });
+  it.sequential(
+    'should list the aliases in GET /v1/models and never route a call to an upstream by its own names',
+    async () => {
+      const res = await fetch(`${app.url}/v1/models`);
+      const list = (await res.json()) as { object: string; data: { id: string; object: string }[] };
+      expect(list.object).toBe('list');
+      expect(list.data.map((m) => m.id).sort()).toEqual(
+        [
+          'all-429',
+          'fb-429',
+          'fb-5xx',
+          'fb-busy',
+          'fb-hang',
+          'fb-open',
+          'fb-sdk',
+          'fb-stream',
+          'fb-strict',
+          'weighted',
+        ].sort(),
+      );
+      expect(JSON.stringify(list)).not.toMatch(/model-a|model-b|upstream|127\.0\.0\.1/);
+      const [a0, b0] = [A.requests, B.requests];
+      for (const model of ['model-a', 'wa', 'inference-upstream-wa'])
+        expect((await chat(app, model)).status).toBe(200); // the demo model: no alias, no upstream
+      expect([A.requests - a0, B.requests - b0]).toEqual([0, 0]);
+    },
+  );
 });
