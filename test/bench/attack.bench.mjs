@@ -130,8 +130,7 @@ async function attacker({ kind, urls, seconds, connections, captured }) {
  * Slow streams, in a worker thread: `connections` signed streaming inference requests (the apps in
  * `signers`, one user each), each answer read one chunk every 500 ms; a refused one retries after 1 s.
  */
-async function slowStreams({ urls, seconds, connections, streamApps }) {
-  const { signRequest } = await import(`${ROOT}dist/src/sdk/index.js`);
+async function slowStreams({ urls, seconds, connections, streamApps }, signRequest) {
   const until = performance.now() + seconds * 1000;
   const statuses = {};
   let bytes = 0;
@@ -179,21 +178,61 @@ async function slowStreams({ urls, seconds, connections, streamApps }) {
   });
 }
 
-/** The well-behaved clients, in a worker thread of their own (attack-clients.mjs). */
-async function clientsThread({ clientApps, ...run }) {
+/**
+ * The well-behaved clients, in one worker thread of their own (attack-clients.mjs) for the whole scenario: each
+ * message `{ seconds, tag }` runs one phase and answers with what it measured. The same thread, its connections
+ * and its compiled code serve the warm-up and every phase, so no phase starts with a cold client (before, each
+ * phase started a new thread: its first ~90 requests, all at once, paid the thread's start and new connections,
+ * 5 % of the attack's normal window and more than its p99).
+ */
+async function clientsThread({ clientApps, ...base }) {
   const { signRequest } = await import(`${ROOT}dist/src/sdk/index.js`);
   const signers = clientApps.map(
     (a) => (method, url, body) => signRequest({ appId: a.id, secret: a.secret, method, url, body }),
   );
-  parentPort.postMessage(await wellBehaved({ ...run, signers }));
+  parentPort.on('message', async (run) =>
+    parentPort.postMessage(await wellBehaved({ ...base, ...run, signers })),
+  );
+  parentPort.postMessage({ ready: true });
 }
 
+/** An attacker's thread: loads what it needs, says ready, and starts on the first message (`go`). */
+async function attackerThread(data) {
+  const sdk = data.kind === 'slow' ? await import(`${ROOT}dist/src/sdk/index.js`) : undefined;
+  parentPort.once('message', () =>
+    data.kind === 'slow' ? slowStreams(data, sdk.signRequest) : attacker(data),
+  );
+  parentPort.postMessage({ ready: true });
+}
+
+/**
+ * A worker thread of this file: `ready` resolves once it has loaded (its start is not counted in any phase),
+ * `run(msg)` posts a message and resolves with its next answer, `stop()` ends it.
+ */
 function inWorker(data) {
-  return new Promise((resolve, reject) => {
-    const w = new Worker(new URL(import.meta.url), { workerData: data });
-    w.once('message', resolve);
-    w.once('error', reject);
-  });
+  const w = new Worker(new URL(import.meta.url), { workerData: data });
+  const next = () =>
+    new Promise((resolve, reject) => {
+      const done = (f) => (v) => {
+        w.off('message', ok);
+        w.off('error', fail);
+        f(v);
+      };
+      const ok = done(resolve);
+      const fail = done(reject);
+      w.on('message', ok);
+      w.on('error', fail);
+    });
+  const ready = next();
+  return {
+    ready,
+    run: (msg = {}) => {
+      const answer = next();
+      w.postMessage(msg);
+      return answer;
+    },
+    stop: () => w.terminate(),
+  };
 }
 
 /** Closed loop, no pacing: the mix from many apps and addresses; the service's capacity in 2xx/s. */
@@ -292,9 +331,10 @@ async function scenario(label, configFile, ctx, dist = 'dist') {
       : startApp(env, { entry });
   const instances = [await traced(0), await traced(1)];
   const urls = instances.map((a) => a.url);
-  const clientsFor = (seconds, tag) =>
-    inWorker({ kind: 'clients', urls, clientApps, seconds, paceMs, count: clients, tag });
+  const clientThread = inWorker({ kind: 'clients', urls, clientApps, paceMs, count: clients });
+  const clientsFor = (seconds, tag) => clientThread.run({ seconds, tag });
   try {
+    await clientThread.ready;
     for (const app of instances) await waitReady(app.url);
     const captured = [];
     for (let i = 0; i < 50; i++) {
@@ -326,8 +366,9 @@ async function scenario(label, configFile, ctx, dist = 'dist') {
       await stats(fake, true, true);
       const attack = name === 'attack';
       if (attack) await overQuota(urls);
-      const bad = attack
-        ? Promise.all([
+      // The attackers' threads start and load first; released together when the phase starts.
+      const attackers = attack
+        ? [
             inWorker({
               kind: 'forged',
               urls,
@@ -351,17 +392,21 @@ async function scenario(label, configFile, ctx, dist = 'dist') {
               connections: SLOW_STREAMS,
               streamApps,
             }),
-          ])
-        : Promise.resolve([]);
+          ]
+        : [];
+      await Promise.all(attackers.map((a) => a.ready));
+      const bad = Promise.all(attackers.map((a) => a.run()));
       const slow = attack ? slowBackend(fake, urls) : Promise.resolve(undefined);
       const start = wall();
       const good = await clientsFor(SECONDS, `${phases.length}`);
       const backend = await stats(fake);
       phases.push({ name, start, end: wall(), good, bad: await bad, slow: await slow, backend });
+      for (const a of attackers) await a.stop();
       await sleep(2_000);
     }
     return { label, phases, instances: instances.map((_, i) => i) };
   } finally {
+    await clientThread.stop();
     for (const app of instances) await app.stop();
     if (TRACE) ctxTraces(ctx, label, traceDir);
   }
@@ -540,5 +585,5 @@ async function main() {
 // Last: the helpers above are initialised before either entry point runs.
 if (!isMainThread) {
   if (workerData.kind === 'clients') await clientsThread(workerData);
-  else await (workerData.kind === 'slow' ? slowStreams(workerData) : attacker(workerData));
+  else await attackerThread(workerData);
 } else await main();
