@@ -93,7 +93,8 @@ describe('SlotReclaim when a stopped call hangs (STOP_GRACE_MS)', () => {
     hog.push(held(b, A)); // its mark falls within the grace of the first stop
     let served: Admission | undefined;
     void b.admitWaiting(B).then((a) => (served = a));
-    vi.advanceTimersByTime(10_000 - 1); // marks at 10 s (one stop) and 10 s + half the grace; then its last ms
+    // Marks at 10 s (one stop) and at 10 s + half the grace (nothing more owed); up to the grace's last ms.
+    vi.advanceTimersByTime(10_000 + STOP_GRACE_MS / 2 - 1);
     await settle();
     expect(stopped(hog)).toBe(1); // one waiting call, one stop on its way: still paid
     expect(served).toBeUndefined();
