@@ -21,15 +21,26 @@ export interface ReclaimDeps {
 }
 
 /**
+ * How long (ms) a call stopped for its slot counts as paid to the waiting calls: a call whose backend honours the
+ * abort winds down in milliseconds; one still holding its slot a second later ignored it (its backend hangs). It
+ * keeps its slot (the backend still works for it) and keeps its app from losing more than its excess, but no longer
+ * stands for a slot on its way, so the next waiting call within its share has another slot taken back.
+ */
+export const STOP_GRACE_MS = 1_000;
+
+/**
  * Takes slots back (`reclaimAfterMs`, with `fairShare`) from an app over its fair share for an app within its
  * share: when a call of such an app is refused (forRefusal), and while its calls wait in the queue: one timer at
- * a time, armed while calls wait for the moment the next held call reaches `reclaimAfterMs` (not a poll: it
- * fires once per held call at most), cleared when the queue empties (idle). Each waiting call of an app within its
- * share is owed one slot; the calls already stopping count as paid. The freed slot goes to the queue (SlotDesk).
+ * a time, armed while calls wait for the earliest moment a held call reaches `reclaimAfterMs` or a stopped one
+ * reaches STOP_GRACE_MS (not a poll: it fires at most twice per held call), cleared when the queue empties (idle).
+ * Each waiting call of an app within its share is owed one slot; the calls stopped within STOP_GRACE_MS and not
+ * wound down count as paid. The freed slot goes to the queue (SlotDesk).
  */
 export class SlotReclaim {
   private readonly held = new HeldCalls();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the armed timer fires (ms). */
+  private timerAt = Infinity;
 
   constructor(
     private options: BreakerOptions,
@@ -56,16 +67,23 @@ export class SlotReclaim {
   forRefusal(h: { id: string; weight: number }, now: number): void {
     const after = this.afterMs();
     if (!after || !this.d.shares.fair(h.id, h.weight, this.d.limit(), now)) return;
-    this.held.reclaim(now, after, (id, leaving) => id !== h.id && this.over(id, leaving, now));
+    const stopped = this.held.reclaim(now, after, (id, l) => id !== h.id && this.over(id, l, now));
+    if (stopped && this.timer) this.queued(); // its grace may end before the armed timer fires
   }
 
-  /** A call is waiting in the queue: arms the timer for the next held call to reach `reclaimAfterMs`, if none is. */
+  /**
+   * A call is waiting in the queue (or a call was held or stopped while calls wait): arms the timer for the next
+   * held call to reach `reclaimAfterMs` or stopped call to reach STOP_GRACE_MS, unless it is armed for earlier.
+   */
   queued(): void {
     const after = this.afterMs();
-    if (!after || this.timer) return;
+    if (!after) return;
     const now = this.d.clock.now();
-    const due = this.held.nextDue(now, after);
+    const due = this.held.nextDue(now, after, STOP_GRACE_MS);
+    if (this.timer && this.timerAt <= due) return;
+    this.idle();
     if (due === Infinity) return;
+    this.timerAt = due;
     this.timer = setTimeout(() => this.fire(), Math.max(1, Math.ceil(due - now)));
     this.timer.unref?.();
   }
@@ -74,11 +92,15 @@ export class SlotReclaim {
   idle(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.timerAt = Infinity;
   }
 
-  /** A held call reached `reclaimAfterMs` while calls wait: pays what the waiting calls are owed, then re-arms. */
+  /**
+   * A held call reached `reclaimAfterMs`, or a stopped one STOP_GRACE_MS, while calls wait: pays what the waiting
+   * calls are owed, then re-arms.
+   */
   private fire(): void {
-    this.timer = undefined;
+    this.idle();
     const after = this.afterMs();
     if (!after) return;
     const now = this.d.clock.now();
@@ -87,7 +109,7 @@ export class SlotReclaim {
     if (apps.length === 0) return;
     // A call in the queue is its app waiting for a slot, however long it has waited (its share is kept).
     for (const app of apps) this.d.shares.refused(app.id, app.weight, now);
-    let owed = -this.held.stopping;
+    let owed = -this.held.paid(now, STOP_GRACE_MS);
     for (const app of apps)
       if (this.d.shares.fair(app.id, app.weight, limit, now)) owed += app.waiting;
     while (owed-- > 0 && this.held.reclaim(now, after, (id, l) => this.over(id, l, now)));
