@@ -9,12 +9,13 @@ import type { GuardLock, GuardResult, InterceptorLock, Lock } from './lock.types
 import { PolicySet, RoutePolicy } from '../config/policy.types.js';
 import { LockStats } from './lock-stats.service.js';
 import { type CompiledPolicy, compileSteps } from './compile-steps.js';
-import { GuardRunner, Step } from './run-guards.js';
+import type { Step } from './guard-refusal.js';
+import { GuardRunner } from './run-guards.js';
 import { InterceptorRunner } from './run-interceptors.js';
 import { checkRegistration, describeChain } from './lock-registration.js';
 import { policyRejected, validatePolicies } from './validate-policies.js';
 
-export { effectiveMode } from './run-guards.js';
+export { effectiveMode } from './lock-mode.js';
 
 export type PolicyListener = (set: PolicySet) => void;
 
