@@ -31,7 +31,10 @@ const UNIT_WORKERS =
 const UNIT_GROUP = { maxWorkers: UNIT_WORKERS, sequence: { groupOrder: 3 } };
 
 /** Unit files that replace a module with vi.mock: they run in a fresh module graph each. */
-export const MOCKING = ['src/locks/signature/hmac/mac-cost.spec.ts'];
+export const MOCKING = [
+  'src/common/loop-monitor.spec.ts',
+  'src/locks/signature/hmac/mac-cost.spec.ts',
+];
 
 /** The e2e files that use the suite's Redis: e2e-cluster runs them on a Redis Cluster. */
 const REDIS_E2E = [

@@ -1,7 +1,7 @@
 import type { RoutePolicy } from '../config/policy.types.js';
 import { LOCK_NAMES, LockName } from './lock-order.js';
 import type { GuardLock, InterceptorLock, Lock } from './lock.types.js';
-import type { Step } from './run-guards.js';
+import type { Step } from './guard-refusal.js';
 
 /** A policy's locks to run, guards and interceptors apart, each in chain order. */
 export interface CompiledPolicy {

@@ -3,18 +3,19 @@ import { CLOCK, type Clock } from '../common/clock.js';
 import { ConfigError } from '../config/config.error.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { RampartConfig } from '../config/config.types.js';
-import { ProblemException } from '../common/problem.exception.js';
-import { LOCK_NAMES, LOCK_ORDER, LockName } from './lock-order.js';
+import { LOCK_NAMES, LockName } from './lock-order.js';
 import type { BaseLockContext } from './lock-context.js';
 import type { GuardLock, GuardResult, InterceptorLock, Lock } from './lock.types.js';
 import { PolicySet, RoutePolicy } from '../config/policy.types.js';
 import { LockStats } from './lock-stats.service.js';
 import { type CompiledPolicy, compileSteps } from './compile-steps.js';
-import { GuardRunner, Step } from './run-guards.js';
+import type { Step } from './guard-refusal.js';
+import { GuardRunner } from './run-guards.js';
 import { InterceptorRunner } from './run-interceptors.js';
-import { validatePolicies } from './validate-policies.js';
+import { checkRegistration, describeChain } from './lock-registration.js';
+import { policyRejected, validatePolicies } from './validate-policies.js';
 
-export { effectiveMode } from './run-guards.js';
+export { effectiveMode } from './lock-mode.js';
 
 export type PolicyListener = (set: PolicySet) => void;
 
@@ -49,13 +50,7 @@ export class LockChain implements OnApplicationBootstrap {
 
   /** Called by each lock module at init: `chain.register(this.lock)`. */
   register(lock: Lock): void {
-    const entry = LOCK_ORDER.find((l) => l.name === lock.name);
-    if (!entry)
-      throw new Error(`LockChain: unknown lock "${lock.name}" (known: ${LOCK_NAMES.join(', ')})`);
-    if (entry.stage !== lock.stage)
-      throw new Error(`LockChain: lock "${lock.name}" must be a ${entry.stage}, got ${lock.stage}`);
-    if (this.locks.has(lock.name))
-      throw new Error(`LockChain: lock "${lock.name}" registered twice`);
+    checkRegistration(lock, this.locks);
     this.locks.set(lock.name, lock);
     this.compiled.clear();
   }
@@ -72,9 +67,7 @@ export class LockChain implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     const problems = this.validate(this.set.policies);
     if (problems.length > 0) throw new ConfigError(problems);
-    this.logger.log(
-      `lock chain: ${LOCK_NAMES.map((n) => `${n}${this.locks.has(n) ? '' : ' (not installed)'}`).join(' → ')}`,
-    );
+    this.logger.log(describeChain(this.locks));
     this.notify();
   }
 
@@ -107,12 +100,7 @@ export class LockChain implements OnApplicationBootstrap {
     updatedAt = new Date(this.clock.now()).toISOString(),
   ): PolicySet {
     const problems = this.validate(policies);
-    if (problems.length > 0) {
-      throw new ProblemException(400, 'invalid_policy', 'Policy change rejected', {
-        problems,
-        detail: problems.join('; '),
-      });
-    }
+    if (problems.length > 0) throw policyRejected(problems);
     this.set = { version, updatedAt, policies: structuredClone(policies) };
     this.compiled.clear();
     this.notify();

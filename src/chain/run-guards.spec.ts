@@ -7,7 +7,8 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import type { BaseLockContext } from './lock-context.js';
 import { LockStats } from './lock-stats.service.js';
 import type { GuardLock, GuardResult, LockContext } from './lock.types.js';
-import { GuardRunner, type Step } from './run-guards.js';
+import type { Step } from './guard-refusal.js';
+import { GuardRunner } from './run-guards.js';
 
 const refusal = () =>
   ProblemException.fast(401, 'bad_signature', 'Request signature does not match');

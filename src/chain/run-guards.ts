@@ -147,6 +147,3 @@ export class GuardRunner {
     return r;
   }
 }
-
-export { effectiveMode, withMode };
-export type { Step };

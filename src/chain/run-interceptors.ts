@@ -5,7 +5,7 @@ import { effectiveMode, withMode } from './lock-mode.js';
 import type { BaseLockContext } from './lock-context.js';
 import type { InterceptorLock, Next } from './lock.types.js';
 import type { LockStats } from './lock-stats.service.js';
-import type { Step } from './run-guards.js';
+import type { Step } from './guard-refusal.js';
 
 /**
  * Runs the interceptor-stage locks of a policy, each wrapping the next, the handler last, and

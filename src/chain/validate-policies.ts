@@ -1,3 +1,4 @@
+import { ProblemException } from '../common/problem.exception.js';
 import { LOCK_MODES, LockMode, LockSlice, RoutePolicy } from '../config/policy.types.js';
 import { LOCK_NAMES, LockName, isLockName } from './lock-order.js';
 import type { Lock } from './lock.types.js';
@@ -72,4 +73,12 @@ function validateOverride(slice: LockSlice, path: string): string[] {
     problems.push(`${path}.override.until: must be epoch milliseconds`);
   }
   return problems;
+}
+
+/** A policy set that failed validatePolicies: 400 `invalid_policy`, naming every problem. */
+export function policyRejected(problems: string[]): ProblemException {
+  return new ProblemException(400, 'invalid_policy', 'Policy change rejected', {
+    problems,
+    detail: problems.join('; '),
+  });
 }

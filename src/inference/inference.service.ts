@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Counter, Histogram } from 'prom-client';
 import { RAMPART_CONFIG } from '../config/config.constants.js';
 import type { InferenceConfig, RampartConfig } from '../config/config.types.js';
 import { AnyReply, AnyRequest, requestState } from '../http/http-context.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { ChatCompletionRequestDto } from './dto/chat-completion-request.dto.js';
 import { InferenceError } from './inference.errors.js';
+import { InferenceMetrics } from './inference.metrics.js';
 import {
   INFERENCE_BACKEND,
   InferenceBackend,
@@ -26,8 +26,7 @@ type Mode = 'json' | 'stream' | 'models';
 /** Runs one inference request on the configured backend and records its outcome. */
 @Injectable()
 export class InferenceService {
-  private readonly duration: Histogram<'backend' | 'mode' | 'outcome'>;
-  private readonly cutoffs: Counter<'reason'>;
+  private readonly m: InferenceMetrics;
   private readonly limits: InferenceConfig['stream'];
   private readonly charges: ChargeMetrics;
 
@@ -39,17 +38,7 @@ export class InferenceService {
   ) {
     this.limits = config.inference.stream;
     this.charges = new ChargeMetrics(metrics);
-    this.cutoffs = metrics.counter(
-      'rampart_inference_stream_cutoffs_total',
-      'Streamed answers cut at their limits, by reason (max_duration, no_read)',
-      ['reason'],
-    );
-    this.duration = metrics.histogram(
-      'rampart_inference_duration_seconds',
-      'Inference calls by backend (local, upstream), mode (json, stream, models) and outcome (ok, rejected, failed, timeout, client_closed, error)',
-      ['backend', 'mode', 'outcome'],
-      [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-    );
+    this.m = new InferenceMetrics(metrics);
   }
 
   /**
@@ -98,7 +87,7 @@ export class InferenceService {
     // A stream past its limits is cut: its call ends as if the client had gone away.
     const cut = new AbortController();
     const onCut = (reason: StreamCut): void => {
-      this.cutoffs.inc({ reason });
+      this.m.cutoffs.inc({ reason });
       cut.abort(new DOMException(`stream cut off (${reason})`, 'AbortError'));
     };
     await this.run(
@@ -142,7 +131,7 @@ export class InferenceService {
     cut?: AbortSignal,
   ): Promise<T> {
     const call = openInferenceCall(req, reply, cut);
-    const end = this.duration.startTimer({ backend: this.backend.kind, mode });
+    const end = this.m.duration.startTimer({ backend: this.backend.kind, mode });
     try {
       const result = await work(call);
       end({ outcome: call.clientGone.aborted ? 'client_closed' : 'ok' });

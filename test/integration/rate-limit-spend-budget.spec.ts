@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAppConfig } from '../../src/app.config.js';
 import { systemClock } from '../../src/common/clock.js';
 import type { BucketSpec } from '../../src/locks/rate-limit/core/decision.types.js';
-import { usedBy } from '../../src/locks/rate-limit/limiter/token-reservations.js';
+import { usedBy } from '../../src/locks/rate-limit/limiter/reserved-tokens.js';
 import { tokensFor } from '../../src/locks/rate-limit/rules/request-buckets.js';
 import { MemoryRateLimitStore } from '../../src/locks/rate-limit/store/memory-rate-limit.store.js';
 import type { RateLimitStore } from '../../src/locks/rate-limit/store/rate-limit.store.js';

@@ -10,9 +10,8 @@ import {
   usage,
 } from '../openai.types.js';
 import { endWithError } from '../sse-response.js';
-import { composeReply } from './compose-reply.js';
-import { analyzeText, loadLanguageModel } from './text-analysis.js';
-import { countTokens, tokenPieces } from './token-pieces.js';
+import { generate } from './generate.js';
+import { loadLanguageModel } from './text-analysis.js';
 
 /** The model name the demo model answers with (whatever model was asked for). */
 export const LOCAL_MODEL_NAME = 'rampart-local-demo';
@@ -20,12 +19,6 @@ export const LOCAL_MODEL_NAME = 'rampart-local-demo';
 const LOCAL_MODEL_CREATED = 1_735_689_600;
 /** Chunks written between two yields to the event loop while streaming. */
 const CHUNKS_PER_YIELD = 16;
-
-interface Generated {
-  pieces: string[];
-  finish: FinishReason;
-  promptTokens: number;
-}
 
 /**
  * The built-in demo model, used when no INFERENCE_UPSTREAM_URL is set. It is
@@ -130,22 +123,4 @@ export class LocalModelBackend implements InferenceBackend {
     await endWithError(sink, err);
     throw err;
   }
-}
-
-/** The whole answer to a request: analysis of the last user message, cut at `stop` and at `max_tokens`. */
-export function generate(body: ChatCompletionRequestDto): Generated {
-  const lastUser = body.messages.findLast((m) => m.role === 'user')?.content ?? '';
-  let text = composeReply(analyzeText(lastUser));
-  let finish: FinishReason = 'stop';
-  const stops =
-    body.stop === undefined ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
-  const cut = Math.min(...stops.map((s) => text.indexOf(s)).filter((i) => i >= 0));
-  if (Number.isFinite(cut)) text = text.slice(0, cut);
-  let pieces = tokenPieces(text);
-  if (pieces.length > body.max_tokens) {
-    pieces = pieces.slice(0, body.max_tokens);
-    finish = 'length';
-  }
-  const promptTokens = body.messages.reduce((n, m) => n + countTokens(m.content), 0);
-  return { pieces, finish, promptTokens };
 }

@@ -1,6 +1,6 @@
 import type { Counter } from 'prom-client';
 import type { TokenUse } from '../../http/request-state.js';
-import { usedBy } from '../../locks/rate-limit/limiter/token-reservations.js';
+import { usedBy } from '../../locks/rate-limit/limiter/reserved-tokens.js';
 import type { MetricsService } from '../../metrics/metrics.service.js';
 import type { ChargeHow } from './settle-usage.js';
 

@@ -5,11 +5,12 @@ import type { InferenceBackend, InferenceCall, SseSink } from '../inference-back
 import type { ChatCompletion, ModelList } from '../openai.types.js';
 import { endWithError } from '../sse-response.js';
 import { discard, readLimited } from './body.js';
+import { chatRequest, parseChatCompletion } from './chat-completion.js';
 import { Deadline } from './deadline.js';
 import { DoneWatch } from './done-watch.js';
 import { parseModelList } from './model-list.js';
 import { transportError } from './upstream-errors.js';
-import { UpstreamHttp, type UpstreamOptions, type UpstreamRequest } from './upstream-http.js';
+import { UpstreamHttp, type UpstreamOptions } from './upstream-http.js';
 import { UpstreamStop } from './upstream-stop.js';
 
 /** Largest chat.completion accepted from the upstream, in bytes. */
@@ -36,23 +37,10 @@ export class UpstreamBackend implements InferenceBackend {
   async complete(body: ChatCompletionRequestDto, call: InferenceCall): Promise<ChatCompletion> {
     const deadline = new Deadline(this.config.upstreamTimeoutMs);
     try {
-      const res = await this.http.send(this.chat(body, call, deadline, call.signal));
+      const res = await this.http.send(chatRequest(body, call, deadline, call.signal));
       if (res.statusCode < 200 || res.statusCode >= 300) throw await this.http.failure(res);
       const text = (await readLimited(res.body, MAX_ANSWER_BYTES)).toString('utf8');
-      let answer: unknown;
-      try {
-        answer = JSON.parse(text);
-      } catch {
-        throw upstreamFailed('the upstream answer is not valid JSON', res.statusCode);
-      }
-      if (
-        typeof answer !== 'object' ||
-        answer === null ||
-        !Array.isArray((answer as { choices?: unknown }).choices)
-      ) {
-        throw upstreamFailed('the upstream answer is not a chat completion', res.statusCode);
-      }
-      return answer as ChatCompletion;
+      return parseChatCompletion(text, res.statusCode);
     } catch (err) {
       throw transportError(err, call, deadline);
     } finally {
@@ -65,7 +53,7 @@ export class UpstreamBackend implements InferenceBackend {
     const stop = new UpstreamStop(call.signal, this.config.stopDrain, call.stopped);
     const ended = new DoneWatch();
     try {
-      const res = await this.http.sendStream(this.chat(body, call, deadline, stop.signal));
+      const res = await this.http.sendStream(chatRequest(body, call, deadline, stop.signal));
       if (res.statusCode !== 200) throw await this.http.failure(res);
       if (!String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
         discard(res.body);
@@ -150,21 +138,5 @@ export class UpstreamBackend implements InferenceBackend {
 
   close(): Promise<void> {
     return this.http.close();
-  }
-
-  private chat(
-    body: ChatCompletionRequestDto,
-    call: InferenceCall,
-    deadline: Deadline,
-    stop: AbortSignal,
-  ): UpstreamRequest {
-    return {
-      method: 'POST',
-      path: '/chat/completions',
-      accept: body.stream ? 'text/event-stream' : 'application/json',
-      body: JSON.stringify(body),
-      signal: AbortSignal.any([stop, deadline.signal]),
-      requestId: call.requestId,
-    };
   }
 }

@@ -1,5 +1,5 @@
 import type { LockSlice } from '../../config/policy.types.js';
-import type { AdaptiveOptions } from './adaptive/gradient-limit.js';
+import type { AdaptiveOptions } from './adaptive/adaptive.types.js';
 
 /**
  * Options of one backend's breaker. They live in the circuitBreaker slice of

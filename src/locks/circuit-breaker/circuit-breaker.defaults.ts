@@ -1,5 +1,5 @@
 import type { LockSlice } from '../../config/policy.types.js';
-import type { AdaptiveOptions } from './adaptive/gradient-limit.js';
+import type { AdaptiveOptions } from './adaptive/adaptive.types.js';
 import type { BreakerOptions, CircuitBreakerSlice } from './circuit-breaker.types.js';
 
 /** Overload options, off until a policy opts in: fixed bulkhead, no waiting, no slow-call rule. */

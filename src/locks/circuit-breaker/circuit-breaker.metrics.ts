@@ -9,7 +9,7 @@ import {
   type CallOutcome,
   type TripReason,
 } from './circuit-breaker.types.js';
-import type { LimitSnapshot } from './adaptive/gradient-limit.js';
+import type { LimitSnapshot } from './adaptive/adaptive.types.js';
 
 /** Prometheus series of the breakers. Labels: backend, policy, state, reason, outcome — never request data. */
 @Injectable()

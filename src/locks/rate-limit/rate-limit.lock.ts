@@ -6,16 +6,11 @@ import { setReplyHeader } from '../../http/http-context.js';
 import { BanCheck } from './bans/ban-check.js';
 import { banProblem } from './bans/ban.problems.js';
 import { RateLimitExtensions } from './extensions/rate-limit-extensions.js';
-import {
-  listField,
-  rateLimitField,
-  rateLimitPolicyField,
-  tokenHeaders,
-} from './core/rate-limit-headers.js';
 import { RateLimiter } from './limiter/rate-limiter.service.js';
 import { Pacer } from './limiter/pacer.js';
 import { ProblemException } from '../../common/problem.exception.js';
 import { NodeHealthSource } from './load/health-source.js';
+import { setAllowedHeaders } from './rate-limit.headers.js';
 import { rateLimitProblem } from './rate-limit.problems.js';
 import type { RateLimitSlice } from './core/rate-limit-slice.types.js';
 import type { Verdict } from './limiter/verdicts.js';
@@ -84,10 +79,10 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
         if (v.waitMs !== undefined)
           return this.pace(ctx, v.waitMs).then((ms) => {
             this.health.track(ctx, ms);
-            this.allowedHeaders(ctx, v);
+            setAllowedHeaders(ctx.reply, v);
           });
         this.health.track(ctx, 0);
-        this.allowedHeaders(ctx, v);
+        setAllowedHeaders(ctx.reply, v);
         return;
       case 'duplicate':
         ctx.state.duplicate = true;
@@ -122,20 +117,6 @@ export class RateLimitLock implements GuardLock<RateLimitSlice> {
       case 'pacingFull':
         return rateLimitProblem(v);
     }
-  }
-
-  /** The RateLimit fields (and the token headers) of an allowed request. */
-  private allowedHeaders(ctx: LockContext, v: Extract<Verdict, { kind: 'allowed' }>): void {
-    // IETF fields are lists: the tightest request rule, then the tightest token budget
-    // (built without an array per request).
-    const { quota: q, tokens: t } = v;
-    if (q !== undefined || t !== undefined) {
-      setReplyHeader(ctx.reply, 'RateLimit-Policy', listField(q, t, rateLimitPolicyField));
-      setReplyHeader(ctx.reply, 'RateLimit', listField(q, t, rateLimitField));
-    }
-    if (v.tokens)
-      for (const [name, value] of Object.entries(tokenHeaders(v.tokens)))
-        setReplyHeader(ctx.reply, name, value);
   }
 
   /**

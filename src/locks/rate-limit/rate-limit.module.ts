@@ -24,6 +24,7 @@ import { DecisionHolds } from './limiter/decision-holds.js';
 import { LaneDecider } from './limiter/lane-decider.js';
 import { StoreLanes } from './store/lanes/store-lanes.js';
 import { Verdicts } from './limiter/verdicts.js';
+import { loadHealth, storeHealth } from './rate-limit.health.js';
 import { RateLimitLock } from './rate-limit.lock.js';
 import { RateLimitMetrics } from './rate-limit.metrics.js';
 import { RATE_LIMIT_SETTINGS, rateLimitSettings } from './rate-limit.settings.js';
@@ -124,37 +125,7 @@ export class RateLimitModule implements OnModuleInit {
     this.door.add(this.front.check);
     // Addresses answered 401 become suspects, shed first under own-health pressure (front/shed-first.ts).
     if (this.shedFirst.classes.includes('suspect')) this.taps.add(this.shedFirst.observe);
-    // Optional check: with Redis down the service stays ready (policies apply their failMode) but shows degraded.
-    this.health.register(
-      'rateLimit',
-      async () => {
-        if (this.redis.enabled && !this.redis.ready)
-          throw new Error('redis unavailable: policies decide by their failMode');
-        return {
-          store: this.redis.enabled ? 'redis' : 'memory',
-          liveInstances: this.peers.liveInstances,
-          keySecret: this.peers.sharedSecret ? 'ready' : 'pending',
-        };
-      },
-      { optional: true },
-    );
-    // The service-wide load level (docs/quotas.md): shown here; at hard the instance stays ready (critical
-    // routes are served) but shows degraded.
-    this.health.register(
-      'load',
-      () => {
-        const v = this.load.view();
-        const details = {
-          level: v.level,
-          fill: v.fill,
-          reason: v.reason,
-          actions: Object.fromEntries(v.policies.map((p) => [p.policy, p.action])),
-        };
-        if (v.level === 'hard')
-          throw new Error(`load level hard: non-critical routes shed (${JSON.stringify(details)})`);
-        return Promise.resolve(details);
-      },
-      { optional: true },
-    );
+    this.health.register('rateLimit', storeHealth(this.redis, this.peers), { optional: true });
+    this.health.register('load', loadHealth(this.load), { optional: true });
   }
 }

@@ -1,5 +1,5 @@
 import { ADAPTIVE_DEFAULTS } from '../circuit-breaker.defaults.js';
-import type { AdaptiveOptions } from './gradient-limit.js';
+import type { AdaptiveOptions } from './adaptive.types.js';
 
 /** One option's check: a problem, or undefined when valid. */
 export type Check = (v: unknown) => string | undefined;

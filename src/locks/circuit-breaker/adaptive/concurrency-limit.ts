@@ -1,7 +1,8 @@
 import type { Clock } from '../../../common/clock.js';
 import type { BreakerOptions, CallOutcome } from '../circuit-breaker.types.js';
 import { adaptiveOptions } from './adaptive-options.js';
-import { type AdaptiveOptions, GradientLimit, type LimitSnapshot } from './gradient-limit.js';
+import type { AdaptiveOptions, LimitSnapshot } from './adaptive.types.js';
+import { GradientLimit } from './gradient-limit.js';
 import { type LoopMark, type LoopWait, PROCESS_LOOP_WAIT } from './loop-wait.js';
 
 /** What a finished call tells the limit: an RTT sample, a drop (overload), or nothing. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type AdaptiveOptions, GradientLimit } from './gradient-limit.js';
+import type { AdaptiveOptions } from './adaptive.types.js';
+import { GradientLimit } from './gradient-limit.js';
 import { RttFloor } from './rtt-floor.js';
 
 const OPTIONS: AdaptiveOptions = {

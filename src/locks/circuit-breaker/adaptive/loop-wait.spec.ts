@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyLimit } from './concurrency-limit.js';
-import { type AdaptiveOptions, GradientLimit } from './gradient-limit.js';
+import type { AdaptiveOptions } from './adaptive.types.js';
+import { GradientLimit } from './gradient-limit.js';
 import { type LoopMark, type LoopWait, waitBetween } from './loop-wait.js';
 
 /** Marks after `intervals` of the loop monitor's timer (ms each), from `from`. */

@@ -1,11 +1,11 @@
-import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
+import {
+  type LoopMark,
+  type LoopMonitor,
+  PROCESS_LOOP_MONITOR,
+  RESOLUTION_MS,
+} from '../../../common/loop-monitor.js';
 
-/** Running sums of the loop monitor's intervals (ms): their count, sum and sum of squares. */
-export interface LoopMark {
-  n: number;
-  s1: number;
-  s2: number;
-}
+export { type LoopMark, RESOLUTION_MS };
 
 /** This process's own event-loop wait, between two marks (tests inject a fixed one). */
 export interface LoopWait {
@@ -14,33 +14,24 @@ export interface LoopWait {
   since(from: LoopMark): number;
 }
 
-/** The monitor's timer interval (ms): an idle loop records intervals of about this. */
-export const RESOLUTION_MS = 10;
-
 /**
- * The wait Node's event loop adds to a backend's answer, from `monitorEventLoopDelay` (one 10 ms timer for the
- * process, never reset, so any number of breakers read it between their own marks). Each interval d of the timer
- * is r (RESOLUTION_MS) plus how late it fired, ℓ = d − r: the rest of a busy spell (a flood's requests, a GC) that
- * was running when it was due. An answer arriving during such a spell waits the rest of it, on average half:
- * Σℓ² ÷ 2Σd over the intervals. Against messages a worker thread posted at random instants (spells of 2–100 ms,
+ * The wait Node's event loop adds to a backend's answer, from `monitorEventLoopDelay` (the process's one 10 ms
+ * timer, shared through LoopMonitor, whose marks never go backwards, so any number of breakers read it between
+ * their own marks). Each interval d of the timer is r (RESOLUTION_MS) plus how late it fired, ℓ = d − r: the rest
+ * of a busy spell (a flood's requests, a GC) that was running when it was due. An answer arriving during such a
+ * spell waits the rest of it, on average half: Σℓ² ÷ 2Σd over the intervals. Against messages a worker thread posted at random instants (spells of 2–100 ms,
  * real waits of 1–46 ms) it was within 10 % of the real wait for spells of 20 ms and more, and 0.55–0.85× of it for
  * shorter ones; never above it by more than 0.4 ms. Low is the safe side: a wait over-estimated would let a
  * backend that really got slower pass for our own loop (the mean lateness, the obvious other measure, read
  * 1.3–2.2× the real wait).
  */
 export class NodeLoopWait implements LoopWait {
-  private monitor: IntervalHistogram | undefined;
+  constructor(private readonly monitor: LoopMonitor = PROCESS_LOOP_MONITOR) {}
 
+  /** The first mark starts the monitor for good (a breaker may read it at any time). */
   mark(): LoopMark {
-    if (!this.monitor) {
-      this.monitor = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-      this.monitor.enable();
-    }
-    const n = this.monitor.count;
-    if (n === 0) return { n: 0, s1: 0, s2: 0 };
-    const mean = this.monitor.mean / 1e6;
-    const sd = this.monitor.stddev / 1e6;
-    return { n, s1: n * mean, s2: n * (sd * sd + mean * mean) };
+    this.monitor.use(this);
+    return this.monitor.mark();
   }
 
   since(from: LoopMark): number {

@@ -1,19 +1,14 @@
 import type { Clock } from '../../../common/clock.js';
 import type { BreakerMetrics } from '../circuit-breaker.metrics.js';
-import type {
-  Admission,
-  BreakerOptions,
-  BreakerPhase,
-  QueueRefusal,
-} from '../circuit-breaker.types.js';
+import type { Admission, BreakerOptions, BreakerPhase } from '../circuit-breaker.types.js';
 import type { BackendPlan } from './backend-plans.js';
+import { busyRefusal, gateAdmission, holderOf } from './breaker-admission.js';
 import { guardCall, type Ticket } from './breaker-call.js';
 import { type BreakerParts, buildParts, followPhase, partsStatus } from './breaker-parts.js';
 import type { BreakerStatusView } from './breaker-status.js';
 import type { GuardOptions, Guarded } from './guarded-call.js';
 import type { QueuePlace } from './fair-queue.js';
 import { admitQueued, type WaitingRoomDeps } from './queued-admission.js';
-import type { Holder } from './slot-desk.js';
 import { ANONYMOUS, type Tenant } from './tenant.js';
 
 export type { Tenant } from './tenant.js';
@@ -42,7 +37,7 @@ export class BackendBreaker {
       slots: this.p.slots,
       refusing: () => this.p.gate.refusing(),
       refused: () => this.p.ledger.refused(),
-      busy: (a, queue) => this.busy(a, queue),
+      busy: (a, queue) => busyRefusal(this.p, this.plan.options, a, queue),
     };
     this.p.controls.sync(plan.forces);
     metrics.phase(plan.backend, this.p.gate.phase, this.p.gate.admittedShare());
@@ -82,9 +77,11 @@ export class BackendBreaker {
    * `tenant`: who calls (the app, with its tier), for the bulkhead's fair share.
    */
   admit(tenant: Tenant = ANONYMOUS): Admission {
-    const a = this.gated();
+    const a = gateAdmission(this.p, this.plan, this.metrics);
     if (!a.admit) return a;
-    return this.p.slots.free(this.holder(tenant), false) ? a : this.busy(a);
+    return this.p.slots.free(holderOf(tenant, this.plan.options), false)
+      ? a
+      : busyRefusal(this.p, this.plan.options, a);
   }
 
   /**
@@ -97,8 +94,8 @@ export class BackendBreaker {
     signal?: AbortSignal,
     onQueued?: (place: QueuePlace) => void,
   ): Promise<Admission> {
-    const a = this.gated();
-    const h = this.holder(tenant);
+    const a = gateAdmission(this.p, this.plan, this.metrics);
+    const h = holderOf(tenant, this.plan.options);
     if (!a.admit || this.p.slots.free(h, false)) return a;
     return admitQueued(this.room, a, h, signal, onQueued);
   }
@@ -116,7 +113,7 @@ export class BackendBreaker {
     opts: GuardOptions,
     tenant: Tenant = ANONYMOUS,
   ): Guarded<T> {
-    const holder = this.holder(tenant);
+    const holder = holderOf(tenant, this.plan.options);
     return guardCall(
       this.p,
       () => this.plan.options,
@@ -132,29 +129,6 @@ export class BackendBreaker {
   shutdown(): void {
     this.p.window.shutdown();
     this.p.slow.shutdown();
-  }
-
-  /** The gate's answer, counted and metered; refusals are final. */
-  private gated(): Admission {
-    this.p.controls.sync(this.plan.forces);
-    const a = this.p.gate.admit();
-    if (this.p.gate.phase === 'recovering')
-      this.metrics.admittedShare(this.plan.backend, this.p.gate.admittedShare());
-    if (!a.admit) this.p.ledger.refused();
-    return a;
-  }
-
-  /** Refused for a full bulkhead: Retry-After 1 s, or `maxWaitMs` when the wait queue refused (it drains by then). */
-  private busy(a: Ticket, queue?: QueueRefusal): Admission {
-    if (a.probe) this.p.gate.probeDone(a.probe.epoch, 'neutral');
-    this.p.ledger.refused();
-    if (!queue) return { admit: false, reason: 'busy', retryAfterMs: 1_000 };
-    const retryAfterMs = Math.max(1_000, this.plan.options.maxWaitMs);
-    return { admit: false, reason: 'busy', retryAfterMs, queue };
-  }
-
-  private holder(tenant: Tenant): Holder {
-    return { id: tenant.id, weight: this.plan.options.shareWeights[tenant.tier ?? ''] ?? 1 };
   }
 
   private limitMoved(): void {

@@ -1,6 +1,6 @@
 import type CircuitBreaker from 'opossum';
 import type { BreakerState, BreakerStatus } from '../circuit-breaker.admin.js';
-import type { LimitSnapshot } from '../adaptive/gradient-limit.js';
+import type { LimitSnapshot } from '../adaptive/adaptive.types.js';
 import type { BreakerPhase, TripReason } from '../circuit-breaker.types.js';
 import type { RecoveryGate } from '../recovery/recovery-gate.js';
 import type { BreakerTotals } from './call-ledger.js';

@@ -7,8 +7,9 @@ import type {
   Refusal,
   TripReason,
 } from '../circuit-breaker.types.js';
+import { adminReset, applyForce } from './recovery-forces.js';
 import { RecoveryPhase } from './recovery-phase.js';
-import { RecoveryRamp } from './recovery-ramp.js';
+import { admittedShareOf, RecoveryRamp } from './recovery-ramp.js';
 import { PROBE_RETRY_MS, jitteredReset, refusalNow } from './recovery-refusal.js';
 
 type Timing = Pick<
@@ -116,37 +117,17 @@ export class RecoveryGate {
 
   /** Applies an admin force (undefined = none). Idempotent. */
   force(force: 'open' | 'closed' | undefined, until?: number): void {
-    if (force === 'open') {
-      this.p.forcedUntil = until;
-      if (this.p.current !== 'forced_open') this.p.move('forced_open');
-    } else if (force === 'closed') {
-      if (this.p.current !== 'forced_closed') this.p.move('forced_closed');
-    } else if (this.p.current === 'forced_open') {
-      this.p.move('half_open');
-    } else if (this.p.current === 'forced_closed') {
-      this.p.move('closed');
-    }
+    applyForce(this.p, force, until);
   }
 
   /** Admin reset: closed at once, full traffic (a force stays in effect). */
   reset(): void {
-    if (this.p.current === 'forced_open' || this.p.current === 'forced_closed') return;
-    this.p.move('closed');
+    adminReset(this.p);
   }
 
   /** Share of calls admitted now (0–1): 0 while open, the ramp step while recovering. */
   admittedShare(): number {
-    switch (this.p.current) {
-      case 'closed':
-      case 'forced_closed':
-        return 1;
-      case 'open':
-      case 'forced_open':
-      case 'half_open':
-        return 0;
-      case 'recovering':
-        return this.ramp.share(this.timing, this.clock.now());
-    }
+    return admittedShareOf(this.p.current, this.ramp, this.timing, this.clock.now());
   }
 
   /** Milliseconds until the next probe while open (0 when due or not open). */

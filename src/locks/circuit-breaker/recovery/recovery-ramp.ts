@@ -1,4 +1,4 @@
-import type { BreakerOptions } from '../circuit-breaker.types.js';
+import type { BreakerOptions, BreakerPhase } from '../circuit-breaker.types.js';
 
 export type RampTiming = Pick<BreakerOptions, 'rampPercents' | 'rampMs'>;
 
@@ -45,5 +45,25 @@ export class RecoveryRamp {
     const elapsed = now - this.startedAt;
     if (elapsed >= rampMs || rampPercents.length === 0) return undefined;
     return Math.min(rampPercents.length - 1, Math.floor((elapsed * rampPercents.length) / rampMs));
+  }
+}
+
+/** Share of calls a breaker in `phase` admits at `now` (0–1): 0 while open, the ramp's step while recovering. */
+export function admittedShareOf(
+  phase: BreakerPhase,
+  ramp: RecoveryRamp,
+  timing: RampTiming,
+  now: number,
+): number {
+  switch (phase) {
+    case 'closed':
+    case 'forced_closed':
+      return 1;
+    case 'open':
+    case 'forced_open':
+    case 'half_open':
+      return 0;
+    case 'recovering':
+      return ramp.share(timing, now);
   }
 }

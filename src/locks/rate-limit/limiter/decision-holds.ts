@@ -4,7 +4,8 @@ import type { BucketSpec, Decision } from '../core/decision.types.js';
 import type { ActiveRule, TokenAsk } from '../rules/request-buckets.js';
 import type { Lane } from '../store/lanes/store-lanes.js';
 import { RateLimitLeases, leaseOf } from './rate-limit-leases.js';
-import { TokenReservations, reservationsOf } from './token-reservations.js';
+import { reservationsOf } from './reserved-tokens.js';
+import { TokenReservations } from './token-reservations.js';
 
 /** What a decision leaves held until the request ends: a concurrency lease, token reservations. */
 @Injectable()

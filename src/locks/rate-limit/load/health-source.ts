@@ -1,6 +1,6 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
+import { Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { LockContext } from '../../../chain/lock.types.js';
+import { LoopMonitor, PROCESS_LOOP_MONITOR } from '../../../common/loop-monitor.js';
 import { rawResponse, requestState } from '../../../http/http-context.js';
 import type { HealthSample } from '../core/load.types.js';
 
@@ -21,24 +21,32 @@ const RESERVOIR = 1_024;
 
 /**
  * This process's health, measured: Node's event-loop delay histogram
- * (`monitorEventLoopDelay`, 10 ms resolution, reset every read) and a bounded
- * reservoir of the latencies of admitted requests (filled by the rate-limit
- * lock when a response finishes). Each measures only once switched on, so an
- * instance without health thresholds pays nothing.
+ * (`monitorEventLoopDelay`, 10 ms resolution, a new window every read: the
+ * process's one LoopMonitor, shared with the breaker's loop wait; this is its
+ * one windowed reader) and a bounded reservoir of the latencies of admitted
+ * requests (filled by the rate-limit lock when a response finishes). Each
+ * measures only once switched on, so an instance without health thresholds
+ * pays nothing.
  */
 @Injectable()
 export class NodeHealthSource implements HealthSource, OnApplicationShutdown {
-  private loop: IntervalHistogram | undefined;
+  private loop = false;
   private latencies = new Float64Array(RESERVOIR);
   private seen = 0;
   private latency = false;
   private lastRead: number | undefined;
   last: HealthSample | undefined;
+  private readonly monitor: LoopMonitor;
+
+  constructor(@Optional() monitor?: LoopMonitor) {
+    this.monitor = monitor ?? PROCESS_LOOP_MONITOR;
+  }
 
   start(inputs: { eventLoop: boolean; latency: boolean }): void {
     if (inputs.eventLoop && !this.loop) {
-      this.loop = monitorEventLoopDelay({ resolution: 10 });
-      this.loop.enable();
+      this.loop = true;
+      this.monitor.use(this);
+      this.monitor.window(); // the first window starts now, even if a breaker started the monitor earlier
     }
     this.latency ||= inputs.latency;
   }
@@ -67,12 +75,11 @@ export class NodeHealthSource implements HealthSource, OnApplicationShutdown {
     const out: HealthSample = {};
     const now = performance.now();
     if (this.loop) {
-      // Histogram values are ns. A loop blocked longer than the window may leave it without a
+      // A loop blocked longer than the window may leave it without a
       // sample: the lateness of this read itself (the poll timer's lag) then counts as the delay.
-      const p99 = this.loop.count > 0 ? this.loop.percentile(99) / 1e6 : 0;
+      const { p99Ms } = this.monitor.window();
       const lag = this.lastRead === undefined ? 0 : Math.max(0, now - this.lastRead - windowMs);
-      out.eventLoopMs = Math.max(p99, lag);
-      this.loop.reset();
+      out.eventLoopMs = Math.max(p99Ms, lag);
     }
     this.lastRead = now;
     const n = Math.min(this.seen, RESERVOIR);
@@ -86,6 +93,6 @@ export class NodeHealthSource implements HealthSource, OnApplicationShutdown {
   }
 
   onApplicationShutdown(): void {
-    this.loop?.disable();
+    this.monitor.release(this);
   }
 }

@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { LockChain } from '../../../chain/lock-chain.service.js';
 import { CLOCK, type Clock } from '../../../common/clock.js';
 import { StoreLanes } from '../store/lanes/store-lanes.js';
@@ -20,6 +14,7 @@ import { HEALTH_SOURCE, type HealthSource } from './health-source.js';
 import { QuotaMetrics } from '../quota.metrics.js';
 import { HeartbeatRiders } from '../../../redis/heartbeat-riders.js';
 import { LoadBeat } from './load-beat.js';
+import { LoadPoll } from './load-poll.js';
 
 /** Reads of the level since the last refresh that make the instance busy enough for a call of its own. */
 const BUSY_READS = 20;
@@ -45,24 +40,23 @@ export type { LoadView, PolicyLoadView } from './load-view.js';
  */
 @Injectable()
 export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('LoadMonitor');
   private readonly level: LoadLevel;
   private timer: NodeJS.Timeout | undefined;
-  private failing = false;
   /** A request read the level since the last poll (or none has run yet). */
   private wanted = true;
   private polling = false;
   /** Reads of the level since the shared level was last refreshed (poll or beat). */
   private reads = 0;
   private readonly beat: LoadBeat;
+  private readonly own: LoadPoll;
   /** The enforced global buckets of every ranked policy (service hash tag only: one script call). */
   private readonly globals: () => GlobalBucket[];
 
   constructor(
     chain: LockChain,
-    private readonly lanes: StoreLanes,
-    @Inject(LOAD_STORE) private readonly store: LoadStore,
-    private readonly memory: MemoryLoadStore,
+    lanes: StoreLanes,
+    @Inject(LOAD_STORE) store: LoadStore,
+    memory: MemoryLoadStore,
     m: QuotaMetrics,
     @InjectRateLimitSettings() private readonly settings: RateLimitSettings,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -71,6 +65,7 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
   ) {
     this.level = new LoadLevel(chain, m, settings, clock, health);
     this.globals = () => globalBuckets(chain.current().policies, lanes.tag);
+    this.own = new LoadPoll(lanes, store, memory, settings, this.globals);
     this.beat = new LoadBeat(riders, lanes, store, settings, clock, this.globals, (shared) => {
       this.level.shared = shared;
       this.reads = 0;
@@ -132,20 +127,9 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     this.wanted = false;
     this.reads = 0;
     this.polling = true;
-    const lane = this.lanes.current();
-    const store = lane?.remote ? this.store : this.memory;
     try {
-      const got = await store.compute(
-        `rl:${this.lanes.tag}:load`,
-        this.globals(),
-        this.settings.load,
-      );
-      this.level.shared = got;
-      this.failing = false;
-    } catch (err) {
-      // Redis failed: the level stays as last computed until the next poll reaches it.
-      if (!this.failing) this.logger.warn(`load level not computed: ${(err as Error).message}`);
-      this.failing = true;
+      const got = await this.own.compute();
+      if (got) this.level.shared = got;
     } finally {
       this.polling = false;
     }

@@ -7,6 +7,7 @@ import {
   reenteredDecision,
 } from '../core/decision.types.js';
 import { batchArgs } from './redis-batch-args.js';
+import { num, riskStateAt } from './redis-replies.js';
 import type { Argv, RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
 import { touched } from '../core/risk-math.js';
 import { ruleKind } from '../core/rule-kinds.js';
@@ -140,17 +141,3 @@ export class SameTurnBatcher {
     }
   }
 }
-
-type Reply = string | number | null | undefined;
-
-/** A number from a script reply (nil = absent). */
-const num = (v: Reply): number | undefined =>
-  v === null || v === undefined ? undefined : Number(v);
-
-/** The s, f, t, r of a risk record at `out[o..o+3]` of a script reply (both decision scripts). */
-export const riskStateAt = (out: readonly Reply[], o: number): RiskState => ({
-  s: num(out[o]),
-  f: num(out[o + 1]),
-  t: num(out[o + 2]),
-  r: num(out[o + 3]),
-});

@@ -9,7 +9,7 @@ import {
 } from '../core/decision.types.js';
 import { ruleKind } from '../core/rule-kinds.js';
 import type { RiskState } from '../core/risk.types.js';
-import { riskStateAt } from './redis-batcher.js';
+import { riskStateAt } from './redis-replies.js';
 import { clockArgs, fastArgs, generalArgs } from './redis-script-args.js';
 import type { RedisStoreOptions, ScriptRunner } from './redis-store.options.js';
 

@@ -51,3 +51,24 @@ export async function departure(
     await sleep(Math.max(1, at - now));
   }
 }
+
+/**
+ * The departure check of a reserved send (see departure), handing its slot back at the gate whenever the send
+ * does not leave: at a stop (returned), or when the check failed (Redis down or slow: rethrown), so that its
+ * in-flight mark goes now, not when it lapses (`inflightMs`, the request timeout past the horizon).
+ */
+export async function departOrRelease(
+  p: AttemptParts,
+  bot: string,
+  perSecond: number,
+  lease: Lease,
+  holdUntil: number,
+): Promise<number | undefined> {
+  const release = () => p.gate.release(bot, lease.token).catch(() => undefined);
+  const stop = await departure(p, bot, perSecond, lease, holdUntil).catch(async (e: unknown) => {
+    await release();
+    throw e;
+  });
+  if (stop !== undefined) await release();
+  return stop;
+}

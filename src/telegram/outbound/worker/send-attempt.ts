@@ -4,7 +4,7 @@ import { type AttemptParts, botBucket } from './attempt-parts.js';
 import { sendAndSettle } from './bot-send.js';
 import { chargeSlot } from './charge-slot.js';
 import { CooldownSync } from './cooldown-sync.js';
-import { departure } from './departure.js';
+import { departOrRelease } from './departure.js';
 import { LaneSettler } from './lane-settler.js';
 import { checkLease } from './lease-checks.js';
 import { SendOutcome } from './send-outcome.js';
@@ -115,16 +115,8 @@ export class SendAttempt {
       this.p.pacing.reserved(bot.id, this.p.clock.now() + c.waitMs, interval, horizon);
       this.routing.delete(lease);
       if (c.waitMs > 0) await sleep(c.waitMs);
-      const stop = await departure(this.p, bot.id, botB.perSecond, lease, holdUntil).catch(
-        async (e: unknown) => {
-          // The check failed (Redis down or slow): the send does not leave, and its in-flight mark goes now,
-          // not when it lapses (`inflightMs`, the request timeout past the horizon).
-          await this.p.gate.release(bot.id, lease.token).catch(() => undefined);
-          throw e;
-        },
-      );
+      const stop = await departOrRelease(this.p, bot.id, botB.perSecond, lease, holdUntil);
       if (stop !== undefined) {
-        await this.p.gate.release(bot.id, lease.token).catch(() => undefined);
         // Only a full window (no cooldown): the lane keeps its place in line.
         const keepPlace = this.p.pacing.cooling(bot.id) === undefined;
         return this.lanes.wait(lease, stop, keepPlace ? 'queued' : 'waiting', {
