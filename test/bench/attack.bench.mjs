@@ -34,7 +34,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
@@ -71,6 +71,7 @@ const ADMIN_TOKEN = randomBytes(24).toString('base64url');
 const TRACE = process.env.ATTACK_TRACE !== '0';
 const TRACE_MODULE = new URL('./attack-trace.mjs', import.meta.url).pathname;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const NICE = Number(process.env.ATTACK_NICE ?? 0);
 
 /** One autocannon attacker, alone in a worker thread, against both instances until the duration ends. */
 async function attacker({ kind, urls, seconds, connections, captured }) {
@@ -198,6 +199,9 @@ async function clientsThread({ clientApps, ...base }) {
 
 /** An attacker's thread: loads what it needs, says ready, and starts on the first message (`go`). */
 async function attackerThread(data) {
+  // ATTACK_NICE: this thread's own niceness (Linux applies it per thread), so on a shared machine the load
+  // generators, which in reality run on the attackers' own machines, do not take the instances' CPU first.
+  if (NICE) setPriority(0, NICE);
   const sdk = data.kind === 'slow' ? await import(`${ROOT}dist/src/sdk/index.js`) : undefined;
   parentPort.once('message', () =>
     data.kind === 'slow' ? slowStreams(data, sdk.signRequest) : attacker(data),
@@ -534,7 +538,8 @@ async function main() {
       `bench:attack — 2 instances (express) on one redis-server; backend ${BACKEND_SLOTS} slots × ${BACKEND_MS} ms, ` +
         `${SLOW_FACTOR}× slower for ${SLOW_SECONDS} s under attack; ${clients} well-behaved clients, 1 request / ${paceMs} ms each ` +
         `(${Math.round((clients * 1000) / paceMs)}/s${capacity ? `, half the probed capacity ${Math.round(capacity)}/s` : ', ATTACK_PACE_MS'}); phases of ${SECONDS} s; ` +
-        `load average (1 min) at the start ${load[0].toFixed(1)} on ${availableParallelism()} cores`,
+        `load average (1 min) at the start ${load[0].toFixed(1)} on ${availableParallelism()} cores` +
+        (NICE ? `; attackers' threads at nice ${NICE}` : ''),
     );
     const clientApps = apps.slice(0, clients).map(({ id, secret }) => ({ id, secret }));
     const ctx = { redis, fake, appsFile, signers, clientApps, paceMs, clients, forged, streamApps };
