@@ -272,6 +272,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       if (res.destroyed) return;
       if (!send({ content: big }, null)) await drainOrClose(res);
       if (!(await sleep(s.chunkDelayMs, res))) return;
+      // Without a delay, yield to the event loop between chunks: while the kernel takes each write at once,
+      // `write` keeps answering true and a microtask-only loop would hold this process (every other call and
+      // stream of the fake) until the socket's buffer fills; bench:attack's 16 endless streams stalled the
+      // fake 1.1–1.9 s at the attack's start.
+      if (s.chunkDelayMs <= 0) await new Promise<void>((r) => setImmediate(r));
     }
     const pad = 'x'.repeat(s.wordPadding);
     for (let i = 0; i < words.length; i++) {
