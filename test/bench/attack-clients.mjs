@@ -1,6 +1,7 @@
 // bench:attack's well-behaved clients: what each sends, and the paced loop that sends it. The bench runs the
 // loop in a worker thread of its own (its own event loop: the attackers are in other worker threads, the
 // main thread only watches), and measures that thread's own event-loop delay, so a late client is seen.
+import { subscribe } from 'node:diagnostics_channel';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 export const CITIES = [
@@ -43,6 +44,18 @@ export function wellBehavedRequest(
   const h = { ...headers, 'content-type': 'application/json', ...sign('POST', path, body) };
   return { route: 'inference', method: 'POST', path, body, headers: h };
 }
+
+/**
+ * When each well-behaved request's headers went to its socket (undici's own channel, the fetch of this thread),
+ * by X-Request-Id: `at` → `w` is this thread's own wait to write, `w` → the instance's read its socket queue.
+ * An entry leaves when its request is recorded (wellBehaved), so the map holds only requests in flight.
+ */
+const written = new Map();
+subscribe('undici:client:sendHeaders', ({ headers }) => {
+  const id =
+    typeof headers === 'string' ? /x-request-id: (wb-[^\r\n]+)/i.exec(headers)?.[1] : undefined;
+  if (id) written.set(id, wall());
+});
 
 export async function send(base, r) {
   const t0 = performance.now();
@@ -90,7 +103,9 @@ export async function wellBehaved({ urls, signers, seconds, paceMs, count, tag }
       const late = Math.max(0, performance.now() - next);
       const at = wall();
       const { status, ms, text } = await send(base, r);
-      requests.push({ route: r.route, status, id, at, ms, late });
+      const w = written.get(id);
+      written.delete(id);
+      requests.push({ route: r.route, status, id, at, ms, late, w });
       if ((status < 200 || status >= 300) && !examples[`${r.route} ${status}`])
         examples[`${r.route} ${status}`] = text.slice(0, 200);
       next = Math.max(next + paceMs, performance.now());

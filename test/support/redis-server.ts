@@ -31,9 +31,14 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitForPing(port: number, timeoutMs = 10_000): Promise<void> {
+/** Thrown when the process ended before it answered (e.g. its port, or a cluster node's bus port, was taken). */
+export class RedisExitedError extends Error {}
+
+async function waitForPing(port: number, exited: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    if (exited())
+      throw new RedisExitedError(`redis-server on port ${port} exited before answering PING`);
     try {
       const out = execFileSync('redis-cli', ['-p', String(port), 'ping'], {
         encoding: 'utf8',
@@ -86,7 +91,8 @@ export class RedisProcess {
     );
     this.proc.unref();
     processes.add(this);
-    await waitForPing(this.port);
+    const proc = this.proc;
+    await waitForPing(this.port, () => proc.exitCode !== null || proc.signalCode !== null);
     return this;
   }
 
@@ -145,6 +151,41 @@ export interface RedisClusterProcess {
   stop(): Promise<void>;
 }
 
+/** Whether `port` can be bound on 127.0.0.1 now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * One cluster node on a free port whose bus port (port + 10000) is free too. Test files run in parallel, so
+ * another file's server may still take either port before this one binds it: the node then exits at once, and
+ * it is started again on other ports (a node once died here because another file's node held its bus port).
+ */
+async function startClusterNode(attempts = 5): Promise<RedisProcess> {
+  for (let i = 1; ; i++) {
+    let port = await freePort();
+    while (port + 10_000 > 65_535 || !(await bindable(port + 10_000))) port = await freePort();
+    const node = new RedisProcess(port, [
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      `nodes-${port}.conf`,
+      '--cluster-node-timeout',
+      '2000',
+    ]);
+    try {
+      return await node.start();
+    } catch (err) {
+      if (!(err instanceof RedisExitedError) || i >= attempts) throw err;
+    }
+  }
+}
+
 /**
  * A real Redis Cluster of `masters` masters and `replicas` replicas per
  * master, created with `redis-cli --cluster create`; resolves once every
@@ -152,19 +193,7 @@ export interface RedisClusterProcess {
  */
 export async function startRedisCluster(masters = 3, replicas = 0): Promise<RedisClusterProcess> {
   const procs: RedisProcess[] = [];
-  for (let i = 0; i < masters * (1 + replicas); i++) {
-    const port = await freePort();
-    procs.push(
-      await new RedisProcess(port, [
-        '--cluster-enabled',
-        'yes',
-        '--cluster-config-file',
-        `nodes-${port}.conf`,
-        '--cluster-node-timeout',
-        '2000',
-      ]).start(),
-    );
-  }
+  for (let i = 0; i < masters * (1 + replicas); i++) procs.push(await startClusterNode());
   execFileSync(
     'redis-cli',
     [
