@@ -22,12 +22,8 @@ export function unknownLock(name: string): ProblemException {
 }
 
 /** Rejected change: 400 naming every problem (the chain's validation or the edit's own checks). */
-export function invalidChange(problems: string[]): ProblemException {
-  return new ProblemException(400, 'invalid_policy', 'Policy change rejected', {
-    problems,
-    detail: problems.join('; '),
-  });
-}
+/** A rejected change: the chain's own `invalid_policy` answer (400, with each problem listed). */
+export { policyRejected as invalidChange } from '../chain/validate-policies.js';
 
 export function conflict(detail: string): ProblemException {
   return new ProblemException(409, 'admin_conflict', 'Concurrent change', { detail });
