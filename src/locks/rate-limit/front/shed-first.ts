@@ -3,10 +3,10 @@ import { CLOCK, type Clock } from '../../../common/clock.js';
 import { ProblemException } from '../../../common/problem.exception.js';
 import type { TappedResponse } from '../../../common/response-taps.js';
 import { type AnyRequest, requestState } from '../../../http/http-context.js';
-import { type ShedClass, healthLevelOf } from '../core/load.types.js';
+import type { ShedClass } from '../core/load.types.js';
 import type { RateLimitSlice } from '../core/rate-limit-slice.types.js';
 import type { SubjectContext } from '../extensions/rate-limit-extensions.js';
-import { HEALTH_SOURCE, type HealthSource } from '../load/health-source.js';
+import { LoadMonitor } from '../load/load-monitor.service.js';
 import { QuotaMetrics } from '../quota.metrics.js';
 import { InjectRateLimitSettings } from '../rate-limit.settings.js';
 import type { RateLimitSettings } from '../rate-limit.types.js';
@@ -24,11 +24,9 @@ import { SuspectAddresses } from './suspect-addresses.js';
 @Injectable()
 export class ShedFirst {
   private readonly suspects = new SuspectAddresses();
-  /** Until when (epoch ms) this instance's own health holds the classes shed: `load.hold` after its last hot reading. */
-  private hotUntil = 0;
 
   constructor(
-    @Inject(HEALTH_SOURCE) private readonly health: HealthSource,
+    private readonly load: LoadMonitor,
     private readonly subjects: SubjectResolver,
     private readonly m: QuotaMetrics,
     @InjectRateLimitSettings() private readonly settings: RateLimitSettings,
@@ -78,16 +76,11 @@ export class ShedFirst {
   }
 
   /**
-   * This instance's own health over the last load poll (the sample the load monitor read: event-loop delay,
-   * admitted p99) is at soft or above, or was within `load.hold`. A pinned level is final: nothing is shed here.
+   * This instance's own health (event-loop delay, admitted p99, as the load monitor reads it every poll) was at
+   * soft or above in some reading within `load.hold`. A pinned level is final: nothing is shed here.
    */
   private hot(): boolean {
-    const s = this.settings.load;
-    const h = this.health.last;
-    if (s.pin !== undefined || h === undefined) return false;
-    const now = this.clock.now();
-    if (healthLevelOf(h, s).level !== 'normal') this.hotUntil = now + s.holdMs;
-    return now < this.hotUntil;
+    return this.settings.load.pin === undefined && this.load.ownHealthHot();
   }
 
   private classOf(

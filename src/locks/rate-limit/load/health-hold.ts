@@ -19,6 +19,11 @@ export class HealthHold {
     until: number;
   } = { level: 'normal', reason: 'event_loop', until: 0 };
 
+  /** Whether a health reading at soft or above was taken within `holdMs` of `now` (epoch ms). */
+  hot(now: number): boolean {
+    return this.held.level !== 'normal' && now <= this.held.until;
+  }
+
   /** The shared level raised to the health read now (`health`), as of `now` (epoch ms). */
   apply(
     shared: Omit<LoadState, 'at'>,

@@ -81,6 +81,22 @@ describe('load level from this instance health', () => {
     expect(await mon.poll()).toMatchObject({ level: 'normal', reason: 'pressure' });
   });
 
+  it('should keep its own health hot for load.hold after the last hot reading, even past a cool one', async () => {
+    const { mon, t } = monitor();
+    await mon.poll();
+    expect(mon.ownHealthHot()).toBe(false);
+    t.sample = { eventLoopMs: 60 }; // soft
+    await mon.poll();
+    t.sample = {}; // a short window right after it: no sample
+    t.now += 10;
+    await mon.poll();
+    expect(mon.ownHealthHot()).toBe(true);
+    t.now += 990;
+    expect(mon.ownHealthHot()).toBe(true); // hold 1 s from the hot reading
+    t.now += 1;
+    expect(mon.ownHealthHot()).toBe(false);
+  });
+
   it('should take the higher of the shared level and its own, and keep the shared reason when that is higher', async () => {
     const { mon, t, shared } = monitor();
     shared.value = { level: 'hard', fill: 0.97, source: 'search', reason: 'pressure' };

@@ -43,6 +43,14 @@ export class LoadLevel {
     return this.current;
   }
 
+  /**
+   * Whether this instance's own health read soft or above within `load.hold` (every reading counts, even one
+   * a request never saw: a cool reading right after a hot one does not end the hold).
+   */
+  ownHealthHot(): boolean {
+    return this.healthHold.hot(this.clock.now());
+  }
+
   /** Whether this instance's health is an input of the level (read even on an idle tick). */
   healthOn(): boolean {
     const s = this.settings.load;

@@ -136,6 +136,11 @@ export class LoadMonitor implements OnApplicationBootstrap, OnApplicationShutdow
     return this.level.refresh();
   }
 
+  /** Whether this instance's own health held a level at soft or above now (reads nothing, wants no poll). */
+  ownHealthHot(): boolean {
+    return this.level.ownHealthHot();
+  }
+
   /** The level and every policy's action at it (a reader: the admin API; see `state`). */
   view(): LoadView {
     this.want();
