@@ -13,7 +13,7 @@
 // Appends JSON lines to ATTACK_TRACE_FILE once a second and at exit.
 import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync } from 'node:fs';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
 const file = process.env.ATTACK_TRACE_FILE;
 if (file) {
@@ -105,5 +105,27 @@ if (file) {
     loop.reset();
     flush();
   }, 1000).unref();
+  // ATTACK_TRACE_BINS=ms: also one line per bin of that many ms: every request the server read (any client),
+  // new server sockets, GC pause time, ELU and CPU time (ms) — to see what an instance does in a flood's first
+  // half second.
+  const binMs = Number(process.env.ATTACK_TRACE_BINS ?? 0);
+  if (binMs > 0) {
+    const bin = { reqs: 0, conns: 0, gcMs: 0 };
+    subscribe('http.server.request.start', () => bin.reqs++);
+    subscribe('net.server.socket', () => bin.conns++);
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) bin.gcMs += e.duration;
+    }).observe({ entryTypes: ['gc'] });
+    let belu = performance.eventLoopUtilization();
+    let bcpu = process.cpuUsage();
+    setInterval(() => {
+      const e = performance.eventLoopUtilization(belu);
+      belu = performance.eventLoopUtilization();
+      const c = process.cpuUsage(bcpu);
+      bcpu = process.cpuUsage();
+      out.push({ bin: now(), ...bin, elu: e.utilization, cpuMs: (c.user + c.system) / 1000 });
+      Object.assign(bin, { reqs: 0, conns: 0, gcMs: 0 });
+    }, binMs).unref();
+  }
   process.once('exit', flush);
 }
