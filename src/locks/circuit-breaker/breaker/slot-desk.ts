@@ -75,12 +75,12 @@ export class SlotDesk {
     const now = this.clock.now();
     if (!handedOff && this.queue.busy) {
       this.bulkhead.shares.refused(h.id, h.weight, now);
-      this.reclaim.forRefusal(h, now);
+      this.reclaim.forRefusal(h, now, this.queue.waiting > 0);
       return false;
     }
     const o = { capacity: this.limit.limit, fair: this.options.fairShare };
     if (this.bulkhead.admits(h.id, h.weight, o, now)) return true;
-    this.reclaim.forRefusal(h, now);
+    this.reclaim.forRefusal(h, now, this.queue.waiting > 0);
     return false;
   }
 

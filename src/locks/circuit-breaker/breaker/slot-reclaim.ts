@@ -62,13 +62,15 @@ export class SlotReclaim {
 
   /**
    * `h`, within its fair share, found no slot: the longest-held call (held `reclaimAfterMs`) of another app over
-   * its share is stopped, and its slot goes to the waiting calls once it has wound down.
+   * its share is stopped, and its slot goes to the waiting calls once it has wound down. `queued`: calls wait.
    */
-  forRefusal(h: { id: string; weight: number }, now: number): void {
+  forRefusal(h: { id: string; weight: number }, now: number, queued: boolean): void {
     const after = this.afterMs();
     if (!after || !this.d.shares.fair(h.id, h.weight, this.d.limit(), now)) return;
     const stopped = this.held.reclaim(now, after, (id, l) => id !== h.id && this.over(id, l, now));
-    if (stopped && this.timer) this.queued(); // its grace may end before the armed timer fires
+    // Its grace may end before the armed timer fires, or while none is armed (nothing else was due): the waiting
+    // calls are owed a slot again then.
+    if (stopped && queued) this.queued();
   }
 
   /**
