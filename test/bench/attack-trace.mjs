@@ -1,7 +1,8 @@
 // Loaded into each instance by bench:attack (`node --import`, ATTACK_TRACE_FILE set): measures from inside the
 // instance, through Node's diagnostics channels, without touching the service's code.
 //   per well-behaved request (X-Request-Id `wb-…`, which the service forwards to its upstream):
-//     s  when the server read it (the 'request' event: headers parsed),
+//     s  when the server read it (the 'request' event: headers parsed); p its connection (client port),
+//        k when the server accepted that connection, n the request's place on it,
 //     b  when its backend call left (undici `request:create`), h when the backend's headers came back,
 //     e  when the backend's answer ended (undici `request:trailers`),
 //     f  when its response finished (or c: closed unfinished);
@@ -26,10 +27,34 @@ if (file) {
     appendFileSync(file, out.map((r) => JSON.stringify(r)).join('\n') + '\n');
     out = [];
   };
+  // bench:attack's senders by their X-Forwarded-For (the first request of each new connection, per bin).
+  const WHO = [
+    ['10.1.', 'good'],
+    ['10.250.', 'blocked'],
+    ['10.231.', 'replay'],
+    ['10.240.', 'stream'],
+  ];
+  const whoSent = (xff) =>
+    typeof xff !== 'string'
+      ? 'none'
+      : (WHO.find(([p]) => xff.startsWith(p))?.[1] ??
+        (/^10\.1\d\d\./.test(xff) ? 'junk' : 'other'));
+  let binNew;
+  // One pair of clocks (wall ms, monotonic µs: a --cpu-prof profile's clock) to place a profile's samples.
+  out.push({ clock: now(), mono: Number(process.hrtime.bigint() / 1000n), pid: process.pid });
+  // Per server socket: when it was accepted, and how many requests it has carried (k, n below).
+  const sockets = new WeakMap();
+  subscribe('net.server.socket', ({ socket }) => sockets.set(socket, { k: now(), n: 0 }));
   subscribe('http.server.request.start', ({ request, response }) => {
+    const sock = sockets.get(request.socket);
+    if (sock && sock.n++ === 0 && binNew) {
+      const who = whoSent(request.headers['x-forwarded-for']);
+      binNew[who] = (binNew[who] ?? 0) + 1;
+    }
     const id = request.headers['x-request-id'];
     if (typeof id !== 'string' || !id.startsWith('wb-')) return;
-    const r = { id, s: now() };
+    // p: the client's port (its connection), k: when the server accepted it, n: this request's place on it.
+    const r = { id, s: now(), p: request.socket.remotePort, k: sock?.k, n: sock?.n };
     open.set(id, r);
     response.once('close', () => {
       r[response.writableFinished ? 'f' : 'c'] = now();
@@ -106,11 +131,12 @@ if (file) {
     flush();
   }, 1000).unref();
   // ATTACK_TRACE_BINS=ms: also one line per bin of that many ms: every request the server read (any client),
-  // new server sockets, GC pause time, ELU and CPU time (ms) — to see what an instance does in a flood's first
+  // new server sockets (firstBy: whose request came first on each, by X-Forwarded-For), GC pause time, ELU and CPU time (ms) — to see what an instance does in a flood's first
   // half second.
   const binMs = Number(process.env.ATTACK_TRACE_BINS ?? 0);
   if (binMs > 0) {
     const bin = { reqs: 0, conns: 0, gcMs: 0 };
+    binNew = {};
     subscribe('http.server.request.start', () => bin.reqs++);
     subscribe('net.server.socket', () => bin.conns++);
     new PerformanceObserver((list) => {
@@ -123,8 +149,15 @@ if (file) {
       belu = performance.eventLoopUtilization();
       const c = process.cpuUsage(bcpu);
       bcpu = process.cpuUsage();
-      out.push({ bin: now(), ...bin, elu: e.utilization, cpuMs: (c.user + c.system) / 1000 });
+      out.push({
+        bin: now(),
+        ...bin,
+        firstBy: binNew,
+        elu: e.utilization,
+        cpuMs: (c.user + c.system) / 1000,
+      });
       Object.assign(bin, { reqs: 0, conns: 0, gcMs: 0 });
+      binNew = {};
     }, binMs).unref();
   }
   process.once('exit', flush);

@@ -30,6 +30,8 @@ export class ConcurrencyLimit {
   private adaptive: AdaptiveOptions | undefined;
   /** Where the current window's loop wait is measured from. */
   private mark: LoopMark | undefined;
+  /** The loop's wait since the last mark: read only when a call closes a window. */
+  private readonly ownWait = (): number => this.loop.since(this.mark!);
 
   constructor(
     private options: BreakerOptions,
@@ -67,7 +69,7 @@ export class ConcurrencyLimit {
     this.mark ??= this.loop.mark();
     const moved =
       signal === 'sample'
-        ? this.gradient.sample(rttMs, inFlight, now, this.loop.since(this.mark))
+        ? this.gradient.sample(rttMs, inFlight, now, this.ownWait)
         : this.gradient.drop(inFlight, now);
     if (moved) this.mark = this.loop.mark();
     return moved;

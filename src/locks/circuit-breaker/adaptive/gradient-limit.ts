@@ -31,7 +31,7 @@ export class GradientLimit {
   private sum = 0;
   private maxInFlight = 0;
   private dropped = false;
-  private ownMs = 0;
+  private own: number | (() => number) = 0;
   private last: Omit<LimitSnapshot, 'limit'> = {};
 
   constructor(private options: AdaptiveOptions) {
@@ -56,12 +56,13 @@ export class GradientLimit {
 
   /**
    * One finished call: `rttMs` from dispatch to the end, `inFlight` the calls in flight when it started,
-   * `now` epoch ms, `ownMs` what this process's own event loop added to a call of this window so far (LoopWait).
-   * Returns true when it closed a window (the limit may have moved).
+   * `now` epoch ms, `own` what this process's own event loop added to a call of this window so far (LoopWait):
+   * a number, or a function read only when this call closes the window (reading the loop monitor costs a few µs,
+   * a window closes once in many calls). Returns true when it closed a window (the limit may have moved).
    */
-  sample(rttMs: number, inFlight: number, now: number, ownMs = 0): boolean {
+  sample(rttMs: number, inFlight: number, now: number, own: number | (() => number) = 0): boolean {
     this.windowStart ??= now;
-    this.ownMs = ownMs;
+    this.own = own;
     this.count++;
     this.sum += rttMs;
     this.maxInFlight = Math.max(this.maxInFlight, inFlight);
@@ -99,7 +100,8 @@ export class GradientLimit {
     if (this.dropped) next = Math.min(next, L * DROP_BACKOFF);
     this.value = clamp(next, o.minLimit, o.maxLimit);
     this.windowStart = undefined;
-    this.count = this.sum = this.maxInFlight = this.ownMs = 0;
+    this.count = this.sum = this.maxInFlight = 0;
+    this.own = 0;
     this.dropped = false;
     return true;
   }
@@ -111,7 +113,7 @@ export class GradientLimit {
   private rebased(now: number, sampleRtt: number): number {
     const o = this.options;
     const minRtt = this.floor.min(now - o.minRttWindowMs) ?? sampleRtt;
-    const expected = minRtt + this.ownMs;
+    const expected = minRtt + (typeof this.own === 'function' ? this.own() : this.own);
     if (sampleRtt <= expected * (1 + o.tolerance)) {
       this.flat.clear();
       return expected;

@@ -81,4 +81,27 @@ describe('GradientLimit with our own event loop busy (a flood, CPU shared with t
     expect(limit.snapshot()).toMatchObject({ minRttMs: 40, sampleRttMs: 60 });
     expect(limit.snapshot()!.gradient).toBeGreaterThanOrEqual(1);
   });
+
+  it('should read the loop monitor only when a call closes a window, not once a call (ConcurrencyLimit)', () => {
+    let marks = 0;
+    let reads = 0;
+    const loop: LoopWait = {
+      mark: () => (marks++, ZERO),
+      since: () => (reads++, 0),
+    };
+    const t = { now: 0 };
+    const limit = new ConcurrencyLimit(
+      { capacity: 128, adaptive: OPTIONS } as never,
+      { now: () => t.now, random: () => 0.5 },
+      loop,
+    );
+    let windows = 0;
+    for (let i = 0; i < 100; i++) {
+      t.now += 120; // a window: 1 s and 10 calls
+      if (limit.record('sample', 40, 20)) windows++;
+    }
+    expect(windows).toBeGreaterThan(5);
+    expect(reads).toBe(windows);
+    expect(marks).toBe(windows + 1);
+  });
 });
