@@ -3,6 +3,7 @@
 // main thread only watches), and measures that thread's own event-loop delay, so a late client is seen.
 import { subscribe } from 'node:diagnostics_channel';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Agent, fetch as undiciFetch } from 'undici';
 
 export const CITIES = [
   'paris',
@@ -57,17 +58,24 @@ subscribe('undici:client:sendHeaders', ({ headers }) => {
   if (id) written.set(id, wall());
 });
 
-export async function send(base, r) {
+/**
+ * One request; `dispatcher` (an undici Agent): the client's own connections, else the thread's shared pool
+ * (Node's global fetch).
+ */
+export async function send(base, r, dispatcher) {
   const t0 = performance.now();
   let status = 0;
   let text = '';
   try {
-    const res = await fetch(base + r.path, {
+    const init = {
       method: r.method,
       headers: r.headers,
       body: r.body,
       signal: AbortSignal.timeout(10_000),
-    });
+    };
+    const res = await (dispatcher
+      ? undiciFetch(base + r.path, { ...init, dispatcher })
+      : fetch(base + r.path, init));
     text = await res.text();
     status = res.status;
   } catch {
@@ -75,6 +83,21 @@ export async function send(base, r) {
   }
   return { status, ms: performance.now() - t0, text };
 }
+
+/**
+ * Each well-behaved client keeps its own connection (an undici Agent of one connection, kept alive between its
+ * paced requests), as distinct users do. ATTACK_SHARED_POOL=1: all share the thread's one pool instead, which
+ * opens new connections whenever more requests are in flight at once — as at an attack's start, where they wait
+ * in the instance's accept queue (libuv accepts one connection per loop turn).
+ */
+const SHARED_POOL = process.env.ATTACK_SHARED_POOL === '1';
+const agents = new Map();
+const agentOf = (client) => {
+  if (SHARED_POOL) return undefined;
+  let a = agents.get(client);
+  if (!a) agents.set(client, (a = new Agent({ connections: 1, keepAliveTimeout: 60_000 })));
+  return a;
+};
 
 /**
  * The clients for `seconds`: each paced (one request every `paceMs`), alternating search and inference.
@@ -102,7 +125,7 @@ export async function wellBehaved({ urls, signers, seconds, paceMs, count, tag }
       const r = wellBehavedRequest(signers[client], client, i, undefined, id);
       const late = Math.max(0, performance.now() - next);
       const at = wall();
-      const { status, ms, text } = await send(base, r);
+      const { status, ms, text } = await send(base, r, agentOf(`${client} ${base}`));
       const w = written.get(id);
       written.delete(id);
       requests.push({ route: r.route, status, id, at, ms, late, w });

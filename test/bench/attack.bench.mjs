@@ -318,6 +318,10 @@ async function scenario(label, configFile, ctx, dist = 'dist') {
     APPS_FILE: appsFile,
     ...(configFile ? { CONFIG_FILE: configFile } : {}),
     TRUSTED_PROXIES: '127.0.0.1/32',
+    // Idle connections live 65 s (a load balancer's usual idle timeout; Node's default is 5 s): a well-behaved
+    // client's own connection outlives the pause between two phases, so the attack does not start with every
+    // client connecting again at once (attack-clients.mjs: new connections wait in the accept queue).
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: process.env.ATTACK_KEEP_ALIVE_MS ?? '65000',
     INFERENCE_UPSTREAM_URL: fake.url,
     ADMIN_TOKEN,
     LOG_LEVEL: 'error',
