@@ -131,7 +131,13 @@ export async function wellBehaved({ urls, signers, seconds, paceMs, count, tag }
       requests.push({ route: r.route, status, id, at, ms, late, w });
       if ((status < 200 || status >= 300) && !examples[`${r.route} ${status}`])
         examples[`${r.route} ${status}`] = text.slice(0, 200);
-      next = Math.max(next + paceMs, performance.now());
+      // Its own cadence: the next slot of its own grid, sent at once when that slot has just passed, and the slots
+      // it missed by more than one interval skipped. It never re-phases to the moment its answer came: that lined
+      // clients up behind any stall (answers freed together, sent again together), so the attack phase's requests
+      // came in bursts of 3–10 in the same 2 ms where the calm phases' came one by one.
+      next += paceMs;
+      const behind = performance.now() - next;
+      if (behind > paceMs) next += Math.floor(behind / paceMs) * paceMs;
       await sleep(next - performance.now());
     }
   });

@@ -131,13 +131,23 @@ if (file) {
     flush();
   }, 1000).unref();
   // ATTACK_TRACE_BINS=ms: also one line per bin of that many ms: every request the server read (any client),
-  // new server sockets (firstBy: whose request came first on each, by X-Forwarded-For), GC pause time, ELU and CPU time (ms) — to see what an instance does in a flood's first
+  // new server sockets (firstBy: whose request came first on each, by X-Forwarded-For), the answers finished by
+  // sender and status (answered), GC pause time, ELU and CPU time (ms) — to see what an instance does in a flood's first
   // half second.
   const binMs = Number(process.env.ATTACK_TRACE_BINS ?? 0);
   if (binMs > 0) {
     const bin = { reqs: 0, conns: 0, gcMs: 0 };
     binNew = {};
-    subscribe('http.server.request.start', () => bin.reqs++);
+    let binBy = {};
+    subscribe('http.server.request.start', ({ request, response }) => {
+      bin.reqs++;
+      // Per sender and answer (`junk 404`, `forged 401`, …): what the instance spent this bin on.
+      const who = whoSent(request.headers['x-forwarded-for']);
+      response.once('finish', () => {
+        const k = `${who} ${response.statusCode}`;
+        binBy[k] = (binBy[k] ?? 0) + 1;
+      });
+    });
     subscribe('net.server.socket', () => bin.conns++);
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) bin.gcMs += e.duration;
@@ -153,11 +163,13 @@ if (file) {
         bin: now(),
         ...bin,
         firstBy: binNew,
+        answered: binBy,
         elu: e.utilization,
         cpuMs: (c.user + c.system) / 1000,
       });
       Object.assign(bin, { reqs: 0, conns: 0, gcMs: 0 });
       binNew = {};
+      binBy = {};
     }, binMs).unref();
   }
   process.once('exit', flush);
