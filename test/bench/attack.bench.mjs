@@ -72,6 +72,8 @@ const TRACE = process.env.ATTACK_TRACE !== '0';
 const TRACE_MODULE = new URL('./attack-trace.mjs', import.meta.url).pathname;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const NICE = Number(process.env.ATTACK_NICE ?? 0);
+/** ATTACK_NODE_ARGS='--maglev …': more node flags for the instances (V8 flags are not allowed in NODE_OPTIONS). */
+const NODE_ARGS = (process.env.ATTACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 /** One autocannon attacker, alone in a worker thread, against both instances until the duration ends. */
 async function attacker({ kind, urls, seconds, connections, captured }) {
@@ -334,9 +336,9 @@ async function scenario(label, configFile, ctx, dist = 'dist') {
     TRACE
       ? startApp(
           { ...env, ATTACK_TRACE_FILE: join(traceDir, `instance-${i}.jsonl`) },
-          { entry, nodeArgs: ['--import', TRACE_MODULE] },
+          { entry, nodeArgs: ['--import', TRACE_MODULE, ...NODE_ARGS] },
         )
-      : startApp(env, { entry });
+      : startApp(env, { entry, nodeArgs: NODE_ARGS });
   const instances = [await traced(0), await traced(1)];
   const urls = instances.map((a) => a.url);
   const clientThread = inWorker({ kind: 'clients', urls, clientApps, paceMs, count: clients });
