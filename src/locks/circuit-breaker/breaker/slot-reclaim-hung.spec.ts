@@ -1,11 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Clock } from '../../../common/clock.js';
-import type { RoutePolicy } from '../../../config/policy.types.js';
-import { MetricsService } from '../../../metrics/metrics.service.js';
-import { BreakerMetrics } from '../circuit-breaker.metrics.js';
-import type { Admission, CircuitBreakerSlice } from '../circuit-breaker.types.js';
-import { BackendBreaker, type Tenant } from './backend-breaker.js';
-import { resolveBackends } from './backend-plans.js';
+import { describe, expect, it, vi } from 'vitest';
+import { breakerSlots, settle, stopped } from '../../../../test/support/breaker-slots.js';
+import type { Admission } from '../circuit-breaker.types.js';
+import type { Tenant } from './backend-breaker.js';
 import { STOP_GRACE_MS } from './slot-reclaim.js';
 
 /**
@@ -13,56 +9,8 @@ import { STOP_GRACE_MS } from './slot-reclaim.js';
  * waiting calls for STOP_GRACE_MS only, keeps its slot, and keeps its app from losing more than its excess. Fake
  * timers drive the clock and the timers (`setImmediate` stays real for ticks).
  */
-const BASE: CircuitBreakerSlice = {
-  mode: 'enforce',
-  backend: 'b',
-  timeoutMs: 600_000,
-  volumeThreshold: 1_000,
-  resetJitter: 0,
-  capacity: 4,
-  fairShare: true,
-  rampPercents: [],
-  rampMs: 0,
-  reclaimAfterMs: 10_000,
-  maxWaitMs: 30_000,
-};
-const clock: Clock = { now: () => Date.now(), random: () => 0.5 };
-
-const breakers: BackendBreaker[] = [];
-const ends: (() => void)[] = [];
-function breaker(): BackendBreaker {
-  const policies: Record<string, RoutePolicy> = { p: { locks: { circuitBreaker: BASE } } };
-  const plan = resolveBackends(policies).plans.get('b')!;
-  const b = new BackendBreaker(plan, new BreakerMetrics(new MetricsService()), clock);
-  breakers.push(b);
-  return b;
-}
-beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] }));
-afterEach(() => {
-  for (const end of ends.splice(0)) end();
-  for (const b of breakers.splice(0)) b.shutdown();
-  vi.useRealTimers();
-});
-
-/** A call holding its slot until aborted, or (`hangs`) for good: its backend ignores the abort. */
-function held(b: BackendBreaker, tenant: Tenant, hangs = false, a: Admission = b.admit(tenant)) {
-  if (!a.admit) throw new Error(`refused: ${a.reason}`);
-  const reasons: unknown[] = [];
-  let end!: () => void;
-  const done = new Promise<void>((resolve) => (end = resolve));
-  ends.push(end);
-  const abort = (reason: unknown): void => void (reasons.push(reason), hangs || end());
-  const opts = { abortOnTimeout: true, committed: () => true, abort, backendCalled: () => true };
-  b.guard(a, () => done, opts, tenant);
-  return { reasons };
-}
-
-const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
-const settle = async (): Promise<void> => {
-  for (let i = 0; i < 5; i++) await tick();
-};
+const { breaker, held } = breakerSlots();
 const [A, B, C]: Tenant[] = [{ id: 'app-a' }, { id: 'app-b' }, { id: 'app-c' }];
-const stopped = (calls: { reasons: unknown[] }[]) => calls.filter((c) => c.reasons.length).length;
 
 describe('SlotReclaim when a stopped call hangs (STOP_GRACE_MS)', () => {
   it('should take another slot back from the hog once a stopped call hangs past the grace, keeping the hung one counted', async () => {

@@ -1,11 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Clock } from '../../../common/clock.js';
-import type { RoutePolicy } from '../../../config/policy.types.js';
-import { MetricsService } from '../../../metrics/metrics.service.js';
-import { BreakerMetrics } from '../circuit-breaker.metrics.js';
-import type { Admission, CircuitBreakerSlice } from '../circuit-breaker.types.js';
-import { BackendBreaker, type Tenant } from './backend-breaker.js';
-import { resolveBackends } from './backend-plans.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  SLOTS_BASE,
+  breakerSlots,
+  settle,
+  stopped,
+} from '../../../../test/support/breaker-slots.js';
+import type { Admission } from '../circuit-breaker.types.js';
+import type { Tenant } from './backend-breaker.js';
 import { STOP_GRACE_MS } from './slot-reclaim.js';
 
 /**
@@ -15,58 +16,9 @@ import { STOP_GRACE_MS } from './slot-reclaim.js';
  * back. The refused app is of tier `pro` (weight 2): it lowers the hog's share by two slots, one refusal stops one
  * call, so the hog stays above its share. Fake timers drive the clock and the timers.
  */
-const BASE: CircuitBreakerSlice = {
-  mode: 'enforce',
-  backend: 'b',
-  timeoutMs: 600_000,
-  volumeThreshold: 1_000,
-  resetJitter: 0,
-  capacity: 8,
-  fairShare: true,
-  shareWeights: { pro: 2 },
-  rampPercents: [],
-  rampMs: 0,
-  reclaimAfterMs: 10_000,
-  maxWaitMs: 30_000,
-};
-const clock: Clock = { now: () => Date.now(), random: () => 0.5 };
-
-const breakers: BackendBreaker[] = [];
-const ends: (() => void)[] = [];
-function breaker(): BackendBreaker {
-  const policies: Record<string, RoutePolicy> = { p: { locks: { circuitBreaker: BASE } } };
-  const plan = resolveBackends(policies).plans.get('b')!;
-  const b = new BackendBreaker(plan, new BreakerMetrics(new MetricsService()), clock);
-  breakers.push(b);
-  return b;
-}
-beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] }));
-afterEach(() => {
-  for (const end of ends.splice(0)) end();
-  for (const b of breakers.splice(0)) b.shutdown();
-  vi.useRealTimers();
-});
-
-/** A call holding its slot until aborted, or (`hangs`) for good: its backend ignores the abort. */
-function held(b: BackendBreaker, tenant: Tenant, hangs = false, a: Admission = b.admit(tenant)) {
-  if (!a.admit) throw new Error(`refused: ${a.reason}`);
-  const reasons: unknown[] = [];
-  let end!: () => void;
-  const done = new Promise<void>((resolve) => (end = resolve));
-  ends.push(end);
-  const abort = (reason: unknown): void => void (reasons.push(reason), hangs || end());
-  const opts = { abortOnTimeout: true, committed: () => true, abort, backendCalled: () => true };
-  b.guard(a, () => done, opts, tenant);
-  return { reasons };
-}
-
-const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
-const settle = async (): Promise<void> => {
-  for (let i = 0; i < 5; i++) await tick();
-};
+const { breaker, held } = breakerSlots({ ...SLOTS_BASE, capacity: 8, shareWeights: { pro: 2 } });
 const [A, B]: Tenant[] = [{ id: 'app-a' }, { id: 'app-b' }];
 const PRO: Tenant = { id: 'app-p', tier: 'pro' };
-const stopped = (calls: { reasons: unknown[] }[]) => calls.filter((c) => c.reasons.length).length;
 
 describe('SlotReclaim after a refusal that does not queue stops a hung call', () => {
   for (const armed of [true, false]) {

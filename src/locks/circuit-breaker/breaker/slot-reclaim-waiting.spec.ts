@@ -1,11 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Clock } from '../../../common/clock.js';
-import type { RoutePolicy } from '../../../config/policy.types.js';
-import { MetricsService } from '../../../metrics/metrics.service.js';
-import { BreakerMetrics } from '../circuit-breaker.metrics.js';
-import type { Admission, CircuitBreakerSlice } from '../circuit-breaker.types.js';
-import { BackendBreaker, type Tenant } from './backend-breaker.js';
-import { resolveBackends } from './backend-plans.js';
+import { describe, expect, it, vi } from 'vitest';
+import { breakerSlots, settle, stopped } from '../../../../test/support/breaker-slots.js';
+import type { Admission } from '../circuit-breaker.types.js';
+import type { Tenant } from './backend-breaker.js';
 import { RECLAIMED } from './held-calls.js';
 
 /**
@@ -13,62 +9,14 @@ import { RECLAIMED } from './held-calls.js';
  * mark while a call of an app within its share waits is taken back for it (SlotReclaim's timer). Fake timers
  * drive both the clock and the timers (`Date` and `setTimeout` are faked; `setImmediate` stays real for ticks).
  */
-const BASE: CircuitBreakerSlice = {
-  mode: 'enforce',
-  backend: 'b',
-  timeoutMs: 600_000,
-  volumeThreshold: 1_000,
-  resetJitter: 0,
-  capacity: 4,
-  fairShare: true,
-  rampPercents: [],
-  rampMs: 0,
-  reclaimAfterMs: 10_000,
-  maxWaitMs: 30_000,
-};
-const clock: Clock = { now: () => Date.now(), random: () => 0.5 };
-
-const breakers: BackendBreaker[] = [];
-function breaker(slice: Partial<CircuitBreakerSlice> = {}): BackendBreaker {
-  const policies: Record<string, RoutePolicy> = {
-    p: { locks: { circuitBreaker: { ...BASE, ...slice } } },
-  };
-  const plan = resolveBackends(policies).plans.get('b')!;
-  const b = new BackendBreaker(plan, new BreakerMetrics(new MetricsService()), clock);
-  breakers.push(b);
-  return b;
-}
-beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] }));
-afterEach(() => {
-  for (const b of breakers.splice(0)) b.shutdown();
-  vi.useRealTimers();
-});
-
-/** A call that holds its slot until it is aborted (as the product ends a stream whose signal aborted). */
-function endless(b: BackendBreaker, a: Admission, tenant: Tenant) {
-  if (!a.admit) throw new Error(`refused: ${a.reason}`);
-  const reasons: unknown[] = [];
-  let end!: () => void;
-  const done = new Promise<void>((resolve) => (end = resolve));
-  const abort = (reason: unknown): void => void (reasons.push(reason), end());
-  const opts = { abortOnTimeout: true, committed: () => true, abort, backendCalled: () => true };
-  b.guard(a, () => done, opts, tenant);
-  return { reasons };
-}
-
-const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
-/** Settles what the timers started (their promises), then what that started. */
-const settle = async (): Promise<void> => {
-  for (let i = 0; i < 5; i++) await tick();
-};
+const { breaker, held } = breakerSlots();
 const A: Tenant = { id: 'app-a' };
 const B: Tenant = { id: 'app-b' };
-const stopped = (calls: { reasons: unknown[] }[]) => calls.filter((c) => c.reasons.length).length;
 
 describe('SlotReclaim for waiting calls (reclaimAfterMs)', () => {
   it("should take the hog's oldest slot back for a call waiting when it reaches the mark, and hand it to that call, not the hog's", async () => {
     const b = breaker();
-    const hog = [0, 1, 2, 3].map(() => endless(b, b.admit(A), A)); // A, alone, takes every slot
+    const hog = [0, 1, 2, 3].map(() => held(b, A)); // A, alone, takes every slot
     const hogWaits = b.admitWaiting(A); // alone, A may wait: it stands first in the queue
     vi.advanceTimersByTime(2_000);
     let served: Admission | undefined;
@@ -89,7 +37,7 @@ describe('SlotReclaim for waiting calls (reclaimAfterMs)', () => {
 
   it('should take a slot back at once for a call that queues after the mark, and hand it to that call', async () => {
     const b = breaker();
-    const hog = [0, 1, 2, 3].map(() => endless(b, b.admit(A), A));
+    const hog = [0, 1, 2, 3].map(() => held(b, A));
     vi.advanceTimersByTime(10_000);
     const waits = b.admitWaiting(B); // its refusal stops A's oldest call; it waits for the freed slot
     expect(stopped(hog)).toBe(1);
@@ -99,7 +47,7 @@ describe('SlotReclaim for waiting calls (reclaimAfterMs)', () => {
 
   it('should take back one call per waiting call, never the hog below its share, even before the stopped ones wound down', async () => {
     const b = breaker();
-    const hog = [0, 1, 2, 3].map(() => endless(b, b.admit(A), A));
+    const hog = [0, 1, 2, 3].map(() => held(b, A));
     vi.advanceTimersByTime(1_000);
     const waits = [0, 1, 2].map(() => b.admitWaiting(B)); // B queues 3 (its share is 2)
     vi.advanceTimersByTime(9_000); // all four of A's calls reach the mark at once
@@ -114,7 +62,7 @@ describe('SlotReclaim for waiting calls (reclaimAfterMs)', () => {
 
   it('should leave no timer behind when the queue empties before the mark (the caller went away)', async () => {
     const b = breaker();
-    const hog = [0, 1, 2, 3].map(() => endless(b, b.admit(A), A));
+    const hog = [0, 1, 2, 3].map(() => held(b, A));
     const before = vi.getTimerCount(); // the held calls' own timeouts
     const gone = new AbortController();
     const waits = b.admitWaiting(B, gone.signal);
