@@ -74,6 +74,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const NICE = Number(process.env.ATTACK_NICE ?? 0);
 /** ATTACK_NODE_ARGS='--maglev …': more node flags for the instances (V8 flags are not allowed in NODE_OPTIONS). */
 const NODE_ARGS = (process.env.ATTACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/**
+ * ATTACK_PREWARM=s (default 0: off): before the phases, s seconds of a light forged, junk and replay flood from
+ * subjects the attack does not use (another app, other addresses), so the instances have run the refusal paths
+ * once, as a service up for a while has. A diagnostic: the calm phases never run those paths.
+ */
+const PREWARM = Number(process.env.ATTACK_PREWARM ?? 0);
 
 /** One autocannon attacker, alone in a worker thread, against both instances until the duration ends. */
 async function attacker({ kind, urls, seconds, connections, captured }) {
@@ -211,6 +217,23 @@ async function attackerThread(data) {
   parentPort.postMessage({ ready: true });
 }
 
+/** ATTACK_PREWARM: forged (another app), junk and replays (other addresses), 2 connections each, then stopped. */
+async function prewarm(urls, forged, captured) {
+  const replays = captured.map((c, i) => ({
+    ...c,
+    headers: { ...c.headers, 'x-forwarded-for': `10.227.0.${1 + (i % 250)}` },
+  }));
+  const base = { urls, seconds: PREWARM, connections: 2 };
+  const ws = [
+    inWorker({ ...base, kind: 'forged', captured: forged }),
+    inWorker({ ...base, kind: 'junk' }),
+    inWorker({ ...base, kind: 'replay', captured: replays }),
+  ];
+  await Promise.all(ws.map((w) => w.ready));
+  await Promise.all(ws.map((w) => w.run()));
+  for (const w of ws) await w.stop();
+}
+
 /**
  * A worker thread of this file: `ready` resolves once it has loaded (its start is not counted in any phase),
  * `run(msg)` posts a message and resolves with its next answer, `stop()` ends it.
@@ -311,6 +334,7 @@ const factor = (fake, x) => fetch(`${fake.control}/factor?x=${x}`).then((r) => r
 /** One configuration ("on" or "off"): two instances, the three phases; resolves with what they measured. */
 async function scenario(label, configFile, ctx, dist = 'dist') {
   const { redis, fake, appsFile, signers, clientApps, paceMs, clients, forged, streamApps } = ctx;
+  const { warmForged } = ctx;
   const traceDir = mkdtempSync(join(tmpdir(), 'rampart-attack-trace-'));
   const env = {
     REDIS_URL: redis.url,
@@ -370,6 +394,7 @@ async function scenario(label, configFile, ctx, dist = 'dist') {
       if (res.status !== 201) console.warn(`${label}: ban ${res.status} ${await res.text()}`);
     }
     await clientsFor(3, 'warm'); // warm-up, not counted
+    if (PREWARM > 0) await prewarm(urls, warmForged, captured);
     await sleep(2_000);
     const phases = [];
     for (const name of ['alone', 'attack', 'alone']) {
@@ -476,7 +501,8 @@ async function main() {
   }));
   const streamApps = [0, 1].map((i) => ({ id: `slow-reader-${i}`, tier: 'pro', secret: secret() }));
   const target = { id: 'forged-target', tier: 'pro', secret: secret() };
-  const all = [...apps, ...streamApps, target];
+  const warmTarget = { id: 'warm-target', tier: 'pro', secret: secret() };
+  const all = [...apps, ...streamApps, target, warmTarget];
   const appsFile = writeConfig(
     {
       apps: all.map((a) => ({ id: a.id, tier: a.tier, secrets: [{ id: 'k1', secret: a.secret }] })),
@@ -487,16 +513,19 @@ async function main() {
     (a) => (method, url, body) => signRequest({ appId: a.id, secret: a.secret, method, url, body }),
   );
   // The forged flood: a real app id, signed with a wrong secret (200 header sets, re-sent).
-  const forged = Array.from({ length: 200 }, (_, i) => {
-    const body = CHAT(-1, i);
-    const path = '/v1/chat/completions';
-    const headers = {
-      'content-type': 'application/json',
-      'x-forwarded-for': `10.230.${i >> 8}.${i & 255}`,
-      ...signRequest({ appId: target.id, secret: secret(), method: 'POST', url: path, body }),
-    };
-    return { path, headers, body };
-  });
+  const forgedOf = (app, net) =>
+    Array.from({ length: 200 }, (_, i) => {
+      const body = CHAT(-1, i);
+      const path = '/v1/chat/completions';
+      const headers = {
+        'content-type': 'application/json',
+        'x-forwarded-for': `10.${net}.${i >> 8}.${i & 255}`,
+        ...signRequest({ appId: app.id, secret: secret(), method: 'POST', url: path, body }),
+      };
+      return { path, headers, body };
+    });
+  const forged = forgedOf(target, 230);
+  const warmForged = forgedOf(warmTarget, 228); // ATTACK_PREWARM's
   const off = { mode: 'off' };
   const offConfig = writeConfig({
     policies: Object.fromEntries(
@@ -549,6 +578,7 @@ async function main() {
     );
     const clientApps = apps.slice(0, clients).map(({ id, secret }) => ({ id, secret }));
     const ctx = { redis, fake, appsFile, signers, clientApps, paceMs, clients, forged, streamApps };
+    ctx.warmForged = warmForged;
     // ATTACK_ADAPTIVE='{"minLimit":2}': the shipped policies with these adaptive limit options (false: a fixed bulkhead);
     // ATTACK_BREAKER='{"maxWaitMs":2000}': more options of that breaker (e.g. the fair wait queue).
     const adaptive = process.env.ATTACK_ADAPTIVE
