@@ -106,24 +106,29 @@ if (file) {
   });
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
-  let elu = performance.eventLoopUtilization();
-  let cpu = process.cpuUsage();
+  // ELU and CPU time (ms) since the last call of the same meter.
+  const usage = () => {
+    let elu = performance.eventLoopUtilization();
+    let cpu = process.cpuUsage();
+    return () => {
+      const e = performance.eventLoopUtilization(elu);
+      const c = process.cpuUsage(cpu);
+      [elu, cpu] = [performance.eventLoopUtilization(), process.cpuUsage()];
+      return { elu: e.utilization, cpuMs: (c.user + c.system) / 1000 };
+    };
+  };
+  const perSecond = usage();
   let upFrom = now();
   setInterval(() => {
     upMove(0);
     const upMean = up.area / Math.max(1, up.at - upFrom);
     const upMax = up.max;
     [up.area, up.max, upFrom] = [0, up.n, up.at];
-    const e = performance.eventLoopUtilization(elu);
-    elu = performance.eventLoopUtilization();
-    const c = process.cpuUsage(cpu);
-    cpu = process.cpuUsage();
     out.push({
       sec: now(),
       loopP99: loop.count > 0 ? loop.percentile(99) / 1e6 : 0,
       loopMax: loop.count > 0 ? loop.max / 1e6 : 0,
-      elu: e.utilization,
-      cpuMs: (c.user + c.system) / 1000,
+      ...perSecond(),
       upMean,
       upMax,
     });
@@ -152,21 +157,9 @@ if (file) {
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) bin.gcMs += e.duration;
     }).observe({ entryTypes: ['gc'] });
-    let belu = performance.eventLoopUtilization();
-    let bcpu = process.cpuUsage();
+    const perBin = usage();
     setInterval(() => {
-      const e = performance.eventLoopUtilization(belu);
-      belu = performance.eventLoopUtilization();
-      const c = process.cpuUsage(bcpu);
-      bcpu = process.cpuUsage();
-      out.push({
-        bin: now(),
-        ...bin,
-        firstBy: binNew,
-        answered: binBy,
-        elu: e.utilization,
-        cpuMs: (c.user + c.system) / 1000,
-      });
+      out.push({ bin: now(), ...bin, firstBy: binNew, answered: binBy, ...perBin() });
       Object.assign(bin, { reqs: 0, conns: 0, gcMs: 0 });
       binNew = {};
       binBy = {};
